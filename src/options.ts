@@ -1,0 +1,114 @@
+// Public store options (partial, with TSDoc defaults) and their one-time
+// resolution into ResolvedOptions. Inner code takes ResolvedOptions only and
+// never reads process.env or argv. Throws DRUM_BAD_OPTION on any bad value.
+
+import { DrumError } from './errors.js';
+import type { CanonicalPolicyOptions } from './canonicalize/types.js';
+
+export type BloomMode = 'off' | 'gate' | 'lossy';
+
+export interface DrumOptions {
+  /** Total RAM budget in bytes for bucket buffers, sort area and in-RAM tiers. Default 256 MiB. */
+  memoryBytes?: number;
+  /** Number of buckets (power of two, 1..4096); the key's top bits pick one. Default 64. Fixed at store creation. */
+  buckets?: number;
+  /** Host-fingerprint bits H at the top of each 64-bit key (0..40). Default 24. Fixed at store creation. */
+  hostBits?: number;
+  /** Hot-URL cache size in entries (0 disables). Default 2^18. */
+  cacheEntries?: number;
+  /** Recently-added table size in entries (0 disables). Default 2^20. */
+  recentEntries?: number;
+  /** Bloom filter mode. Default 'off'. */
+  bloom?: BloomMode;
+  /** Bloom bits per stored key. Default 10 (~1% false positives). */
+  bloomBitsPerKey?: number;
+  /** Canonicalization policy. Default: the documented default policy. */
+  canonical?: CanonicalPolicyOptions;
+  /** Open even if the store was built with another policy. Default false. */
+  forcePolicy?: boolean;
+  /** Worker threads for canonicalize + hash (0 = inline on the main thread). Default: cores - 1, at most 3. */
+  workers?: number;
+  /** Input bytes per chunk handed to a parse worker. Default 1 MiB. */
+  chunkBytes?: number;
+  /** fsync files and directories at commit. Default true (tests may turn it off for speed). */
+  fsync?: boolean;
+  /** Read-only open: no lock taken for writing, nothing written. Default false. */
+  readOnly?: boolean;
+}
+
+export interface ResolvedOptions {
+  memoryBytes: number;
+  buckets: number;
+  bucketBits: number;
+  hostBits: number;
+  cacheEntries: number;
+  recentEntries: number;
+  bloom: BloomMode;
+  bloomBitsPerKey: number;
+  canonical: CanonicalPolicyOptions;
+  forcePolicy: boolean;
+  workers: number;
+  chunkBytes: number;
+  fsync: boolean;
+  readOnly: boolean;
+}
+
+export const DEFAULTS = {
+  memoryBytes: 256 * 1024 * 1024,
+  buckets: 64,
+  hostBits: 24,
+  cacheEntries: 1 << 18,
+  recentEntries: 1 << 20,
+  bloom: 'off' as BloomMode,
+  bloomBitsPerKey: 10,
+  chunkBytes: 1 << 20,
+} as const;
+
+function bad(msg: string): never {
+  throw new DrumError('DRUM_BAD_OPTION', msg);
+}
+
+function int(name: string, v: unknown, min: number, max: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    bad(`${name} must be an integer in [${min}, ${max}], got ${String(v)}`);
+  }
+  return v;
+}
+
+export function resolveOptions(o: DrumOptions = {}, cores = 2): ResolvedOptions {
+  const memoryBytes = int('memoryBytes', o.memoryBytes ?? DEFAULTS.memoryBytes, 1 << 20, 2 ** 40);
+  const buckets = int('buckets', o.buckets ?? DEFAULTS.buckets, 1, 4096);
+  if ((buckets & (buckets - 1)) !== 0) bad(`buckets must be a power of two, got ${buckets}`);
+  const hostBits = int('hostBits', o.hostBits ?? DEFAULTS.hostBits, 0, 40);
+  const bloom = o.bloom ?? DEFAULTS.bloom;
+  if (bloom !== 'off' && bloom !== 'gate' && bloom !== 'lossy') bad(`bloom must be off|gate|lossy, got ${String(bloom)}`);
+  return {
+    memoryBytes,
+    buckets,
+    bucketBits: Math.log2(buckets),
+    hostBits,
+    cacheEntries: int('cacheEntries', o.cacheEntries ?? DEFAULTS.cacheEntries, 0, 2 ** 28),
+    recentEntries: int('recentEntries', o.recentEntries ?? DEFAULTS.recentEntries, 0, 2 ** 28),
+    bloom,
+    bloomBitsPerKey: int('bloomBitsPerKey', o.bloomBitsPerKey ?? DEFAULTS.bloomBitsPerKey, 1, 64),
+    canonical: o.canonical ?? {},
+    forcePolicy: o.forcePolicy ?? false,
+    workers: int('workers', o.workers ?? Math.min(3, Math.max(0, cores - 1)), 0, 64),
+    chunkBytes: int('chunkBytes', o.chunkBytes ?? DEFAULTS.chunkBytes, 1024, 1 << 28),
+    fsync: o.fsync ?? true,
+    readOnly: o.readOnly ?? false,
+  };
+}
+
+const SIZE_RE = /^(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?$/i;
+const UNIT: Record<string, number> = {
+  b: 1, k: 1024, kb: 1e3, kib: 1024, m: 1024 ** 2, mb: 1e6, mib: 1024 ** 2,
+  g: 1024 ** 3, gb: 1e9, gib: 1024 ** 3, t: 1024 ** 4, tb: 1e12, tib: 1024 ** 4,
+};
+
+/** Parses "256MiB", "1g", "512000" into bytes; DRUM_BAD_OPTION otherwise. */
+export function parseSize(text: string): number {
+  const m = SIZE_RE.exec(text.trim());
+  if (!m) bad(`not a size: ${JSON.stringify(text)} (try 256MiB)`);
+  return Math.floor(Number(m[1]) * UNIT[(m[2] ?? 'b').toLowerCase()]!);
+}

@@ -1,0 +1,65 @@
+// The run report: the stable, documented camelCase shape `drum ingest --json`
+// prints and report.json holds (docs/report.md lists every field). Types and
+// the one invariant check only; counting happens in src/stats/counters.ts.
+
+export interface TierReport {
+  lookups: number;
+  hits: number;
+  hitRate: number;
+}
+
+export interface BloomReport {
+  mode: 'off' | 'gate' | 'lossy';
+  bitsPerKey: number;
+  sizeBytes: number;
+  definitelyNew: number;
+  maybeSeen: number;
+  /** gate: maybe-seen keys that the exact disk check found new. */
+  falsePositives: number;
+  observedFpRate: number;
+  expectedFpRate: number;
+  /** lossy: expected number of new URLs wrongly counted as seen. */
+  expectedWronglyDropped: number;
+}
+
+export interface RunReport {
+  runId: string;
+  status: 'complete' | 'running' | 'skipped';
+  lossy: boolean;
+  inputs: { path: string; bytes: number; sha256: string | null; skipped: boolean }[];
+  linksRead: number;
+  uniqueUrls: number;
+  duplicateUrls: number;
+  rejectedLines: number;
+  rejectsByReason: Record<string, number>;
+  tiers: {
+    hotCache: TierReport & { entries: number };
+    recentTable: TierReport & { entries: number };
+    bloom: BloomReport;
+  };
+  /** Fraction of URL tests answered without touching disk (hot cache + recent table + lossy bloom). */
+  answeredInRam: number;
+  disk: { lookups: number; hits: number };
+  io: {
+    merges: number;
+    spills: number;
+    seeks: number;
+    fileOpens: number;
+    bytesRead: number;
+    bytesWritten: number;
+  };
+  seeksPerUrl: number;
+  storeUrls: number;
+  memory: { budgetBytes: number; split: Record<string, number> };
+  outDir: string;
+  outputFiles: string[];
+  elapsedMs: number;
+  linksPerSecond: number;
+  peakRssBytes: number;
+  stages: Record<string, { ms: number; items: number }>;
+}
+
+/** The invariant every report keeps: linksRead = uniqueUrls + duplicateUrls + rejectedLines. */
+export function reportAddsUp(r: RunReport): boolean {
+  return r.linksRead === r.uniqueUrls + r.duplicateUrls + r.rejectedLines;
+}
