@@ -1,0 +1,294 @@
+// The run catalog and per-host table of one state directory, in an embedded
+// LevelDB at <state>/catalog/ (the `level` package). Holds run records (an
+// index by start time for newest-first listing), which input contents were
+// fully ingested, and host -> unique-URL counts with a by-count index for
+// top-N queries. Does not hold URLs or keys (the store does) and does not
+// decide when a run starts or commits (the engine does). Preconditions: one
+// writer per state directory (the engine's lock; LevelDB's own LOCK also
+// refuses a second writer with DRUM_LOCKED). Every multi-key change is ONE
+// level batch, so a crash leaves either all of it or none.
+
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Level } from 'level';
+import { DrumError } from '../errors.js';
+import { levelError } from './level-errors.js';
+import { snapshotCopy } from './snapshot.js';
+import { countKey, parseCountKey, roundKey, inputKey } from './keys.js';
+
+export type RunStatus = 'running' | 'complete' | 'failed';
+
+export interface RunInput {
+  path: string;
+  bytes: number;
+  /** Hex SHA-256 of the input's bytes; null for stdin. */
+  sha256: string | null;
+  /** True when this run skipped the input as already ingested. */
+  skipped?: boolean;
+}
+
+export interface RunRecord {
+  runId: string;
+  /** ISO 8601 UTC, e.g. 2025-01-31T12:00:00.000Z. */
+  startedAt: string;
+  finishedAt: string | null;
+  status: RunStatus;
+  inputs: RunInput[];
+  counts: { linksRead: number; uniqueUrls: number; duplicateUrls: number; rejectedLines: number };
+  outDir: string;
+  outputFiles: string[];
+  /** Short summary of the options the run used (policy id, memory, bloom, ...). */
+  options: Record<string, string | number | boolean | null>;
+}
+
+export interface HostCount {
+  host: string;
+  uniqueUrls: number;
+}
+
+export interface CatalogOpenOptions {
+  /** Open for reading only; never creates anything. Default false. */
+  readOnly?: boolean;
+  /** Make each write durable (LevelDB sync write) before it resolves. Default true. */
+  sync?: boolean;
+}
+
+type Db = Level<string, unknown>;
+
+/** What the catalog needs of a sublevel (level's own generic types are deep). */
+interface Sub<V> {
+  get(key: string): Promise<V | undefined>;
+  getMany(keys: string[]): Promise<(V | undefined)[]>;
+  keys(o: { limit?: number; reverse?: boolean }): { all(): Promise<string[]> };
+  values(o: { limit?: number; reverse?: boolean }): { all(): Promise<V[]> };
+  iterator(): AsyncIterable<[string, V]>;
+}
+
+export class Catalog {
+  /** True when a writer held the catalog and this read-only view reads a copy taken at open. */
+  readonly fromSnapshot: boolean;
+  private closed = false;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    readonly dir: string,
+    private readonly db: Db | null,
+    private readonly readOnly: boolean,
+    private readonly sync: boolean,
+    private readonly tempDir: string | null,
+  ) {
+    this.fromSnapshot = tempDir !== null;
+  }
+
+  /**
+   * Opens <stateDir>/catalog. Writers create it if missing. Read-only: a missing state
+   * directory is DRUM_NOT_FOUND; a state directory without a catalog reads as empty; a
+   * catalog held by a running writer is read from a copy (see `fromSnapshot`).
+   */
+  static async open(stateDir: string, opts: CatalogOpenOptions = {}): Promise<Catalog> {
+    const readOnly = opts.readOnly ?? false;
+    const sync = opts.sync ?? true;
+    const dir = join(stateDir, 'catalog');
+    if (readOnly) {
+      if (!existsSync(stateDir)) throw new DrumError('DRUM_NOT_FOUND', `no drum state at ${stateDir}`, { file: stateDir });
+      if (!existsSync(join(dir, 'CURRENT'))) return new Catalog(dir, null, true, sync, null);
+    } else {
+      try {
+        mkdirSync(dir, { recursive: true });
+      } catch (e) {
+        throw levelError('cannot create the run catalog', e, dir);
+      }
+    }
+    try {
+      return new Catalog(dir, await openLevel(dir, !readOnly), readOnly, sync, null);
+    } catch (e) {
+      const err = levelError('cannot open the run catalog', e, dir);
+      if (!readOnly || err.code !== 'DRUM_LOCKED') throw err;
+    }
+    const temp = await snapshotCopy(dir);
+    try {
+      return new Catalog(dir, await openLevel(temp, false), true, sync, temp);
+    } catch (e) {
+      rmSync(temp, { recursive: true, force: true });
+      throw levelError('cannot open a copy of the run catalog', e, dir);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue.catch(() => undefined);
+    try {
+      await this.db?.close();
+    } catch (e) {
+      throw levelError('cannot close the run catalog', e, this.dir);
+    } finally {
+      if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
+    }
+  }
+
+  /** Inserts or replaces a run. A complete run also records each non-skipped input as ingested (first run wins). */
+  putRun(rec: RunRecord): Promise<void> {
+    return this.write('cannot record the run', async (db) => {
+      if (!rec.runId || !/^\d{4}-\d\d-\d\dT/.test(rec.startedAt)) {
+        throw new DrumError('DRUM_INTERNAL', `bad run record: runId ${JSON.stringify(rec.runId)} startedAt ${JSON.stringify(rec.startedAt)}`);
+      }
+      const runs = this.sub<RunRecord>('runs');
+      const order = this.sub<string>('runOrder');
+      const inputs = this.sub<string>('inputs');
+      const prev = await runs.get(rec.runId);
+      const batch = db.batch();
+      if (prev && prev.startedAt !== rec.startedAt) batch.del(`${prev.startedAt}|${prev.runId}`, on(order));
+      batch.put(rec.runId, rec, on(runs));
+      batch.put(`${rec.startedAt}|${rec.runId}`, rec.runId, on(order));
+      if (rec.status === 'complete') {
+        const fresh = rec.inputs.filter((i) => i.sha256 !== null && !i.skipped);
+        const keys = fresh.map((i) => inputKey(i.sha256!, i.bytes));
+        const known = keys.length > 0 ? await inputs.getMany(keys) : [];
+        keys.forEach((k, i) => {
+          if (known[i] === undefined) batch.put(k, rec.runId, on(inputs));
+        });
+      }
+      await batch.write({ sync: this.sync });
+    });
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    return this.read('cannot read the run catalog', undefined, () => this.sub<RunRecord>('runs').get(runId));
+  }
+
+  /** The `limit` most recently started runs, newest first. */
+  async listRuns(limit = 20): Promise<RunRecord[]> {
+    return this.read('cannot list runs', [], async () => {
+      const ids = await this.sub<string>('runOrder').values({ reverse: true, limit }).all();
+      const recs = ids.length > 0 ? await this.sub<RunRecord>('runs').getMany(ids) : [];
+      return recs.filter((r): r is RunRecord => r !== undefined);
+    });
+  }
+
+  /** The complete run that first ingested an input with this content into this store, if any. */
+  async findIngestedInput(sha256: string, bytes: number): Promise<RunRecord | undefined> {
+    return this.read('cannot read the run catalog', undefined, async () => {
+      const runId = await this.sub<string>('inputs').get(inputKey(sha256, bytes));
+      if (runId === undefined) return undefined;
+      const rec = await this.sub<RunRecord>('runs').get(runId);
+      return rec?.status === 'complete' ? rec : undefined;
+    });
+  }
+
+  /** True when round `round` of run `runId` was already applied to the host table. */
+  async hasRound(runId: string, round: number): Promise<boolean> {
+    return this.read('cannot read the host table', false, async () => (await this.sub<number>('rounds').get(roundKey(runId, round))) !== undefined);
+  }
+
+  /**
+   * Adds per-host unique-URL counts of one committed round, the by-count index entries
+   * and the marker (runId, round) in ONE atomic batch. Returns false (and changes
+   * nothing) when that round was already applied.
+   */
+  applyHostCounts(runId: string, round: number, counts: ReadonlyMap<string, number>): Promise<boolean> {
+    return this.write('cannot update the host table', async (db) => {
+      if (!Number.isInteger(round) || round < 0) throw new DrumError('DRUM_INTERNAL', `bad host-count round ${round}`);
+      const rounds = this.sub<number>('rounds');
+      const hosts = this.sub<number>('hosts');
+      const byCount = this.sub<string>('byCount');
+      const marker = roundKey(runId, round);
+      if ((await rounds.get(marker)) !== undefined) return false;
+      const names: string[] = [];
+      const adds: number[] = [];
+      for (const [host, n] of counts) {
+        if (!Number.isSafeInteger(n) || n < 0) throw new DrumError('DRUM_INTERNAL', `bad host count ${n} for ${host}`);
+        if (n > 0) {
+          names.push(host);
+          adds.push(n);
+        }
+      }
+      const olds = names.length > 0 ? await hosts.getMany(names) : [];
+      const batch = db.batch();
+      for (let i = 0; i < names.length; i++) {
+        const host = names[i]!;
+        const old = olds[i] ?? 0;
+        const now = old + adds[i]!;
+        if (old > 0) batch.del(countKey(old, host), on(byCount));
+        batch.put(countKey(now, host), '', on(byCount));
+        batch.put(host, now, on(hosts));
+      }
+      batch.put(marker, names.length, on(rounds));
+      await batch.write({ sync: this.sync });
+      return true;
+    });
+  }
+
+  /** Unique URLs stored for one host (0 when unknown). */
+  async hostCount(host: string): Promise<number> {
+    return this.read('cannot read the host table', 0, async () => (await this.sub<number>('hosts').get(host)) ?? 0);
+  }
+
+  /** The `n` hosts with most unique URLs, most first; ties by host name. Reads n index keys. */
+  async topHosts(n: number): Promise<HostCount[]> {
+    return this.read('cannot read the host table', [], async () => {
+      const keys = await this.sub<string>('byCount').keys({ limit: n }).all();
+      return keys.map(parseCountKey);
+    });
+  }
+
+  /** Every host and its count, in host order; for checks and scripts, not hot paths. */
+  async *allHosts(): AsyncGenerator<HostCount> {
+    if (!this.db) return;
+    this.assertOpen();
+    try {
+      for await (const [host, n] of this.sub<number>('hosts').iterator()) yield { host, uniqueUrls: n };
+    } catch (e) {
+      throw levelError('cannot read the host table', e, this.dir);
+    }
+  }
+
+  private sub<V>(name: string): Sub<V> {
+    const json = name === 'runs' || name === 'hosts' || name === 'rounds';
+    return this.db!.sublevel(name, { valueEncoding: json ? 'json' : 'utf8' }) as unknown as Sub<V>;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new DrumError('DRUM_CLOSED', 'the run catalog was used after close()', { file: this.dir });
+  }
+
+  /** Runs a read; `empty` is the answer on a state directory that has no catalog yet. */
+  private async read<T>(what: string, empty: T, fn: () => Promise<T>): Promise<T> {
+    this.assertOpen();
+    if (!this.db) return empty;
+    try {
+      return await fn();
+    } catch (e) {
+      throw levelError(what, e, this.dir);
+    }
+  }
+
+  /** Serializes writers: read-modify-write batches never interleave. */
+  private write<T>(what: string, fn: (db: Db) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    if (this.readOnly || !this.db) {
+      return Promise.reject(new DrumError('DRUM_INTERNAL', `${what}: the catalog is open read-only`, { file: this.dir }));
+    }
+    const db = this.db;
+    const run = this.queue.then(async () => {
+      try {
+        return await fn(db);
+      } catch (e) {
+        throw levelError(what, e, this.dir);
+      }
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/** Batch option placing one operation in sublevel `s` (same root db). */
+function on(s: Sub<unknown> | Sub<string> | Sub<number> | Sub<RunRecord>): { sublevel: never } {
+  return { sublevel: s as never };
+}
+
+async function openLevel(dir: string, createIfMissing: boolean): Promise<Db> {
+  const db = new Level<string, unknown>(dir, { valueEncoding: 'json', createIfMissing });
+  await db.open();
+  return db;
+}

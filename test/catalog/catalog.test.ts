@@ -1,0 +1,214 @@
+// Tests of the level-backed run catalog and host table: run round trips and
+// ordering, ingested-input lookup, idempotent host-count rounds, top-N hosts
+// against a Map model, and the lock / corruption / read-only error codes.
+// Each test uses its own temp state directory.
+
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { Catalog, type RunRecord } from '../../src/catalog/catalog.js';
+import { isDrumError } from '../../src/errors.js';
+
+const temps: string[] = [];
+function tempState(): string {
+  const d = mkdtempSync(join(tmpdir(), 'drum-catalog-test-'));
+  temps.push(d);
+  return d;
+}
+after(() => {
+  for (const d of temps) rmSync(d, { recursive: true, force: true });
+});
+
+function run(runId: string, startedAt: string, over: Partial<RunRecord> = {}): RunRecord {
+  return {
+    runId,
+    startedAt,
+    finishedAt: null,
+    status: 'running',
+    inputs: [{ path: `/in/${runId}.txt`, bytes: 100, sha256: `${runId}-hash`.padEnd(64, '0') }],
+    counts: { linksRead: 10, uniqueUrls: 7, duplicateUrls: 2, rejectedLines: 1 },
+    outDir: `/out/${runId}`,
+    outputFiles: ['unique-00000.txt'],
+    options: { policy: 'default/v1', memoryBytes: 1 << 20 },
+    ...over,
+  };
+}
+
+/** The model's top-n: most URLs first, ties by host name (code-unit order, as LevelDB sorts ASCII). */
+function modelTop(model: Map<string, number>, n: number): { host: string; uniqueUrls: number }[] {
+  return [...model]
+    .map(([host, uniqueUrls]) => ({ host, uniqueUrls }))
+    .sort((a, b) => b.uniqueUrls - a.uniqueUrls || (a.host < b.host ? -1 : a.host > b.host ? 1 : 0))
+    .slice(0, n);
+}
+
+describe('run catalog', () => {
+  it('returns a stored run unchanged after close and reopen', async () => {
+    const state = tempState();
+    const rec = run('r1', '2025-01-01T00:00:00.000Z', { status: 'complete', finishedAt: '2025-01-01T00:01:00.000Z' });
+    const c = await Catalog.open(state);
+    await c.putRun(rec);
+    await c.close();
+    const c2 = await Catalog.open(state);
+    assert.deepEqual(await c2.getRun('r1'), rec);
+    assert.equal(await c2.getRun('nope'), undefined);
+    await c2.close();
+  });
+
+  it('lists runs newest first, honours the limit, and lists an updated run once', async () => {
+    const c = await Catalog.open(tempState());
+    await c.putRun(run('b', '2025-01-02T00:00:00.000Z'));
+    await c.putRun(run('a', '2025-01-01T00:00:00.000Z'));
+    await c.putRun(run('c', '2025-01-03T00:00:00.000Z'));
+    await c.putRun(run('b', '2025-01-02T00:00:00.000Z', { status: 'complete' }));
+    await c.putRun(run('a', '2025-01-04T00:00:00.000Z')); // restarted later: moves to the top
+    assert.deepEqual((await c.listRuns(10)).map((r) => r.runId), ['a', 'c', 'b']);
+    assert.deepEqual((await c.listRuns(2)).map((r) => r.runId), ['a', 'c']);
+    assert.equal((await c.getRun('b'))?.status, 'complete');
+    await c.close();
+  });
+
+  it('finds an input only once a run that ingested it is complete, and keeps the first such run', async () => {
+    const c = await Catalog.open(tempState());
+    const input = { path: '/x.txt', bytes: 42, sha256: 'ab'.repeat(32) };
+    await c.putRun(run('r1', '2025-01-01T00:00:00.000Z', { inputs: [input] }));
+    assert.equal(await c.findIngestedInput(input.sha256, 42), undefined);
+    await c.putRun(run('r1', '2025-01-01T00:00:00.000Z', { inputs: [input], status: 'complete' }));
+    await c.putRun(run('r2', '2025-01-02T00:00:00.000Z', { inputs: [{ ...input, path: '/copy.txt' }], status: 'complete' }));
+    assert.equal((await c.findIngestedInput(input.sha256.toUpperCase(), 42))?.runId, 'r1');
+    assert.equal(await c.findIngestedInput(input.sha256, 43), undefined, 'same hash, other size');
+    await c.close();
+  });
+
+  it('does not record skipped inputs, stdin, or inputs of failed runs as ingested', async () => {
+    const c = await Catalog.open(tempState());
+    const h = (ch: string) => ch.repeat(64);
+    await c.putRun(run('r1', '2025-01-01T00:00:00.000Z', {
+      status: 'complete',
+      inputs: [{ path: '/s', bytes: 1, sha256: h('1'), skipped: true }, { path: '-', bytes: 5, sha256: null }],
+    }));
+    await c.putRun(run('r2', '2025-01-02T00:00:00.000Z', { status: 'failed', inputs: [{ path: '/f', bytes: 2, sha256: h('2') }] }));
+    assert.equal(await c.findIngestedInput(h('1'), 1), undefined);
+    assert.equal(await c.findIngestedInput(h('2'), 2), undefined);
+    await c.close();
+  });
+});
+
+describe('host table', () => {
+  it('applies a round once: the second apply of the same (run, round) returns false and changes nothing', async () => {
+    const c = await Catalog.open(tempState());
+    const counts = new Map([['a.example', 3], ['b.example', 1]]);
+    assert.equal(await c.applyHostCounts('r1', 0, counts), true);
+    assert.equal(await c.hasRound('r1', 0), true);
+    assert.equal(await c.applyHostCounts('r1', 0, counts), false);
+    assert.equal(await c.hostCount('a.example'), 3);
+    assert.equal(await c.applyHostCounts('r1', 1, new Map([['b.example', 5]])), true);
+    assert.equal(await c.applyHostCounts('r2', 0, new Map([['a.example', 1]])), true);
+    assert.deepEqual(await c.topHosts(5), [
+      { host: 'b.example', uniqueUrls: 6 },
+      { host: 'a.example', uniqueUrls: 4 },
+    ]);
+    await c.close();
+  });
+
+  it('counts each round exactly once when the same round is applied concurrently', async () => {
+    const c = await Catalog.open(tempState());
+    const counts = new Map([['h', 2]]);
+    const results = await Promise.all([1, 2, 3, 4].map(() => c.applyHostCounts('r', 7, counts)));
+    assert.deepEqual(results.filter(Boolean).length, 1);
+    assert.equal(await c.hostCount('h'), 2);
+    await c.close();
+  });
+
+  it('ranks 10^4 random hosts exactly like a Map model after several rounds', async () => {
+    const c = await Catalog.open(tempState(), { sync: false });
+    const model = new Map<string, number>();
+    let round = 0;
+    const hostArb = fc.integer({ min: 0, max: 9999 }).map((i) => `h${i}.example`);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(hostArb, fc.integer({ min: 1, max: 50 })), { minLength: 500, maxLength: 2000, size: 'max' }),
+        fc.integer({ min: 1, max: 40 }),
+        async (pairs, n) => {
+          const counts = new Map<string, number>();
+          for (const [h, k] of pairs) counts.set(h, (counts.get(h) ?? 0) + k);
+          assert.equal(await c.applyHostCounts('run', round++, counts), true);
+          for (const [h, k] of counts) model.set(h, (model.get(h) ?? 0) + k);
+          assert.deepEqual(await c.topHosts(n), modelTop(model, n));
+        },
+      ),
+      { seed: 4242, numRuns: 25 },
+    );
+    assert.ok(model.size > 5000, `exercised ${model.size} hosts`);
+    let seen = 0;
+    for await (const h of c.allHosts()) {
+      assert.equal(h.uniqueUrls, model.get(h.host));
+      seen++;
+    }
+    assert.equal(seen, model.size);
+    await c.close();
+  });
+});
+
+describe('catalog errors', () => {
+  it('refuses a second writer with DRUM_LOCKED', async () => {
+    const state = tempState();
+    const c = await Catalog.open(state);
+    await assert.rejects(Catalog.open(state), (e) => isDrumError(e, 'DRUM_LOCKED'));
+    await c.close();
+  });
+
+  it('lets a reader see committed runs through a copy while a writer holds the catalog', async () => {
+    const state = tempState();
+    const w = await Catalog.open(state);
+    await w.putRun(run('live', '2025-01-01T00:00:00.000Z'));
+    await w.applyHostCounts('live', 0, new Map([['x.example', 9]]));
+    const r = await Catalog.open(state, { readOnly: true });
+    assert.equal(r.fromSnapshot, true);
+    assert.equal((await r.listRuns(5))[0]?.runId, 'live');
+    assert.deepEqual(await r.topHosts(1), [{ host: 'x.example', uniqueUrls: 9 }]);
+    await assert.rejects(r.putRun(run('no', '2025-01-02T00:00:00.000Z')), (e) => isDrumError(e, 'DRUM_INTERNAL'));
+    await r.close();
+    await w.close();
+  });
+
+  it('reports a missing state directory as DRUM_NOT_FOUND and a state without a catalog as empty', async () => {
+    const state = tempState();
+    await assert.rejects(Catalog.open(join(state, 'absent'), { readOnly: true }), (e) => isDrumError(e, 'DRUM_NOT_FOUND'));
+    const r = await Catalog.open(state, { readOnly: true });
+    assert.deepEqual(await r.listRuns(5), []);
+    assert.deepEqual(await r.topHosts(5), []);
+    assert.equal(await r.findIngestedInput('0'.repeat(64), 1), undefined);
+    await r.close();
+    assert.deepEqual(readdirSync(state), [], 'a read-only open creates nothing');
+  });
+
+  it('reports a damaged MANIFEST as DRUM_CORRUPT_FILE naming the catalog directory', async () => {
+    const state = tempState();
+    const c = await Catalog.open(state);
+    await c.putRun(run('r', '2025-01-01T00:00:00.000Z'));
+    await c.close();
+    const dir = join(state, 'catalog');
+    const manifest = readdirSync(dir).find((n) => n.startsWith('MANIFEST-'))!;
+    const buf = readFileSync(join(dir, manifest));
+    for (let i = 0; i < buf.length; i += 7) buf[i]! ^= 0x5a;
+    writeFileSync(join(dir, manifest), buf);
+    await assert.rejects(Catalog.open(state), (e) => isDrumError(e, 'DRUM_CORRUPT_FILE') && e.file === dir);
+  });
+
+  it('reports a catalog path that is a plain file as DRUM_IO', async () => {
+    const state = tempState();
+    mkdirSync(state, { recursive: true });
+    writeFileSync(join(state, 'catalog'), 'not a directory');
+    await assert.rejects(Catalog.open(state), (e) => isDrumError(e, 'DRUM_IO'));
+  });
+
+  it('throws DRUM_CLOSED when used after close', async () => {
+    const c = await Catalog.open(tempState());
+    await c.close();
+    await assert.rejects(c.listRuns(1), (e) => isDrumError(e, 'DRUM_CLOSED'));
+  });
+});
