@@ -12,7 +12,7 @@ export interface DrumOptions {
   memoryBytes?: number;
   /** Number of buckets (power of two, 1..4096); the key's top bits pick one. Default 64. Fixed at store creation. */
   buckets?: number;
-  /** Host-fingerprint bits H at the top of each 64-bit key (0..40). Default 24. Fixed at store creation. */
+  /** Host-fingerprint bits H at the top of each 64-bit key (0..32). Default 24. Fixed at store creation. */
   hostBits?: number;
   /** Hot-URL cache size in entries (0 disables). Default 2^18. */
   cacheEntries?: number;
@@ -79,7 +79,7 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2): ResolvedOptions 
   const memoryBytes = int('memoryBytes', o.memoryBytes ?? DEFAULTS.memoryBytes, 1 << 20, 2 ** 40);
   const buckets = int('buckets', o.buckets ?? DEFAULTS.buckets, 1, 4096);
   if ((buckets & (buckets - 1)) !== 0) bad(`buckets must be a power of two, got ${buckets}`);
-  const hostBits = int('hostBits', o.hostBits ?? DEFAULTS.hostBits, 0, 40);
+  const hostBits = int('hostBits', o.hostBits ?? DEFAULTS.hostBits, 0, 32);
   const bloom = o.bloom ?? DEFAULTS.bloom;
   if (bloom !== 'off' && bloom !== 'gate' && bloom !== 'lossy') bad(`bloom must be off|gate|lossy, got ${String(bloom)}`);
   return {

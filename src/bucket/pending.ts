@@ -1,0 +1,102 @@
+// DRUM's buckets: keys waiting for the next merge. Each key goes to the RAM
+// buffer of the bucket named by its top bits; a full buffer spills to that
+// bucket's disk file. At merge time a bucket's keys (spilled + in RAM, in
+// arrival order) are loaded into sort arrays. Does not sort, merge or hold
+// URL text (the aux log does). REQUIRES: ordinals handed in ascending order.
+
+import { join } from 'node:path';
+import type { DrumFs } from '../io/fs.js';
+import { SpillFile } from './spill-file.js';
+
+export class PendingBuckets {
+  readonly count: number;
+  private readonly shift: number;
+  private readonly buffers: Uint32Array[];
+  private readonly used: Uint32Array;
+  private readonly spills: SpillFile[];
+  /** Entries per bucket this round (spilled + in RAM). */
+  readonly totals: Float64Array;
+  /** Entries in all buckets this round. */
+  total = 0;
+  /** Spill writes this round, and since the store was opened. */
+  spillsThisRound = 0;
+  spillWrites = 0;
+  /** The largest bucket total this round. */
+  largest = 0;
+
+  constructor(
+    private readonly fs: DrumFs,
+    workDir: string,
+    bucketBits: number,
+    readonly bufferEntries: number,
+  ) {
+    this.count = 1 << bucketBits;
+    this.shift = 32 - bucketBits;
+    this.buffers = [];
+    this.spills = [];
+    for (let b = 0; b < this.count; b++) {
+      this.buffers.push(new Uint32Array(bufferEntries * 3));
+      this.spills.push(new SpillFile(fs, join(workDir, `spill-b${String(b).padStart(4, '0')}.dat`)));
+    }
+    this.used = new Uint32Array(this.count);
+    this.totals = new Float64Array(this.count);
+  }
+
+  /** RAM held by the bucket buffers. */
+  get bytes(): number {
+    return this.count * this.bufferEntries * 12;
+  }
+
+  bucketOf(hi: number): number {
+    return this.shift === 32 ? 0 : hi >>> this.shift;
+  }
+
+  add(hi: number, lo: number, ordinal: number): void {
+    const b = this.shift === 32 ? 0 : hi >>> this.shift;
+    const buf = this.buffers[b]!;
+    let u = this.used[b]!;
+    if (u === this.bufferEntries) {
+      this.spills[b]!.append(buf, u);
+      this.spillsThisRound++;
+      this.spillWrites++;
+      u = 0;
+    }
+    const at = u * 3;
+    buf[at] = hi;
+    buf[at + 1] = lo;
+    buf[at + 2] = ordinal;
+    this.used[b] = u + 1;
+    const t = ++this.totals[b]!;
+    if (t > this.largest) this.largest = t;
+    this.total++;
+  }
+
+  /**
+   * Loads bucket b's entries (spilled first, then RAM) into hi/lo/ord from
+   * index 0, in arrival order. Returns the number loaded.
+   */
+  load(b: number, hi: Uint32Array, lo: Uint32Array, ord: Uint32Array, scratch: Uint8Array): number {
+    let n = this.spills[b]!.readAll(hi, lo, ord, scratch);
+    const buf = this.buffers[b]!;
+    const u = this.used[b]!;
+    for (let i = 0; i < u; i++) {
+      hi[n] = buf[3 * i]!;
+      lo[n] = buf[3 * i + 1]!;
+      ord[n] = buf[3 * i + 2]!;
+      n++;
+    }
+    return n;
+  }
+
+  /** Empties every bucket and deletes spill files, ready for the next round. */
+  reset(): void {
+    for (let b = 0; b < this.count; b++) {
+      this.spills[b]!.discard();
+      this.used[b] = 0;
+      this.totals[b] = 0;
+    }
+    this.total = 0;
+    this.largest = 0;
+    this.spillsThisRound = 0;
+  }
+}

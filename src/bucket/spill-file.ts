@@ -1,0 +1,65 @@
+// Append-only spill file of one bucket for the current merge round: records
+// of (hi, lo, ordinal) u32 LE, in arrival order (docs/file-format.md).
+// Transient: never part of committed state, so no checksum. Does not sort.
+
+import type { DrumFs } from '../io/fs.js';
+
+export const SPILL_RECORD_BYTES = 4 + 4 + 4; // hi, lo, ordinal
+
+export class SpillFile {
+  private fd = -1;
+  /** Records written so far. */
+  records = 0;
+
+  constructor(
+    private readonly fs: DrumFs,
+    readonly path: string,
+  ) {}
+
+  /** Appends n records taken from interleaved triples buf[0, 3n). */
+  append(triples: Uint32Array, n: number): void {
+    if (n === 0) return;
+    if (this.fd < 0) this.fd = this.fs.open(this.path, 'w');
+    const bytes = new Uint8Array(triples.buffer, triples.byteOffset, n * SPILL_RECORD_BYTES);
+    this.fs.write(this.fd, bytes, 0, bytes.length, null);
+    this.records += n;
+  }
+
+  /**
+   * Reads every record back, de-interleaving into hi/lo/ord from index 0.
+   * `scratch` is a byte buffer used for chunked reads (any size >= 12).
+   */
+  readAll(hi: Uint32Array, lo: Uint32Array, ord: Uint32Array, scratch: Uint8Array): number {
+    if (this.records === 0) return 0;
+    const fd = this.fs.open(this.path, 'r');
+    try {
+      const per = Math.floor(scratch.length / SPILL_RECORD_BYTES);
+      const words = new Uint32Array(scratch.buffer, scratch.byteOffset, per * 3);
+      let done = 0;
+      let pos = 0;
+      while (done < this.records) {
+        const want = Math.min(per, this.records - done);
+        const got = this.fs.readFully(fd, scratch, 0, want * SPILL_RECORD_BYTES, pos);
+        if (got !== want * SPILL_RECORD_BYTES) throw new Error(`short spill read in ${this.path}`);
+        pos += got;
+        for (let i = 0; i < want; i++) {
+          hi[done + i] = words[3 * i]!;
+          lo[done + i] = words[3 * i + 1]!;
+          ord[done + i] = words[3 * i + 2]!;
+        }
+        done += want;
+      }
+      return done;
+    } finally {
+      this.fs.close(fd);
+    }
+  }
+
+  /** Closes and deletes the file; the bucket starts the next round empty. */
+  discard(): void {
+    if (this.fd >= 0) this.fs.close(this.fd);
+    this.fd = -1;
+    if (this.records > 0) this.fs.unlink(this.path);
+    this.records = 0;
+  }
+}

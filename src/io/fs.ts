@@ -1,0 +1,192 @@
+// The file-system seam every state-directory and output write goes through.
+// It counts bytes, opens and seeks (a read or write that does not continue
+// where the last one on that descriptor ended), wraps OS errors as DRUM_IO,
+// and lets tests inject faults (a simulated crash, ENOSPC, EIO) before any
+// mutating operation. Synchronous by design: drum's IO is large sequential
+// blocks on the main thread while worker threads parse. Does not buffer.
+
+import * as fs from 'node:fs';
+import { ioError } from '../errors.js';
+
+export interface IoCounters {
+  bytesRead: number;
+  bytesWritten: number;
+  fileOpens: number;
+  seeks: number;
+  fsyncs: number;
+}
+
+export function newIoCounters(): IoCounters {
+  return { bytesRead: 0, bytesWritten: 0, fileOpens: 0, seeks: 0, fsyncs: 0 };
+}
+
+/** Mutating operations a fault hook sees, in the order drum performs them. */
+export type FsOp = 'write' | 'fsync' | 'rename' | 'unlink' | 'truncate' | 'open-write' | 'mkdir';
+
+/** Called before each mutating operation; throw to inject a fault there. */
+export type FaultHook = (op: FsOp, path: string) => void;
+
+export class DrumFs {
+  readonly counters: IoCounters;
+  faultHook: FaultHook | null;
+  private readonly pos = new Map<number, number>();
+  private readonly paths = new Map<number, string>();
+
+  constructor(counters: IoCounters = newIoCounters(), faultHook: FaultHook | null = null) {
+    this.counters = counters;
+    this.faultHook = faultHook;
+  }
+
+  private fault(op: FsOp, path: string): void {
+    if (this.faultHook !== null) this.faultHook(op, path);
+  }
+
+  /** Opens a file; flags as in fs.openSync. Counts as one open and one seek. */
+  open(path: string, flags: string): number {
+    const writing = flags !== 'r';
+    try {
+      if (writing) this.fault('open-write', path);
+      const fd = fs.openSync(path, flags);
+      this.counters.fileOpens++;
+      this.counters.seeks++;
+      this.pos.set(fd, flags.startsWith('a') ? -1 : 0);
+      this.paths.set(fd, path);
+      return fd;
+    } catch (e) {
+      throw ioError('cannot open', e, path);
+    }
+  }
+
+  /** Reads at `position` (or at the current position when null). */
+  read(fd: number, buf: Uint8Array, off: number, len: number, position: number | null): number {
+    this.track(fd, position);
+    let n: number;
+    try {
+      n = fs.readSync(fd, buf, off, len, position);
+    } catch (e) {
+      throw ioError('cannot read', e, this.paths.get(fd));
+    }
+    this.counters.bytesRead += n;
+    this.advance(fd, position, n);
+    return n;
+  }
+
+  /** Reads exactly len bytes or fewer only at end of file. */
+  readFully(fd: number, buf: Uint8Array, off: number, len: number, position: number | null): number {
+    let done = 0;
+    while (done < len) {
+      const n = this.read(fd, buf, off + done, len - done, position === null ? null : position + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return done;
+  }
+
+  /** Writes all of buf[off, off+len) at `position` (or appends/continues when null). */
+  write(fd: number, buf: Uint8Array, off: number, len: number, position: number | null = null): void {
+    const path = this.paths.get(fd) ?? '?';
+    this.fault('write', path);
+    this.track(fd, position);
+    let done = 0;
+    try {
+      while (done < len) {
+        done += fs.writeSync(fd, buf, off + done, len - done, position === null ? null : position + done);
+      }
+    } catch (e) {
+      throw ioError('cannot write', e, path);
+    }
+    this.counters.bytesWritten += len;
+    this.advance(fd, position, len);
+  }
+
+  fsync(fd: number): void {
+    const path = this.paths.get(fd) ?? '?';
+    this.fault('fsync', path);
+    try {
+      fs.fsyncSync(fd);
+      this.counters.fsyncs++;
+    } catch (e) {
+      throw ioError('cannot fsync', e, path);
+    }
+  }
+
+  truncate(fd: number, len: number): void {
+    const path = this.paths.get(fd) ?? '?';
+    this.fault('truncate', path);
+    try {
+      fs.ftruncateSync(fd, len);
+    } catch (e) {
+      throw ioError('cannot truncate', e, path);
+    }
+  }
+
+  close(fd: number): void {
+    this.pos.delete(fd);
+    const path = this.paths.get(fd);
+    this.paths.delete(fd);
+    try {
+      fs.closeSync(fd);
+    } catch (e) {
+      throw ioError('cannot close', e, path);
+    }
+  }
+
+  rename(from: string, to: string): void {
+    this.fault('rename', to);
+    try {
+      fs.renameSync(from, to);
+    } catch (e) {
+      throw ioError('cannot rename', e, from);
+    }
+  }
+
+  unlink(path: string, missingOk = true): void {
+    this.fault('unlink', path);
+    try {
+      fs.unlinkSync(path);
+    } catch (e) {
+      if (missingOk && (e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw ioError('cannot delete', e, path);
+    }
+  }
+
+  mkdirp(path: string): void {
+    this.fault('mkdir', path);
+    try {
+      fs.mkdirSync(path, { recursive: true });
+    } catch (e) {
+      throw ioError('cannot create directory', e, path);
+    }
+  }
+
+  /** fsyncs a directory so a rename or create inside it is durable. */
+  fsyncDir(path: string): void {
+    this.fault('fsync', path);
+    let fd: number;
+    try {
+      fd = fs.openSync(path, 'r');
+    } catch (e) {
+      throw ioError('cannot open directory', e, path);
+    }
+    try {
+      fs.fsyncSync(fd);
+      this.counters.fsyncs++;
+    } catch (e) {
+      // Some file systems refuse fsync on directories (EINVAL); the rename is still atomic.
+      if ((e as NodeJS.ErrnoException).code !== 'EINVAL') throw ioError('cannot fsync directory', e, path);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  private track(fd: number, position: number | null): void {
+    if (position === null) return;
+    const at = this.pos.get(fd);
+    if (at !== position) this.counters.seeks++;
+  }
+
+  private advance(fd: number, position: number | null, n: number): void {
+    const at = position ?? this.pos.get(fd) ?? 0;
+    if (at >= 0) this.pos.set(fd, at + n);
+  }
+}

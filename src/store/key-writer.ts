@@ -1,0 +1,112 @@
+// Writes a new store key file the LevelDB way: to `<name>.tmp`, in CRC'd
+// blocks through one large buffer, then the real header, fsync, rename to
+// the final name. Reports each completed block to an optional sink (the
+// Bloom rebuild). Does not check order. REQUIRES: keys pushed ascending.
+
+import { crc32 } from 'node:zlib';
+import type { DrumFs } from '../io/fs.js';
+import { BLOCK_CRC_BYTES, BLOCK_KEYS, KEY_BYTES, KEYS_HEADER_BYTES, encodeKeysHeader } from './format.js';
+
+const WRITE_BLOCKS = 16;
+
+export type BlockSink = (keys: Uint32Array, n: number) => void;
+
+export interface WrittenFile {
+  keys: number;
+  bytes: number;
+  /** CRC of every byte after the header. */
+  crc: number;
+}
+
+export class KeyWriter {
+  private readonly fd: number;
+  private readonly out: Uint8Array;
+  private readonly block: Uint32Array; // interleaved hi/lo of the block being filled
+  private inBlock = 0;
+  private outUsed = 0;
+  private count = 0;
+  private bodyCrc = 0;
+  private filePos = KEYS_HEADER_BYTES;
+  private readonly tmp: string;
+
+  constructor(
+    private readonly fs: DrumFs,
+    readonly path: string,
+    readonly bucket: number,
+    private readonly sink: BlockSink | null,
+    private readonly doFsync: boolean,
+  ) {
+    this.tmp = `${path}.tmp`;
+    this.fd = fs.open(this.tmp, 'w');
+    this.out = new Uint8Array((BLOCK_KEYS * KEY_BYTES + BLOCK_CRC_BYTES) * WRITE_BLOCKS);
+    this.block = new Uint32Array(BLOCK_KEYS * 2);
+  }
+
+  push(hi: number, lo: number): void {
+    const at = this.inBlock * 2;
+    this.block[at] = hi;
+    this.block[at + 1] = lo;
+    if (++this.inBlock === BLOCK_KEYS) this.endBlock();
+  }
+
+  /** Pushes keys[from, to) of an interleaved hi/lo array. */
+  pushRange(keys: Uint32Array, from: number, to: number): void {
+    while (from < to) {
+      const take = Math.min(to - from, BLOCK_KEYS - this.inBlock);
+      this.block.set(keys.subarray(2 * from, 2 * (from + take)), this.inBlock * 2);
+      this.inBlock += take;
+      from += take;
+      if (this.inBlock === BLOCK_KEYS) this.endBlock();
+    }
+  }
+
+  private endBlock(): void {
+    const n = this.inBlock;
+    if (n === 0) return;
+    const dataBytes = n * KEY_BYTES;
+    if (this.outUsed + dataBytes + BLOCK_CRC_BYTES > this.out.length) this.flushOut();
+    const data = new Uint8Array(this.block.buffer, 0, dataBytes);
+    this.out.set(data, this.outUsed);
+    const c = crc32(data);
+    const o = this.outUsed + dataBytes;
+    this.out[o] = c & 0xff;
+    this.out[o + 1] = (c >>> 8) & 0xff;
+    this.out[o + 2] = (c >>> 16) & 0xff;
+    this.out[o + 3] = c >>> 24;
+    this.outUsed = o + BLOCK_CRC_BYTES;
+    if (this.sink !== null) this.sink(this.block, n);
+    this.count += n;
+    this.inBlock = 0;
+  }
+
+  private flushOut(): void {
+    if (this.outUsed === 0) return;
+    const bytes = this.out.subarray(0, this.outUsed);
+    this.bodyCrc = crc32(bytes, this.bodyCrc);
+    this.fs.write(this.fd, bytes, 0, bytes.length, this.filePos);
+    this.filePos += bytes.length;
+    this.outUsed = 0;
+  }
+
+  /** Completes the file: last block, header, fsync, rename over the final name. */
+  finish(): WrittenFile {
+    this.endBlock();
+    this.flushOut();
+    const header = encodeKeysHeader({ bucket: this.bucket, blockKeys: BLOCK_KEYS, count: this.count });
+    this.fs.write(this.fd, header, 0, header.length, 0);
+    if (this.doFsync) this.fs.fsync(this.fd);
+    this.fs.close(this.fd);
+    this.fs.rename(this.tmp, this.path);
+    return { keys: this.count, bytes: this.filePos, crc: this.bodyCrc };
+  }
+
+  /** Abandons the file (a failed merge): closes and deletes the tmp file. */
+  abort(): void {
+    try {
+      this.fs.close(this.fd);
+    } catch {
+      // already closed
+    }
+    this.fs.unlink(this.tmp);
+  }
+}

@@ -1,0 +1,140 @@
+// The MANIFEST: the one file that says what the store is — parameters,
+// every bucket's key file with its count and CRC, the Bloom file, and the
+// current run's resume point. Binary envelope (magic, version, length, CRC)
+// around a UTF-8 JSON body (docs/file-format.md). Written tmp -> fsync ->
+// rename -> fsync dir; read with every check, never treated as empty.
+
+import { crc32 } from 'node:zlib';
+import { join } from 'node:path';
+import * as fs from 'node:fs';
+import { DrumError } from '../errors.js';
+import type { DrumFs } from '../io/fs.js';
+
+export const MANIFEST_NAME = 'MANIFEST';
+export const MANIFEST_MAGIC = 0x4d4d5244; // "DRMM" read as little-endian u32
+export const MANIFEST_VERSION = 1;
+export const MANIFEST_HEADER_BYTES = 4 + 2 + 2 + 4 + 4; // magic, version, flags, bodyLength, bodyCrc
+export const FORMAT_VERSION = 1;
+
+export interface BucketEntry {
+  file: string;
+  keys: number;
+  bytes: number;
+  crc: number;
+}
+
+export interface StoreParams {
+  buckets: number;
+  hostBits: number;
+  hash: string;
+  policy: string;
+}
+
+export interface InputRecord {
+  path: string;
+  bytes: number;
+  sha256: string;
+  sampled: boolean;
+}
+
+export interface RunState {
+  runId: string;
+  status: 'running' | 'complete' | 'abandoned';
+  startedAt: string;
+  finishedAt: string | null;
+  inputs: InputRecord[];
+  options: Record<string, string>;
+  outDir: string;
+  position: { input: number; offset: number; line: number };
+  rounds: number;
+  unique: { file: number; bytes: number; urls: number; urlsPerFile: number };
+  rejectsBytes: number;
+  counters: Record<string, number>;
+}
+
+export interface RunSummary {
+  runId: string;
+  status: string;
+  startedAt: string;
+  finishedAt: string | null;
+  linksRead: number;
+  uniqueUrls: number;
+  outDir: string;
+  inputs: InputRecord[];
+}
+
+export interface ManifestBody {
+  formatVersion: number;
+  createdAt: string;
+  commit: number;
+  params: StoreParams;
+  storeUrls: number;
+  buckets: (BucketEntry | null)[];
+  bloom: { file: string; keys: number; bitsPerKey: number } | null;
+  run: RunState | null;
+  history: RunSummary[];
+}
+
+export function encodeManifest(body: ManifestBody): Buffer {
+  const json = Buffer.from(JSON.stringify(body), 'utf8');
+  const head = Buffer.alloc(MANIFEST_HEADER_BYTES);
+  head.writeUInt32LE(MANIFEST_MAGIC, 0);
+  head.writeUInt16LE(MANIFEST_VERSION, 4);
+  head.writeUInt16LE(0, 6);
+  head.writeUInt32LE(json.length, 8);
+  head.writeUInt32LE(crc32(json), 12);
+  return Buffer.concat([head, json]);
+}
+
+export function decodeManifest(b: Buffer, file: string): ManifestBody {
+  const corrupt = (what: string, cause?: unknown): never => {
+    throw new DrumError('DRUM_CORRUPT_FILE', `${file}: ${what}`, { file, cause });
+  };
+  if (b.length < MANIFEST_HEADER_BYTES) corrupt('shorter than its header');
+  if (b.readUInt32LE(0) !== MANIFEST_MAGIC) corrupt('bad magic (not a drum manifest)');
+  if (b.readUInt16LE(4) !== MANIFEST_VERSION) corrupt(`unsupported version ${b.readUInt16LE(4)}`);
+  const len = b.readUInt32LE(8);
+  if (b.length !== MANIFEST_HEADER_BYTES + len) corrupt(`length ${b.length}, header says ${MANIFEST_HEADER_BYTES + len}`);
+  const body = b.subarray(MANIFEST_HEADER_BYTES);
+  if (crc32(body) !== b.readUInt32LE(12)) corrupt('checksum mismatch');
+  let parsed: ManifestBody;
+  try {
+    parsed = JSON.parse(body.toString('utf8')) as ManifestBody;
+  } catch (e) {
+    return corrupt('body is not JSON', e);
+  }
+  if (parsed.formatVersion !== FORMAT_VERSION || !Array.isArray(parsed.buckets) || typeof parsed.params !== 'object') {
+    corrupt('body lacks required fields');
+  }
+  if (parsed.buckets.length !== parsed.params.buckets) corrupt('bucket list length differs from params.buckets');
+  return parsed;
+}
+
+/** Reads the manifest of stateDir; null when there is none (a new store). */
+export function readManifest(stateDir: string): ManifestBody | null {
+  const file = join(stateDir, MANIFEST_NAME);
+  let b: Buffer;
+  try {
+    b = fs.readFileSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new DrumError('DRUM_IO', `cannot read ${file}: ${(e as Error).message}`, { cause: e, file });
+  }
+  return decodeManifest(b, file);
+}
+
+/** Atomically replaces the manifest: MANIFEST.tmp, fsync, rename, fsync dir. */
+export function writeManifest(dfs: DrumFs, stateDir: string, body: ManifestBody, doFsync: boolean): void {
+  const file = join(stateDir, MANIFEST_NAME);
+  const tmp = `${file}.tmp`;
+  const bytes = encodeManifest(body);
+  const fd = dfs.open(tmp, 'w');
+  try {
+    dfs.write(fd, bytes, 0, bytes.length, 0);
+    if (doFsync) dfs.fsync(fd);
+  } finally {
+    dfs.close(fd);
+  }
+  dfs.rename(tmp, file);
+  if (doFsync) dfs.fsyncDir(stateDir);
+}

@@ -1,0 +1,175 @@
+// The store on disk: a state directory holding one sorted key file per
+// bucket, named by the MANIFEST. Opens (lock, manifest, parameter and file
+// checks), garbage-collects files of interrupted commits, hands out readers,
+// names new files, and commits a new manifest then deletes what it replaced.
+// Does not merge (merge.ts) or decide when to (src/engine).
+
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { DrumError } from '../errors.js';
+import type { DrumFs } from '../io/fs.js';
+import { keysFileName } from './format.js';
+import { KeyReader } from './key-reader.js';
+import { acquireLock } from './lock.js';
+import {
+  FORMAT_VERSION, readManifest, writeManifest, type ManifestBody, type StoreParams,
+} from './manifest.js';
+
+export interface StoreOpenOptions {
+  readOnly: boolean;
+  forcePolicy: boolean;
+  fsync: boolean;
+}
+
+export class Store {
+  body: ManifestBody;
+  private release: (() => void) | null;
+
+  private constructor(
+    readonly dir: string,
+    private readonly dfs: DrumFs,
+    body: ManifestBody,
+    release: (() => void) | null,
+    private readonly opts: StoreOpenOptions,
+  ) {
+    this.body = body;
+    this.release = release;
+  }
+
+  /**
+   * Opens or creates the store in `dir`. `params` are used for a new store;
+   * an existing store keeps its own buckets/hostBits, and must match hash and
+   * policy (DRUM_POLICY_MISMATCH unless forcePolicy).
+   */
+  static open(dir: string, dfs: DrumFs, params: StoreParams, opts: StoreOpenOptions): Store {
+    if (opts.readOnly) {
+      const body = readManifest(dir);
+      if (body === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${dir}`, { file: dir });
+      checkParams(body.params, params, opts.forcePolicy, dir);
+      return new Store(dir, dfs, body, null, opts);
+    }
+    dfs.mkdirp(dir);
+    const release = acquireLock(dir);
+    try {
+      let body = readManifest(dir);
+      dfs.mkdirp(join(dir, 'store'));
+      dfs.mkdirp(join(dir, 'work'));
+      if (body === null) {
+        body = {
+          formatVersion: FORMAT_VERSION,
+          createdAt: new Date().toISOString(),
+          commit: 0,
+          params: { ...params },
+          storeUrls: 0,
+          buckets: new Array(params.buckets).fill(null),
+          bloom: null,
+          run: null,
+          history: [],
+        };
+        writeManifest(dfs, dir, body, opts.fsync);
+      } else {
+        checkParams(body.params, params, opts.forcePolicy, dir);
+      }
+      const store = new Store(dir, dfs, body, release, opts);
+      store.checkFiles();
+      store.collectGarbage();
+      return store;
+    } catch (e) {
+      release();
+      throw e;
+    }
+  }
+
+  get params(): StoreParams {
+    return this.body.params;
+  }
+
+  /** Cheap checks of every named file: present, of the recorded size. Full checks are verify's. */
+  checkFiles(): void {
+    for (let b = 0; b < this.body.buckets.length; b++) {
+      const e = this.body.buckets[b];
+      if (!e) continue;
+      const path = join(this.dir, e.file);
+      let size: number;
+      try {
+        size = fs.statSync(path).size;
+      } catch {
+        throw new DrumError('DRUM_CORRUPT_FILE', `${path}: missing (named by the manifest)`, { file: path });
+      }
+      if (size !== e.bytes) {
+        throw new DrumError('DRUM_CORRUPT_FILE', `${path}: ${size} bytes, manifest says ${e.bytes}`, { file: path });
+      }
+    }
+  }
+
+  /** Deletes files no manifest names (an interrupted commit's) and empties work/. */
+  collectGarbage(): void {
+    const named = new Set<string>();
+    for (const e of this.body.buckets) if (e) named.add(e.file);
+    if (this.body.bloom) named.add(this.body.bloom.file);
+    for (const f of safeList(join(this.dir, 'store'))) {
+      if (!named.has(`store/${f}`)) this.dfs.unlink(join(this.dir, 'store', f));
+    }
+    for (const f of safeList(this.dir)) {
+      if ((f.endsWith('.bloom') || f.endsWith('.bloom.tmp') || f === 'MANIFEST.tmp') && !named.has(f)) {
+        this.dfs.unlink(join(this.dir, f));
+      }
+    }
+    for (const f of safeList(join(this.dir, 'work'))) this.dfs.unlink(join(this.dir, 'work', f));
+  }
+
+  /** A reader over bucket b's committed key file, or null if the bucket is empty. */
+  openReader(b: number): KeyReader | null {
+    const e = this.body.buckets[b];
+    if (!e) return null;
+    return KeyReader.open(this.dfs, join(this.dir, e.file), { bucket: b, keys: e.keys }, e.bytes);
+  }
+
+  /** Path (absolute) and manifest name of bucket b's file for the next commit. */
+  nextKeysFile(b: number): { path: string; name: string } {
+    const name = keysFileName(b, this.body.commit + 1);
+    return { path: join(this.dir, name), name };
+  }
+
+  /**
+   * Makes `next` the committed state (its commit number is set here), then
+   * deletes the bucket and Bloom files the old manifest named and `next` does not.
+   */
+  commit(next: ManifestBody): void {
+    if (this.opts.readOnly) throw new DrumError('DRUM_INTERNAL', 'commit on a read-only store');
+    const old = this.body;
+    next.commit = old.commit + 1;
+    writeManifest(this.dfs, this.dir, next, this.opts.fsync);
+    this.body = next;
+    const keep = new Set<string>();
+    for (const e of next.buckets) if (e) keep.add(e.file);
+    if (next.bloom) keep.add(next.bloom.file);
+    for (const e of old.buckets) if (e && !keep.has(e.file)) this.dfs.unlink(join(this.dir, e.file));
+    if (old.bloom && !keep.has(old.bloom.file)) this.dfs.unlink(join(this.dir, old.bloom.file));
+  }
+
+  close(): void {
+    if (this.release) this.release();
+    this.release = null;
+  }
+}
+
+function checkParams(have: StoreParams, want: StoreParams, force: boolean, dir: string): void {
+  if (have.hash !== want.hash) {
+    throw new DrumError('DRUM_POLICY_MISMATCH', `${dir} uses fingerprint ${have.hash}; this drum computes ${want.hash}`);
+  }
+  if (have.policy !== want.policy && !force) {
+    throw new DrumError(
+      'DRUM_POLICY_MISMATCH',
+      `${dir} was built with canonicalization policy "${have.policy}", not "${want.policy}" (fingerprints would stop agreeing; --force-policy overrides)`,
+    );
+  }
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
