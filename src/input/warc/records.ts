@@ -1,0 +1,331 @@
+// Streaming WARC record reader (WARC/0.17 named-field form as Heritrix 1.14
+// writes it, WARC/1.0, WARC/1.1): header block up to the blank line, then
+// exactly Content-Length bytes of block, then the CRLFCRLF trailer. Fed one
+// Buffer piece at a time, split anywhere; emits one event per record.
+// Blocks the caller does not want are streamed past without being held;
+// wanted blocks over `maxRecordBytes` keep only their first `headBytes`.
+// A malformed or truncated record becomes a 'malformed' event and the reader
+// resyncs at the next line starting with "WARC/". Does not decompress (gzip
+// is undone before), does not look inside blocks.
+
+/** One complete record. `block` is the whole block when wanted and small enough, else null. */
+export interface WarcRecordEvent {
+  kind: 'record';
+  /** 1-based record number in the file. */
+  number: number;
+  /** Lowercased WARC-Type. */
+  type: string;
+  /** WARC-Target-URI without the angle brackets some 1.0 writers add; '' if none. */
+  targetUri: string;
+  /** Content-Type of the block (WARC header), '' if none. */
+  contentType: string;
+  length: number;
+  block: Buffer | null;
+  /** First bytes of a wanted block that was over the size cap (for its HTTP headers); else null. */
+  head: Buffer | null;
+  /** Decompressed byte offset just after the record (trailer included). */
+  endOffset: number;
+}
+
+export interface WarcMalformedEvent {
+  kind: 'malformed';
+  number: number;
+  /** First bytes of the record (its header) for the reject excerpt. */
+  excerpt: Buffer;
+  /** Offset where reading goes on: the next "WARC/" line, or the end of input. */
+  endOffset: number;
+}
+
+export type WarcEvent = WarcRecordEvent | WarcMalformedEvent;
+
+export interface WarcReaderOptions {
+  /** Whether the caller wants this record's block (called once per header). */
+  want: (type: string, contentType: string) => boolean;
+  /** Largest block kept whole. */
+  maxRecordBytes: number;
+  /** How much of an over-cap wanted block is kept. */
+  headBytes: number;
+}
+
+const MAX_HEADER = 64 * 1024;
+const STEP = 2048;
+const CR = 13;
+const LF = 10;
+const WARC_MAGIC = Buffer.from('WARC/');
+const RESYNC = Buffer.from('\nWARC/');
+
+type State = 'header' | 'block' | 'trailer' | 'resync';
+
+export class WarcRecordReader {
+  private state: State = 'header';
+  private readonly hdr = Buffer.allocUnsafe(MAX_HEADER);
+  private hdrLen = 0;
+  /** Bytes consumed from the start of input. */
+  private offset = 0;
+  private recNo = 0;
+  // current record
+  private type = '';
+  private targetUri = '';
+  private contentType = '';
+  private length = 0;
+  private got = 0;
+  private keep: 'all' | 'head' | 'none' = 'none';
+  private block: Buffer | null = null;
+  private blockLen = 0;
+  private trailerSeen = 0;
+  private excerpt: Buffer = Buffer.alloc(0);
+  /** Pieces pushed back (bytes to re-scan after a bad header). */
+  private queue: Buffer[] = [];
+  /** Resync: last bytes of the previous piece, for a match straddling two pieces. */
+  private tail: Buffer = Buffer.alloc(0);
+  /** Largest number of bytes held at once for one block (for the bounded-memory test). */
+  peakRetained = 0;
+
+  constructor(private readonly opts: WarcReaderOptions) {}
+
+  push(piece: Buffer, out: WarcEvent[]): void {
+    this.queue.push(piece);
+    while (this.queue.length > 0) {
+      const p = this.queue.shift()!;
+      this.consume(p, out);
+    }
+  }
+
+  /** End of input: a record cut short becomes a 'malformed' event. */
+  end(out: WarcEvent[]): void {
+    if (this.state === 'trailer') {
+      this.finish(out); // block complete, trailer missing: accept
+    } else if (this.state === 'block' || (this.state === 'header' && this.hdrLen > 0)) {
+      if (this.state === 'header') this.excerpt = Buffer.from(this.hdr.subarray(0, Math.min(this.hdrLen, 200)));
+      out.push({ kind: 'malformed', number: this.recNo, excerpt: this.excerpt, endOffset: this.offset });
+    } else if (this.state === 'resync') {
+      out.push({ kind: 'malformed', number: this.recNo, excerpt: this.excerpt, endOffset: this.offset });
+    }
+    this.state = 'header';
+    this.hdrLen = 0;
+    this.block = null;
+  }
+
+  private consume(p: Buffer, out: WarcEvent[]): void {
+    let pos = 0;
+    const n = p.length;
+    while (pos < n) {
+      switch (this.state) {
+        case 'header': {
+          if (this.hdrLen === 0) {
+            while (pos < n && (p[pos] === CR || p[pos] === LF)) {
+              pos++;
+              this.offset++;
+            }
+            if (pos === n) break;
+          }
+          pos = this.readHeader(p, pos);
+          break;
+        }
+        case 'block': {
+          const take = Math.min(this.length - this.got, n - pos);
+          if (this.keep === 'all') {
+            if (this.got === 0 && take === this.length) {
+              this.block = p.subarray(pos, pos + take); // whole block inside this piece: no copy
+            } else {
+              if (this.block === null) this.block = Buffer.allocUnsafe(this.length);
+              p.copy(this.block, this.got, pos, pos + take);
+            }
+            this.blockLen = this.got + take;
+          } else if (this.keep === 'head' && this.got < this.opts.headBytes) {
+            if (this.block === null) this.block = Buffer.allocUnsafe(this.opts.headBytes);
+            const h = Math.min(take, this.opts.headBytes - this.got);
+            p.copy(this.block, this.got, pos, pos + h);
+            this.blockLen = this.got + h;
+          }
+          if (this.block !== null && this.block.length > this.peakRetained) this.peakRetained = this.block.length;
+          this.got += take;
+          pos += take;
+          this.offset += take;
+          if (this.got === this.length) {
+            this.state = 'trailer';
+            this.trailerSeen = 0;
+          }
+          break;
+        }
+        case 'trailer': {
+          while (pos < n && this.trailerSeen < 4 && (p[pos] === CR || p[pos] === LF)) {
+            pos++;
+            this.offset++;
+            this.trailerSeen++;
+          }
+          if (this.trailerSeen === 4) {
+            this.finish(out);
+          } else if (pos < n) {
+            if (this.trailerSeen > 0) {
+              this.finish(out); // short trailer (e.g. bare LF LF): accept
+            } else {
+              // Content-Length did not end at a record boundary.
+              this.block = null;
+              this.enterResync();
+            }
+          }
+          break;
+        }
+        case 'resync': {
+          pos = this.resync(p, pos, out);
+          break;
+        }
+      }
+    }
+  }
+
+  private finish(out: WarcEvent[]): void {
+    const full = this.keep === 'all';
+    out.push({
+      kind: 'record',
+      number: this.recNo,
+      type: this.type,
+      targetUri: this.targetUri,
+      contentType: this.contentType,
+      length: this.length,
+      block: full ? this.block : null,
+      head: this.keep === 'head' && this.block !== null ? this.block.subarray(0, this.blockLen) : null,
+      endOffset: this.offset,
+    });
+    this.block = null;
+    this.state = 'header';
+    this.hdrLen = 0;
+  }
+
+  /** Copies header bytes in small steps until the blank line; returns the new position in p. */
+  private readHeader(p: Buffer, pos: number): number {
+    if (this.hdrLen === 0) this.recNo++;
+    const n = p.length;
+    while (pos < n) {
+      const step = Math.min(STEP, n - pos, MAX_HEADER - this.hdrLen);
+      const from = Math.max(0, this.hdrLen - 2);
+      const oldLen = this.hdrLen;
+      p.copy(this.hdr, oldLen, pos, pos + step);
+      this.hdrLen += step;
+      this.offset += step;
+      if (this.hdrLen >= 5 && oldLen < 5 && this.hdr.compare(WARC_MAGIC, 0, 5, 0, 5) !== 0) {
+        return this.malformedAt(p, pos + step);
+      }
+      const end = findBlankLine(this.hdr, from, this.hdrLen);
+      if (end >= 0) {
+        const used = end - oldLen;
+        this.offset -= step - used;
+        this.hdrLen = end;
+        if (!this.startRecord()) return this.malformedAt(p, pos + used);
+        return pos + used;
+      }
+      pos += step;
+      if (this.hdrLen === MAX_HEADER) return this.malformedAt(p, pos);
+    }
+    return pos;
+  }
+
+  /** Parses the header in hdr[0, hdrLen); on success moves to 'block' and returns true. */
+  private startRecord(): boolean {
+    const text = this.hdr.toString('latin1', 0, this.hdrLen);
+    const lines = text.split(/\r?\n/);
+    if (!/^WARC\/\d+\.\d+\s*$/.test(lines[0] ?? '')) return false;
+    let length = -1;
+    let type = '';
+    let target = '';
+    let ctype = '';
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      const c = line.indexOf(':');
+      if (c <= 0) continue;
+      const name = line.slice(0, c).trim().toLowerCase();
+      const value = line.slice(c + 1).trim();
+      if (name === 'content-length') length = /^\d+$/.test(value) ? Number(value) : -2;
+      else if (name === 'warc-type') type = value.toLowerCase();
+      else if (name === 'warc-target-uri') target = value.startsWith('<') && value.endsWith('>') ? value.slice(1, -1) : value;
+      else if (name === 'content-type') ctype = value;
+    }
+    if (length < 0 || !Number.isSafeInteger(length)) return false;
+    this.excerpt = Buffer.from(this.hdr.subarray(0, Math.min(this.hdrLen, 200)));
+    this.type = type;
+    this.targetUri = target;
+    this.contentType = ctype;
+    this.length = length;
+    this.got = 0;
+    this.blockLen = 0;
+    this.keep = this.opts.want(type, ctype) ? (length <= this.opts.maxRecordBytes ? 'all' : 'head') : 'none';
+    this.block = length === 0 && this.keep === 'all' ? Buffer.alloc(0) : null;
+    this.state = length === 0 ? 'trailer' : 'block';
+    this.trailerSeen = 0;
+    return true;
+  }
+
+  /**
+   * Not a WARC header: pushes back its bytes after the first, plus the rest
+   * of piece p from `pos`, to be re-scanned in 'resync'. Returns p.length
+   * (the caller stops on this piece).
+   */
+  private malformedAt(p: Buffer, pos: number): number {
+    this.excerpt = Buffer.from(this.hdr.subarray(0, Math.min(this.hdrLen, 200)));
+    const again = Buffer.from(this.hdr.subarray(1, this.hdrLen));
+    this.offset -= again.length; // consumed again during resync
+    this.queue.unshift(again, p.subarray(pos));
+    this.hdrLen = 0;
+    this.block = null;
+    this.enterResync();
+    return p.length;
+  }
+
+  private enterResync(): void {
+    this.state = 'resync';
+    this.tail = Buffer.alloc(0);
+  }
+
+  /** Looks for "\nWARC/"; on a hit, emits the pending malformed event and starts a header there. */
+  private resync(p: Buffer, pos: number, out: WarcEvent[]): number {
+    const n = p.length;
+    if (this.tail.length > 0) {
+      // A "\nWARC/" straddling the previous piece and this one.
+      const joint = Buffer.concat([this.tail, p.subarray(pos, Math.min(n, pos + 5))]);
+      const h = joint.indexOf(RESYNC);
+      const prev = this.tail.length;
+      this.tail = Buffer.alloc(0);
+      if (h >= 0) {
+        const w = h + 1;
+        this.offset += w - prev; // offset had counted the tail already
+        this.queue.unshift(Buffer.from(joint.subarray(w)), p.subarray(Math.min(n, pos + 5)));
+        this.resynced(out);
+        return n;
+      }
+    }
+    const hit = p.indexOf(RESYNC, pos);
+    if (hit >= 0) {
+      this.offset += hit + 1 - pos;
+      this.resynced(out);
+      return hit + 1;
+    }
+    this.tail = Buffer.from(p.subarray(Math.max(pos, n - 5), n));
+    this.offset += n - pos;
+    return n;
+  }
+
+  private resynced(out: WarcEvent[]): void {
+    out.push({ kind: 'malformed', number: this.recNo, excerpt: this.excerpt, endOffset: this.offset });
+    this.state = 'header';
+    this.hdrLen = 0;
+  }
+}
+
+/** Index just after the first "\n\n" or "\n\r\n" in buf[from, to), or -1. */
+function findBlankLine(buf: Buffer, from: number, to: number): number {
+  let i = from;
+  while (i < to) {
+    const nl = buf.indexOf(LF, i);
+    if (nl < 0 || nl >= to) return -1;
+    if (nl + 1 >= to) return -1; // undecided until more bytes arrive
+    const c = buf[nl + 1];
+    if (c === LF) return nl + 2;
+    if (c === CR) {
+      if (nl + 2 >= to) return -1;
+      if (buf[nl + 2] === LF) return nl + 3;
+    }
+    i = nl + 1;
+  }
+  return -1;
+}
