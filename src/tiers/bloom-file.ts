@@ -1,0 +1,162 @@
+// Persistence of a BlockedBloom in the state directory: writeBloom writes
+// `path.tmp`, fsyncs it, renames it over `path` and fsyncs the directory;
+// readBloom checks magic, version, flags, header CRC, length and the CRC32 of
+// the bit array and throws DRUM_CORRUPT_FILE on any mismatch (never returns an
+// empty filter for a bad file). Byte layout (all little-endian, docs/tiers.md):
+//   0  magic "DRBF"         4
+//   4  version u16 = 1      2   (also pins mix.ts hashing and the bit layout)
+//   6  flags u16 = 0        2   (reserved; a reader rejects unknown flags)
+//   8  k u16                2
+//  10  bitsPerKey u16       2   (informational: the budget it was sized for)
+//  12  blocks u32           4
+//  16  keys u64             8
+//  24  CRC32 of bit array   4
+//  28  CRC32 of bytes 0-27  4
+//  32  bit array: blocks × 64 bytes, 16 u32 words per block
+// Does not decide when to rebuild or where the file lives (the engine does).
+// Errors: DRUM_CORRUPT_FILE (bad content), DRUM_IO (the OS refused, incl. ENOENT).
+
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { endianness } from 'node:os';
+import { crc32 } from 'node:zlib';
+import { DrumError, ioError } from '../errors.js';
+import { BLOCK_BYTES, BLOCK_WORDS, BlockedBloom, MAX_BLOCKS, MAX_K } from './bloom.js';
+
+export const BLOOM_MAGIC = 0x46425244; // "DRBF" read as a little-endian u32
+export const BLOOM_FORMAT_VERSION = 1;
+export const HEADER_BYTES = 4 + 2 + 2 + 2 + 2 + 4 + 8 + 4 + 4; // = 32
+/** Bytes per read/write/CRC step, so no single call nears the 2 GiB I/O limit. */
+const CHUNK = 64 * 1024 * 1024;
+const BIG_ENDIAN = endianness() === 'BE';
+
+export interface WriteBloomOptions {
+  /** fsync the file before the rename and the directory after it. Default true. */
+  fsync?: boolean;
+}
+
+/** The bit array's bytes [start, end) as little-endian words (a swapped copy on big-endian hosts). */
+function leBytes(words: Uint32Array, start: number, end: number): Buffer {
+  const b = Buffer.from(words.buffer, words.byteOffset + start, end - start);
+  return BIG_ENDIAN ? Buffer.from(b).swap32() : b;
+}
+
+function crcOfWords(words: Uint32Array): number {
+  let crc = 0;
+  for (let off = 0; off < words.byteLength; off += CHUNK) {
+    crc = crc32(leBytes(words, off, Math.min(words.byteLength, off + CHUNK)), crc);
+  }
+  return crc >>> 0;
+}
+
+function header(bloom: BlockedBloom, dataCrc: number): Buffer {
+  const h = Buffer.alloc(HEADER_BYTES);
+  h.writeUInt32LE(BLOOM_MAGIC, 0);
+  h.writeUInt16LE(BLOOM_FORMAT_VERSION, 4);
+  h.writeUInt16LE(0, 6);
+  h.writeUInt16LE(bloom.k, 8);
+  h.writeUInt16LE(Math.min(0xffff, Math.round(bloom.bitsPerKey)), 10);
+  h.writeUInt32LE(bloom.blocks, 12);
+  h.writeBigUInt64LE(BigInt(bloom.keys), 16);
+  h.writeUInt32LE(dataCrc, 24);
+  h.writeUInt32LE(crc32(h.subarray(0, 28)) >>> 0, 28);
+  return h;
+}
+
+/** Writes the filter atomically: path.tmp, fsync, rename, fsync of the directory. */
+export async function writeBloom(path: string, bloom: BlockedBloom, opts: WriteBloomOptions = {}): Promise<void> {
+  const fsync = opts.fsync ?? true;
+  const tmp = `${path}.tmp`;
+  try {
+    const fh = await open(tmp, 'w');
+    try {
+      await fh.write(header(bloom, crcOfWords(bloom.words)), 0, HEADER_BYTES, 0);
+      const words = bloom.words;
+      for (let off = 0; off < words.byteLength; off += CHUNK) {
+        const chunk = leBytes(words, off, Math.min(words.byteLength, off + CHUNK));
+        let done = 0;
+        while (done < chunk.length) {
+          const { bytesWritten } = await fh.write(chunk, done, chunk.length - done, HEADER_BYTES + off + done);
+          done += bytesWritten;
+        }
+      }
+      if (fsync) await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, path);
+    if (fsync) {
+      const dir = await open(dirname(path), 'r');
+      try {
+        await dir.sync();
+      } finally {
+        await dir.close();
+      }
+    }
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    throw ioError('writing bloom filter', e, path);
+  }
+}
+
+function corrupt(path: string, why: string): never {
+  throw new DrumError('DRUM_CORRUPT_FILE', `bloom filter ${path}: ${why}`, { file: path });
+}
+
+/** Reads and fully verifies a filter written by writeBloom. */
+export async function readBloom(path: string): Promise<BlockedBloom> {
+  let fh;
+  try {
+    fh = await open(path, 'r');
+  } catch (e) {
+    throw ioError('opening bloom filter', e, path);
+  }
+  try {
+    const size = (await fh.stat()).size;
+    if (size < HEADER_BYTES) corrupt(path, `${size} bytes, shorter than the ${HEADER_BYTES}-byte header`);
+    const h = Buffer.alloc(HEADER_BYTES);
+    await readFully(fh, h, 0, path);
+    if (h.readUInt32LE(0) !== BLOOM_MAGIC) corrupt(path, 'bad magic (not a drum bloom file)');
+    if ((crc32(h.subarray(0, 28)) >>> 0) !== h.readUInt32LE(28)) corrupt(path, 'header checksum mismatch');
+    const version = h.readUInt16LE(4);
+    if (version !== BLOOM_FORMAT_VERSION) corrupt(path, `unsupported version ${version}`);
+    if (h.readUInt16LE(6) !== 0) corrupt(path, `unknown flags ${h.readUInt16LE(6)}`);
+    const k = h.readUInt16LE(8);
+    const bitsPerKey = h.readUInt16LE(10);
+    const blocks = h.readUInt32LE(12);
+    const keys = Number(h.readBigUInt64LE(16));
+    if (k < 1 || k > MAX_K) corrupt(path, `k = ${k} out of range`);
+    if (blocks < 1 || blocks > MAX_BLOCKS) corrupt(path, `${blocks} blocks out of range`);
+    const expected = HEADER_BYTES + blocks * BLOCK_BYTES;
+    if (size !== expected) corrupt(path, `${size} bytes, expected ${expected} for ${blocks} blocks`);
+    const words = new Uint32Array(blocks * BLOCK_WORDS);
+    const bytes = Buffer.from(words.buffer, words.byteOffset, words.byteLength);
+    for (let off = 0; off < bytes.length; off += CHUNK) {
+      await readFully(fh, bytes.subarray(off, Math.min(bytes.length, off + CHUNK)), HEADER_BYTES + off, path);
+    }
+    if (crcOfBytes(bytes) !== h.readUInt32LE(24)) corrupt(path, 'bit array checksum mismatch');
+    if (BIG_ENDIAN) bytes.swap32();
+    return new BlockedBloom(blocks, k, bitsPerKey, words, keys);
+  } catch (e) {
+    throw e instanceof DrumError ? e : ioError('reading bloom filter', e, path);
+  } finally {
+    await fh.close();
+  }
+}
+
+function crcOfBytes(bytes: Buffer): number {
+  let crc = 0;
+  for (let off = 0; off < bytes.length; off += CHUNK) {
+    crc = crc32(bytes.subarray(off, Math.min(bytes.length, off + CHUNK)), crc);
+  }
+  return crc >>> 0;
+}
+
+async function readFully(fh: FileHandle, buf: Buffer, position: number, path: string): Promise<void> {
+  let done = 0;
+  while (done < buf.length) {
+    const { bytesRead } = await fh.read(buf, done, buf.length - done, position + done);
+    if (bytesRead === 0) corrupt(path, `ended early at byte ${position + done}`);
+    done += bytesRead;
+  }
+}
