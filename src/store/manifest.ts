@@ -43,6 +43,8 @@ export interface RunState {
   startedAt: string;
   finishedAt: string | null;
   inputs: InputRecord[];
+  /** Per input: passed over because an earlier complete run ingested the same bytes. */
+  skipped: boolean[];
   options: Record<string, string>;
   outDir: string;
   position: { input: number; offset: number; line: number };

@@ -1,0 +1,78 @@
+// Splits the one RAM budget (--memory) among drum's data structures: the
+// in-RAM tiers, the RAM bucket buffers, the merge's sort area and new-URL
+// bitmap, and a fixed reserve for the runtime itself (V8 heap, worker
+// threads, IO buffers). Pure arithmetic; the report prints the split.
+
+import { HotCache } from '../tiers/hot-cache.js';
+import { RecentTable } from '../tiers/recent-table.js';
+import type { ResolvedOptions } from '../options.js';
+import { DrumError } from '../errors.js';
+
+/** Bytes per pending entry in the sort area: hi, lo, ordinal, and the radix sort's scratch copy. */
+export const SORT_BYTES_PER_ENTRY = 2 * (4 + 4 + 4);
+/** Bytes per pending entry in a RAM bucket buffer: hi, lo, ordinal. */
+export const BUFFER_BYTES_PER_ENTRY = 4 + 4 + 4;
+
+export interface BudgetPlan {
+  totalBytes: number;
+  runtimeReserve: number;
+  hotCache: number;
+  recentTable: number;
+  bloom: number;
+  bucketBuffers: number;
+  sortArea: number;
+  newBitmap: number;
+  ioBuffers: number;
+  /** Entries per bucket RAM buffer. */
+  bufferEntries: number;
+  /** A merge starts once a bucket holds this many entries (its sort must fit the sort area). */
+  maxBucketEntries: number;
+  /** A merge starts once a round holds this many entries (the new-URL bitmap must fit). */
+  maxRoundEntries: number;
+  /** Keys the Bloom filter may be sized for at most. */
+  bloomMaxKeys: number;
+}
+
+export const IO_BUFFER_BYTES = 8 << 20; // aux log, unique writer, store reads/writes, input chunks
+
+export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPlan {
+  const total = o.memoryBytes;
+  const runtimeReserve = Math.min(96 << 20, Math.floor(total * 0.375));
+  const hotCache = HotCache.bytesFor(o.cacheEntries);
+  const recentTable = RecentTable.bytesFor(o.recentEntries);
+  let left = total - runtimeReserve - hotCache - recentTable - IO_BUFFER_BYTES;
+  // Bloom: up to a quarter of what is left; the report states the FP rate that buys.
+  const bloom = o.bloom === 'off' ? 0 : Math.floor(left / 4);
+  left -= bloom;
+  const minLeft = o.buckets * 1024 * BUFFER_BYTES_PER_ENTRY + (1 << 20);
+  if (left < minLeft) {
+    throw new DrumError(
+      'DRUM_BAD_OPTION',
+      `memory budget ${total} bytes is too small for ${o.buckets} buckets with these tier sizes (need about ${total - left + minLeft})`,
+    );
+  }
+  const newBitmap = Math.floor(left / 16);
+  const bucketBuffers = Math.floor((left - newBitmap) / 3);
+  const sortArea = left - newBitmap - bucketBuffers;
+  const bufferEntries = Math.max(1024, Math.floor(bucketBuffers / (o.buckets * BUFFER_BYTES_PER_ENTRY)));
+  // Leave room for one more chunk after the trigger fires.
+  const maxBucketEntries = Math.max(1024, Math.floor(sortArea / SORT_BYTES_PER_ENTRY) - chunkLinksMax);
+  const maxRoundEntries = Math.min(2 ** 32 - 1 - chunkLinksMax, newBitmap * 8 - chunkLinksMax);
+  const bloomMaxKeys = o.bloom === 'off' ? 0 : Math.floor((bloom * 8) / o.bloomBitsPerKey);
+  return {
+    totalBytes: total, runtimeReserve, hotCache, recentTable, bloom, bucketBuffers, sortArea, newBitmap,
+    ioBuffers: IO_BUFFER_BYTES, bufferEntries, maxBucketEntries, maxRoundEntries, bloomMaxKeys,
+  };
+}
+
+export function budgetSplit(p: BudgetPlan): Record<string, number> {
+  return {
+    runtimeReserve: p.runtimeReserve, hotCache: p.hotCache, recentTable: p.recentTable, bloom: p.bloom,
+    bucketBuffers: p.bucketBuffers, sortArea: p.sortArea, newBitmap: p.newBitmap, ioBuffers: p.ioBuffers,
+  };
+}
+
+/** Most links one chunk of `chunkBytes` can hold (shortest line "a:b\n" is 4 bytes, but real links are >= 10). */
+export function chunkLinksMax(chunkBytes: number): number {
+  return Math.ceil(chunkBytes / 8) + 1;
+}

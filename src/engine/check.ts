@@ -1,0 +1,77 @@
+// The read-only job behind `drum check`: which URLs of the inputs are not in
+// the store yet, in input order, first occurrence only — DRUM's "check"
+// without "update". Runs the same pipeline as ingest against a read-only
+// session whose spills, aux log and any intermediate merged files live in a
+// private temporary directory; the state directory is never written.
+
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import type { Reject } from '../input/types.js';
+import { newRunCounters } from '../stats/counters.js';
+import { KeyReader } from '../store/key-reader.js';
+import { keysFileName } from '../store/format.js';
+import type { CheckRequest } from './api.js';
+import { describeInputs } from './run-setup.js';
+import { readLoop, type InputError } from './read-loop.js';
+import { mergeRound, type BucketFiles } from './round.js';
+import type { Session } from './session.js';
+
+export interface CheckResult {
+  linksRead: number;
+  newUrls: number;
+  rejectedLines: number;
+  inputErrors: InputError[];
+}
+
+export async function check(s: Session, req: CheckRequest): Promise<CheckResult> {
+  const inputs = await describeInputs(req.inputs);
+  const c = newRunCounters();
+  // Buckets merged by an earlier round of this check live in the work dir (an overlay over the store).
+  const overlay = new Map<number, { path: string; keys: number; bytes: number }>();
+  let round = 0;
+  const files = (last: boolean): BucketFiles => ({
+    openReader: (b) => {
+      const o = overlay.get(b);
+      return o ? KeyReader.open(s.dfs, o.path, { bucket: b, keys: o.keys }, o.bytes) : s.store.openReader(b);
+    },
+    outputPath: (b) => (last ? null : join(s.workDir, keysFileName(b, round + 1).replace('store/', ''))),
+    keysIn: (b) => overlay.get(b)?.keys ?? s.store.body.buckets[b]?.keys ?? 0,
+  });
+  const decoder = new TextDecoder();
+  const runRound = (last: boolean): void => {
+    const res = mergeRound({
+      dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: c, fsync: false,
+      files: files(last), bloomKeys: 0, bloomBitsPerKey: s.opts.bloomBitsPerKey,
+      emit: (buf, start, end) => req.onNew(decoder.decode(buf.subarray(start, end))),
+    }, s.area);
+    for (const [b, w] of res.written) {
+      const old = overlay.get(b);
+      overlay.set(b, { path: w.path, keys: w.file.keys, bytes: w.file.bytes });
+      if (old) fs.rmSync(old.path, { force: true });
+    }
+    round++;
+    s.pending.reset();
+    s.aux.discard();
+    s.front.startRound(s.plan.maxRoundEntries + 1);
+  };
+  s.front.startRound(s.plan.maxRoundEntries + 1);
+  const tooLong: Reject[] = [];
+  const countRejects = (rs: readonly Reject[]): void => {
+    c.rejectedLines += rs.length;
+    c.linksRead += rs.length;
+  };
+  const inputErrors = await readLoop(s, {
+    inputs, from: { input: 0, offset: 0, line: 0 }, skip: inputs.map(() => false), read: req,
+    onBytes: () => {},
+    onChunk: (p) => {
+      countRejects(p.rejects);
+      s.front.route(p, s.pending, s.aux, c, tooLong);
+      countRejects(tooLong);
+      tooLong.length = 0;
+      if (s.pending.largest >= s.plan.maxBucketEntries || s.aux.records >= s.plan.maxRoundEntries) runRound(false);
+    },
+    onInputDone: () => {},
+  });
+  runRound(true);
+  return { linksRead: c.linksRead, newUrls: c.uniqueUrls, rejectedLines: c.rejectedLines, inputErrors };
+}

@@ -1,0 +1,195 @@
+// The public engine: open a store on a state directory, then ingest (check +
+// update, writing a run's outputs), check (read-only), stats and verify;
+// close() releases everything. Also canonicalizeLines for `drum
+// canonicalize`. The CLI and the stream API are thin layers over this class.
+
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { BatchScratch, canonicalizeBatch } from '../canonicalize/batch.js';
+import { resolvePolicy } from '../canonicalize/policy.js';
+import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
+import { DrumError } from '../errors.js';
+import { expectedCollisions } from '../fingerprint/key.js';
+import { readInputs } from '../input/read.js';
+import type { DrumOptions } from '../options.js';
+import { readBloom } from '../tiers/bloom-file.js';
+import type { CheckRequest, IngestRequest, ReadOptions, RunReport, StoreStats, VerifyResult } from './api.js';
+import { check, type CheckResult } from './check.js';
+import { ingest } from './ingest.js';
+import { Session } from './session.js';
+import { isDrumError } from '../errors.js';
+import { readManifest } from '../store/manifest.js';
+
+export class Drum {
+  private session: Session | null;
+  private tempWork: string | null;
+  private busy = false;
+
+  private constructor(session: Session, tempWork: string | null) {
+    this.session = session;
+    this.tempWork = tempWork;
+  }
+
+  /**
+   * Opens (or creates) the store in stateDir. Writers take the lock
+   * (DRUM_LOCKED if held); `readOnly` opens see the last committed state,
+   * take no lock and write only to a private temporary directory.
+   */
+  static async open(stateDir: string, opts: DrumOptions = {}): Promise<Drum> {
+    const temp = opts.readOnly ? fs.mkdtempSync(join(tmpdir(), 'drum-check-')) : null;
+    try {
+      return new Drum(await Session.open(stateDir, opts, temp ?? undefined), temp);
+    } catch (e) {
+      if (temp) fs.rmSync(temp, { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  private use(): Session {
+    if (this.session === null) throw new DrumError('DRUM_CLOSED', 'this drum store is closed');
+    if (this.busy) throw new DrumError('DRUM_BAD_OPTION', 'one job at a time per open store');
+    return this.session;
+  }
+
+  private async job<T>(fn: (s: Session) => Promise<T>): Promise<T> {
+    const s = this.use();
+    this.busy = true;
+    try {
+      return await fn(s);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Check+update: ingests the inputs, writing unique-*.txt, rejects.tsv and report.json to the run's out dir. */
+  ingest(req: IngestRequest): Promise<RunReport> {
+    return this.job(async (s) => {
+      if (s.opts.readOnly) throw new DrumError('DRUM_BAD_OPTION', 'ingest needs a store opened for writing');
+      return ingest(s, req);
+    });
+  }
+
+  /** Read-only check: calls req.onNew for each URL not yet stored, in input order. Adds nothing. */
+  check(req: CheckRequest): Promise<CheckResult> {
+    return this.job((s) => check(s, req));
+  }
+
+  stats(): Promise<StoreStats> {
+    return this.job(async (s) => {
+      const b = s.store.body;
+      let storeBytes = 0;
+      let files = 0;
+      for (const e of b.buckets) {
+        if (e) {
+          storeBytes += e.bytes;
+          files++;
+        }
+      }
+      let bloom: StoreStats['bloom'] = null;
+      if (b.bloom) {
+        const size = fs.statSync(join(s.dir, b.bloom.file)).size;
+        const f = await readBloom(join(s.dir, b.bloom.file));
+        bloom = { bitsPerKey: b.bloom.bitsPerKey, sizeBytes: size, keys: b.bloom.keys, expectedFpRate: f.expectedFpRate() };
+        files++;
+        storeBytes += size;
+      }
+      const hostCounts: number[] = [];
+      if (s.catalog !== null) for (const h of await s.catalog.topHosts(1000)) hostCounts.push(h.uniqueUrls);
+      return {
+        stateDir: s.dir,
+        formatVersion: b.formatVersion,
+        storeUrls: b.storeUrls,
+        storeBytes,
+        files,
+        buckets: b.params.buckets,
+        hostBits: b.params.hostBits,
+        policy: b.params.policy,
+        expectedCollisions: expectedCollisions(b.storeUrls, b.params.hostBits, hostCounts),
+        bloom,
+        recentRuns: b.history.slice().reverse().map((h) => ({
+          runId: h.runId, status: h.status, startedAt: h.startedAt, uniqueUrls: h.uniqueUrls, linksRead: h.linksRead,
+        })),
+      };
+    });
+  }
+
+  /** Full check of every committed file: manifest, key files (CRCs, order, buckets), Bloom file. */
+  verify(): Promise<VerifyResult> {
+    return this.job(async (s) => {
+      const r = s.verifyStore();
+      const body = s.store.body;
+      if (body.bloom) {
+        r.filesChecked++;
+        try {
+          await readBloom(join(s.dir, body.bloom.file));
+        } catch (e) {
+          if (!isDrumError(e)) throw e;
+          r.problems.push({ file: e.file ?? body.bloom.file, code: e.code, message: e.message });
+        }
+      }
+      r.filesChecked++; // the manifest, checked when the store opened
+      return { ok: r.problems.length === 0, filesChecked: r.filesChecked, keysChecked: r.keysChecked, problems: r.problems };
+    });
+  }
+
+  async close(): Promise<void> {
+    const s = this.session;
+    if (s === null) return;
+    this.session = null;
+    try {
+      await s.close();
+    } finally {
+      if (this.tempWork) fs.rmSync(this.tempWork, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Verifies a state directory without opening it for work: a broken manifest is a problem, not a throw. */
+export async function verifyStateDir(stateDir: string): Promise<VerifyResult> {
+  try {
+    if (readManifest(stateDir) === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${stateDir}`, { file: stateDir });
+  } catch (e) {
+    if (isDrumError(e, 'DRUM_CORRUPT_FILE')) {
+      return { ok: false, filesChecked: 1, keysChecked: 0, problems: [{ file: e.file ?? stateDir, code: e.code, message: e.message }] };
+    }
+    throw e;
+  }
+  const d = await Drum.open(stateDir, { readOnly: true, forcePolicy: true, workers: 0 });
+  try {
+    return await d.verify();
+  } finally {
+    await d.close();
+  }
+}
+
+/**
+ * For `drum canonicalize`: one output line per listed input line, in line
+ * order: the canonical URL, or `!reject<TAB><reason>`.
+ */
+export async function canonicalizeLines(
+  inputs: string[],
+  opts: { canonical: CanonicalPolicyOptions } & ReadOptions,
+  onLine: (line: string) => void,
+): Promise<void> {
+  const policy = resolvePolicy(opts.canonical);
+  const scratch = new BatchScratch();
+  for (let i = 0; i < inputs.length; i++) {
+    for await (const chunk of readInputs([{ path: inputs[i]! }], {
+      format: opts.format ?? 'auto', maxLineBytes: policy.maxLineBytes, chunkBytes: 1 << 20,
+      links: opts.links, warcLinks: opts.warcLinks,
+    })) {
+      const batch = canonicalizeBatch(chunk, policy, scratch);
+      const rejects = chunk.rejects.concat(batch.rejects).sort((a, b) => a.line - b.line);
+      let r = 0;
+      let start = 0;
+      for (let k = 0; k < batch.count; k++) {
+        const line = batch.lines[k]!;
+        while (r < rejects.length && rejects[r]!.line < line) onLine(`!reject\t${rejects[r++]!.reason}`);
+        onLine(batch.bytes.toString('latin1', start, batch.ends[k]!));
+        start = batch.ends[k]!;
+      }
+      while (r < rejects.length) onLine(`!reject\t${rejects[r++]!.reason}`);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+// Routes each parsed URL through the in-RAM tiers — hot cache, recently-added
+// table, optional Bloom gate — and sends what they cannot answer to the
+// buckets (key) and the aux log (URL text) under its arrival ordinal.
+// Counts every tier's lookups and hits. Does not merge or decide when to.
+// Tier semantics: a key in the cache or the recent table was seen earlier in
+// the stream (stored, or pending with an earlier ordinal): a certain duplicate.
+
+import { AUX_MAX_URL_BYTES, type AuxLog } from '../bucket/aux-log.js';
+import type { PendingBuckets } from '../bucket/pending.js';
+import type { Reject } from '../input/types.js';
+import type { BloomMode } from '../options.js';
+import type { RunCounters } from '../stats/counters.js';
+import type { BlockedBloom } from '../tiers/bloom.js';
+import type { HotCache } from '../tiers/hot-cache.js';
+import type { RecentTable } from '../tiers/recent-table.js';
+import type { ParsedChunk } from './parse.js';
+
+export class Front {
+  /** Gate mode: bit per ordinal of this round, set when the Bloom said "maybe seen". */
+  maybeSeen: Uint8Array = new Uint8Array(0);
+
+  constructor(
+    readonly cache: HotCache,
+    readonly recent: RecentTable,
+    public bloom: BlockedBloom | null,
+    readonly bloomMode: BloomMode,
+  ) {}
+
+  /** Starts a round: clears the gate's per-ordinal bits. */
+  startRound(maxEntries: number): void {
+    if (this.bloomMode === 'gate') {
+      const need = (maxEntries >>> 3) + 1;
+      if (this.maybeSeen.length < need) this.maybeSeen = new Uint8Array(need);
+      else this.maybeSeen.fill(0);
+    }
+  }
+
+  /**
+   * Routes every URL of `p`. Counts accepted links and in-RAM duplicates into
+   * `c`; URLs too long for the aux log are appended to `tooLong` as rejects.
+   */
+  route(p: ParsedChunk, pending: PendingBuckets, aux: AuxLog, c: RunCounters, tooLong: Reject[]): void {
+    const { batch, keys } = p;
+    const n = batch.count;
+    const bytes = batch.bytes;
+    const ends = batch.ends;
+    const cache = this.cache;
+    const recent = this.recent;
+    const bloom = this.bloom;
+    const lossy = this.bloomMode === 'lossy';
+    const gate = this.bloomMode === 'gate';
+    let start = 0;
+    let dups = 0;
+    let accepted = 0;
+    for (let i = 0; i < n; i++) {
+      const end = ends[i]!;
+      const s = start;
+      start = end;
+      if (end - s > AUX_MAX_URL_BYTES) {
+        tooLong.push({ line: batch.lines[i]!, input: p.input, reason: 'too-long', excerpt: Buffer.from(bytes.subarray(s, s + 200)) });
+        continue;
+      }
+      accepted++;
+      const hi = keys[2 * i]!;
+      const lo = keys[2 * i + 1]!;
+      if (cache.has(hi, lo)) {
+        dups++;
+        continue;
+      }
+      if (recent.hasOrAdd(hi, lo)) {
+        // Seen twice now: popular enough for the hot cache.
+        cache.insert(hi, lo);
+        dups++;
+        continue;
+      }
+      if (bloom !== null) {
+        if (bloom.mayContain(hi, lo)) {
+          c.bloomMaybeSeen++;
+          if (lossy) {
+            c.lossyDropped++;
+            dups++;
+            continue;
+          }
+          if (gate) {
+            const o = aux.records;
+            this.maybeSeen[o >>> 3]! |= 1 << (o & 7);
+          }
+        } else {
+          c.bloomDefinitelyNew++;
+          bloom.add(hi, lo);
+        }
+      }
+      pending.add(hi, lo, aux.records);
+      aux.append(bytes, s, end);
+    }
+    c.linksRead += accepted;
+    c.duplicateUrls += dups;
+  }
+}

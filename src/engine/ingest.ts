@@ -1,0 +1,198 @@
+// The ingest job: reads the inputs from the committed position, parses them
+// on the worker pool, routes keys through the tiers into the buckets, and
+// runs a merge round whenever a bucket or the round is full and at the end.
+// Each round commits store files, the unique-URL and rejects bytes written so
+// far and the input position with one manifest rename, so a killed run
+// resumes where it committed and writes byte-identical outputs.
+
+import { join } from 'node:path';
+import { DrumError } from '../errors.js';
+import type { Reject } from '../input/types.js';
+import { RejectsWriter } from '../output/rejects.js';
+import { UniqueWriter } from '../output/unique-writer.js';
+import { flattenCounters, newRunCounters, restoreCounters, type RunCounters } from '../stats/counters.js';
+import type { ManifestBody, RunState, RunSummary } from '../store/manifest.js';
+import { writeBloom } from '../tiers/bloom-file.js';
+import type { IngestRequest, RunReport } from './api.js';
+import type { ParsedChunk } from './parse.js';
+import { mergeRound } from './round.js';
+import { buildReport, writeReport } from './report-build.js';
+import { describeInputs, inHistory, planRun, type RunPlan } from './run-setup.js';
+import type { Session } from './session.js';
+import { HostCounter } from './host-counter.js';
+import { readLoop, type InputError } from './read-loop.js';
+
+const HISTORY_KEEP = 20;
+
+export async function ingest(s: Session, req: IngestRequest): Promise<RunReport> {
+  const t0 = performance.now();
+  const inputs = await describeInputs(req.inputs);
+  const catalogHas = new Set<string>();
+  if (s.catalog !== null && !req.force) {
+    for (const i of inputs) {
+      if (i.path !== '-' && (await s.catalog.findIngestedInput(i.sha256, i.bytes))) catalogHas.add(`${i.sha256}/${i.bytes}`);
+    }
+  }
+  const plan = planRun(s.dir, s.store.body, req, inputs, (i) => inHistory(s.store.body, i) || catalogHas.has(`${i.sha256}/${i.bytes}`));
+  if (!plan.resume && plan.skipped.every((x) => x)) {
+    return buildReport(s, plan.run, newRunCounters(), plan.skipped, [], 0, 'skipped');
+  }
+  // Refuse a store that fails verification before writing anything.
+  const v = s.verifyStore();
+  if (!v.ok) {
+    const p = v.problems[0]!;
+    throw new DrumError(p.code as 'DRUM_CORRUPT_FILE', `store failed verification, nothing was changed: ${p.file}: ${p.message}`, { file: p.file });
+  }
+  return runIngest(s, req, plan, t0);
+}
+
+async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: number): Promise<RunReport> {
+  const run = plan.run;
+  const c: RunCounters = plan.resume ? restoreCounters(run.counters) : newRunCounters();
+  const io0 = { ...s.dfs.counters };
+  const tiers0 = { cl: s.front.cache.lookups, ch: s.front.cache.hits, rl: s.front.recent.lookups, rh: s.front.recent.hits };
+  s.dfs.mkdirp(run.outDir);
+  const rejects = RejectsWriter.open(join(run.outDir, 'rejects.tsv'), { resumeLength: plan.resume ? run.rejectsBytes : 0, fsync: s.opts.fsync });
+  const unique = new UniqueWriter(s.dfs, run.outDir, run.unique, s.opts.fsync);
+  const hosts = new HostCounter();
+  let history = s.store.body.history;
+  if (plan.abandoned !== null) history = pushHistory(history, plan.abandoned, restoreCounters(plan.abandoned.counters));
+  const position = { ...run.position };
+  let bytesRead = 0;
+  const bytesTotal = run.inputs.some((i) => i.path === '-') ? null : run.inputs.reduce((a, i) => a + i.bytes, 0);
+  const progress = (phase: 'reading' | 'merging' | 'committing' | 'done'): void => {
+    req.onProgress?.({ phase, bytesRead, bytesTotal, links: c.linksRead, elapsedMs: performance.now() - t0 });
+  };
+  s.front.startRound(s.plan.maxRoundEntries + 1);
+
+  // Counters restored from the last commit, plus what this process adds.
+  const base = plan.resume ? restoreCounters(run.counters) : newRunCounters();
+  const syncIo = (): void => {
+    const d = s.dfs.counters;
+    c.seeks = base.seeks + d.seeks - io0.seeks;
+    c.fileOpens = base.fileOpens + d.fileOpens - io0.fileOpens;
+    c.bytesRead = base.bytesRead + d.bytesRead - io0.bytesRead;
+    c.bytesWritten = base.bytesWritten + d.bytesWritten - io0.bytesWritten;
+    c.cacheLookups = base.cacheLookups + s.front.cache.lookups - tiers0.cl;
+    c.cacheHits = base.cacheHits + s.front.cache.hits - tiers0.ch;
+    c.recentLookups = base.recentLookups + s.front.recent.lookups - tiers0.rl;
+    c.recentHits = base.recentHits + s.front.recent.hits - tiers0.rh;
+    c.elapsedMs = base.elapsedMs + (performance.now() - t0);
+  };
+
+  const commitRound = async (final: boolean): Promise<void> => {
+    progress('merging');
+    const tm = performance.now();
+    const body = s.store.body;
+    const res = mergeRound({
+      dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: c, fsync: s.opts.fsync,
+      files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey,
+      emit: (buf, start, end) => {
+        unique.write(buf, start, end);
+        hosts.add(buf, start, end);
+      },
+    }, s.area);
+    s.timer.add('merge', performance.now() - tm, s.aux.records);
+    progress('committing');
+    const point = unique.sync();
+    await rejects.sync();
+    const buckets = body.buckets.slice();
+    for (const [b, w] of res.written) {
+      buckets[b] = { file: s.store.nextKeysFile(b).name, keys: w.file.keys, bytes: w.file.bytes, crc: w.file.crc };
+    }
+    let bloomEntry = body.bloom;
+    if (res.bloom !== null) {
+      const name = `bloom-g${String(body.commit + 1).padStart(6, '0')}.bloom`;
+      await writeBloom(join(s.dir, name), res.bloom, { fsync: s.opts.fsync });
+      bloomEntry = { file: name, keys: res.bloom.keys, bitsPerKey: s.opts.bloomBitsPerKey };
+    }
+    syncIo();
+    const nextRun: RunState = {
+      ...run, position: { ...position }, rounds: run.rounds + 1, unique: point,
+      rejectsBytes: rejects.committedLength(), counters: flattenCounters(c),
+      status: final ? 'complete' : 'running', finishedAt: final ? new Date().toISOString() : null,
+    };
+    run.rounds = nextRun.rounds;
+    const next: ManifestBody = {
+      ...body, buckets, bloom: bloomEntry, run: nextRun,
+      storeUrls: buckets.reduce((a, e) => a + (e ? e.keys : 0), 0),
+      history: final ? pushHistory(history, nextRun, c) : history,
+    };
+    s.store.commit(next);
+    if (res.bloom !== null) s.front.bloom = res.bloom;
+    s.pending.reset();
+    s.aux.discard();
+    s.front.recent.onMerged();
+    s.front.startRound(s.plan.maxRoundEntries + 1);
+    if (s.catalog !== null) await s.catalog.applyHostCounts(run.runId, nextRun.rounds, hosts.take());
+    else hosts.take();
+  };
+
+  const process1 = (p: ParsedChunk, tooLong: Reject[]): void => {
+    if (p.rejects.length > 0) countRejects(c, p.rejects, rejects);
+    s.front.route(p, s.pending, s.aux, c, tooLong);
+    if (tooLong.length > 0) {
+      countRejects(c, tooLong, rejects);
+      tooLong.length = 0;
+    }
+    position.input = p.input;
+    position.offset = p.endOffset;
+    position.line = p.endLine;
+  };
+
+  let inputErrors: InputError[] = [];
+  try {
+    const tooLong: Reject[] = [];
+    inputErrors = await readLoop(s, {
+      inputs: run.inputs, from: { ...position }, skip: plan.skipped, read: req,
+      onBytes: (d) => {
+        bytesRead += d;
+        c.inputBytes += d;
+      },
+      onChunk: async (p) => {
+        process1(p, tooLong);
+        if (s.pending.largest >= s.plan.maxBucketEntries || s.aux.records >= s.plan.maxRoundEntries) await commitRound(false);
+        progress('reading');
+      },
+      onInputDone: (i) => {
+        position.input = i + 1;
+        position.offset = 0;
+        position.line = 0;
+      },
+    });
+    await commitRound(true);
+  } finally {
+    unique.close();
+    await rejects.close();
+  }
+  progress('done');
+  syncIo();
+  const report = buildReport(s, { ...run, status: 'complete' }, c, plan.skipped, unique.fileNames(), c.elapsedMs, 'complete', inputErrors);
+  writeReport(s.dfs, run.outDir, report);
+  if (s.catalog !== null) await s.catalog.putRun(catalogRecord(run, report));
+  return report;
+}
+
+function countRejects(c: RunCounters, rs: readonly Reject[], w: RejectsWriter): void {
+  for (const r of rs) c.rejectsByReason[r.reason] = (c.rejectsByReason[r.reason] ?? 0) + 1;
+  c.rejectedLines += rs.length;
+  c.linksRead += rs.length;
+  w.addAll(rs);
+}
+
+function pushHistory(h: RunSummary[], run: RunState, c: RunCounters): RunSummary[] {
+  const entry: RunSummary = {
+    runId: run.runId, status: run.status, startedAt: run.startedAt, finishedAt: run.finishedAt,
+    linksRead: c.linksRead, uniqueUrls: c.uniqueUrls, outDir: run.outDir, inputs: run.inputs,
+  };
+  return [...h.filter((x) => x.runId !== run.runId), entry].slice(-HISTORY_KEEP);
+}
+
+function catalogRecord(run: RunState, r: RunReport) {
+  return {
+    runId: run.runId, startedAt: run.startedAt, finishedAt: new Date().toISOString(), status: 'complete' as const,
+    inputs: r.inputs.map((i) => ({ path: i.path, bytes: i.bytes, sha256: i.sha256, skipped: i.skipped })),
+    counts: { linksRead: r.linksRead, uniqueUrls: r.uniqueUrls, duplicateUrls: r.duplicateUrls, rejectedLines: r.rejectedLines },
+    outDir: run.outDir, outputFiles: r.outputFiles, options: { ...run.options },
+  };
+}

@@ -1,0 +1,140 @@
+// One merge round, DRUM's "check+update" over everything pending: for each
+// bucket with pending keys, load them (spill file + RAM buffer), radix-sort,
+// drop in-round repeats, merge sequentially with the bucket's sorted key
+// file (writing the union to a new file when asked), then stream the aux log
+// once and dispatch the new URLs in exact arrival order. Optionally rebuilds
+// the Bloom filter from every stored key as it streams past. Does not commit
+// (the caller names the new files in a manifest) and does not read inputs.
+
+import type { AuxLog } from '../bucket/aux-log.js';
+import type { PendingBuckets } from '../bucket/pending.js';
+import { dedupeSorted, radixSortKeys } from '../bucket/radix-sort.js';
+import type { RunCounters } from '../stats/counters.js';
+import type { KeyReader } from '../store/key-reader.js';
+import { KeyWriter, type WrittenFile } from '../store/key-writer.js';
+import { mergeBucket } from '../store/merge.js';
+import type { DrumFs } from '../io/fs.js';
+import { BlockedBloom } from '../tiers/bloom.js';
+import type { Front } from './front.js';
+
+/** Where a round reads each bucket's keys and where it writes the merged file. */
+export interface BucketFiles {
+  openReader(b: number): KeyReader | null;
+  /** Path for bucket b's merged file, or null to merge without writing (read-only check). */
+  outputPath(b: number): string | null;
+  /** Keys currently stored in bucket b (before this round). */
+  keysIn(b: number): number;
+}
+
+export interface RoundResult {
+  /** Merged files written, by bucket. */
+  written: Map<number, { path: string; file: WrittenFile }>;
+  newUrls: number;
+  /** Rebuilt Bloom filter (ingest with a Bloom mode), else null. */
+  bloom: BlockedBloom | null;
+}
+
+export interface RoundParams {
+  dfs: DrumFs;
+  pending: PendingBuckets;
+  aux: AuxLog;
+  front: Front;
+  counters: RunCounters;
+  files: BucketFiles;
+  fsync: boolean;
+  /** Rebuild the Bloom filter for this many keys at most (0 = no Bloom). */
+  bloomKeys: number;
+  bloomBitsPerKey: number;
+  /** Receives each new URL, in arrival order. */
+  emit: (buf: Buffer, start: number, end: number) => void;
+}
+
+/** Sort arrays reused across rounds; they grow to the largest bucket seen. */
+export class SortArea {
+  hi = new Uint32Array(0);
+  lo = new Uint32Array(0);
+  ord = new Uint32Array(0);
+  tHi = new Uint32Array(0);
+  tLo = new Uint32Array(0);
+  tOrd = new Uint32Array(0);
+  readonly scratch = new Uint8Array(1 << 20);
+
+  ensure(n: number): void {
+    if (this.hi.length >= n) return;
+    const cap = Math.max(n, 1024);
+    this.hi = new Uint32Array(cap);
+    this.lo = new Uint32Array(cap);
+    this.ord = new Uint32Array(cap);
+    this.tHi = new Uint32Array(cap);
+    this.tLo = new Uint32Array(cap);
+    this.tOrd = new Uint32Array(cap);
+  }
+}
+
+export function mergeRound(p: RoundParams, area: SortArea): RoundResult {
+  const { pending, aux, front, counters: c, files } = p;
+  aux.flush();
+  const entries = aux.records;
+  const newBits = new Uint8Array((entries >>> 3) + 1);
+  const written = new Map<number, { path: string; file: WrittenFile }>();
+  const cache = front.cache;
+  const onHit = (hi: number, lo: number): void => cache.insert(hi, lo);
+  let bloom: BlockedBloom | null = null;
+  if (p.bloomKeys > 0) {
+    let expected = pending.total;
+    for (let b = 0; b < pending.count; b++) expected += files.keysIn(b);
+    bloom = BlockedBloom.forKeys(Math.min(p.bloomKeys, Math.max(1024, Math.ceil(expected * 1.5))), p.bloomBitsPerKey);
+  }
+  const sink = bloom === null ? null : (keys: Uint32Array, n: number): void => {
+    for (let i = 0; i < n; i++) bloom!.add(keys[2 * i]!, keys[2 * i + 1]!);
+  };
+  area.ensure(pending.largest);
+  for (let b = 0; b < pending.count; b++) {
+    const total = pending.totals[b]!;
+    if (total === 0) {
+      if (sink !== null) addStoredKeys(files.openReader(b), sink);
+      continue;
+    }
+    const n = pending.load(b, area.hi, area.lo, area.ord, area.scratch);
+    radixSortKeys(area.hi, area.lo, area.ord, n, area.tHi, area.tLo, area.tOrd);
+    const u = dedupeSorted(area.hi, area.lo, area.ord, n);
+    const reader = files.openReader(b);
+    const outPath = files.outputPath(b);
+    const writer = outPath === null ? null : new KeyWriter(p.dfs, outPath, b, sink, p.fsync);
+    try {
+      const r = mergeBucket({ hi: area.hi, lo: area.lo, ord: area.ord, n: u }, reader, writer, newBits, onHit);
+      c.diskLookups += n;
+      c.inRoundRepeats += n - u;
+      c.storeHits += r.hits;
+      c.diskHits += n - u + r.hits;
+      c.duplicateUrls += n - u + r.hits;
+      if (writer !== null) written.set(b, { path: outPath!, file: writer.finish() });
+    } catch (e) {
+      writer?.abort();
+      for (const w of written.values()) p.dfs.unlink(w.path);
+      throw e;
+    } finally {
+      reader?.close();
+    }
+  }
+  let newUrls = 0;
+  const maybe = front.bloomMode === 'gate' ? front.maybeSeen : null;
+  aux.forEachWanted(newBits, 4 << 20, (ordinal, buf, start, end) => {
+    p.emit(buf, start, end);
+    newUrls++;
+    if (maybe !== null && (maybe[ordinal >>> 3]! >>> (ordinal & 7)) & 1) c.bloomFalsePositives++;
+  });
+  c.uniqueUrls += newUrls;
+  c.merges++;
+  c.spills += pending.spillsThisRound;
+  return { written, newUrls, bloom };
+}
+
+function addStoredKeys(reader: KeyReader | null, sink: (keys: Uint32Array, n: number) => void): void {
+  if (reader === null) return;
+  try {
+    while (reader.nextBlock()) sink(reader.keys, reader.n);
+  } finally {
+    reader.close();
+  }
+}

@@ -1,0 +1,103 @@
+// Everything an open store holds while it works: the state directory's
+// Store, the file-system seam, resolved options and budget plan, the
+// canonicalization policy, the tiers, the pending buckets and aux log, the
+// sort area, the parse pool and the catalog. Opening and closing these
+// together is session.ts's only job; the jobs (ingest, check) use them.
+
+import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
+import { AuxLog } from '../bucket/aux-log.js';
+import { PendingBuckets } from '../bucket/pending.js';
+import { Catalog } from '../catalog/catalog.js';
+import { resolvePolicy } from '../canonicalize/policy.js';
+import type { CanonicalPolicy } from '../canonicalize/types.js';
+import { DrumError } from '../errors.js';
+import { HASH_ID } from '../fingerprint/key.js';
+import { DrumFs } from '../io/fs.js';
+import { resolveOptions, type DrumOptions, type ResolvedOptions } from '../options.js';
+import { StageTimer } from '../stats/counters.js';
+import { Store } from '../store/store.js';
+import { verifyKeyFiles, type StoreVerifyResult } from '../store/verify.js';
+import type { BlockedBloom } from '../tiers/bloom.js';
+import { readBloom } from '../tiers/bloom-file.js';
+import { HotCache } from '../tiers/hot-cache.js';
+import { RecentTable } from '../tiers/recent-table.js';
+import { chunkLinksMax, planBudget, type BudgetPlan } from './budget.js';
+import { Front } from './front.js';
+import { ParsePool } from './parse-pool.js';
+import { SortArea, type BucketFiles } from './round.js';
+
+export class Session {
+  readonly timer = new StageTimer();
+  readonly area = new SortArea();
+
+  private constructor(
+    readonly dir: string,
+    readonly dfs: DrumFs,
+    readonly store: Store,
+    readonly opts: ResolvedOptions,
+    readonly policy: CanonicalPolicy,
+    readonly plan: BudgetPlan,
+    readonly front: Front,
+    readonly pending: PendingBuckets,
+    readonly aux: AuxLog,
+    readonly pool: ParsePool,
+    readonly catalog: Catalog | null,
+    readonly workDir: string,
+  ) {}
+
+  static async open(dir: string, options: DrumOptions = {}, workDir?: string, dfs = new DrumFs()): Promise<Session> {
+    if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
+      throw new DrumError('DRUM_INTERNAL', 'drum needs a little-endian machine (its files are little-endian typed arrays)');
+    }
+    const opts = resolveOptions(options, availableParallelism());
+    const policy = resolvePolicy(opts.canonical);
+    const store = Store.open(dir, dfs, {
+      buckets: opts.buckets, hostBits: opts.hostBits, hash: HASH_ID, policy: policy.id,
+    }, { readOnly: opts.readOnly, forcePolicy: opts.forcePolicy, fsync: opts.fsync });
+    try {
+      // The store's own parameters win over options for an existing store.
+      const p = store.params;
+      const eff: ResolvedOptions = { ...opts, buckets: p.buckets, bucketBits: Math.log2(p.buckets), hostBits: p.hostBits };
+      const plan = planBudget(eff, chunkLinksMax(eff.chunkBytes));
+      let bloom: BlockedBloom | null = null;
+      if (eff.bloom !== 'off' && store.body.bloom !== null) bloom = await readBloom(join(dir, store.body.bloom.file));
+      const front = new Front(new HotCache(eff.cacheEntries), new RecentTable(eff.recentEntries), bloom, eff.bloom);
+      const wd = workDir ?? join(dir, 'work');
+      dfs.mkdirp(wd);
+      const pending = new PendingBuckets(dfs, wd, eff.bucketBits, plan.bufferEntries);
+      const aux = new AuxLog(dfs, join(wd, 'aux.dat'), 4 << 20);
+      const catalog = eff.readOnly ? null : await Catalog.open(dir, { sync: eff.fsync });
+      const pool = new ParsePool(policy, eff.hostBits, eff.workers);
+      return new Session(dir, dfs, store, eff, policy, plan, front, pending, aux, pool, catalog, wd);
+    } catch (e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  /** The committed store as the merge's file source. */
+  storeFiles(): BucketFiles {
+    const st = this.store;
+    return {
+      openReader: (b) => st.openReader(b),
+      outputPath: (b) => st.nextKeysFile(b).path,
+      keysIn: (b) => st.body.buckets[b]?.keys ?? 0,
+    };
+  }
+
+  verifyStore(): StoreVerifyResult {
+    return verifyKeyFiles(this.dfs, this.dir, this.store.body);
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.pool.close();
+      this.pending.reset();
+      this.aux.discard();
+      if (this.catalog !== null) await this.catalog.close();
+    } finally {
+      this.store.close();
+    }
+  }
+}

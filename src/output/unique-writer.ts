@@ -1,0 +1,120 @@
+// Writes a run's new URLs to unique-00001.txt, unique-00002.txt, ... in the
+// output directory, one per line, rotating every `urlsPerFile` URLs, through
+// one large buffer. Exposes a commit point (file, bytes, urls) that the
+// engine records in the manifest after sync(); reopening at a commit point
+// truncates the current file to it and deletes later files, so a resumed run
+// writes byte-identical files. Does not decide which URLs are new.
+
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import type { DrumFs } from '../io/fs.js';
+
+export interface UniquePoint {
+  file: number;
+  bytes: number;
+  urls: number;
+  urlsPerFile: number;
+}
+
+export function uniqueFileName(i: number): string {
+  return `unique-${String(i).padStart(5, '0')}.txt`;
+}
+
+const NL = 0x0a;
+
+export class UniqueWriter {
+  private fd = -1;
+  private readonly buf: Buffer;
+  private used = 0;
+  private file: number;
+  private bytes: number; // bytes of the current file, written or buffered
+  private urls: number; // URLs in the current file
+  /** URLs written through this writer since it was opened. */
+  written = 0;
+
+  constructor(
+    private readonly dfs: DrumFs,
+    readonly outDir: string,
+    at: UniquePoint,
+    private readonly doFsync: boolean,
+    bufferBytes = 1 << 20,
+  ) {
+    this.buf = Buffer.allocUnsafe(Math.max(bufferBytes, 1 << 17));
+    this.file = at.file;
+    this.bytes = at.bytes;
+    this.urls = at.urls;
+    this.urlsPerFile = at.urlsPerFile;
+    // Drop whatever an interrupted attempt wrote past the commit point.
+    for (const f of listUniqueFiles(outDir)) {
+      if (f.index > at.file) dfs.unlink(join(outDir, f.name));
+    }
+    this.fd = dfs.open(join(outDir, uniqueFileName(this.file)), fs.existsSync(join(outDir, uniqueFileName(this.file))) ? 'r+' : 'w');
+    dfs.truncate(this.fd, at.bytes);
+  }
+
+  readonly urlsPerFile: number;
+
+  /** Appends one URL (bytes src[start,end)) and a newline. */
+  write(src: Uint8Array, start: number, end: number): void {
+    if (this.urls === this.urlsPerFile) this.rotate();
+    const len = end - start + 1;
+    if (this.used + len > this.buf.length) this.flush(); // URLs are <= 64 KiB, the buffer >= 128 KiB
+    this.buf.set(src.subarray(start, end), this.used);
+    this.buf[this.used + end - start] = NL;
+    this.used += len;
+    this.urls++;
+    this.written++;
+  }
+
+  private flush(): void {
+    if (this.used === 0) return;
+    this.dfs.write(this.fd, this.buf, 0, this.used, this.bytes);
+    this.bytes += this.used;
+    this.used = 0;
+  }
+
+  private rotate(): void {
+    this.flush();
+    if (this.doFsync) this.dfs.fsync(this.fd);
+    this.dfs.close(this.fd);
+    this.file++;
+    this.bytes = 0;
+    this.urls = 0;
+    this.fd = this.dfs.open(join(this.outDir, uniqueFileName(this.file)), 'w');
+  }
+
+  /** Flushes and fsyncs; returns the commit point to record in the manifest. */
+  sync(): UniquePoint {
+    this.flush();
+    if (this.doFsync) this.dfs.fsync(this.fd);
+    return { file: this.file, bytes: this.bytes, urls: this.urls, urlsPerFile: this.urlsPerFile };
+  }
+
+  /** Names of the files written so far, in order. */
+  fileNames(): string[] {
+    const out: string[] = [];
+    for (let i = 1; i <= this.file; i++) out.push(uniqueFileName(i));
+    return out;
+  }
+
+  close(): void {
+    this.flush();
+    if (this.fd >= 0) this.dfs.close(this.fd);
+    this.fd = -1;
+  }
+}
+
+export function listUniqueFiles(dir: string): { name: string; index: number }[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: { name: string; index: number }[] = [];
+  for (const name of names) {
+    const m = /^unique-(\d{5,})\.txt$/.exec(name);
+    if (m) out.push({ name, index: Number(m[1]) });
+  }
+  return out.sort((a, b) => a.index - b.index);
+}

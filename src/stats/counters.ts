@@ -1,0 +1,49 @@
+// Counters of one run, kept as a flat record of numbers so they can be saved
+// in the manifest at each commit and restored on resume, plus the stage
+// timers. Does not format anything (src/stats/report-build.ts and src/cli do).
+
+export const RUN_COUNTER_NAMES = [
+  'linksRead', 'uniqueUrls', 'duplicateUrls', 'rejectedLines',
+  'cacheLookups', 'cacheHits', 'recentLookups', 'recentHits',
+  'bloomDefinitelyNew', 'bloomMaybeSeen', 'bloomFalsePositives', 'lossyDropped',
+  'diskLookups', 'diskHits', 'storeHits', 'inRoundRepeats',
+  'merges', 'spills', 'seeks', 'fileOpens', 'bytesRead', 'bytesWritten',
+  'inputBytes', 'elapsedMs',
+] as const;
+
+export type RunCounterName = (typeof RUN_COUNTER_NAMES)[number];
+export type RunCounters = Record<RunCounterName, number> & { rejectsByReason: Record<string, number> };
+
+export function newRunCounters(): RunCounters {
+  const c = { rejectsByReason: {} } as RunCounters;
+  for (const k of RUN_COUNTER_NAMES) c[k] = 0;
+  return c;
+}
+
+/** Flattens for the manifest: rejects by reason become "reject:<reason>". */
+export function flattenCounters(c: RunCounters): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of RUN_COUNTER_NAMES) out[k] = c[k];
+  for (const [r, n] of Object.entries(c.rejectsByReason)) out[`reject:${r}`] = n;
+  return out;
+}
+
+export function restoreCounters(flat: Record<string, number>): RunCounters {
+  const c = newRunCounters();
+  for (const [k, v] of Object.entries(flat)) {
+    if (k.startsWith('reject:')) c.rejectsByReason[k.slice(7)] = v;
+    else if ((RUN_COUNTER_NAMES as readonly string[]).includes(k)) c[k as RunCounterName] = v;
+  }
+  return c;
+}
+
+/** Wall time per stage (ms) and items through it, for the report's `stages`. */
+export class StageTimer {
+  readonly stages: Record<string, { ms: number; items: number }> = {};
+
+  add(stage: string, ms: number, items: number): void {
+    const s = (this.stages[stage] ??= { ms: 0, items: 0 });
+    s.ms += ms;
+    s.items += items;
+  }
+}
