@@ -163,6 +163,14 @@ export class BlockedBloom {
     this.keys++;
   }
 
+  /**
+   * Adds n keys stored interleaved [hi0, lo0, hi1, lo1, ...] from index 0: the
+   * store's key-block layout, so it can serve as KeyWriter's BlockSink.
+   */
+  addPairs(keys: Uint32Array, n: number): void {
+    for (let i = 0; i < n; i++) this.add(keys[2 * i]!, keys[2 * i + 1]!);
+  }
+
   /** False means the key was certainly never added; true means it may have been. */
   mayContain(hi: number, lo: number): boolean {
     const words = this.words;

@@ -78,6 +78,22 @@ describe('BlockedBloom', () => {
     assert.ok(Math.abs(blockedFpRate(1, 1, 1, 2) - (1 - Math.exp(-0.5))) < 1e-12);
   });
 
+  it('sets the same bits from an interleaved key block (addPairs) as from add one key at a time', () => {
+    const ks = randomKeys(3000, 8);
+    const one = BlockedBloom.forKeys(3000, 10);
+    const pairs = new Uint32Array(6000);
+    for (let i = 0; i < 3000; i++) {
+      one.add(ks.hi[i]!, ks.lo[i]!);
+      pairs[2 * i] = ks.hi[i]!;
+      pairs[2 * i + 1] = ks.lo[i]!;
+    }
+    const block = BlockedBloom.forKeys(3000, 10);
+    block.addPairs(pairs, 2000);
+    block.addPairs(pairs.subarray(4000), 1000);
+    assert.deepEqual(block.words, one.words);
+    assert.equal(block.keys, 3000);
+  });
+
   it('answers maybe for every key once overfilled into a single block', () => {
     const f = new BlockedBloom(1, 3, 10);
     const ks = randomKeys(5000, 9);
