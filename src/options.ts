@@ -4,6 +4,7 @@
 
 import { DrumError } from './errors.js';
 import type { CanonicalPolicyOptions } from './canonicalize/types.js';
+import type { FaultHook } from './io/fs.js';
 
 export type BloomMode = 'off' | 'gate' | 'lossy';
 
@@ -34,6 +35,24 @@ export interface DrumOptions {
   fsync?: boolean;
   /** Read-only open: no lock taken for writing, nothing written. Default false. */
   readOnly?: boolean;
+  /** Internal limits, normally derived from memoryBytes; for tests and experiments. */
+  tuning?: Tuning;
+  /**
+   * Testing seam: called before every mutating file operation on the state
+   * directory and run outputs (see src/io/fs.ts); throw to inject a crash or an IO error.
+   */
+  faultHook?: FaultHook;
+}
+
+export interface Tuning {
+  /** Entries per bucket RAM buffer before it spills. */
+  bufferEntries?: number;
+  /** A merge starts once a bucket holds this many entries. */
+  maxBucketEntries?: number;
+  /** A merge starts once a round holds this many entries. */
+  maxRoundEntries?: number;
+  /** URLs per unique-NNNNN.txt file. Default 1,000,000. */
+  urlsPerFile?: number;
 }
 
 export interface ResolvedOptions {
@@ -51,6 +70,8 @@ export interface ResolvedOptions {
   chunkBytes: number;
   fsync: boolean;
   readOnly: boolean;
+  tuning: Tuning;
+  faultHook: FaultHook | null;
 }
 
 export const DEFAULTS = {
@@ -97,6 +118,8 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2): ResolvedOptions 
     chunkBytes: int('chunkBytes', o.chunkBytes ?? DEFAULTS.chunkBytes, 1024, 1 << 28),
     fsync: o.fsync ?? true,
     readOnly: o.readOnly ?? false,
+    tuning: { ...(o.tuning ?? {}) },
+    faultHook: o.faultHook ?? null,
   };
 }
 

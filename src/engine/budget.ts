@@ -54,14 +54,19 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPla
   const newBitmap = Math.floor(left / 16);
   const bucketBuffers = Math.floor((left - newBitmap) / 3);
   const sortArea = left - newBitmap - bucketBuffers;
-  const bufferEntries = Math.max(1024, Math.floor(bucketBuffers / (o.buckets * BUFFER_BYTES_PER_ENTRY)));
+  const bufferEntries = Math.max(16, Math.floor(bucketBuffers / (o.buckets * BUFFER_BYTES_PER_ENTRY)));
   // Leave room for one more chunk after the trigger fires.
   const maxBucketEntries = Math.max(1024, Math.floor(sortArea / SORT_BYTES_PER_ENTRY) - chunkLinksMax);
   const maxRoundEntries = Math.min(2 ** 32 - 1 - chunkLinksMax, newBitmap * 8 - chunkLinksMax);
   const bloomMaxKeys = o.bloom === 'off' ? 0 : Math.floor((bloom * 8) / o.bloomBitsPerKey);
+  const t = o.tuning;
   return {
     totalBytes: total, runtimeReserve, hotCache, recentTable, bloom, bucketBuffers, sortArea, newBitmap,
-    ioBuffers: IO_BUFFER_BYTES, bufferEntries, maxBucketEntries, maxRoundEntries, bloomMaxKeys,
+    ioBuffers: IO_BUFFER_BYTES,
+    bufferEntries: t.bufferEntries ?? bufferEntries,
+    maxBucketEntries: t.maxBucketEntries ?? maxBucketEntries,
+    maxRoundEntries: t.maxRoundEntries ?? maxRoundEntries,
+    bloomMaxKeys,
   };
 }
 

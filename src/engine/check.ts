@@ -14,6 +14,7 @@ import type { CheckRequest } from './api.js';
 import { describeInputs } from './run-setup.js';
 import { readLoop, type InputError } from './read-loop.js';
 import { mergeRound, type BucketFiles } from './round.js';
+import { mergeDue } from './commit.js';
 import type { Session } from './session.js';
 
 export interface CheckResult {
@@ -68,7 +69,7 @@ export async function check(s: Session, req: CheckRequest): Promise<CheckResult>
       s.front.route(p, s.pending, s.aux, c, tooLong);
       countRejects(tooLong);
       tooLong.length = 0;
-      if (s.pending.largest >= s.plan.maxBucketEntries || s.aux.records >= s.plan.maxRoundEntries) runRound(false);
+      if (mergeDue(s)) runRound(false);
     },
     onInputDone: () => {},
   });

@@ -18,6 +18,9 @@ import type { CheckRequest, IngestRequest, ReadOptions, RunReport, StoreStats, V
 import { check, type CheckResult } from './check.js';
 import { ingest } from './ingest.js';
 import { Session } from './session.js';
+import { Feeder } from './feed.js';
+import { feederStream } from './stream.js';
+import type { UrlStream } from './stream.js';
 import { isDrumError } from '../errors.js';
 import { readManifest } from '../store/manifest.js';
 
@@ -73,6 +76,40 @@ export class Drum {
   /** Read-only check: calls req.onNew for each URL not yet stored, in input order. Adds nothing. */
   check(req: CheckRequest): Promise<CheckResult> {
     return this.job((s) => check(s, req));
+  }
+
+  /**
+   * Check+update over URLs in memory: feed strings, string arrays or Buffers
+   * of newline-separated lines; yields the new URLs in arrival order as
+   * merges commit (at least every FEED_ROUND_URLS pending URLs, and at the end).
+   */
+  async *checkUpdate(source: Iterable<string | Buffer | readonly string[]> | AsyncIterable<string | Buffer | readonly string[]>): AsyncGenerator<string> {
+    const s = this.use();
+    this.busy = true;
+    try {
+      const f = new Feeder(s);
+      for await (const item of source) yield* await f.push(item);
+      yield* await f.end();
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /**
+   * A Transform stream (through2): write URL lines in, read new URLs out
+   * ("url\n" lines, arrival order). The store is busy until the stream ends.
+   */
+  stream(): UrlStream {
+    const s = this.use();
+    this.busy = true;
+    const t = feederStream(new Feeder(s));
+    const done = (): void => {
+      this.busy = false;
+    };
+    t.once('end', done);
+    t.once('error', done);
+    t.once('close', done);
+    return t;
   }
 
   stats(): Promise<StoreStats> {

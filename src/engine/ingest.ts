@@ -11,11 +11,10 @@ import type { Reject } from '../input/types.js';
 import { RejectsWriter } from '../output/rejects.js';
 import { UniqueWriter } from '../output/unique-writer.js';
 import { flattenCounters, newRunCounters, restoreCounters, type RunCounters } from '../stats/counters.js';
-import type { ManifestBody, RunState, RunSummary } from '../store/manifest.js';
-import { writeBloom } from '../tiers/bloom-file.js';
+import type { RunState, RunSummary } from '../store/manifest.js';
 import type { IngestRequest, RunReport } from './api.js';
 import type { ParsedChunk } from './parse.js';
-import { mergeRound } from './round.js';
+import { mergeAndCommit, mergeDue } from './commit.js';
 import { buildReport, writeReport } from './report-build.js';
 import { describeInputs, inHistory, planRun, type RunPlan } from './run-setup.js';
 import type { Session } from './session.js';
@@ -33,7 +32,7 @@ export async function ingest(s: Session, req: IngestRequest): Promise<RunReport>
       if (i.path !== '-' && (await s.catalog.findIngestedInput(i.sha256, i.bytes))) catalogHas.add(`${i.sha256}/${i.bytes}`);
     }
   }
-  const plan = planRun(s.dir, s.store.body, req, inputs, (i) => inHistory(s.store.body, i) || catalogHas.has(`${i.sha256}/${i.bytes}`));
+  const plan = planRun(s.dir, s.store.body, req, inputs, (i) => inHistory(s.store.body, i) || catalogHas.has(`${i.sha256}/${i.bytes}`), s.opts.tuning.urlsPerFile);
   if (!plan.resume && plan.skipped.every((x) => x)) {
     return buildReport(s, plan.run, newRunCounters(), plan.skipped, [], 0, 'skipped');
   }
@@ -82,49 +81,27 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
 
   const commitRound = async (final: boolean): Promise<void> => {
     progress('merging');
-    const tm = performance.now();
-    const body = s.store.body;
-    const res = mergeRound({
-      dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: c, fsync: s.opts.fsync,
-      files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey,
+    await mergeAndCommit(s, {
+      counters: c,
       emit: (buf, start, end) => {
         unique.write(buf, start, end);
         hosts.add(buf, start, end);
       },
-    }, s.area);
-    s.timer.add('merge', performance.now() - tm, s.aux.records);
-    progress('committing');
-    const point = unique.sync();
-    await rejects.sync();
-    const buckets = body.buckets.slice();
-    for (const [b, w] of res.written) {
-      buckets[b] = { file: s.store.nextKeysFile(b).name, keys: w.file.keys, bytes: w.file.bytes, crc: w.file.crc };
-    }
-    let bloomEntry = body.bloom;
-    if (res.bloom !== null) {
-      const name = `bloom-g${String(body.commit + 1).padStart(6, '0')}.bloom`;
-      await writeBloom(join(s.dir, name), res.bloom, { fsync: s.opts.fsync });
-      bloomEntry = { file: name, keys: res.bloom.keys, bitsPerKey: s.opts.bloomBitsPerKey };
-    }
-    syncIo();
-    const nextRun: RunState = {
-      ...run, position: { ...position }, rounds: run.rounds + 1, unique: point,
-      rejectsBytes: rejects.committedLength(), counters: flattenCounters(c),
-      status: final ? 'complete' : 'running', finishedAt: final ? new Date().toISOString() : null,
-    };
-    run.rounds = nextRun.rounds;
-    const next: ManifestBody = {
-      ...body, buckets, bloom: bloomEntry, run: nextRun,
-      storeUrls: buckets.reduce((a, e) => a + (e ? e.keys : 0), 0),
-      history: final ? pushHistory(history, nextRun, c) : history,
-    };
-    s.store.commit(next);
-    if (res.bloom !== null) s.front.bloom = res.bloom;
-    s.pending.reset();
-    s.aux.discard();
-    s.front.recent.onMerged();
-    s.front.startRound(s.plan.maxRoundEntries + 1);
-    if (s.catalog !== null) await s.catalog.applyHostCounts(run.runId, nextRun.rounds, hosts.take());
+      beforeCommit: async () => {
+        progress('committing');
+        const point = unique.sync();
+        await rejects.sync();
+        syncIo();
+        const nextRun: RunState = {
+          ...run, position: { ...position }, rounds: run.rounds + 1, unique: point,
+          rejectsBytes: rejects.committedLength(), counters: flattenCounters(c),
+          status: final ? 'complete' : 'running', finishedAt: final ? new Date().toISOString() : null,
+        };
+        run.rounds = nextRun.rounds;
+        return { run: nextRun, history: final ? pushHistory(history, nextRun, c) : history };
+      },
+    });
+    if (s.catalog !== null) await s.catalog.applyHostCounts(run.runId, run.rounds, hosts.take());
     else hosts.take();
   };
 
@@ -151,7 +128,7 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
       },
       onChunk: async (p) => {
         process1(p, tooLong);
-        if (s.pending.largest >= s.plan.maxBucketEntries || s.aux.records >= s.plan.maxRoundEntries) await commitRound(false);
+        if (mergeDue(s)) await commitRound(false);
         progress('reading');
       },
       onInputDone: (i) => {

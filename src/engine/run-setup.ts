@@ -71,6 +71,7 @@ export function planRun(
   req: IngestRequest,
   inputs: InputRecord[],
   alreadyIngested: (i: InputRecord) => boolean,
+  urlsPerFile = URLS_PER_FILE,
 ): RunPlan {
   const last = body.run;
   const options = readOptionsOf(req);
@@ -97,7 +98,7 @@ export function planRun(
     outDir,
     position: { input: first < 0 ? inputs.length : first, offset: 0, line: 0 },
     rounds: 0,
-    unique: { file: 1, bytes: 0, urls: 0, urlsPerFile: URLS_PER_FILE },
+    unique: { file: 1, bytes: 0, urls: 0, urlsPerFile },
     rejectsBytes: 0,
     counters: {},
   };

@@ -46,12 +46,13 @@ export class Session {
     readonly workDir: string,
   ) {}
 
-  static async open(dir: string, options: DrumOptions = {}, workDir?: string, dfs = new DrumFs()): Promise<Session> {
+  static async open(dir: string, options: DrumOptions = {}, workDir?: string): Promise<Session> {
     if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
       throw new DrumError('DRUM_INTERNAL', 'drum needs a little-endian machine (its files are little-endian typed arrays)');
     }
     const opts = resolveOptions(options, availableParallelism());
     const policy = resolvePolicy(opts.canonical);
+    const dfs = new DrumFs(undefined, opts.faultHook);
     const store = Store.open(dir, dfs, {
       buckets: opts.buckets, hostBits: opts.hostBits, hash: HASH_ID, policy: policy.id,
     }, { readOnly: opts.readOnly, forcePolicy: opts.forcePolicy, fsync: opts.fsync });

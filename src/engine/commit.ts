@@ -1,0 +1,53 @@
+// Runs a merge round against the committed store and commits its result:
+// the new bucket files and Bloom file named in a new manifest (one rename),
+// then resets the buckets, aux log and per-round tier state. The caller
+// supplies the rest of the manifest (its run state) and makes its own
+// outputs durable in `beforeCommit`, so they commit with the store.
+
+import { join } from 'node:path';
+import type { RunCounters } from '../stats/counters.js';
+import type { ManifestBody } from '../store/manifest.js';
+import { writeBloom } from '../tiers/bloom-file.js';
+import { mergeRound } from './round.js';
+import type { Session } from './session.js';
+
+export interface CommitParams {
+  counters: RunCounters;
+  emit: (buf: Buffer, start: number, end: number) => void;
+  /** Makes the caller's outputs durable and returns the manifest fields it owns (run, history). */
+  beforeCommit: () => Promise<Pick<ManifestBody, 'run' | 'history'>>;
+}
+
+/** Merges everything pending and commits it. Returns the number of new URLs dispatched. */
+export async function mergeAndCommit(s: Session, p: CommitParams): Promise<number> {
+  const tm = performance.now();
+  const body = s.store.body;
+  const res = mergeRound({
+    dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: p.counters, fsync: s.opts.fsync,
+    files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit: p.emit,
+  }, s.area);
+  s.timer.add('merge', performance.now() - tm, s.aux.records);
+  const buckets = body.buckets.slice();
+  for (const [b, w] of res.written) {
+    buckets[b] = { file: s.store.nextKeysFile(b).name, keys: w.file.keys, bytes: w.file.bytes, crc: w.file.crc };
+  }
+  let bloom = body.bloom;
+  if (res.bloom !== null) {
+    const name = `bloom-g${String(body.commit + 1).padStart(6, '0')}.bloom`;
+    await writeBloom(join(s.dir, name), res.bloom, { fsync: s.opts.fsync });
+    bloom = { file: name, keys: res.bloom.keys, bitsPerKey: s.opts.bloomBitsPerKey };
+  }
+  const owned = await p.beforeCommit();
+  s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls: buckets.reduce((a, e) => a + (e ? e.keys : 0), 0) });
+  if (res.bloom !== null) s.front.bloom = res.bloom;
+  s.pending.reset();
+  s.aux.discard();
+  s.front.recent.onMerged();
+  s.front.startRound(s.plan.maxRoundEntries + 1);
+  return res.newUrls;
+}
+
+/** True when the buckets or the round are full enough that a merge must run now. */
+export function mergeDue(s: Session): boolean {
+  return s.pending.largest >= s.plan.maxBucketEntries || s.aux.records >= s.plan.maxRoundEntries;
+}

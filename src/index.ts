@@ -1,0 +1,14 @@
+// drum's public library surface. Everything else under src/ is internal and
+// may change without notice; tests import internals directly.
+
+export { Drum, canonicalizeLines, verifyStateDir } from './engine/drum.js';
+export type { UrlStream } from './engine/stream.js';
+export type {
+  CheckRequest, IngestRequest, InputFormat, Progress, ReadOptions, StoreStats, VerifyProblem, VerifyResult,
+} from './engine/api.js';
+export type { RunReport } from './stats/report.js';
+export { DrumError, ERROR_CODES, EXIT_STATUS, isDrumError, type DrumErrorCode } from './errors.js';
+export { DEFAULTS, parseSize, resolveOptions, type BloomMode, type DrumOptions, type Tuning } from './options.js';
+export type { CanonicalPolicyOptions } from './canonicalize/types.js';
+export { canonicalizeString, resolvePolicy } from './canonicalize/index.js';
+export { keyOfString, expectedCollisions, HASH_ID } from './fingerprint/key.js';
