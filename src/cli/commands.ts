@@ -1,0 +1,156 @@
+// The actions behind each `drum` command: turn parsed options into engine or
+// catalog calls and print results. Each returns the exit status. Does not
+// parse argv (main.ts does) or map option values (options.ts does); errors
+// propagate to main.ts, which prints them and picks the exit status.
+// Precondition: stdout/stderr writes are synchronous or buffered by Node.
+
+import { EXIT_STATUS, type DrumErrorCode } from '../errors.js';
+import { Catalog } from '../catalog/catalog.js';
+import { loadEngine, withDrum } from './engine.js';
+import {
+  canonicalFrom,
+  drumOptionsFrom,
+  ingestRequestFrom,
+  inputsFrom,
+  limitFrom,
+  readOptionsFrom,
+  stateDirFrom,
+  topFrom,
+  type RawOptions,
+} from './options.js';
+import { ProgressLine } from './progress.js';
+import { formatHosts, formatRunReport, formatRuns, formatStats, formatVerify } from './report-table.js';
+
+export interface OutStream {
+  write(s: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+/** Everything a command touches outside its arguments; tests pass fakes. */
+export interface CliIo {
+  stdout: OutStream;
+  stderr: OutStream;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}
+
+/** Collects output lines and writes them in ~64 KiB pieces (one write per line is slow). */
+class LineSink {
+  private buf: string[] = [];
+  private size = 0;
+  constructor(private readonly out: OutStream) {}
+  push(line: string): void {
+    this.buf.push(line);
+    this.size += line.length + 1;
+    if (this.size >= 65536) this.flush();
+  }
+  flush(): void {
+    if (this.buf.length === 0) return;
+    this.out.write(this.buf.join('\n') + '\n');
+    this.buf = [];
+    this.size = 0;
+  }
+}
+
+function json(io: CliIo, value: unknown): void {
+  io.stdout.write(JSON.stringify(value) + '\n');
+}
+
+export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
+  const state = stateDirFrom(raw, io.env, io.cwd);
+  const opts = drumOptionsFrom(raw);
+  const req = ingestRequestFrom(raw, inputs, io.cwd);
+  const progress = new ProgressLine(io.stderr, raw.progress !== false && !raw.quiet);
+  let report;
+  try {
+    report = await withDrum(state, opts, (d) => d.ingest({ ...req, onProgress: (p) => progress.update(p) }));
+  } finally {
+    progress.done();
+  }
+  if (raw.json) json(io, report);
+  else if (!raw.quiet) io.stdout.write(formatRunReport(report));
+  if (!raw.quiet) {
+    for (const i of report.inputs) {
+      if (i.skipped) io.stderr.write(`drum: skipped ${i.path}: already ingested into this store (--force ingests it again)\n`);
+    }
+    if (report.lossy) io.stderr.write(`drum: warning: lossy bloom mode; about ${Math.round(report.tiers.bloom.expectedWronglyDropped)} new URLs may have been dropped\n`);
+  }
+  return 0;
+}
+
+export async function checkCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
+  const state = stateDirFrom(raw, io.env, io.cwd);
+  const opts = drumOptionsFrom(raw, { readOnly: true });
+  const req = { inputs: inputsFrom(inputs, io.cwd), ...readOptionsFrom(raw) };
+  const sink = new LineSink(io.stdout);
+  const r = await withDrum(state, opts, (d) => d.check({ ...req, onNew: (u) => sink.push(u) }));
+  sink.flush();
+  if (!raw.quiet) {
+    io.stderr.write(`drum: check: ${r.linksRead} links read, ${r.newUrls} new, ${r.rejectedLines} rejected\n`);
+  }
+  return 0;
+}
+
+export async function canonicalizeCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
+  const canonical = canonicalFrom(raw) ?? {};
+  const opts = { canonical, ...readOptionsFrom(raw) };
+  const files = inputsFrom(inputs, io.cwd);
+  const { canonicalizeLines } = await loadEngine();
+  const sink = new LineSink(io.stdout);
+  try {
+    await canonicalizeLines(files, opts, (line) => sink.push(line));
+  } finally {
+    sink.flush();
+  }
+  return 0;
+}
+
+export async function statsCommand(raw: RawOptions, io: CliIo): Promise<number> {
+  const state = stateDirFrom(raw, io.env, io.cwd);
+  const s = await withDrum(state, { readOnly: true }, (d) => d.stats());
+  if (raw.json) json(io, s);
+  else io.stdout.write(formatStats(s));
+  return 0;
+}
+
+/** Exit status of a verify result: 0 when sound, else the status of the first problem's code. */
+export function verifyStatus(problems: readonly { code: string }[], ok: boolean): number {
+  if (ok) return 0;
+  const code = problems[0]?.code;
+  return code !== undefined && code in EXIT_STATUS ? EXIT_STATUS[code as DrumErrorCode] : 1;
+}
+
+export async function verifyCommand(raw: RawOptions, io: CliIo): Promise<number> {
+  const state = stateDirFrom(raw, io.env, io.cwd);
+  const v = await withDrum(state, { readOnly: true }, (d) => d.verify());
+  if (raw.json) json(io, v);
+  else if (!raw.quiet || !v.ok) io.stdout.write(formatVerify(v));
+  for (const p of v.problems) io.stderr.write(`drum: ${p.code}: ${p.message} (file: ${p.file})\n`);
+  return verifyStatus(v.problems, v.ok);
+}
+
+async function withCatalog<T>(raw: RawOptions, io: CliIo, fn: (c: Catalog) => Promise<T>): Promise<T> {
+  const c = await Catalog.open(stateDirFrom(raw, io.env, io.cwd), { readOnly: true });
+  try {
+    return await fn(c);
+  } finally {
+    await c.close();
+  }
+}
+
+export async function runsCommand(raw: RawOptions, io: CliIo): Promise<number> {
+  const limit = limitFrom(raw);
+  const runs = await withCatalog(raw, io, (c) => c.listRuns(limit));
+  if (raw.json) json(io, runs);
+  else io.stdout.write(formatRuns(runs));
+  return 0;
+}
+
+export async function hostsCommand(raw: RawOptions, io: CliIo): Promise<number> {
+  const top = topFrom(raw);
+  const hosts = await withCatalog(raw, io, (c) => c.topHosts(top));
+  if (raw.json) json(io, hosts);
+  else io.stdout.write(formatHosts(hosts));
+  return 0;
+}

@@ -1,0 +1,59 @@
+// Loads the engine (src/engine/drum.ts) for the CLI at run time, typed by
+// the local interface below that mirrors the engine's public signatures.
+// Loading lazily keeps `drum --help`, `drum runs` and `drum hosts` working
+// even when the engine module fails to load. Does not wrap or change any
+// engine behaviour. Precondition: the compiled engine sits at ../engine/drum.js.
+
+import { DrumError } from '../errors.js';
+import type { DrumOptions } from '../options.js';
+import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
+import type { CheckRequest, IngestRequest, ReadOptions, RunReport, StoreStats, VerifyResult } from '../engine/api.js';
+
+/** What the CLI uses of an open store (src/engine/drum.ts `Drum`). */
+export interface DrumHandle {
+  ingest(req: IngestRequest): Promise<RunReport>;
+  check(req: CheckRequest): Promise<{ linksRead: number; newUrls: number; rejectedLines: number }>;
+  stats(): Promise<StoreStats>;
+  verify(): Promise<VerifyResult>;
+  close(): Promise<void>;
+}
+
+export interface EngineModule {
+  Drum: { open(stateDir: string, opts?: DrumOptions): Promise<DrumHandle> };
+  canonicalizeLines(
+    inputs: string[],
+    opts: { canonical: CanonicalPolicyOptions } & ReadOptions,
+    onLine: (line: string) => void,
+  ): Promise<void>;
+}
+
+const ENGINE_URL = new URL('../engine/drum.js', import.meta.url);
+
+let loaded: Promise<EngineModule> | undefined;
+
+export function loadEngine(): Promise<EngineModule> {
+  loaded ??= (import(ENGINE_URL.href) as Promise<EngineModule>).catch((e: unknown) => {
+    loaded = undefined;
+    const code = (e as { code?: string } | null)?.code;
+    if (code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes('engine')) {
+      throw new DrumError('DRUM_INTERNAL', `the drum engine is not built (${ENGINE_URL.pathname}); run "npm run build"`, { cause: e });
+    }
+    throw e;
+  });
+  return loaded;
+}
+
+/** Opens a store, runs `fn`, and closes the store even when `fn` throws (the first error wins). */
+export async function withDrum<T>(stateDir: string, opts: DrumOptions, fn: (d: DrumHandle) => Promise<T>): Promise<T> {
+  const { Drum } = await loadEngine();
+  const drum = await Drum.open(stateDir, opts);
+  let result: T;
+  try {
+    result = await fn(drum);
+  } catch (e) {
+    await drum.close().catch(() => undefined);
+    throw e;
+  }
+  await drum.close();
+  return result;
+}

@@ -1,0 +1,214 @@
+// The `drum` command line (commander): declares every command, its options
+// and help text with examples, runs the chosen action and turns the outcome
+// into an exit status: 0 ok, 2 usage (commander's own errors and
+// DRUM_BAD_OPTION), EXIT_STATUS[code] for other DrumErrors, 1 otherwise.
+// Errors print to stderr as `drum: <CODE>: <message>`. The only module that
+// reads argv and the environment; actions live in commands.ts.
+
+import { readFileSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { DrumError, EXIT_STATUS } from '../errors.js';
+import {
+  canonicalizeCommand,
+  checkCommand,
+  hostsCommand,
+  ingestCommand,
+  runsCommand,
+  statsCommand,
+  verifyCommand,
+  type CliIo,
+} from './commands.js';
+import type { RawOptions } from './options.js';
+
+const STATE_HELP = 'state directory (default: $DRUM_STATE or ./drum-state)';
+
+function addState(c: Command): Command {
+  return c.option('--state <dir>', STATE_HELP);
+}
+
+function addRead(c: Command): Command {
+  return c
+    .option('--format <fmt>', 'input format: auto|lines|tsv|warc (auto detects gzip, WARC and TSV)')
+    .option('--links <which>', 'WARC: nav (navigation links) | all (embeds too)')
+    .option('--warc-links <src>', 'WARC: links from html | metadata (Heritrix outlink:) | both');
+}
+
+function addPolicy(c: Command): Command {
+  return c
+    .option('--canonical <mode>', 'default (documented rules) | none (dedupe exact lines)')
+    .option('--strip-www', 'policy: strip a leading www. from hosts')
+    .option('--fold-https', 'policy: treat http: as https:')
+    .option('--strip-index', 'policy: strip index.html, index.php, default.aspx, ...')
+    .option('--lowercase-path', 'policy: lowercase the path')
+    .option('--max-line-bytes <n>', 'reject lines longer than n bytes as too-long (default 2048)');
+}
+
+function addStore(c: Command): Command {
+  return c
+    .option('--memory <size>', 'RAM budget for buckets, sort area and tiers, e.g. 256MiB, 1g (default 256MiB)')
+    .option('--buckets <k>', 'number of buckets, a power of two; fixed when the store is created (default 64)')
+    .option('--cache-entries <n>', 'hot-URL cache entries, 0 disables (default 2^18)')
+    .option('--recent-entries <n>', 'recently-added table entries, 0 disables (default 2^20)')
+    .option('--bloom <mode>', 'bloom filter: off | gate (exact) | lossy (may drop new URLs) (default off)')
+    .option('--bloom-bits <n>', 'bloom bits per stored key (default 10, ~1% false positives)')
+    .option('--workers <n>', 'worker threads for canonicalize + hash, 0 = inline (default cores-1, at most 3)')
+    .option('--force-policy', 'open a store built with another canonical policy anyway');
+}
+
+function examples(lines: string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
+}
+
+/** drum's version from package.json: beside the compiled tree (dist/), else beside bin/drum. */
+function readVersion(): string {
+  const places = [new URL('../../../package.json', import.meta.url).pathname];
+  try {
+    if (process.argv[1]) places.push(join(dirname(realpathSync(process.argv[1])), '..', 'package.json'));
+  } catch {
+    // argv[1] is not a file (e.g. node -e); the first place is the only one
+  }
+  for (const file of places) {
+    try {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'drum' && pkg.version) return pkg.version;
+    } catch {
+      // not at this location (compiled elsewhere); try the next
+    }
+  }
+  return 'unknown';
+}
+
+/** The commander program, noting whether commander wrote anything to stderr. */
+export type DrumProgram = Command & { helpOnStderr: boolean };
+
+/** Builds the program; `done(status)` receives each action's exit status. */
+export function buildProgram(io: CliIo, done: (status: number) => void): DrumProgram {
+  const program: DrumProgram = Object.assign(new Command('drum'), { helpOnStderr: false });
+  program
+    .description('Exact "have I seen this URL?" for web crawlers: dedupe billions of links on one machine with bounded RAM.')
+    .version(readVersion(), '-V, --version')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => void io.stdout.write(s),
+      writeErr: (s) => {
+        program.helpOnStderr = true;
+        io.stderr.write(s);
+      },
+    })
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', examples([
+      'drum ingest crawl-001.txt.gz                   # new URLs -> ./drum-state/runs/<run-id>/unique-*.txt',
+      'drum ingest --state /data/drum --json links.tsv',
+      'drum check fresh-links.txt > new.txt           # read-only: what would be new',
+      'drum runs; drum hosts --top 20; drum verify',
+    ]));
+  const act =
+    <A extends unknown[]>(fn: (...a: A) => Promise<number>) =>
+    async (...a: A): Promise<void> =>
+      done(await fn(...a));
+
+  const ingest = program.command('ingest').argument('<inputs...>', "link files (plain, TSV, .gz, WARC); '-' reads stdin")
+    .description('add links to the store; write the URLs new to it to unique-NNNNN.txt in first-arrival order');
+  addStore(addPolicy(addRead(addState(ingest))))
+    .option('--out <dir>', 'output directory (default: <state>/runs/<run-id>/)')
+    .option('--force', 'ingest inputs even if already fully ingested into this store')
+    .option('--json', 'print the run report as one JSON object on stdout instead of the table')
+    .option('--quiet', 'print nothing on success')
+    .option('--no-progress', 'no progress line on stderr (it is shown only on a terminal)')
+    .option('--no-fsync', 'skip fsync at commits: faster, NOT crash-safe (benchmarks, tests)')
+    .addHelpText('after', examples([
+      'drum ingest links.txt',
+      'drum ingest --memory 1GiB --bloom gate part-*.tsv.gz',
+      'zcat links.gz | drum ingest --out new-urls/ -',
+      'drum ingest --json --quiet links.txt | jq .uniqueUrls',
+      'drum ingest --canonical none --state raw-state urls.txt   # exact-bytes dedup',
+    ]))
+    .action(act((inputs: string[], o: RawOptions) => ingestCommand(inputs, o, io)));
+
+  const check = program.command('check').argument('[inputs...]', "link files; none or '-' reads stdin")
+    .description('read-only: print the URLs not yet in the store, in input order; adds nothing');
+  addPolicy(addRead(addState(check)))
+    .option('--memory <size>', 'RAM budget (default 256MiB)')
+    .option('--workers <n>', 'worker threads for canonicalize + hash')
+    .option('--force-policy', 'check against a store built with another canonical policy anyway')
+    .option('--quiet', 'no summary line on stderr')
+    .addHelpText('after', examples(['drum check links.txt > new.txt', 'cat links.txt | drum check --state /data/drum | wc -l']))
+    .action(act((inputs: string[], o: RawOptions) => checkCommand(inputs, o, io)));
+
+  const canon = program.command('canonicalize').argument('[inputs...]', "link files; none or '-' reads stdin")
+    .description('print each input line canonicalized, or "!reject<TAB><reason>"; no store needed');
+  addPolicy(addRead(canon))
+    .addHelpText('after', examples([
+      'drum canonicalize links.txt > canonical.txt',
+      "printf 'HTTP://Example.COM:80/a/../b?utm_source=x\\nmailto:me@x\\n' | drum canonicalize",
+      'drum canonicalize --strip-www --fold-https links.txt | sort | uniq -c | sort -rn | head',
+    ]))
+    .action(act((inputs: string[], o: RawOptions) => canonicalizeCommand(inputs, o, io)));
+
+  addState(program.command('stats').description('URLs stored, size, files, parameters, collision estimate, bloom, recent runs'))
+    .option('--json', 'print one JSON object')
+    .addHelpText('after', examples(['drum stats', 'drum stats --state /data/drum --json']))
+    .action(act((o: RawOptions) => statsCommand(o, io)));
+
+  addState(program.command('verify').description("check every store file's checksums and ordering; exit 0 when sound"))
+    .option('--json', 'print the result as one JSON object')
+    .option('--quiet', 'print nothing when sound')
+    .addHelpText('after', examples(['drum verify && echo sound', 'drum verify --state /data/drum --json']))
+    .action(act((o: RawOptions) => verifyCommand(o, io)));
+
+  addState(program.command('runs').description('the run history, newest first'))
+    .option('--limit <n>', 'how many runs (default 20)')
+    .option('--json', 'print a JSON array of run records')
+    .addHelpText('after', examples(['drum runs', 'drum runs --limit 5 --json']))
+    .action(act((o: RawOptions) => runsCommand(o, io)));
+
+  addState(program.command('hosts').description('the hosts with most unique URLs in the store'))
+    .option('--top <n>', 'how many hosts (default 20)')
+    .option('--json', 'print a JSON array of {host, uniqueUrls}')
+    .addHelpText('after', examples(['drum hosts --top 50', 'drum hosts --json | jq -r ".[].host"']))
+    .action(act((o: RawOptions) => hostsCommand(o, io)));
+
+  return program;
+}
+
+/** Prints an error as `drum: <CODE>: <message>` and returns its exit status. */
+export function reportError(e: unknown, io: CliIo): number {
+  if (e instanceof CommanderError) return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 2;
+  if (e instanceof DrumError) {
+    io.stderr.write(`drum: ${e.code}: ${e.message}${e.file && !e.message.includes(e.file) ? ` (file: ${e.file})` : ''}\n`);
+    return EXIT_STATUS[e.code];
+  }
+  const err = e as Error | undefined;
+  io.stderr.write(`drum: unexpected error: ${err?.stack ?? String(e)}\n`);
+  return 1;
+}
+
+/** Runs drum with `args` (argv without node and script); resolves to the exit status. */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  let status = 0;
+  const program = buildProgram(io, (s) => {
+    status = s;
+  });
+  try {
+    await program.parseAsync(args, { from: 'user' });
+    return status;
+  } catch (e) {
+    // `drum help` and `drum` alone both end in 'commander.help', whose exitCode follows
+    // process.exitCode; help printed to stderr is the usage-error case (no command given).
+    if (e instanceof CommanderError && e.code === 'commander.help') return program.helpOnStderr ? 2 : 0;
+    return reportError(e, io);
+  }
+}
+
+/** Entry point used by bin/drum: process.argv in, process.exitCode out. */
+export async function main(argv: string[]): Promise<void> {
+  for (const s of [process.stdout, process.stderr]) {
+    s.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e; // reader went away (e.g. `| head`): stop quietly
+      process.exit(process.exitCode ?? 0);
+    });
+  }
+  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+  process.exitCode = await run(argv.slice(2), io);
+}

@@ -1,0 +1,157 @@
+// The one place command-line option values (strings and flags as commander
+// parsed them) and the environment become DrumOptions, ReadOptions,
+// canonical policy options and IngestRequest fields. Throws DRUM_BAD_OPTION
+// (exit status 2) on any bad value. Does not open a store, read files or
+// print; range checks the engine also makes are left to resolveOptions.
+
+import { resolve } from 'node:path';
+import { DrumError } from '../errors.js';
+import { parseSize, type DrumOptions } from '../options.js';
+import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
+import type { InputFormat, IngestRequest, ReadOptions } from '../engine/api.js';
+
+/** Option values as commander hands them to an action (camelCase keys, strings or booleans). */
+export interface RawOptions {
+  state?: string;
+  out?: string;
+  format?: string;
+  links?: string;
+  warcLinks?: string;
+  maxLineBytes?: string;
+  canonical?: string;
+  stripWww?: boolean;
+  foldHttps?: boolean;
+  stripIndex?: boolean;
+  lowercasePath?: boolean;
+  memory?: string;
+  buckets?: string;
+  cacheEntries?: string;
+  recentEntries?: string;
+  bloom?: string;
+  bloomBits?: string;
+  workers?: string;
+  json?: boolean;
+  quiet?: boolean;
+  /** false with --no-progress. */
+  progress?: boolean;
+  /** false with --no-fsync. */
+  fsync?: boolean;
+  force?: boolean;
+  forcePolicy?: boolean;
+  top?: string;
+  limit?: string;
+}
+
+export const DEFAULT_STATE_DIR = './drum-state';
+
+function bad(msg: string): never {
+  throw new DrumError('DRUM_BAD_OPTION', msg);
+}
+
+/** Parses a non-negative integer: digits (underscores allowed) or a power of two written 2^N. */
+export function parseCount(flag: string, text: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const t = text.trim();
+  let n: number;
+  const pow = /^2\^(\d{1,2})$/.exec(t);
+  if (pow) n = 2 ** Number(pow[1]);
+  else if (/^\d[\d_]*$/.test(t)) n = Number(t.replaceAll('_', ''));
+  else bad(`${flag} must be a whole number, got ${JSON.stringify(text)}`);
+  if (!Number.isSafeInteger(n) || n < min || n > max) bad(`${flag} must be in [${min}, ${max}], got ${text}`);
+  return n;
+}
+
+function choice<T extends string>(flag: string, text: string | undefined, allowed: readonly T[]): T | undefined {
+  if (text === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(text)) bad(`${flag} must be one of ${allowed.join('|')}, got ${JSON.stringify(text)}`);
+  return text as T;
+}
+
+/** The state directory: --state, else $DRUM_STATE, else ./drum-state; absolute. */
+export function stateDirFrom(raw: RawOptions, env: Readonly<Record<string, string | undefined>>, cwd = process.cwd()): string {
+  const dir = raw.state ?? (env['DRUM_STATE'] || undefined) ?? DEFAULT_STATE_DIR;
+  if (dir.trim() === '') bad('--state must not be empty');
+  return resolve(cwd, dir);
+}
+
+export function readOptionsFrom(raw: RawOptions): ReadOptions {
+  const out: ReadOptions = {};
+  const format = choice<InputFormat>('--format', raw.format, ['auto', 'lines', 'tsv', 'warc']);
+  const links = choice('--links', raw.links, ['nav', 'all'] as const);
+  const warcLinks = choice('--warc-links', raw.warcLinks, ['html', 'metadata', 'both'] as const);
+  if (format) out.format = format;
+  if (links) out.links = links;
+  if (warcLinks) out.warcLinks = warcLinks;
+  return out;
+}
+
+/**
+ * The canonical policy the user asked for, or undefined when they gave no policy option
+ * at all: the engine then keeps the policy an existing store was built with (and uses the
+ * default for a new store), so `drum check` needs no flags repeated.
+ */
+export function canonicalFrom(raw: RawOptions): CanonicalPolicyOptions | undefined {
+  const mode = choice('--canonical', raw.canonical, ['default', 'none'] as const);
+  const p: CanonicalPolicyOptions = {};
+  if (mode) p.mode = mode;
+  if (raw.stripWww) p.stripWww = true;
+  if (raw.foldHttps) p.foldHttps = true;
+  if (raw.stripIndex) p.stripIndex = true;
+  if (raw.lowercasePath) p.lowercasePath = true;
+  if (raw.maxLineBytes !== undefined) p.maxLineBytes = parseCount('--max-line-bytes', raw.maxLineBytes, 16, 1 << 26);
+  if (mode === 'none' && (p.stripWww || p.foldHttps || p.stripIndex || p.lowercasePath)) {
+    bad('--canonical none dedupes raw lines; it cannot be combined with --strip-www, --fold-https, --strip-index or --lowercase-path');
+  }
+  return Object.keys(p).length > 0 ? p : undefined;
+}
+
+/** DrumOptions from the store flags; only the options given are set (the engine fills defaults). */
+export function drumOptionsFrom(raw: RawOptions, opts: { readOnly?: boolean } = {}): DrumOptions {
+  const o: DrumOptions = {};
+  if (raw.memory !== undefined) {
+    o.memoryBytes = parseSize(raw.memory);
+    if (o.memoryBytes < 1 << 20) bad(`--memory must be at least 1MiB, got ${raw.memory}`);
+  }
+  if (raw.buckets !== undefined) {
+    o.buckets = parseCount('--buckets', raw.buckets, 1, 4096);
+    if ((o.buckets & (o.buckets - 1)) !== 0) bad(`--buckets must be a power of two, got ${raw.buckets}`);
+  }
+  if (raw.cacheEntries !== undefined) o.cacheEntries = parseCount('--cache-entries', raw.cacheEntries, 0, 2 ** 28);
+  if (raw.recentEntries !== undefined) o.recentEntries = parseCount('--recent-entries', raw.recentEntries, 0, 2 ** 28);
+  const bloom = choice('--bloom', raw.bloom, ['off', 'gate', 'lossy'] as const);
+  if (bloom) o.bloom = bloom;
+  if (raw.bloomBits !== undefined) o.bloomBitsPerKey = parseCount('--bloom-bits', raw.bloomBits, 1, 64);
+  if (raw.workers !== undefined) o.workers = parseCount('--workers', raw.workers, 0, 64);
+  const canonical = canonicalFrom(raw);
+  if (canonical) o.canonical = canonical;
+  if (raw.forcePolicy) o.forcePolicy = true;
+  if (raw.fsync === false) o.fsync = false;
+  if (opts.readOnly) o.readOnly = true;
+  return o;
+}
+
+/** The IngestRequest fields from argv (the caller adds onProgress). */
+export function ingestRequestFrom(raw: RawOptions, inputs: string[], cwd = process.cwd()): IngestRequest {
+  if (inputs.length === 0) bad('give at least one input file (or - for stdin)');
+  if (inputs.filter((i) => i === '-').length > 1) bad('stdin (-) can be given only once');
+  const req: IngestRequest = { inputs: inputs.map((i) => (i === '-' ? i : resolve(cwd, i))), ...readOptionsFrom(raw) };
+  if (raw.out !== undefined) {
+    if (raw.out.trim() === '') bad('--out must not be empty');
+    req.outDir = resolve(cwd, raw.out);
+  }
+  if (raw.force) req.force = true;
+  return req;
+}
+
+/** Inputs for check/canonicalize: none means stdin. */
+export function inputsFrom(inputs: string[], cwd = process.cwd()): string[] {
+  if (inputs.filter((i) => i === '-').length > 1) bad('stdin (-) can be given only once');
+  return inputs.length === 0 ? ['-'] : inputs.map((i) => (i === '-' ? i : resolve(cwd, i)));
+}
+
+export function topFrom(raw: RawOptions): number {
+  return raw.top === undefined ? 20 : parseCount('--top', raw.top, 1, 1_000_000);
+}
+
+export function limitFrom(raw: RawOptions): number {
+  return raw.limit === undefined ? 20 : parseCount('--limit', raw.limit, 1, 1_000_000);
+}

@@ -1,0 +1,167 @@
+// In-process tests of the command line (src/cli/main.ts `run`) with fake
+// stdout/stderr: help on every command, usage errors and bad options exit 2
+// without touching the state directory, error lines name the code, and
+// `runs` / `hosts` print the catalog (also while a writer holds it).
+// Commands that need the engine are covered by e2e.test.ts.
+
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run, reportError } from '../../src/cli/main.js';
+import { verifyStatus, type CliIo } from '../../src/cli/commands.js';
+import { Catalog } from '../../src/catalog/catalog.js';
+import { DrumError, EXIT_STATUS } from '../../src/errors.js';
+
+const temps: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'drum-cli-test-'));
+  temps.push(d);
+  return d;
+}
+after(() => {
+  for (const d of temps) rmSync(d, { recursive: true, force: true });
+});
+
+interface Result {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function drum(args: string[], env: Record<string, string> = {}, cwd = tempDir()): Promise<Result> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s), isTTY: false },
+    env,
+    cwd,
+  };
+  const status = await run(args, io);
+  return { status, stdout, stderr };
+}
+
+const COMMANDS = ['ingest', 'check', 'canonicalize', 'stats', 'verify', 'runs', 'hosts'];
+
+describe('help', () => {
+  for (const cmd of COMMANDS) {
+    it(`prints help with examples for ${cmd} --help and exits 0`, async () => {
+      const r = await drum([cmd, '--help']);
+      assert.equal(r.status, 0);
+      assert.match(r.stdout, new RegExp(`^Usage: drum ${cmd}`));
+      assert.match(r.stdout, /Examples:\n {2}drum /);
+    });
+  }
+
+  it('prints the command list for --help and for `help`', async () => {
+    for (const args of [['--help'], ['help']]) {
+      const r = await drum(args);
+      assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+      for (const cmd of COMMANDS) assert.match(r.stdout, new RegExp(`\\n {2}${cmd} `));
+    }
+  });
+});
+
+describe('usage errors', () => {
+  it('exits 2 for an unknown option, an unknown command, a missing input and no command at all', async () => {
+    for (const args of [['ingest', '--bogus', 'x'], ['frobnicate'], ['ingest'], []]) {
+      const r = await drum(args);
+      assert.equal(r.status, 2, args.join(' '));
+      assert.notEqual(r.stderr, '');
+    }
+  });
+
+  for (const args of [
+    ['ingest', '--memory', '12zz', 'x.txt'],
+    ['ingest', '--bloom', 'maybe', 'x.txt'],
+    ['ingest', '--buckets', '3', 'x.txt'],
+    ['ingest', '--format', 'csv', 'x.txt'],
+    ['check', '--canonical', 'none', '--strip-www', 'x.txt'],
+    ['hosts', '--top', 'ten'],
+    ['runs', '--limit', '0'],
+  ]) {
+    it(`exits 2 with DRUM_BAD_OPTION and creates no state for: ${args.join(' ')}`, async () => {
+      const cwd = tempDir();
+      const r = await drum(args, {}, cwd);
+      assert.equal(r.status, 2);
+      assert.match(r.stderr, /^drum: DRUM_BAD_OPTION: /);
+      assert.equal(existsSync(join(cwd, 'drum-state')), false);
+    });
+  }
+});
+
+describe('errors', () => {
+  it('prints `drum: <CODE>: <message>` with the file and returns the code status', () => {
+    let err = '';
+    const io: CliIo = { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) }, env: {}, cwd: '/' };
+    const status = reportError(new DrumError('DRUM_CORRUPT_FILE', 'bad checksum', { file: '/s/b00.keys' }), io);
+    assert.equal(status, EXIT_STATUS.DRUM_CORRUPT_FILE);
+    assert.equal(err, 'drum: DRUM_CORRUPT_FILE: bad checksum (file: /s/b00.keys)\n');
+    assert.equal(reportError(new Error('boom'), io), 1);
+  });
+
+  it('reports a missing state directory as DRUM_NOT_FOUND with its exit status', async () => {
+    const r = await drum(['runs', '--state', join(tempDir(), 'absent')]);
+    assert.equal(r.status, EXIT_STATUS.DRUM_NOT_FOUND);
+    assert.match(r.stderr, /^drum: DRUM_NOT_FOUND: /);
+  });
+
+  it('maps a verify result to 0 when sound, else to the status of the first problem', () => {
+    assert.equal(verifyStatus([], true), 0);
+    assert.equal(verifyStatus([{ code: 'DRUM_CORRUPT_FILE' }, { code: 'DRUM_IO' }], false), EXIT_STATUS.DRUM_CORRUPT_FILE);
+    assert.equal(verifyStatus([{ code: 'SOMETHING_ELSE' }], false), 1);
+    assert.equal(verifyStatus([], false), 1);
+  });
+});
+
+describe('runs and hosts', () => {
+  async function seeded(): Promise<string> {
+    const state = tempDir();
+    const c = await Catalog.open(state, { sync: false });
+    await c.putRun({
+      runId: 'run-a', startedAt: '2025-01-01T00:00:00.000Z', finishedAt: '2025-01-01T00:00:01.000Z', status: 'complete',
+      inputs: [{ path: '/in/a.txt', bytes: 10, sha256: 'a'.repeat(64) }],
+      counts: { linksRead: 10, uniqueUrls: 6, duplicateUrls: 3, rejectedLines: 1 }, outDir: '/o', outputFiles: ['unique-00000.txt'], options: {},
+    });
+    await c.applyHostCounts('run-a', 0, new Map([['a.example', 4], ['b.example', 2]]));
+    await c.close();
+    return state;
+  }
+
+  it('lists runs as a table and as JSON, reading the state from $DRUM_STATE', async () => {
+    const state = await seeded();
+    const t = await drum(['runs'], { DRUM_STATE: state });
+    assert.equal(t.status, 0);
+    assert.match(t.stdout, /run-a\s+complete/);
+    const j = await drum(['runs', '--json', '--state', state]);
+    assert.deepEqual(JSON.parse(j.stdout).map((r: { runId: string }) => r.runId), ['run-a']);
+  });
+
+  it('lists the top hosts, most URLs first', async () => {
+    const state = await seeded();
+    const j = await drum(['hosts', '--json', '--top', '1', '--state', state]);
+    assert.equal(j.status, 0);
+    assert.deepEqual(JSON.parse(j.stdout), [{ host: 'a.example', uniqueUrls: 4 }]);
+    assert.match((await drum(['hosts', '--state', state])).stdout, /1\s+4\s+a\.example\n\s+2\s+2\s+b\.example/);
+  });
+
+  it('still lists runs while another process holds the catalog for writing', async () => {
+    const state = await seeded();
+    const writer = await Catalog.open(state);
+    try {
+      const r = await drum(['runs', '--json', '--state', state]);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).length, 1);
+    } finally {
+      await writer.close();
+    }
+  });
+
+  it('prints "no runs yet" for a state directory without a catalog', async () => {
+    const r = await drum(['runs', '--state', tempDir()]);
+    assert.equal(r.status, 0);
+    assert.equal(r.stdout, 'no runs yet\n');
+  });
+});

@@ -1,0 +1,173 @@
+// Tests of the CLI's text formatters and progress line: the end-of-run table
+// shows the key figures of a RunReport, the listings show their rows, and
+// progress draws only on a TTY, throttled, and clears itself.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RunReport } from '../../src/stats/report.js';
+import {
+  fmtBytes,
+  fmtDuration,
+  fmtInt,
+  formatHosts,
+  formatRunReport,
+  formatRuns,
+  formatStats,
+  formatVerify,
+} from '../../src/cli/report-table.js';
+import { ProgressLine, renderProgress } from '../../src/cli/progress.js';
+
+function sampleReport(over: Partial<RunReport> = {}): RunReport {
+  return {
+    runId: '20250101T000000Z-abc',
+    status: 'complete',
+    lossy: false,
+    inputs: [{ path: '/in/a.txt', bytes: 1234, sha256: 'ab'.repeat(32), skipped: false }],
+    linksRead: 38277,
+    uniqueUrls: 20001,
+    duplicateUrls: 18000,
+    rejectedLines: 276,
+    rejectsByReason: { 'unsupported-scheme': 270, 'invalid-host': 6 },
+    tiers: {
+      hotCache: { lookups: 38001, hits: 12000, hitRate: 12000 / 38001, entries: 262144 },
+      recentTable: { lookups: 26001, hits: 6000, hitRate: 6000 / 26001, entries: 1048576 },
+      bloom: {
+        mode: 'gate', bitsPerKey: 10, sizeBytes: 65536, definitelyNew: 19000, maybeSeen: 1001, falsePositives: 9,
+        observedFpRate: 0.0087, expectedFpRate: 0.0082, expectedWronglyDropped: 0,
+      },
+    },
+    answeredInRam: 0.4737,
+    disk: { lookups: 1001, hits: 992 },
+    io: { merges: 3, spills: 7, seeks: 64, fileOpens: 12, bytesRead: 5 * 1024 * 1024, bytesWritten: 3 * 1024 * 1024 },
+    seeksPerUrl: 0.00167,
+    storeUrls: 20001,
+    memory: { budgetBytes: 256 * 1024 * 1024, split: { buckets: 200 * 1024 * 1024, hotCache: 4 * 1024 * 1024 } },
+    outDir: '/state/runs/20250101T000000Z-abc',
+    outputFiles: ['unique-00000.txt', 'unique-00001.txt'],
+    elapsedMs: 1520,
+    linksPerSecond: 25182,
+    peakRssBytes: 150 * 1024 * 1024,
+    stages: {},
+    ...over,
+  };
+}
+
+describe('number formatting', () => {
+  it('groups thousands, scales bytes by 1024 and shows durations in the largest sensible unit', () => {
+    assert.equal(fmtInt(1234567), '1,234,567');
+    assert.equal(fmtBytes(512), '512 B');
+    assert.equal(fmtBytes(1536), '1.50 KiB');
+    assert.equal(fmtBytes(300 * 1024 * 1024), '300.0 MiB');
+    assert.equal(fmtDuration(250), '250 ms');
+    assert.equal(fmtDuration(1520), '1.52 s');
+    assert.equal(fmtDuration(125_000), '2m05s');
+  });
+});
+
+describe('run report table', () => {
+  const text = formatRunReport(sampleReport());
+
+  it('shows the link counts and each reject reason', () => {
+    for (const s of ['38,277', '20,001', '18,000', '276', 'unsupported-scheme', '270', 'invalid-host']) assert.ok(text.includes(s), s);
+  });
+
+  it('shows tier hit rates, the bloom figures and the share answered in RAM', () => {
+    assert.match(text, /hot cache\s+12,000 hits \/ 38,001 lookups\s+\(31\.6%/);
+    assert.match(text, /recent table\s+6,000 hits \/ 26,001 lookups\s+\(23\.1%/);
+    assert.match(text, /bloom \(gate\)\s+19,000 definitely new, 1,001 maybe seen, 9 false positives/);
+    assert.match(text, /answered in RAM\s+47\.4%/);
+  });
+
+  it('shows io, seeks per URL beside Mercator, speed, memory split and outputs', () => {
+    assert.match(text, /merges\s+3\n/);
+    assert.match(text, /seeks per URL\s+0\.00167 \(Mercator: 0\.16\)/);
+    assert.match(text, /links\/s\s+25,182/);
+    assert.match(text, /peak RSS\s+150\.0 MiB/);
+    assert.match(text, /buckets\s+200\.0 MiB/);
+    assert.ok(text.includes('unique-00000.txt, unique-00001.txt'));
+  });
+
+  it('marks a lossy run and names skipped inputs', () => {
+    const r = sampleReport({ lossy: true, inputs: [{ path: '/old.txt', bytes: 1, sha256: null, skipped: true }] });
+    r.tiers.bloom.mode = 'lossy';
+    r.tiers.bloom.expectedWronglyDropped = 12;
+    const t = formatRunReport(r);
+    assert.ok(t.includes('LOSSY'));
+    assert.match(t, /wrongly dropped\s+~12 new URLs/);
+    assert.match(t, /skipped inputs\s+\/old\.txt/);
+  });
+
+  it('says bloom off when the bloom filter is off', () => {
+    const r = sampleReport();
+    r.tiers.bloom.mode = 'off';
+    assert.match(formatRunReport(r), /bloom\s+off/);
+  });
+});
+
+describe('listings', () => {
+  it('lists runs with their counts and skipped inputs', () => {
+    const text = formatRuns([{
+      runId: 'r1', startedAt: '2025-01-01T00:00:00.000Z', finishedAt: '2025-01-01T00:00:02.000Z', status: 'complete',
+      inputs: [{ path: '/a', bytes: 1, sha256: null }, { path: '/b', bytes: 1, sha256: null, skipped: true }],
+      counts: { linksRead: 1000, uniqueUrls: 600, duplicateUrls: 390, rejectedLines: 10 },
+      outDir: '/o', outputFiles: [], options: {},
+    }]);
+    assert.match(text, /r1\s+complete\s+2025-01-01T00:00:00.000Z\s+2\.00 s\s+1,000\s+600\s+390\s+10\s+\/a \/b \(skipped\)/);
+    assert.equal(formatRuns([]), 'no runs yet\n');
+  });
+
+  it('ranks hosts with right-aligned counts', () => {
+    const text = formatHosts([{ host: 'a.example', uniqueUrls: 12345 }, { host: 'b.example', uniqueUrls: 7 }]);
+    assert.deepEqual(text.split('\n').slice(1, 3), ['   1       12,345  a.example', '   2            7  b.example']);
+  });
+
+  it('shows store stats and whether verify found the store sound', () => {
+    const s = formatStats({
+      stateDir: '/s', formatVersion: 1, storeUrls: 5_000_000, storeBytes: 40e6, files: 65, buckets: 64, hostBits: 24,
+      policy: 'default/v1', expectedCollisions: 0.0007, bloom: null, recentRuns: [],
+    });
+    assert.match(s, /URLs stored\s+5,000,000/);
+    assert.match(s, /policy\s+default\/v1/);
+    assert.match(formatVerify({ ok: true, filesChecked: 3, keysChecked: 10, problems: [] }), /^sound: 3 files/);
+    assert.match(formatVerify({ ok: false, filesChecked: 3, keysChecked: 10, problems: [{ file: 'f', code: 'DRUM_CORRUPT_FILE', message: 'm' }] }), /^NOT SOUND \(1 problem\)/);
+  });
+});
+
+describe('progress line', () => {
+  const p = { phase: 'reading' as const, bytesRead: 256 * 1024 * 1024, bytesTotal: 1024 * 1024 * 1024, links: 1_000_000, elapsedMs: 10_000 };
+
+  it('renders bytes of total, links/s, ETA and phase', () => {
+    const line = renderProgress(p, 200);
+    assert.match(line, /^reading /);
+    assert.ok(line.includes('256.0 MiB / 1.00 GiB 25.0%'), line);
+    assert.ok(line.includes('100.0k links/s'), line);
+    assert.ok(line.includes('ETA 30.0 s'), line);
+    assert.ok(!renderProgress({ ...p, bytesTotal: null }, 200).includes('ETA'));
+    assert.ok(renderProgress(p, 30).length <= 30);
+  });
+
+  it('writes nothing when stderr is not a TTY', () => {
+    const out: string[] = [];
+    const line = new ProgressLine({ isTTY: false, write: (s: string) => out.push(s) }, true);
+    line.update(p);
+    line.done();
+    assert.deepEqual(out, []);
+  });
+
+  it('redraws at most once per 200 ms on a TTY and clears the line at the end', () => {
+    const out: string[] = [];
+    let t = 0;
+    const line = new ProgressLine({ isTTY: true, columns: 120, write: (s: string) => out.push(s) }, true, () => t);
+    for (t = 1000; t < 2000; t += 10) line.update(p);
+    assert.equal(out.length, 5);
+    assert.ok(out.every((s) => s.startsWith('\r')));
+    line.done();
+    assert.equal(out[out.length - 1], '\r\x1b[K');
+  });
+
+  it('stays silent on a TTY when disabled (--no-progress / --quiet)', () => {
+    const out: string[] = [];
+    new ProgressLine({ isTTY: true, write: (s: string) => out.push(s) }, false).update(p);
+    assert.deepEqual(out, []);
+  });
+});
