@@ -5,8 +5,10 @@
 // the way's reference bit; an insert fills a free way, else advances the set's
 // clock hand clearing reference bits until it finds a clear one, and replaces
 // that way (new entries start with the bit clear, so one-off keys go first).
-// Does not know about the store: the caller inserts only keys it knows are
-// stored, and calls clear() if a merge it relied on is abandoned.
+// Does not know about the store: it answers exactly "was this key inserted
+// and not yet evicted" (it never invents a key). What an insert vouches for
+// (stored, or pending with an earlier ordinal) is the caller's contract, and
+// the caller calls clear() if a merge it relied on is abandoned.
 // Preconditions: hi, lo are uint32 (`>>> 0`); entries in [0, 2^28].
 
 import { DrumError } from '../errors.js';
