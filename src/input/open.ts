@@ -1,0 +1,185 @@
+// Opens one input (a path, or `-` for stdin) as bytes: a positional file
+// handle for plain regular files, or an iterator of decompressed Buffers for
+// gzip and stdin; counts raw (compressed) bytes for progress. Maps every
+// failure to DRUM_INPUT naming the file. Does not split lines or detect the
+// text format (src/input/detect.ts, src/input/split.ts do).
+
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { DrumError } from '../errors.js';
+import { hasGzipMagic, isGzipName } from './detect.js';
+
+/** Raw read size for gzip files and the zlib output piece size. */
+const RAW_READ = 256 * 1024;
+const GUNZIP_CHUNK = 64 * 1024;
+
+export type ByteStream = AsyncIterable<Buffer> | NodeJS.ReadableStream;
+
+export interface OpenOptions {
+  /** What `-` reads. Default process.stdin. The seam tests use to feed stdin. */
+  stdin?: ByteStream;
+  /** Called with each batch of raw bytes consumed (compressed bytes for gzip). */
+  onBytes?: (rawBytesDelta: number) => void;
+}
+
+export interface ByteInput {
+  path: string;
+  /** Raw size in bytes when known (regular files), else null. */
+  rawSize: number | null;
+  gzip: boolean;
+  /** Plain regular file: read it positionally (lets the splitter avoid copies). Else null. */
+  fh: FileHandle | null;
+  /** Not a plain file: decompressed bytes from offset 0. Else null. */
+  bytes: AsyncIterator<Buffer> | null;
+  close(): Promise<void>;
+}
+
+export function inputError(path: string, what: string, cause?: unknown): DrumError {
+  const sys = (cause as NodeJS.ErrnoException | undefined)?.code;
+  const detail = sys ?? (cause instanceof Error ? cause.message : cause === undefined ? '' : String(cause));
+  return new DrumError('DRUM_INPUT', `${what} ${path}${detail ? `: ${detail}` : ''}`, { cause, file: path });
+}
+
+/** Raw size of an input in bytes, or null for stdin and non-regular files. */
+export async function inputSize(path: string): Promise<number | null> {
+  if (path === '-') return null;
+  try {
+    const st = await stat(path);
+    return st.isFile() ? st.size : null;
+  } catch (e) {
+    throw inputError(path, 'cannot open input', e);
+  }
+}
+
+export async function openInput(path: string, opts: OpenOptions = {}): Promise<ByteInput> {
+  const onBytes = opts.onBytes ?? (() => {});
+  if (path === '-') {
+    const raw = iteratorOf(opts.stdin ?? process.stdin);
+    const { pieces, done } = await pull(raw, 2, path);
+    const gzip = hasGzipMagic(Buffer.concat(pieces));
+    const counted = countBytes(replay(pieces, done ? null : raw), onBytes);
+    const bytes = gzip ? gunzip(counted, path) : wrapErrors(counted, path);
+    return { path, rawSize: null, gzip, fh: null, bytes, close: async () => void (await bytes.return?.(undefined)) };
+  }
+  let fh: FileHandle;
+  let size: number;
+  const head = Buffer.alloc(2);
+  try {
+    fh = await open(path, 'r');
+  } catch (e) {
+    throw inputError(path, 'cannot open input', e);
+  }
+  try {
+    const st = await fh.stat();
+    if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    size = st.size;
+    await fh.read(head, 0, 2, 0);
+  } catch (e) {
+    await fh.close().catch(() => {});
+    throw inputError(path, 'cannot read input', e);
+  }
+  const gzip = isGzipName(path) || hasGzipMagic(head);
+  if (!gzip) return { path, rawSize: size, gzip, fh, bytes: null, close: () => fh.close() };
+  const bytes = gunzip(countBytes(readRaw(fh, path), onBytes), path);
+  const close = async () => {
+    await bytes.return?.(undefined);
+    await fh.close().catch(() => {});
+  };
+  return { path, rawSize: size, gzip, fh: null, bytes, close };
+}
+
+function iteratorOf(s: ByteStream): AsyncIterator<Buffer> {
+  return (s as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+}
+
+/** Pulls buffers until at least `n` bytes or the end. */
+export async function pull(it: AsyncIterator<Buffer>, n: number, path: string): Promise<{ pieces: Buffer[]; done: boolean }> {
+  const pieces: Buffer[] = [];
+  let got = 0;
+  try {
+    while (got < n) {
+      const r = await it.next();
+      if (r.done) return { pieces, done: true };
+      const b = toBuffer(r.value);
+      pieces.push(b);
+      got += b.length;
+    }
+  } catch (e) {
+    throw e instanceof DrumError ? e : inputError(path, 'cannot read input', e);
+  }
+  return { pieces, done: false };
+}
+
+/** Yields `pieces`, then the rest of `rest` (if any). */
+export async function* replay(pieces: Buffer[], rest: AsyncIterator<Buffer> | null): AsyncGenerator<Buffer> {
+  for (const p of pieces) yield p;
+  if (rest === null) return;
+  try {
+    for (;;) {
+      const r = await rest.next();
+      if (r.done) return;
+      yield toBuffer(r.value);
+    }
+  } finally {
+    await rest.return?.();
+  }
+}
+
+function toBuffer(v: unknown): Buffer {
+  if (Buffer.isBuffer(v)) return v;
+  if (typeof v === 'string') return Buffer.from(v);
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  throw new TypeError('input stream must yield Buffers');
+}
+
+async function* countBytes(src: AsyncIterable<Buffer>, onBytes: (n: number) => void): AsyncGenerator<Buffer> {
+  for await (const b of src) {
+    onBytes(b.length);
+    yield b;
+  }
+}
+
+async function* readRaw(fh: FileHandle, path: string): AsyncGenerator<Buffer> {
+  let pos = 0;
+  for (;;) {
+    const buf = Buffer.allocUnsafe(RAW_READ);
+    let n: number;
+    try {
+      n = (await fh.read(buf, 0, RAW_READ, pos)).bytesRead;
+    } catch (e) {
+      throw inputError(path, 'cannot read input', e);
+    }
+    if (n === 0) return;
+    pos += n;
+    yield buf.subarray(0, n);
+  }
+}
+
+async function* wrapErrors(src: AsyncIterable<Buffer>, path: string): AsyncGenerator<Buffer> {
+  try {
+    for await (const b of src) yield b;
+  } catch (e) {
+    throw e instanceof DrumError ? e : inputError(path, 'cannot read input', e);
+  }
+}
+
+/** Decompresses gzip (multi-member too); a truncated or corrupt stream throws DRUM_INPUT after its good bytes. */
+function gunzip(raw: AsyncIterable<Buffer>, path: string): AsyncGenerator<Buffer> {
+  async function* run(): AsyncGenerator<Buffer> {
+    const src = Readable.from(raw, { objectMode: false, highWaterMark: RAW_READ });
+    const gz = createGunzip({ chunkSize: GUNZIP_CHUNK });
+    src.on('error', (e) => gz.destroy(e));
+    src.pipe(gz);
+    try {
+      for await (const b of gz) yield b as Buffer;
+    } catch (e) {
+      if (e instanceof DrumError) throw e;
+      throw inputError(path, 'cannot decompress input', e);
+    } finally {
+      src.destroy();
+      gz.destroy();
+    }
+  }
+  return run();
+}

@@ -1,0 +1,247 @@
+// readInputs: the input stage's entry. Opens each input in turn, detects its
+// format (gzip, WARC, TSV, lines), skips to a resume offset, and yields
+// LineChunks from the splitter (or from the WARC reader). Does not
+// canonicalize, count rejects, or decide what to do after a DRUM_INPUT error
+// (the engine does). Preconditions: resume offsets/lines come from an earlier
+// chunk's endOffset/endLine of the same, unchanged input.
+
+import type { FileHandle } from 'node:fs/promises';
+import type { InputFormat } from '../engine/api.js';
+import { DrumError } from '../errors.js';
+import { detectFormat, PEEK_BYTES, type ConcreteFormat, type Detection } from './detect.js';
+import { inputError, openInput, pull, replay, type ByteInput, type ByteStream } from './open.js';
+import { LineSplitter } from './split.js';
+import type { LineChunk } from './types.js';
+
+export interface InputSpec {
+  /** A file path, or `-` for stdin. */
+  path: string;
+  /** Resume: decompressed byte offset to start at (an earlier chunk's endOffset). Default 0. */
+  startOffset?: number;
+  /** Resume: lines consumed before startOffset (that chunk's endLine). Default 0. */
+  startLine?: number;
+}
+
+export interface InputInfo {
+  input: number;
+  path: string;
+  format: ConcreteFormat;
+  gzip: boolean;
+  /** Raw (compressed) size when known, else null (stdin). */
+  rawSize: number | null;
+}
+
+export interface ReadInputsOptions {
+  format: InputFormat;
+  maxLineBytes: number;
+  chunkBytes: number;
+  /** WARC only: navigation links only, or embeds too. Default 'nav'. */
+  links?: 'nav' | 'all';
+  /** WARC only: links from HTML, from Heritrix metadata records, or both. Default 'html'. */
+  warcLinks?: 'html' | 'metadata' | 'both';
+  /** Raw bytes consumed (compressed for gzip); a resumed plain file reports its skipped bytes at once. */
+  onBytes?: (rawBytesDelta: number) => void;
+  /** Called once per input after it is opened and its format detected. */
+  onInput?: (info: InputInfo) => void;
+  /** What `-` reads. Default process.stdin. */
+  stdin?: ByteStream;
+}
+
+/** Reads the inputs in order; chunk.input is the spec's index in `specs`. */
+export async function* readInputs(specs: readonly InputSpec[], opts: ReadInputsOptions): AsyncGenerator<LineChunk> {
+  for (let i = 0; i < specs.length; i++) yield* readInput(specs[i]!, i, opts);
+}
+
+/** Reads one input; `index` becomes chunk.input. Throws DRUM_INPUT after yielding every complete line before damage. */
+export async function* readInput(spec: InputSpec, index: number, opts: ReadInputsOptions): AsyncGenerator<LineChunk> {
+  const startOffset = spec.startOffset ?? 0;
+  const startLine = spec.startLine ?? 0;
+  const onBytes = opts.onBytes ?? (() => {});
+  const src = await openInput(spec.path, { stdin: opts.stdin, onBytes });
+  try {
+    const forced = opts.format === 'auto' ? undefined : opts.format;
+    let det: Detection;
+    let bytes: AsyncIterator<Buffer> | null = null;
+    if (src.fh) {
+      det = await detectFile(src.fh, src.rawSize ?? 0, opts.maxLineBytes, forced, src.path);
+    } else {
+      const r = await detectStream(src, opts.maxLineBytes, forced);
+      det = r.det;
+      bytes = r.bytes;
+    }
+    opts.onInput?.({ input: index, path: src.path, format: det.format, gzip: src.gzip, rawSize: src.rawSize });
+    if (det.format === 'warc') {
+      const from = src.fh ? fileBytes(src.fh, startOffset, opts.chunkBytes, onBytes, src.path) : skip(bytes!, startOffset, src.path);
+      yield* readWarc(from, index, startOffset, startLine, opts);
+      return;
+    }
+    const splitter = new LineSplitter({
+      input: index,
+      format: det.format,
+      maxLineBytes: opts.maxLineBytes,
+      chunkBytes: opts.chunkBytes,
+      startOffset,
+      startLine,
+      headerCheck:
+        det.format === 'tsv' &&
+        (startOffset === 0 || (det.firstDataLineEnd !== null && startOffset < det.firstDataLineEnd)),
+    });
+    if (src.fh) {
+      yield* splitFile(src.fh, splitter, startOffset, src.rawSize ?? 0, onBytes, src.path);
+      return;
+    }
+    try {
+      for await (const b of skip(bytes!, startOffset, src.path)) yield* splitter.push(b);
+    } catch (e) {
+      yield* splitter.flushComplete();
+      throw e instanceof DrumError ? e : inputError(src.path, 'cannot read input', e);
+    }
+    yield* splitter.end();
+  } finally {
+    await src.close().catch(() => {});
+  }
+}
+
+async function detectFile(fh: FileHandle, size: number, max: number, forced: ConcreteFormat | undefined, path: string): Promise<Detection> {
+  const buf = Buffer.allocUnsafe(Math.min(PEEK_BYTES, size));
+  let n = 0;
+  try {
+    while (n < buf.length) {
+      const r = await fh.read(buf, n, buf.length - n, n);
+      if (r.bytesRead === 0) break;
+      n += r.bytesRead;
+    }
+  } catch (e) {
+    throw inputError(path, 'cannot read input', e);
+  }
+  return detectFormat(buf.subarray(0, n), true, max, forced)!;
+}
+
+/** Pulls decompressed bytes until detection decides; returns them replayed in front of the rest. */
+async function detectStream(
+  src: ByteInput,
+  max: number,
+  forced: ConcreteFormat | undefined,
+): Promise<{ det: Detection; bytes: AsyncIterator<Buffer> }> {
+  const it = src.bytes!;
+  const pieces: Buffer[] = [];
+  let have = 0;
+  for (;;) {
+    let r: { pieces: Buffer[]; done: boolean };
+    try {
+      r = await pull(it, 1, src.path);
+    } catch (e) {
+      // broken before detection could decide: decide on what came through, deliver it, then fail
+      const det = detectFormat(Buffer.concat(pieces, have), true, max, forced)!;
+      return { det, bytes: replay(pieces, failing(e)) };
+    }
+    for (const p of r.pieces) {
+      pieces.push(p);
+      have += p.length;
+    }
+    const det = detectFormat(Buffer.concat(pieces, have), r.done, max, forced);
+    if (det) return { det, bytes: replay(pieces, r.done ? null : it) };
+  }
+}
+
+function failing(e: unknown): AsyncIterator<Buffer> {
+  return { next: () => Promise.reject(e) };
+}
+
+/** Reads a plain file from `from` through the splitter's windows (only the carried partial line is copied). */
+async function* splitFile(
+  fh: FileHandle,
+  splitter: LineSplitter,
+  from: number,
+  size: number,
+  onBytes: (n: number) => void,
+  path: string,
+): AsyncGenerator<LineChunk> {
+  if (from > size) throw inputError(path, `resume offset ${from} is past the end of input`);
+  if (from > 0) onBytes(from);
+  let pos = from;
+  for (;;) {
+    const { buf, at } = splitter.window();
+    let n: number;
+    try {
+      n = (await fh.read(buf, at, buf.length - at, pos)).bytesRead;
+    } catch (e) {
+      yield* splitter.flushComplete();
+      throw inputError(path, 'cannot read input', e);
+    }
+    pos += n;
+    if (n > 0) onBytes(n);
+    yield* splitter.pushWindow(n);
+    if (n === 0) break;
+  }
+  yield* splitter.end();
+}
+
+/** Plain-file bytes from `from`, as fresh buffers (for the WARC reader). */
+async function* fileBytes(fh: FileHandle, from: number, size: number, onBytes: (n: number) => void, path: string): AsyncGenerator<Buffer> {
+  if (from > 0) onBytes(from);
+  let pos = from;
+  for (;;) {
+    const buf = Buffer.allocUnsafe(size);
+    let n: number;
+    try {
+      n = (await fh.read(buf, 0, size, pos)).bytesRead;
+    } catch (e) {
+      throw inputError(path, 'cannot read input', e);
+    }
+    if (n === 0) return;
+    pos += n;
+    onBytes(n);
+    yield buf.subarray(0, n);
+  }
+}
+
+/** Drops the first `n` bytes of a stream without looking at them. */
+async function* skip(it: AsyncIterator<Buffer>, n: number, path: string): AsyncGenerator<Buffer> {
+  let left = n;
+  try {
+    for (;;) {
+      const r = await it.next();
+      if (r.done) break;
+      let b = r.value;
+      if (left > 0) {
+        if (b.length <= left) {
+          left -= b.length;
+          continue;
+        }
+        b = b.subarray(left);
+        left = 0;
+      }
+      yield b;
+    }
+  } finally {
+    await it.return?.();
+  }
+  if (left > 0) throw inputError(path, `resume offset ${n} is past the end of input`);
+}
+
+/** WARC inputs go to src/input/warc (another module); offsets and lines are shifted by the resume point. */
+async function* readWarc(
+  source: AsyncIterable<Buffer>,
+  input: number,
+  startOffset: number,
+  startLine: number,
+  opts: ReadInputsOptions,
+): AsyncGenerator<LineChunk> {
+  const { readWarcChunks } = await import('./warc/index.js');
+  const chunks = readWarcChunks(source, input, {
+    links: opts.links ?? 'nav',
+    warcLinks: opts.warcLinks ?? 'html',
+    maxLineBytes: opts.maxLineBytes,
+    chunkBytes: opts.chunkBytes,
+  });
+  for await (const c of chunks) {
+    if (startOffset !== 0 || startLine !== 0) {
+      c.endOffset += startOffset;
+      c.endLine += startLine;
+      for (let i = 0; i < c.count; i++) c.lines[i] += startLine;
+      for (const r of c.rejects) r.line += startLine;
+    }
+    yield c;
+  }
+}

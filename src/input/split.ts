@@ -1,0 +1,325 @@
+// LineSplitter: turns a stream of decompressed Buffers into LineChunks of
+// complete lines (~chunkBytes each). Handles LF/CRLF, a leading UTF-8 BOM,
+// blank and `#` lines, the TSV header, `empty` rows, and `too-long` lines,
+// which are rejected without being buffered (bounded memory on any input).
+// Does no I/O, no decompression, no format detection, no UTF-8 checking
+// (invalid bytes pass through to the canonicalizer).
+// Preconditions: the first byte pushed is at decompressed offset `startOffset`
+// and starts a line; push() buffers are not modified by the caller afterwards.
+
+import type { LineChunk, Reject } from './types.js';
+
+export interface SplitOptions {
+  input: number;
+  format: 'lines' | 'tsv';
+  maxLineBytes: number;
+  chunkBytes: number;
+  /** Decompressed offset of the first byte pushed. Default 0 (a BOM is only dropped at 0). */
+  startOffset?: number;
+  /** Lines consumed before startOffset (the next line is startLine + 1). Default 0. */
+  startLine?: number;
+  /** TSV: treat the first data line as a header when none of its fields has `://`. Default: tsv && startOffset === 0. */
+  headerCheck?: boolean;
+}
+
+export const EXCERPT_BYTES = 200;
+const LF = 10, CR = 13, TAB = 9, SPACE = 32, HASH = 35;
+const EMPTY = Buffer.alloc(0);
+const SCHEME_SEP = Buffer.from('://');
+
+export class LineSplitter {
+  private readonly o: Required<Omit<SplitOptions, 'startOffset' | 'startLine' | 'headerCheck'>>;
+  /** Unconsumed bytes: carry (a partial line) + small pieces, in order. pieces[0] starts a line. */
+  private pieces: Buffer[] = [];
+  private piecesBytes = 0;
+  /** Bytes of `pieces` pushed after the carry (the carry is the rest, at the front). */
+  private newBytes = 0;
+  /** Decompressed offset of the first unconsumed byte (pieces[0][0], or the next pushed byte). */
+  private base: number;
+  private line: number;
+  private atStart: boolean;
+  private headerPending: boolean;
+  /** Inside a too-long line whose end has not arrived yet: its bytes are dropped as they come. */
+  private skipping = false;
+  private skipExcerpt: Buffer = EMPTY;
+  /** Rejects and consumed lines not yet attached to an emitted chunk. */
+  private pendingRejects: Reject[] = [];
+  private pendingLines = 0;
+  /** Window handed out by window(): carry + pieces copied at its front. */
+  private win: Buffer | null = null;
+  private winAt = 0;
+  // Per-chunk scratch, grown by doubling.
+  private us = new Uint32Array(4096);
+  private ue = new Uint32Array(4096);
+  private bs = new Uint32Array(4096);
+  private be = new Uint32Array(4096);
+  private ln = new Float64Array(4096);
+
+  constructor(opts: SplitOptions) {
+    this.o = { input: opts.input, format: opts.format, maxLineBytes: opts.maxLineBytes, chunkBytes: opts.chunkBytes };
+    this.base = opts.startOffset ?? 0;
+    this.line = opts.startLine ?? 0;
+    this.atStart = this.base === 0;
+    this.headerPending = opts.headerCheck ?? (opts.format === 'tsv' && this.base === 0);
+  }
+
+  /** Bytes this splitter holds between calls (carry + pieces); at most chunkBytes + maxLineBytes + 1. */
+  bufferedBytes(): number {
+    return this.piecesBytes;
+  }
+
+  /** Feeds the next buffer; returns the chunks it completes (usually zero or one). */
+  push(b: Buffer): LineChunk[] {
+    const out: LineChunk[] = [];
+    while (b.length > 0) {
+      if (this.skipping) {
+        const nl = b.indexOf(LF);
+        this.keepExcerpt(b, nl < 0 ? b.length : nl);
+        if (nl < 0) {
+          this.base += b.length;
+          return out;
+        }
+        this.endSkip(nl + 1);
+        b = b.subarray(nl + 1);
+        continue;
+      }
+      const room = this.o.chunkBytes - this.newBytes;
+      if (this.piecesBytes === 0 && b.length >= this.o.chunkBytes) {
+        this.process(b.subarray(0, this.o.chunkBytes), false, out); // zero-copy window
+        b = b.subarray(this.o.chunkBytes);
+      } else if (b.length < room) {
+        this.pieces.push(b);
+        this.piecesBytes += b.length;
+        this.newBytes += b.length;
+        return out;
+      } else {
+        this.pieces.push(b.subarray(0, room));
+        const w = Buffer.concat(this.pieces, this.piecesBytes + room);
+        this.clearPieces();
+        this.process(w, false, out);
+        b = b.subarray(room);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * For readers that own their buffers (files): a fresh buffer with the
+   * unconsumed bytes already copied at its front. Fill buf[at..] and call
+   * pushWindow(n). Only the carried-over partial line is ever copied, and a
+   * chunk cut from a full window is the sole user of its ArrayBuffer.
+   */
+  window(): { buf: Buffer; at: number } {
+    // its own ArrayBuffer (never the shared pool): the chunk cut from it owns it and may be transferred
+    const buf = Buffer.allocUnsafeSlow(this.piecesBytes - this.newBytes + this.o.chunkBytes);
+    let at = 0;
+    for (const p of this.pieces) at += p.copy(buf, at);
+    this.pieces = [];
+    this.piecesBytes = 0;
+    this.win = buf;
+    this.winAt = at;
+    return { buf, at };
+  }
+
+  /** Consumes the `n` bytes written into the last window() at its `at`. */
+  pushWindow(n: number): LineChunk[] {
+    const w = this.win;
+    if (w === null) throw new Error('pushWindow without window');
+    this.win = null;
+    if (this.skipping) return this.push(w.subarray(this.winAt, this.winAt + n)); // window had nothing carried
+    const out: LineChunk[] = [];
+    const len = this.winAt + n;
+    if (len < w.length) {
+      // short read (end of file is near): keep the bytes; end() or the next window decides
+      if (len > 0) {
+        this.pieces = [w.subarray(0, len)];
+        this.piecesBytes = len;
+        this.newBytes += n;
+      }
+      return out;
+    }
+    this.newBytes = 0;
+    this.process(w, false, out);
+    return out;
+  }
+
+  /** End of input: the last line needs no newline. Returns the final chunk(s). */
+  end(): LineChunk[] {
+    const out: LineChunk[] = [];
+    if (this.skipping) this.endSkip(0);
+    const w = this.takePieces();
+    this.process(w, true, out);
+    return out;
+  }
+
+  /** Input broke off (e.g. truncated gzip): returns every complete line held; the partial tail is dropped. */
+  flushComplete(): LineChunk[] {
+    const out: LineChunk[] = [];
+    if (this.skipping) return out; // the unfinished long line is not a complete line; nothing else is held
+    this.process(this.takePieces(), false, out);
+    this.clearPieces();
+    return out;
+  }
+
+  private takePieces(): Buffer {
+    const w = this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces, this.piecesBytes);
+    this.clearPieces();
+    return w;
+  }
+
+  private clearPieces(): void {
+    this.pieces = [];
+    this.piecesBytes = 0;
+    this.newBytes = 0;
+  }
+
+  /** While skipping: keeps the line's first EXCERPT_BYTES (+1 to see a CR before LF). */
+  private keepExcerpt(b: Buffer, upTo: number): void {
+    const want = EXCERPT_BYTES + 1 - this.skipExcerpt.length;
+    if (want <= 0 || upTo === 0) return;
+    this.skipExcerpt = Buffer.concat([this.skipExcerpt, b.subarray(0, Math.min(want, upTo))]);
+  }
+
+  /** A too-long line ends `consumed` bytes into the current buffer (0 at end of input). */
+  private endSkip(consumed: number): void {
+    this.skipping = false;
+    this.base += consumed;
+    this.line++;
+    this.pendingLines++;
+    let x = this.skipExcerpt;
+    if (x.length <= EXCERPT_BYTES && x.length > 0 && x[x.length - 1] === CR) x = x.subarray(0, x.length - 1);
+    if (x.length > EXCERPT_BYTES) x = x.subarray(0, EXCERPT_BYTES);
+    this.pendingRejects.push({ line: this.line, input: this.o.input, reason: 'too-long', excerpt: x });
+    this.skipExcerpt = EMPTY;
+  }
+
+  /** Splits window `w` (starting at a line start, offset this.base) into one chunk; keeps the partial tail. */
+  private process(w: Buffer, final: boolean, out: LineChunk[]): void {
+    const max = this.o.maxLineBytes;
+    const tsv = this.o.format === 'tsv';
+    const wl = w.length;
+    let pos = 0;
+    if (this.atStart) {
+      if (wl >= 3 || final) {
+        this.atStart = false;
+        if (wl >= 3 && w[0] === 0xef && w[1] === 0xbb && w[2] === 0xbf) pos = 3;
+      }
+    }
+    let n = 0;
+    let tab = -1; // first tab at or after the current scan point (wl = none left)
+    let us = this.us, ue = this.ue, bs = this.bs, be = this.be, ln = this.ln;
+    while (pos < wl) {
+      let nl = w.indexOf(LF, pos);
+      if (nl < 0) {
+        if (!final) break;
+        nl = wl;
+      }
+      const s = pos;
+      let e = nl;
+      pos = nl + 1;
+      const line = ++this.line;
+      this.pendingLines++;
+      if (e > s && w[e - 1] === CR) e--;
+      if (e - s > max) {
+        this.reject(line, 'too-long', w, s, e);
+        continue;
+      }
+      let a = s;
+      while (a < e && (w[a] === SPACE || w[a] === TAB)) a++;
+      if (a === e || w[a] === HASH) continue; // blank or comment
+      if (n === us.length) {
+        this.grow();
+        us = this.us; ue = this.ue; bs = this.bs; be = this.be; ln = this.ln;
+      }
+      if (!tsv) {
+        let z = e;
+        while (z > a && (w[z - 1] === SPACE || w[z - 1] === TAB)) z--;
+        us[n] = a; ue[n] = z; bs[n] = 0; be[n] = 0; ln[n] = line;
+        n++;
+        continue;
+      }
+      if (this.headerPending) {
+        this.headerPending = false;
+        if (w.subarray(s, e).indexOf(SCHEME_SEP) < 0) continue; // header row
+      }
+      if (tab < s) {
+        tab = w.indexOf(TAB, s);
+        if (tab < 0) tab = wl;
+      }
+      if (tab >= e) {
+        this.reject(line, 'empty', w, s, e);
+        continue;
+      }
+      const t1 = tab;
+      tab = w.indexOf(TAB, t1 + 1);
+      if (tab < 0) tab = wl;
+      const t2 = tab < e ? tab : e;
+      let u0 = t1 + 1, u1 = t2, b0 = s, b1 = t1;
+      while (u0 < u1 && w[u0] === SPACE) u0++;
+      while (u1 > u0 && w[u1 - 1] === SPACE) u1--;
+      if (u0 === u1) {
+        this.reject(line, 'empty', w, s, e);
+        continue;
+      }
+      while (b0 < b1 && w[b0] === SPACE) b0++;
+      while (b1 > b0 && w[b1 - 1] === SPACE) b1--;
+      us[n] = u0; ue[n] = u1; bs[n] = b0; be[n] = b1; ln[n] = line;
+      n++;
+    }
+    if (pos > wl) pos = wl; // final line without newline
+    if (this.pendingLines > 0) out.push(this.emit(w.subarray(0, pos), n));
+    this.base += pos;
+    const tail = wl - pos;
+    if (tail === 0) return;
+    if (tail > max + 1) {
+      // a line longer than the limit and not ended yet: drop it as it streams by
+      this.skipping = true;
+      this.skipExcerpt = Buffer.from(w.subarray(pos, pos + EXCERPT_BYTES + 1));
+      this.base += tail;
+      return;
+    }
+    this.pieces = [Buffer.from(w.subarray(pos))]; // copy: the emitted chunk keeps w to itself
+    this.piecesBytes = tail;
+    this.newBytes = 0;
+  }
+
+  private reject(line: number, reason: Reject['reason'], w: Buffer, s: number, e: number): void {
+    const excerpt = Buffer.from(w.subarray(s, Math.min(e, s + EXCERPT_BYTES)));
+    this.pendingRejects.push({ line, input: this.o.input, reason, excerpt });
+  }
+
+  private emit(buf: Buffer, n: number): LineChunk {
+    const chunk: LineChunk = {
+      input: this.o.input,
+      buf,
+      count: n,
+      urlStarts: this.us.slice(0, n),
+      urlEnds: this.ue.slice(0, n),
+      baseStarts: this.bs.slice(0, n),
+      baseEnds: this.be.slice(0, n),
+      lines: this.ln.slice(0, n),
+      rejects: this.pendingRejects,
+      endOffset: this.base + buf.length,
+      endLine: this.line,
+    };
+    this.pendingRejects = [];
+    this.pendingLines = 0;
+    return chunk;
+  }
+
+  private grow(): void {
+    const c = this.us.length * 2;
+    const u32 = (a: Uint32Array) => {
+      const b = new Uint32Array(c);
+      b.set(a);
+      return b;
+    };
+    this.us = u32(this.us);
+    this.ue = u32(this.ue);
+    this.bs = u32(this.bs);
+    this.be = u32(this.be);
+    const l = new Float64Array(c);
+    l.set(this.ln);
+    this.ln = l;
+  }
+}

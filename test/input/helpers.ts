@@ -1,0 +1,41 @@
+// Test helpers for the input stage: flatten LineChunks into plain rows
+// (line, url, base) and rejects (line, reason, excerpt) that assertions can
+// compare. Test-only; no production logic.
+
+import type { LineChunk } from '../../src/input/types.js';
+
+export interface Flat {
+  links: [line: number, url: string, base: string][];
+  rejects: [line: number, reason: string, excerpt: string][];
+  chunks: LineChunk[];
+}
+
+export function flatten(chunks: LineChunk[]): Flat {
+  const f: Flat = { links: [], rejects: [], chunks };
+  for (const c of chunks) {
+    // listed lines and rejects interleave by line number
+    const rows: [number, 0 | 1, number][] = [];
+    for (let i = 0; i < c.count; i++) rows.push([c.lines[i]!, 0, i]);
+    c.rejects.forEach((r, i) => rows.push([r.line, 1, i]));
+    rows.sort((a, b) => a[0] - b[0]);
+    for (const [line, kind, i] of rows) {
+      if (kind === 0) {
+        f.links.push([
+          line,
+          c.buf.toString('latin1', c.urlStarts[i]!, c.urlEnds[i]!),
+          c.buf.toString('latin1', c.baseStarts[i]!, c.baseEnds[i]!),
+        ]);
+      } else {
+        const r = c.rejects[i]!;
+        f.rejects.push([line, r.reason, r.excerpt.toString('latin1')]);
+      }
+    }
+  }
+  return f;
+}
+
+export async function collect(it: AsyncIterable<LineChunk>): Promise<LineChunk[]> {
+  const out: LineChunk[] = [];
+  for await (const c of it) out.push(c);
+  return out;
+}

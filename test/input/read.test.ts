@@ -1,0 +1,183 @@
+// Tests of readInputs: files, gzip by name and by magic, stdin through the
+// `stdin` seam, several inputs, resume offsets, the real Heritrix TSV, WARC
+// dispatch, and DRUM_INPUT for missing, corrupt and truncated inputs.
+
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { readInputs, type InputInfo, type ReadInputsOptions } from '../../src/input/read.js';
+import { isDrumError } from '../../src/errors.js';
+import type { LineChunk } from '../../src/input/types.js';
+import { collect, flatten } from './helpers.js';
+
+const OPTS: ReadInputsOptions = { format: 'auto', maxLineBytes: 2048, chunkBytes: 1024 };
+const DATA = path.resolve(process.cwd(), '../shared/datasets/heritrix-archive-org-2008');
+const OUTLINKS = path.join(DATA, 'outlinks.tsv');
+const WARC = path.join(DATA, 'example.warc.gz');
+const WARC_READER = path.resolve(process.cwd(), 'src/input/warc/index.ts');
+
+let dir = '';
+const file = (name: string, data: string | Buffer) => {
+  const p = path.join(dir, name);
+  writeFileSync(p, data);
+  return p;
+};
+const urls = (chunks: LineChunk[]) => flatten(chunks).links.map((l) => l[1]);
+const LINES = Array.from({ length: 300 }, (_, i) => `http://example.com/page/${i}`);
+const TEXT = LINES.join('\n') + '\n';
+
+async function rejectsWith(p: Promise<unknown>, code: string): Promise<void> {
+  await assert.rejects(p, (e: unknown) => isDrumError(e) && e.code === code);
+}
+
+describe('readInputs', () => {
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'drum-input-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads a plain file as lines, reporting every raw byte to onBytes', async () => {
+    let bytes = 0;
+    const infos: InputInfo[] = [];
+    const chunks = await collect(
+      readInputs([{ path: file('a.txt', TEXT) }], { ...OPTS, onBytes: (n) => (bytes += n), onInput: (i) => infos.push(i) }),
+    );
+    assert.deepEqual(urls(chunks), LINES);
+    assert.equal(bytes, TEXT.length);
+    assert.deepEqual(infos, [{ input: 0, path: path.join(dir, 'a.txt'), format: 'lines', gzip: false, rawSize: TEXT.length }]);
+    assert.ok(chunks.length > 5, 'small chunkBytes gives several chunks');
+  });
+
+  it('reads gzip recognized by the .gz extension', async () => {
+    const chunks = await collect(readInputs([{ path: file('b.txt.gz', gzipSync(TEXT)) }], OPTS));
+    assert.deepEqual(urls(chunks), LINES);
+  });
+
+  it('reads gzip recognized by magic bytes under another name, counting compressed bytes', async () => {
+    const gz = gzipSync(TEXT);
+    let bytes = 0;
+    const chunks = await collect(readInputs([{ path: file('c.links', gz) }], { ...OPTS, onBytes: (n) => (bytes += n) }));
+    assert.deepEqual(urls(chunks), LINES);
+    assert.equal(bytes, gz.length);
+    assert.equal(chunks.at(-1)!.endOffset, TEXT.length);
+  });
+
+  it('reads stdin through the stdin seam, gzip or plain', async () => {
+    const plain = await collect(readInputs([{ path: '-' }], { ...OPTS, stdin: Readable.from([Buffer.from(TEXT)]) }));
+    assert.deepEqual(urls(plain), LINES);
+    const gz = gzipSync(TEXT);
+    const pieces = [gz.subarray(0, 1), gz.subarray(1, 50), gz.subarray(50)];
+    const zipped = await collect(readInputs([{ path: '-' }], { ...OPTS, stdin: Readable.from(pieces) }));
+    assert.deepEqual(urls(zipped), LINES);
+  });
+
+  it('detects TSV from a tab in the first data line and lines otherwise', async () => {
+    const infos: InputInfo[] = [];
+    const a = file('t.tsv', '# crawl\nhttp://s/\thttp://t/\n');
+    const b = file('l.txt', 'http://s/ x\n');
+    const chunks = await collect(readInputs([{ path: a }, { path: b }], { ...OPTS, onInput: (i) => infos.push(i) }));
+    assert.deepEqual(infos.map((i) => i.format), ['tsv', 'lines']);
+    assert.deepEqual(flatten(chunks).links, [[2, 'http://t/', 'http://s/'], [1, 'http://s/ x', '']]);
+  });
+
+  it('numbers several inputs by their position in the list', async () => {
+    const a = file('m1.txt', 'http://a/\n');
+    const b = file('m2.txt.gz', gzipSync('http://b/\nhttp://c/\n'));
+    const chunks = await collect(readInputs([{ path: a }, { path: b }, { path: a }], OPTS));
+    assert.deepEqual(chunks.map((c) => [c.input, c.count]), [[0, 1], [1, 2], [2, 1]]);
+  });
+
+  it('resumes a plain and a gzip input from a chunk endOffset with exactly the remaining lines', async () => {
+    for (const p of [file('r.txt', TEXT), file('r.txt.gz', gzipSync(TEXT))]) {
+      const full = await collect(readInputs([{ path: p }], OPTS));
+      const mid = full[Math.floor(full.length / 2)]!;
+      let bytes = 0;
+      const rest = await collect(
+        readInputs([{ path: p, startOffset: mid.endOffset, startLine: mid.endLine }], { ...OPTS, onBytes: (n) => (bytes += n) }),
+      );
+      const want = flatten(full).links.filter((l) => l[0] > mid.endLine);
+      assert.deepEqual(flatten(rest).links, want);
+      assert.equal(rest.at(-1)!.endOffset, TEXT.length);
+      if (!p.endsWith('.gz')) assert.equal(bytes, TEXT.length, 'skipped bytes count as consumed');
+    }
+  });
+
+  it('skips a TSV header when resuming before it but not after it', async () => {
+    const p = file('h.tsv', '# c\nsrc\tdst\nsrc-page\t/relative\n'); // row 3 has no :// either
+    const before = await collect(readInputs([{ path: p, startOffset: 4, startLine: 1 }], OPTS));
+    assert.deepEqual(flatten(before).links, [[3, '/relative', 'src-page']]);
+    const after = await collect(readInputs([{ path: p, startOffset: 12, startLine: 2 }], OPTS));
+    assert.deepEqual(flatten(after).links, [[3, '/relative', 'src-page']]);
+  });
+
+  it('fails with DRUM_INPUT when the resume offset is past the end', async () => {
+    await rejectsWith(collect(readInputs([{ path: file('s.txt', 'http://a/\n'), startOffset: 99 }], OPTS)), 'DRUM_INPUT');
+    await rejectsWith(collect(readInputs([{ path: file('s.gz', gzipSync('http://a/\n')), startOffset: 99 }], OPTS)), 'DRUM_INPUT');
+  });
+
+  it('rejects a multi-megabyte line without newline from stdin and goes on', async () => {
+    const mb = Buffer.alloc(1 << 20, 0x62);
+    async function* gen() {
+      yield Buffer.from('http://a/\n');
+      for (let i = 0; i < 8; i++) yield mb;
+      yield Buffer.from('\nhttp://z/\n');
+    }
+    const chunks = await collect(readInputs([{ path: '-' }], { ...OPTS, stdin: gen() }));
+    const f = flatten(chunks);
+    assert.deepEqual(f.links.map((l) => l[1]), ['http://a/', 'http://z/']);
+    assert.deepEqual(f.rejects, [[2, 'too-long', 'b'.repeat(200)]]);
+    for (const c of chunks) assert.ok(c.buf.length <= OPTS.chunkBytes + OPTS.maxLineBytes + 1);
+  });
+
+  it('fails with DRUM_INPUT naming a missing file', async () => {
+    const missing = path.join(dir, 'nope.txt');
+    await assert.rejects(collect(readInputs([{ path: missing }], OPTS)), (e: unknown) => isDrumError(e, 'DRUM_INPUT') && e.file === missing);
+  });
+
+  it('fails with DRUM_INPUT on a directory and on a .gz file that is not gzip', async () => {
+    const d = path.join(dir, 'adir');
+    mkdirSync(d);
+    await rejectsWith(collect(readInputs([{ path: d }], OPTS)), 'DRUM_INPUT');
+    await rejectsWith(collect(readInputs([{ path: file('fake.gz', TEXT) }], OPTS)), 'DRUM_INPUT');
+  });
+
+  it('yields every complete line of a truncated gzip, then fails with DRUM_INPUT', async () => {
+    const big = Array.from({ length: 20000 }, (_, i) => `http://example.com/${i * 7919}`).join('\n') + '\n';
+    const gz = gzipSync(big);
+    const p = file('cut.gz', gz.subarray(0, Math.floor(gz.length * 0.6)));
+    const got: LineChunk[] = [];
+    await rejectsWith(
+      (async () => {
+        for await (const c of readInputs([{ path: p }], OPTS)) got.push(c);
+      })(),
+      'DRUM_INPUT',
+    );
+    const u = urls(got);
+    assert.ok(u.length > 5000, `got ${u.length} lines before the damage`);
+    assert.deepEqual(u, big.split('\n').slice(0, u.length));
+    assert.equal(got.at(-1)!.endOffset, big.split('\n').slice(0, u.length).join('\n').length + 1);
+  });
+
+  it('lists the 38,277 links of the real Heritrix outlinks.tsv and skips its header', { skip: !existsSync(OUTLINKS) }, async () => {
+    const chunks = await collect(readInputs([{ path: OUTLINKS }], { ...OPTS, chunkBytes: 1 << 20 }));
+    const f = flatten(chunks);
+    assert.equal(f.links.length, 38277);
+    assert.deepEqual(f.rejects, []);
+    assert.equal(f.links[0]![0], 2);
+    const lines = readFileSync(OUTLINKS, 'latin1').split('\n');
+    const [src, dst] = lines[1]!.split('\t');
+    assert.deepEqual(f.links[0], [2, dst, src]);
+    assert.equal(chunks.at(-1)!.endLine, 38278);
+  });
+
+  it('hands a WARC input to the WARC reader', { skip: !existsSync(WARC) || !existsSync(WARC_READER) }, async () => {
+    const infos: InputInfo[] = [];
+    const chunks = await collect(readInputs([{ path: WARC }], { ...OPTS, chunkBytes: 1 << 20, onInput: (i) => infos.push(i) }));
+    assert.equal(infos[0]!.format, 'warc');
+    assert.ok(flatten(chunks).links.length > 1000);
+  });
+});
