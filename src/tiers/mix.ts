@@ -37,5 +37,3 @@ export function mixKey2(hi: number, lo: number): number {
 export function rangeScale(n: number): number {
   return n / 4294967296;
 }
-
-export const MAX_RANGE = 2 ** 31 - 1;
