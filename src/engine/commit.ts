@@ -22,10 +22,16 @@ export interface CommitParams {
 export async function mergeAndCommit(s: Session, p: CommitParams): Promise<number> {
   const tm = performance.now();
   const body = s.store.body;
-  const res = mergeRound({
-    dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: p.counters, fsync: s.opts.fsync,
-    files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit: p.emit,
-  }, s.area);
+  let res: ReturnType<typeof mergeRound>;
+  try {
+    res = mergeRound({
+      dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: p.counters, fsync: s.opts.fsync,
+      files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit: p.emit,
+    }, s.area);
+  } catch (e) {
+    forgetRound(s);
+    throw e;
+  }
   s.timer.add('merge', performance.now() - tm, s.aux.records);
   const buckets = body.buckets.slice();
   for (const [b, w] of res.written) {
@@ -37,14 +43,31 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
     await writeBloom(join(s.dir, name), res.bloom, { fsync: s.opts.fsync });
     bloom = { file: name, keys: res.bloom.keys, bitsPerKey: s.opts.bloomBitsPerKey };
   }
-  const owned = await p.beforeCommit();
-  s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls: buckets.reduce((a, e) => a + (e ? e.keys : 0), 0) });
+  try {
+    const owned = await p.beforeCommit();
+    s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls: buckets.reduce((a, e) => a + (e ? e.keys : 0), 0) });
+  } catch (e) {
+    forgetRound(s);
+    throw e;
+  }
   if (res.bloom !== null) s.front.bloom = res.bloom;
   s.pending.reset();
   s.aux.discard();
   s.front.recent.onMerged();
   s.front.startRound(s.plan.maxRoundEntries + 1);
   return res.newUrls;
+}
+
+/**
+ * After a failed merge or commit: the tiers vouch for keys of the round that
+ * never reached the store, so they forget everything; pending work is dropped
+ * (the caller's committed input position is where a retry starts).
+ */
+function forgetRound(s: Session): void {
+  s.front.cache.clear();
+  s.front.recent.clear();
+  s.pending.reset();
+  s.aux.discard();
 }
 
 /** True when the buckets or the round are full enough that a merge must run now. */

@@ -85,9 +85,7 @@ export function mergeRound(p: RoundParams, area: SortArea): RoundResult {
     for (let b = 0; b < pending.count; b++) expected += files.keysIn(b);
     bloom = BlockedBloom.forKeys(Math.min(p.bloomKeys, Math.max(1024, Math.ceil(expected * 1.5))), p.bloomBitsPerKey);
   }
-  const sink = bloom === null ? null : (keys: Uint32Array, n: number): void => {
-    for (let i = 0; i < n; i++) bloom!.add(keys[2 * i]!, keys[2 * i + 1]!);
-  };
+  const sink = bloom === null ? null : (keys: Uint32Array, n: number): void => bloom!.addPairs(keys, n);
   area.ensure(pending.largest);
   for (let b = 0; b < pending.count; b++) {
     const total = pending.totals[b]!;

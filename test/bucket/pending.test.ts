@@ -1,0 +1,51 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { AuxLog } from '../../src/bucket/aux-log.js';
+import { PendingBuckets } from '../../src/bucket/pending.js';
+import { DrumFs } from '../../src/io/fs.js';
+import { tempDir } from '../helpers/tmp.js';
+
+describe('PendingBuckets', () => {
+  it('spills a full RAM buffer to disk and loads spilled and RAM entries back in arrival order', () => {
+    const dfs = new DrumFs();
+    const p = new PendingBuckets(dfs, tempDir(), 2, 4); // 4 buckets, 4 entries per buffer
+    const hiOf = (b: number, i: number): number => ((b << 30) | i) >>> 0;
+    for (let i = 0; i < 11; i++) p.add(hiOf(1, i), i * 10, i);
+    p.add(hiOf(2, 0), 1, 11);
+    assert.equal(p.total, 12);
+    assert.equal(p.spillWrites, 2);
+    assert.equal(p.totals[1], 11);
+    const hi = new Uint32Array(16), lo = new Uint32Array(16), ord = new Uint32Array(16);
+    const n = p.load(1, hi, lo, ord, new Uint8Array(64));
+    assert.equal(n, 11);
+    assert.deepEqual([...ord.subarray(0, n)], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert.deepEqual([...lo.subarray(0, n)], [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+    p.reset();
+    assert.equal(p.total, 0);
+    assert.equal(p.load(1, hi, lo, ord, new Uint8Array(64)), 0);
+  });
+});
+
+describe('AuxLog', () => {
+  it('returns exactly the wanted records, in order, across file and RAM buffer', () => {
+    const dfs = new DrumFs();
+    const aux = new AuxLog(dfs, join(tempDir(), 'aux.dat'), 1); // tiny buffer: flushes often
+    const urls = Array.from({ length: 500 }, (_, i) => `http://h${i % 7}.example/${'x'.repeat(i % 50)}/${i}`);
+    for (const u of urls) {
+      const b = Buffer.from(u);
+      aux.append(b, 0, b.length);
+    }
+    const wanted = new Uint8Array(64);
+    const want = urls.map((_, i) => i).filter((i) => i % 3 === 0 || i === 499);
+    for (const i of want) wanted[i >>> 3]! |= 1 << (i & 7);
+    const got: string[] = [];
+    aux.forEachWanted(wanted, 1024, (o, buf, s, e) => {
+      assert.equal(buf.toString('latin1', s, e), urls[o]);
+      got.push(buf.toString('latin1', s, e));
+    });
+    assert.deepEqual(got, want.map((i) => urls[i]));
+    aux.discard();
+    assert.equal(aux.records, 0);
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { dedupeSorted, radixSortKeys } from '../../src/bucket/radix-sort.js';
+
+const key = fc.tuple(fc.oneof(fc.constant(0), fc.constant(0xffffffff), fc.nat({ max: 7 }), fc.integer({ min: 0, max: 0xffffffff })), fc.oneof(fc.nat({ max: 3 }), fc.integer({ min: 0, max: 0xffffffff })));
+
+describe('radixSortKeys', () => {
+  it('sorts like a 64-bit comparison sort and keeps equal keys in ordinal order', () => {
+    fc.assert(
+      fc.property(fc.array(key, { maxLength: 300 }), (pairs) => {
+        const n = pairs.length;
+        const hi = Uint32Array.from(pairs.map((p) => p[0]));
+        const lo = Uint32Array.from(pairs.map((p) => p[1]));
+        const ord = Uint32Array.from(pairs.map((_, i) => i));
+        radixSortKeys(hi, lo, ord, n, new Uint32Array(n), new Uint32Array(n), new Uint32Array(n));
+        const model = pairs.map((p, i) => [p[0], p[1], i] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+        assert.deepEqual([...hi], model.map((m) => m[0]));
+        assert.deepEqual([...lo], model.map((m) => m[1]));
+        assert.deepEqual([...ord], model.map((m) => m[2]));
+      }),
+      { seed: 4242, numRuns: 200 },
+    );
+  });
+
+  it('drops repeats keeping the first arrival', () => {
+    const hi = Uint32Array.from([1, 1, 1, 2, 2]);
+    const lo = Uint32Array.from([5, 5, 6, 0, 0]);
+    const ord = Uint32Array.from([3, 9, 4, 1, 7]);
+    const n = dedupeSorted(hi, lo, ord, 5);
+    assert.equal(n, 3);
+    assert.deepEqual([...ord.subarray(0, n)], [3, 4, 1]);
+  });
+});
