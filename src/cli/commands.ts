@@ -123,7 +123,8 @@ export function verifyStatus(problems: readonly { code: string }[], ok: boolean)
 
 export async function verifyCommand(raw: RawOptions, io: CliIo): Promise<number> {
   const state = stateDirFrom(raw, io.env, io.cwd);
-  const v = await withDrum(state, { readOnly: true }, (d) => d.verify());
+  const { verifyStateDir } = await loadEngine();
+  const v = await verifyStateDir(state);
   if (raw.json) json(io, v);
   else if (!raw.quiet || !v.ok) io.stdout.write(formatVerify(v));
   for (const p of v.problems) io.stderr.write(`drum: ${p.code}: ${p.message} (file: ${p.file})\n`);

@@ -25,6 +25,8 @@ export interface EngineModule {
     opts: { canonical: CanonicalPolicyOptions } & ReadOptions,
     onLine: (line: string) => void,
   ): Promise<void>;
+  /** Verifies a state directory without opening it for work: a broken manifest is a problem, not a throw. */
+  verifyStateDir(stateDir: string): Promise<VerifyResult>;
 }
 
 const ENGINE_URL = new URL('../engine/drum.js', import.meta.url);

@@ -63,6 +63,9 @@ export function table(header: string[], rows: string[][], right: ReadonlySet<num
 
 /** The readable end-of-run report. */
 export function formatRunReport(r: RunReport): string {
+  if (r.status === 'skipped') {
+    return `drum run ${r.runId}: nothing to do, every input was already ingested into this store (--force ingests again)\n`;
+  }
   const out: string[] = [];
   const status = r.status === 'complete' ? '' : ` (${r.status})`;
   out.push(`drum run ${r.runId}${status}${r.lossy ? '  [LOSSY: bloom may have dropped new URLs]' : ''}\n`);

@@ -1,0 +1,205 @@
+// End-to-end tests: spawn the real bin/drum on the build these tests were
+// compiled with (DRUM_DIST_DIR = the outDir two levels above this file) and
+// check outputs, exit statuses and the report. Engine-backed tests skip
+// when the compiled engine is absent; the Heritrix test skips without
+// ../shared/datasets. Each test uses its own temp state directory.
+
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { EXIT_STATUS } from '../../src/errors.js';
+import type { RunReport } from '../../src/stats/report.js';
+
+const repoRoot = process.cwd();
+const distRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const bin = join(repoRoot, 'bin', 'drum');
+const engineFile = join(distRoot, 'src', 'engine', 'drum.js');
+const noEngine = !existsSync(engineFile) || !existsSync(bin);
+const heritrix = resolve(repoRoot, '../shared/datasets/heritrix-archive-org-2008/outlinks.tsv');
+
+const temps: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'drum-e2e-'));
+  temps.push(d);
+  return d;
+}
+after(() => {
+  for (const d of temps) rmSync(d, { recursive: true, force: true });
+});
+
+interface Result {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function drum(args: string[], opts: { cwd?: string; input?: string } = {}): Promise<Result> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: opts.cwd ?? tempDir(),
+      env: { ...process.env, DRUM_DIST_DIR: distRoot, DRUM_STATE: '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.on('error', fail);
+    child.on('close', (status) => done({ status, stdout, stderr }));
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** The run's new URLs: its unique-*.txt files concatenated in name order. */
+function uniques(outDir: string): string[] {
+  const files = readdirSync(outDir).filter((f) => /^unique-\d+\.txt$/.test(f)).sort();
+  return files.flatMap((f) => readFileSync(join(outDir, f), 'utf8').split('\n').filter((l) => l !== ''));
+}
+
+function write(dir: string, name: string, lines: string[]): string {
+  const p = join(dir, name);
+  writeFileSync(p, lines.join('\n') + '\n');
+  return p;
+}
+
+/**
+ * Every file under dir with its size and mtime, for "nothing changed" checks. The LevelDB
+ * catalog is left out: merely opening it rewrites its log, so it is compared by content.
+ */
+function snapshot(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f !== 'catalog' && !f.startsWith('catalog/'))
+    .sort()
+    .map((f) => {
+      const s = statSync(join(dir, f));
+      return s.isDirectory() ? f : `${f} ${s.size} ${s.mtimeMs}`;
+    });
+}
+
+const A = ['http://a.example/1', 'http://b.example/2', 'http://a.example/1', 'http://c.example/3', 'http://b.example/2'];
+const B = ['http://c.example/3', 'http://d.example/4', 'http://a.example/1', 'http://e.example/5', 'http://d.example/4'];
+const FAST = ['--no-fsync', '--no-progress', '--workers', '0'];
+
+describe('drum binary without the engine', () => {
+  it('exits 0 on --help for the program and every command', async () => {
+    const cmds = [[], ['ingest'], ['check'], ['canonicalize'], ['stats'], ['verify'], ['runs'], ['hosts']];
+    const results = await Promise.all(cmds.map((cmd) => drum([...cmd, '--help'])));
+    results.forEach((r, i) => {
+      assert.equal(r.status, 0, `${cmds[i]!.join(' ')} --help: ${r.stderr}`);
+      assert.match(r.stdout, /Usage: drum/);
+    });
+  });
+
+  it('exits 2 on a bad option value and on an unknown option', async () => {
+    assert.equal((await drum(['ingest', '--memory', 'lots', 'x.txt'])).status, 2);
+    assert.equal((await drum(['stats', '--frobnicate'])).status, 2);
+  });
+});
+
+describe('drum binary with the engine', { skip: noEngine && 'engine not compiled' }, () => {
+  it('writes exactly the first occurrence of each URL, in arrival order, to unique-*.txt', async () => {
+    const dir = tempDir();
+    const r = await drum(['ingest', ...FAST, '--out', 'out', write(dir, 'a.txt', A)], { cwd: dir });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(uniques(join(dir, 'out')), ['http://a.example/1', 'http://b.example/2', 'http://c.example/3']);
+    assert.ok(existsSync(join(dir, 'out', 'report.json')));
+    assert.ok(existsSync(join(dir, 'out', 'rejects.tsv')));
+  });
+
+  it('emits on a second run only the URLs new to the store', async () => {
+    const dir = tempDir();
+    assert.equal((await drum(['ingest', ...FAST, '--quiet', '--out', 'o1', write(dir, 'a.txt', A)], { cwd: dir })).status, 0);
+    const r = await drum(['ingest', ...FAST, '--quiet', '--out', 'o2', write(dir, 'b.txt', B)], { cwd: dir });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, '', '--quiet prints nothing');
+    assert.deepEqual(uniques(join(dir, 'o2')), ['http://d.example/4', 'http://e.example/5']);
+    const check = await drum(['check', '--quiet', write(dir, 'c.txt', [...B, 'http://f.example/6'])], { cwd: dir });
+    assert.equal(check.stdout, 'http://f.example/6\n');
+  });
+
+  it('prints one JSON report that adds up, skips an already ingested input, and records runs and hosts', async () => {
+    const dir = tempDir();
+    const input = write(dir, 'a.txt', [...A, 'mailto:someone@example.org', 'http://']);
+    const r = await drum(['ingest', ...FAST, '--json', input], { cwd: dir });
+    assert.equal(r.status, 0, r.stderr);
+    const rep = JSON.parse(r.stdout) as RunReport;
+    assert.equal(rep.linksRead, 7);
+    assert.equal(rep.linksRead, rep.uniqueUrls + rep.duplicateUrls + rep.rejectedLines);
+    assert.deepEqual([rep.uniqueUrls, rep.duplicateUrls, rep.rejectedLines], [3, 2, 2]);
+    assert.equal(rep.rejectsByReason['unsupported-scheme'], 1);
+    const again = await drum(['ingest', ...FAST, '--json', input], { cwd: dir });
+    const rep2 = JSON.parse(again.stdout) as RunReport;
+    assert.equal(rep2.uniqueUrls, 0);
+    assert.ok(rep2.inputs[0]!.skipped, 'already ingested input is skipped');
+    const runs = JSON.parse((await drum(['runs', '--json'], { cwd: dir })).stdout) as { runId: string; status: string }[];
+    assert.equal(runs.find((x) => x.runId === rep.runId)?.status, 'complete');
+    const hosts = JSON.parse((await drum(['hosts', '--json'], { cwd: dir })).stdout) as { host: string; uniqueUrls: number }[];
+    assert.equal(hosts.reduce((s, h) => s + h.uniqueUrls, 0), 3);
+  });
+
+  it('fails a second writer with the DRUM_LOCKED status', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    const { Drum } = (await import(pathToFileURL(engineFile).href)) as {
+      Drum: { open(d: string, o?: object): Promise<{ close(): Promise<void> }> };
+    };
+    const holder = await Drum.open(state, { workers: 0, fsync: false });
+    try {
+      const r = await drum(['ingest', ...FAST, '--state', state, write(dir, 'a.txt', A)], { cwd: dir });
+      assert.equal(r.status, EXIT_STATUS.DRUM_LOCKED, r.stderr);
+      assert.match(r.stderr, /^drum: DRUM_LOCKED: /m);
+    } finally {
+      await holder.close();
+    }
+  });
+
+  it('prints !reject<TAB><reason> for unusable lines in canonicalize', async () => {
+    const r = await drum(['canonicalize'], { input: 'HTTP://Example.COM:80/a\nmailto:x@example.org\nhttp://\n' });
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 3);
+    assert.equal(lines[0], 'http://example.com/a');
+    assert.equal(lines[1], '!reject\tunsupported-scheme');
+    assert.match(lines[2]!, /^!reject\t[a-z-]+$/);
+  });
+
+  it('verifies a sound store with exit 0, and catches a corrupted key file that ingest then refuses', async () => {
+    const dir = tempDir();
+    assert.equal((await drum(['ingest', ...FAST, '--quiet', write(dir, 'a.txt', A)], { cwd: dir })).status, 0);
+    const ok = await drum(['verify'], { cwd: dir });
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.match(ok.stdout, /^sound/);
+    const store = join(dir, 'drum-state', 'store');
+    const victim = join(store, readdirSync(store).sort()[0]!);
+    const buf = readFileSync(victim);
+    buf[buf.length - 1]! ^= 0xff;
+    writeFileSync(victim, buf);
+    const bad = await drum(['verify'], { cwd: dir });
+    assert.equal(bad.status, EXIT_STATUS.DRUM_CORRUPT_FILE, bad.stderr);
+    assert.ok(bad.stderr.includes(victim), bad.stderr);
+    const catalogNow = async () => [(await drum(['runs', '--json'], { cwd: dir })).stdout, (await drum(['hosts', '--json'], { cwd: dir })).stdout];
+    const before = snapshot(join(dir, 'drum-state'));
+    const catalogBefore = await catalogNow();
+    const refused = await drum(['ingest', ...FAST, write(dir, 'b.txt', B)], { cwd: dir });
+    assert.equal(refused.status, EXIT_STATUS.DRUM_CORRUPT_FILE, refused.stderr);
+    assert.deepEqual(snapshot(join(dir, 'drum-state')), before);
+    assert.deepEqual(await catalogNow(), catalogBefore);
+  });
+
+  it('ingests the Heritrix outlink stream: the report adds up and the outputs hold uniqueUrls distinct URLs', { skip: !existsSync(heritrix) && 'dataset absent' }, async () => {
+    const dir = tempDir();
+    const r = await drum(['ingest', ...FAST, '--json', '--format', 'tsv', '--out', 'out', heritrix], { cwd: dir });
+    assert.equal(r.status, 0, r.stderr);
+    const rep = JSON.parse(r.stdout) as RunReport;
+    assert.equal(rep.linksRead, rep.uniqueUrls + rep.duplicateUrls + rep.rejectedLines);
+    assert.ok(rep.linksRead > 38000, `${rep.linksRead} links`);
+    const urls = uniques(join(dir, 'out'));
+    assert.equal(urls.length, rep.uniqueUrls);
+    assert.equal(new Set(urls).size, urls.length);
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8')).uniqueUrls, rep.uniqueUrls);
+  });
+});
