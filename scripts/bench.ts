@@ -1,0 +1,180 @@
+// `npm run bench`: drum against the peers a crawler operator would pick, one
+// after another on the same seeded link file: drum ingest (default policy and
+// --canonical none), LC_ALL=C sort -u, a Node Set, a per-URL LevelDB check;
+// then an incremental second batch into drum's store, the real Heritrix
+// outlink stream, and (--scale) 100 M links. Prints a table and the issue's
+// goals (PASS/FAIL/SKIP) and writes everything as JSON. Never asserts
+// anything: it measures. Usage (after `tsc -p .`):
+//   node dist/scripts/bench.js [--links N] [--seed S] [--scale] [--json FILE]
+//     [--skip drum,drum-raw,sort,set,level,incremental,heritrix] [--tmp DIR]
+//     [--level-max-links N] [--timeout-s S] [--keep]
+
+import { existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync, createReadStream, createWriteStream } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { checkGoals, formatGoals, formatTable, type BenchRow } from './lib/bench-report.js';
+import { drumAvailable, ensureLinks, runDrum, runPeer, runSort, type BenchContext } from './lib/bench-runners.js';
+import { hasGnuTime } from './lib/measure.js';
+import type { GenMeta } from './gen-links.js';
+
+const KNOWN = ['drum', 'drum-raw', 'sort', 'set', 'level', 'incremental', 'heritrix'];
+const HERITRIX = '../shared/datasets/heritrix-archive-org-2008/outlinks.tsv';
+const BYTES_PER_LINK = 62; // generator average incl. newline (see meta avgUrlBytes)
+
+/** The repository root: nearest ancestor of cwd (then of the script) with drum's package.json. */
+function findRepoRoot(distDir: string): string {
+  for (const start of [process.cwd(), distDir]) {
+    for (let d = resolve(start); ; d = dirname(d)) {
+      const pkg = join(d, 'package.json');
+      if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'drum') return d;
+      if (dirname(d) === d) break;
+    }
+  }
+  return process.cwd();
+}
+
+/** Writes the outlink column of the Heritrix TSV (header dropped) as a lines file. */
+async function heritrixLines(src: string, dst: string): Promise<number> {
+  const text = readFileSync(src, 'utf8');
+  const rows = text.split('\n').slice(1).map((l) => l.split('\t')[1]).filter((u): u is string => !!u && u.length > 0);
+  const w = createWriteStream(dst);
+  w.end(rows.join('\n') + '\n');
+  await once(w, 'finish');
+  return rows.length;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      links: { type: 'string', default: '10000000' },
+      seed: { type: 'string', default: '1' },
+      scale: { type: 'boolean', default: false },
+      'scale-links': { type: 'string', default: '100000000' },
+      json: { type: 'string' },
+      skip: { type: 'string', default: '' },
+      tmp: { type: 'string', default: tmpdir() },
+      'level-max-links': { type: 'string' },
+      'timeout-s': { type: 'string', default: '3600' },
+      keep: { type: 'boolean', default: false },
+    },
+  });
+  const links = Number(values.links);
+  const seed = Number(values.seed);
+  const scaleLinks = Number(values['scale-links']);
+  const skip = new Set(values.skip!.split(',').map((s) => s.trim()).filter(Boolean));
+  for (const s of skip) if (!KNOWN.includes(s)) throw new Error(`--skip: unknown run ${s} (known: ${KNOWN.join(',')})`);
+  if (!Number.isInteger(links) || links < 1) throw new Error('--links must be a positive integer');
+  const distDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+  const repoRoot = findRepoRoot(distDir);
+  const work = resolve(values.tmp!, 'drum-bench');
+  mkdirSync(work, { recursive: true });
+  const jsonOut = resolve(values.json ?? join(work, 'bench-results.json'));
+  const log = (s: string): void => void process.stderr.write(`[bench] ${s}\n`);
+  const ctx: BenchContext = { repoRoot, distDir, work, keep: values.keep!, log, timeoutMs: Number(values['timeout-s']) * 1000 };
+  // LevelDB runs in full up to 10 M links; above that on a prefix, extrapolated.
+  const levelMax = values['level-max-links'] ? Number(values['level-max-links']) : Math.min(links, 10_000_000);
+
+  if (!hasGnuTime()) log('GNU time not found at /usr/bin/time (apt-get install time): peak RSS falls back to polling /proc VmHWM');
+  if (!drumAvailable(ctx)) log(`drum CLI not found under ${distDir}/src/cli: drum rows are marked unavailable`);
+  const rows: BenchRow[] = [];
+  const add = (r: BenchRow): void => {
+    rows.push(r);
+    log(`${r.label} [${r.dataset}]: ${r.status}${r.wallMs !== null ? ` ${(r.wallMs / 1000).toFixed(2)} s` : ''} ${r.note}`);
+  };
+  const datasets: Record<string, GenMeta | { links: number; source: string }> = {};
+
+  // 1. The main N-link file: every contender, one after another.
+  const main1 = await ensureLinks(ctx, links, seed, 1);
+  datasets.main = main1.meta;
+  const drumState = join(work, 'drum-default-state');
+  if (!skip.has('drum')) add(await runDrum(ctx, { id: 'drum', dataset: 'main', label: 'drum ingest (default)', file: main1.file, links, state: drumState, raw: false, fresh: true }));
+  if (!skip.has('drum-raw')) add(await runDrum(ctx, { id: 'drum-raw', dataset: 'main', label: 'drum ingest --canonical none', file: main1.file, links, state: join(work, 'drum-raw-state'), raw: true, fresh: true }));
+  rmSync(join(work, 'drum-raw-state'), { recursive: true, force: true });
+  if (!skip.has('sort')) add(await runSort(ctx, 'main', main1.file, links));
+  if (!skip.has('set')) add(await runPeer(ctx, 'set', 'main', main1.file, links));
+  if (!skip.has('level')) add(await runPeer(ctx, 'level', 'main', main1.file, links, levelMax));
+
+  // 2. Incremental: the next N links of the same crawl into the first store.
+  if (!skip.has('incremental') && !skip.has('drum')) {
+    const b2 = await ensureLinks(ctx, links, seed, 2);
+    datasets.batch2 = b2.meta;
+    add(await runDrum(ctx, { id: 'drum', dataset: 'batch2', label: 'drum ingest batch 2 (incremental)', file: b2.file, links, state: drumState, raw: false, fresh: false }));
+  }
+  if (!ctx.keep) rmSync(drumState, { recursive: true, force: true });
+
+  // 3. The real Heritrix outlink stream (outlink column as lines).
+  const heritrix = resolve(repoRoot, HERITRIX);
+  if (!skip.has('heritrix') && existsSync(heritrix)) {
+    const hfile = join(work, 'heritrix-outlinks.txt');
+    const n = await heritrixLines(heritrix, hfile);
+    datasets.heritrix = { links: n, source: HERITRIX };
+    const hs = join(work, 'drum-heritrix-state');
+    if (!skip.has('drum')) add(await runDrum(ctx, { id: 'drum', dataset: 'heritrix', label: 'drum ingest (default)', file: hfile, links: n, state: hs, raw: false, fresh: true }));
+    if (!skip.has('drum-raw')) add(await runDrum(ctx, { id: 'drum-raw', dataset: 'heritrix', label: 'drum ingest --canonical none', file: hfile, links: n, state: hs, raw: true, fresh: true }));
+    rmSync(hs, { recursive: true, force: true });
+    if (!skip.has('sort')) add(await runSort(ctx, 'heritrix', hfile, n));
+    if (!skip.has('set')) add(await runPeer(ctx, 'set', 'heritrix', hfile, n));
+    if (!skip.has('level')) add(await runPeer(ctx, 'level', 'heritrix', hfile, n));
+  } else if (!skip.has('heritrix')) log(`no ${heritrix}: Heritrix rows skipped`);
+
+  // 4. Scale (opt-in): 100 M links, drum default and sort -u.
+  if (values.scale) {
+    const st = statfsSync(work);
+    const free = st.bavail * st.bsize;
+    const need = scaleLinks * BYTES_PER_LINK * 3.5; // input + sort temp + outputs + store
+    if (free < need) {
+      log(`scale run skipped: ${(free / 2 ** 30).toFixed(1)} GiB free under ${work}, needs ~${(need / 2 ** 30).toFixed(0)} GiB`);
+    } else {
+      const big = await ensureLinks(ctx, scaleLinks, seed, 1);
+      datasets.scale = big.meta;
+      const ss = join(work, 'drum-scale-state');
+      if (!skip.has('drum')) add(await runDrum(ctx, { id: 'drum', dataset: 'scale', label: 'drum ingest (default)', file: big.file, links: scaleLinks, state: ss, raw: false, fresh: true }));
+      rmSync(ss, { recursive: true, force: true });
+      if (!skip.has('sort')) add(await runSort(ctx, 'scale', big.file, scaleLinks));
+    }
+  }
+
+  for (const r of rows) {
+    const sort = rows.find((s) => s.id === 'sort' && s.dataset === (r.dataset === 'batch2' ? 'main' : r.dataset) && s.status === 'ok');
+    if (sort?.wallMs && r.wallMs !== null && r.status === 'ok') r.ratioToSort = Math.round((r.wallMs / sort.wallMs) * 100) / 100;
+  }
+  const goals = checkGoals(rows, links, values.scale ? scaleLinks : null);
+  const agreement = checkAgreement(rows);
+  const sortVersion = spawnSync('sort', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
+  const result = {
+    command: `node dist/scripts/bench.js ${process.argv.slice(2).join(' ')}`.trim(),
+    finishedAt: new Date().toISOString(),
+    machine: { cores: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, sort: sortVersion, loadAvgAtEnd: loadavg(), rss: hasGnuTime() ? 'GNU time %M' : '/proc VmHWM poll' },
+    params: { links, seed, scale: values.scale, scaleLinks, levelMaxLinks: levelMax, skip: [...skip] },
+    datasets,
+    rows,
+    goals,
+    agreement,
+  };
+  writeFileSync(jsonOut, JSON.stringify(result, null, 2) + '\n');
+  const m = datasets.main as GenMeta;
+  process.stdout.write(`\nmain file: ${links.toLocaleString('en-US')} links, ${(m.bytes / 2 ** 20).toFixed(0)} MiB, avg URL ${m.avgUrlBytes.toFixed(1)} B, ` +
+    `unique exact ${(m.uniqueFraction.exact * 100).toFixed(1)}% / default policy ${(m.uniqueFraction.defaultPolicy * 100).toFixed(1)}% / pages ${(m.uniqueFraction.pages * 100).toFixed(1)}%\n\n`);
+  process.stdout.write(formatTable(rows) + '\n\n' + formatGoals(goals) + '\n\n' + agreement.join('\n') + `\n\nJSON: ${jsonOut}\n`);
+}
+
+/** Exact-dedup contenders must agree on the unique count of each file. */
+function checkAgreement(rows: BenchRow[]): string[] {
+  const out: string[] = [];
+  for (const ds of ['main', 'heritrix', 'scale'] as const) {
+    const exact = rows.filter((r) => r.dataset === ds && ['sort', 'set', 'level', 'drum-raw'].includes(r.id) && r.status === 'ok' && r.unique !== null);
+    if (exact.length < 2) continue;
+    const vals = new Set(exact.map((r) => r.unique));
+    out.push(`${vals.size === 1 ? 'AGREE' : 'MISMATCH'}  exact unique count on ${ds}: ${exact.map((r) => `${r.id}=${r.unique}`).join(', ')}`);
+  }
+  return out;
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,101 @@
+// Bench-only result shapes, the printed table, and the goal checks of issue 6
+// (PASS/FAIL/SKIP per goal). Pure functions over rows; runs nothing.
+
+export interface BenchRow {
+  /** Stable id: drum, drum-raw, sort, set, level, drum-incremental, ... */
+  id: string;
+  dataset: 'main' | 'batch2' | 'heritrix' | 'scale';
+  label: string;
+  links: number;
+  wallMs: number | null;
+  linksPerSec: number | null;
+  cpuPct: number | null;
+  peakRssBytes: number | null;
+  bytesWritten: number | null;
+  unique: number | null;
+  /** wall / wall of `sort -u` on the same file. */
+  ratioToSort: number | null;
+  /** Wall time is extrapolated from a measured prefix (see note). */
+  extrapolated: boolean;
+  status: 'ok' | 'failed' | 'skipped' | 'unavailable' | 'timeout';
+  note: string;
+  /** drum rows: the RunReport printed by `drum ingest --json`. */
+  report?: unknown;
+}
+
+export interface Goal {
+  id: string;
+  text: string;
+  target: string;
+  measured: string;
+  verdict: 'PASS' | 'FAIL' | 'SKIP';
+}
+
+const MiB = 1024 * 1024;
+
+function fmtNum(x: number | null, digits = 0): string {
+  if (x === null || !Number.isFinite(x)) return '-';
+  return x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+export function formatTable(rows: BenchRow[]): string {
+  const head = ['run', 'dataset', 'links', 'wall s', 'links/s', 'CPU %', 'peak RSS MiB', 'written MiB', 'unique', '× sort', 'note'];
+  const body = rows.map((r) => [
+    r.label,
+    r.dataset,
+    fmtNum(r.links),
+    r.wallMs === null ? r.status : (r.extrapolated ? '~' : '') + fmtNum(r.wallMs / 1000, 2),
+    (r.extrapolated ? '~' : '') + fmtNum(r.linksPerSec),
+    fmtNum(r.cpuPct),
+    r.peakRssBytes === null ? '-' : fmtNum(r.peakRssBytes / MiB, 1),
+    r.bytesWritten === null ? '-' : fmtNum(r.bytesWritten / MiB, 1),
+    fmtNum(r.unique),
+    r.ratioToSort === null ? '-' : (r.extrapolated ? '~' : '') + fmtNum(r.ratioToSort, 2),
+    r.note,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]): string =>
+    '| ' + cells.map((c, i) => (i >= 2 && i <= 9 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ') + ' |';
+  const sep = '|' + widths.map((w, i) => (i >= 2 && i <= 9 ? '-'.repeat(w + 1) + ':' : '-'.repeat(w + 2))).join('|') + '|';
+  return [line(head), sep, ...body.map(line)].join('\n');
+}
+
+export function findRow(rows: BenchRow[], id: string, dataset: BenchRow['dataset']): BenchRow | undefined {
+  return rows.find((r) => r.id === id && r.dataset === dataset && r.status === 'ok' && r.wallMs !== null);
+}
+
+function goal(id: string, text: string, target: string, measured: number | null, ok: (x: number) => boolean, fmt: (x: number) => string, why = ''): Goal {
+  if (measured === null || !Number.isFinite(measured)) return { id, text, target, measured: why || 'not measured', verdict: 'SKIP' };
+  return { id, text, target, measured: fmt(measured), verdict: ok(measured) ? 'PASS' : 'FAIL' };
+}
+
+const ratio = (a: BenchRow | undefined, b: BenchRow | undefined): number | null =>
+  a && b && a.wallMs !== null && b.wallMs ? a.wallMs / b.wallMs : null;
+
+/** Evaluates the issue's goals; `links` names the main run's size (goals are stated at 10 M). */
+export function checkGoals(rows: BenchRow[], links: number, scaleLinks: number | null): Goal[] {
+  const at = links === 10_000_000 ? '10 M' : `${fmtNum(links)} (goal stated at 10 M)`;
+  const sort = findRow(rows, 'sort', 'main');
+  const drum = findRow(rows, 'drum', 'main');
+  const raw = findRow(rows, 'drum-raw', 'main');
+  const level = findRow(rows, 'level', 'main');
+  const incr = findRow(rows, 'drum', 'batch2');
+  const scale = findRow(rows, 'drum', 'scale');
+  const x = (v: number): string => `${v.toFixed(2)}×`;
+  const goals = [
+    goal('default-vs-sort', `drum default wall / sort -u wall at ${at}`, '≤ 0.67×', ratio(drum, sort), (v) => v <= 0.67, x),
+    goal('raw-vs-sort', `drum --canonical none wall / sort -u wall at ${at}`, '≤ 0.50×', ratio(raw, sort), (v) => v <= 0.5, x),
+    goal('vs-level', `level peer wall / drum default wall at ${at}${level?.extrapolated ? ' (level extrapolated)' : ''}`, '≥ 15×', ratio(level, drum), (v) => v >= 15, x),
+    goal('rss', `drum default peak RSS at ${at}`, '≤ 256 MiB', drum?.peakRssBytes ?? null, (v) => v <= 256 * MiB, (v) => `${(v / MiB).toFixed(1)} MiB`),
+    goal('incremental', 'second batch into the first batch\'s store / first batch', '≤ 1.25×', ratio(incr, drum), (v) => v <= 1.25, x),
+    goal('scale', `${scaleLinks ? fmtNum(scaleLinks) : '100 M'} links / ${at} wall`, '≤ 12×', ratio(scale, drum), (v) => v <= 12, x,
+      scaleLinks ? '' : 'run with --scale'),
+    goal('scale-rss', 'drum default peak RSS at scale', '≤ 256 MiB', scale?.peakRssBytes ?? null, (v) => v <= 256 * MiB,
+      (v) => `${(v / MiB).toFixed(1)} MiB`, scaleLinks ? '' : 'run with --scale'),
+  ];
+  return goals;
+}
+
+export function formatGoals(goals: Goal[]): string {
+  return goals.map((g) => `${g.verdict.padEnd(4)}  ${g.text}: ${g.measured} (goal ${g.target})`).join('\n');
+}
