@@ -15,7 +15,7 @@ export interface CommitParams {
   counters: RunCounters;
   emit: (buf: Buffer, start: number, end: number) => void;
   /** Makes the caller's outputs durable and returns the manifest fields it owns (run, history). */
-  beforeCommit: () => Promise<Pick<ManifestBody, 'run' | 'history'>>;
+  beforeCommit: (storeUrls: number) => Promise<Pick<ManifestBody, 'run' | 'history'>>;
 }
 
 /** Merges everything pending and commits it. Returns the number of new URLs dispatched. */
@@ -44,8 +44,9 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
     bloom = { file: name, keys: res.bloom.keys, bitsPerKey: s.opts.bloomBitsPerKey };
   }
   try {
-    const owned = await p.beforeCommit();
-    s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls: buckets.reduce((a, e) => a + (e ? e.keys : 0), 0) });
+    const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);
+    const owned = await p.beforeCommit(storeUrls);
+    s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls });
   } catch (e) {
     forgetRound(s);
     throw e;
@@ -66,8 +67,12 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
 function forgetRound(s: Session): void {
   s.front.cache.clear();
   s.front.recent.clear();
-  s.pending.reset();
-  s.aux.discard();
+  try {
+    s.pending.reset();
+    s.aux.discard();
+  } catch {
+    // Leftover work files are removed when the store is next opened for writing.
+  }
 }
 
 /** True when the buckets or the round are full enough that a merge must run now. */

@@ -50,12 +50,17 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
   const c: RunCounters = plan.resume ? restoreCounters(run.counters) : newRunCounters();
   const io0 = { ...s.dfs.counters };
   const tiers0 = { cl: s.front.cache.lookups, ch: s.front.cache.hits, rl: s.front.recent.lookups, rh: s.front.recent.hits };
+  let history = s.store.body.history;
+  if (plan.abandoned !== null) history = pushHistory(history, plan.abandoned, restoreCounters(plan.abandoned.counters));
+  if (!plan.resume) {
+    // Record the run before its first output byte: a crash from here on resumes this run.
+    run.counters = flattenCounters(c);
+    s.store.commit({ ...s.store.body, run: { ...run }, history });
+  }
   s.dfs.mkdirp(run.outDir);
   const rejects = RejectsWriter.open(join(run.outDir, 'rejects.tsv'), { resumeLength: plan.resume ? run.rejectsBytes : 0, fsync: s.opts.fsync });
   const unique = new UniqueWriter(s.dfs, run.outDir, run.unique, s.opts.fsync);
   const hosts = new HostCounter();
-  let history = s.store.body.history;
-  if (plan.abandoned !== null) history = pushHistory(history, plan.abandoned, restoreCounters(plan.abandoned.counters));
   const position = { ...run.position };
   let bytesRead = 0;
   const bytesTotal = run.inputs.some((i) => i.path === '-') ? null : run.inputs.reduce((a, i) => a + i.bytes, 0);
@@ -87,11 +92,16 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
         unique.write(buf, start, end);
         hosts.add(buf, start, end);
       },
-      beforeCommit: async () => {
+      beforeCommit: async (storeUrls) => {
         progress('committing');
         const point = unique.sync();
         await rejects.sync();
         syncIo();
+        if (final) {
+          // report.json is the last output; it commits with the final round (a crash before the rename redoes it).
+          report = buildReport(s, { ...run, status: 'complete' }, c, plan.skipped, unique.fileNames(), c.elapsedMs, 'complete', inputErrors, storeUrls);
+          writeReport(s.dfs, run.outDir, report);
+        }
         const nextRun: RunState = {
           ...run, position: { ...position }, rounds: run.rounds + 1, unique: point,
           rejectsBytes: rejects.committedLength(), counters: flattenCounters(c),
@@ -105,6 +115,8 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
     else hosts.take();
   };
 
+  let inputErrors: InputError[] = [];
+  let report: RunReport | null = null;
   const process1 = (p: ParsedChunk, tooLong: Reject[]): void => {
     if (p.rejects.length > 0) countRejects(c, p.rejects, rejects);
     s.front.route(p, s.pending, s.aux, c, tooLong);
@@ -117,7 +129,6 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
     position.line = p.endLine;
   };
 
-  let inputErrors: InputError[] = [];
   try {
     const tooLong: Reject[] = [];
     inputErrors = await readLoop(s, {
@@ -143,11 +154,8 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
     await rejects.close();
   }
   progress('done');
-  syncIo();
-  const report = buildReport(s, { ...run, status: 'complete' }, c, plan.skipped, unique.fileNames(), c.elapsedMs, 'complete', inputErrors);
-  writeReport(s.dfs, run.outDir, report);
-  if (s.catalog !== null) await s.catalog.putRun(catalogRecord(run, report));
-  return report;
+  if (s.catalog !== null) await s.catalog.putRun(catalogRecord(run, report!));
+  return report!;
 }
 
 function countRejects(c: RunCounters, rs: readonly Reject[], w: RejectsWriter): void {

@@ -21,6 +21,7 @@ export function buildReport(
   elapsedMs: number,
   status: RunReport['status'],
   inputErrors: { path: string; code: string; message: string }[] = [],
+  storeUrls = s.store.body.storeUrls,
 ): RunReport {
   const bloom = s.front.bloom;
   const mode = s.opts.bloom;
@@ -57,7 +58,7 @@ export function buildReport(
     disk: { lookups: c.diskLookups, hits: c.diskHits },
     io: { merges: c.merges, spills: c.spills, seeks: c.seeks, fileOpens: c.fileOpens, bytesRead: c.bytesRead, bytesWritten: c.bytesWritten },
     seeksPerUrl: rate(c.seeks, tested),
-    storeUrls: s.store.body.storeUrls,
+    storeUrls,
     memory: { budgetBytes: s.plan.totalBytes, split: budgetSplit(s.plan) },
     outDir: run.outDir,
     outputFiles,

@@ -84,8 +84,8 @@ export function planRun(
   const abandoned = last !== null && last.status === 'running' ? { ...last, status: 'abandoned' as const } : null;
   const runId = newRunId();
   const outDir = outWanted ?? join(resolve(stateDir), 'runs', runId);
-  checkOutDir(outDir);
   const skipped = inputs.map((i) => !req.force && i.path !== '-' && alreadyIngested(i));
+  if (skipped.some((x) => !x)) checkOutDir(outDir);
   const first = skipped.findIndex((s) => !s);
   const run: RunState = {
     runId,

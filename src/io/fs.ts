@@ -37,15 +37,22 @@ export class DrumFs {
     this.faultHook = faultHook;
   }
 
+  /** Runs the fault hook: an injected OS error (with an errno code) becomes DRUM_IO, anything else propagates as is. */
   private fault(op: FsOp, path: string): void {
-    if (this.faultHook !== null) this.faultHook(op, path);
+    if (this.faultHook === null) return;
+    try {
+      this.faultHook(op, path);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) throw ioError(`cannot ${op}`, e, path);
+      throw e;
+    }
   }
 
   /** Opens a file; flags as in fs.openSync. Counts as one open and one seek. */
   open(path: string, flags: string): number {
-    const writing = flags !== 'r';
+    if (flags !== 'r') this.fault('open-write', path);
     try {
-      if (writing) this.fault('open-write', path);
       const fd = fs.openSync(path, flags);
       this.counters.fileOpens++;
       this.counters.seeks++;
