@@ -149,10 +149,18 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
       },
     });
     await commitRound(true);
-  } finally {
-    unique.close();
-    await rejects.close();
+  } catch (e) {
+    // Close what we can without masking the error that stopped the run.
+    try {
+      unique.close();
+      await rejects.close();
+    } catch {
+      // the committed state is what matters; a rerun truncates both files to it
+    }
+    throw e;
   }
+  unique.close();
+  await rejects.close();
   progress('done');
   if (s.catalog !== null) await s.catalog.putRun(catalogRecord(run, report!));
   return report!;

@@ -76,7 +76,9 @@ export class UniqueWriter {
   private rotate(): void {
     this.flush();
     if (this.doFsync) this.dfs.fsync(this.fd);
-    this.dfs.close(this.fd);
+    const fd = this.fd;
+    this.fd = -1;
+    this.dfs.close(fd);
     this.file++;
     this.bytes = 0;
     this.urls = 0;
@@ -98,9 +100,11 @@ export class UniqueWriter {
   }
 
   close(): void {
+    if (this.fd < 0) return;
     this.flush();
-    if (this.fd >= 0) this.dfs.close(this.fd);
+    const fd = this.fd;
     this.fd = -1;
+    this.dfs.close(fd);
   }
 }
 
