@@ -39,7 +39,7 @@ for (const [k, v] of [
 }
 
 /** windows-1252 meanings of numeric refs 0x80..0x9F (HTML standard table). */
-const C1 = [
+export const C1 = [
   0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d,
   0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a,
   0x153, 0x9d, 0x17e, 0x178,
@@ -53,6 +53,12 @@ function codePoint(n: number): string {
   if (n === 0 || n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) return '\ufffd';
   if (n >= 0x80 && n <= 0x9f) return String.fromCodePoint(C1[n - 0x80]!);
   return String.fromCodePoint(n);
+}
+
+/** windows-1252 bytes to text (Node's TextDecoder treats this label as plain latin-1). */
+export function decodeWindows1252(b: Buffer): string {
+  const s = b.toString('latin1');
+  return /[\x80-\x9f]/.test(s) ? s.replace(/[\x80-\x9f]/g, (c) => String.fromCharCode(C1[c.charCodeAt(0) - 0x80]!)) : s;
 }
 
 /** Decodes character references in an attribute value; returns `s` itself when it has none. */

@@ -8,7 +8,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
-import { decodeAttributeEntities } from './entities.js';
+import { decodeAttributeEntities, decodeWindows1252 } from './entities.js';
 import { type Hop, refreshUrl, scanHtml } from './html-links.js';
 import { decodeContent, dechunk, isHtmlType, parseContentType, parseHttpHead, prescanCharset, sniffHtml } from './payload.js';
 import type { WarcRecordEvent } from './records.js';
@@ -37,6 +37,8 @@ export function wantsRecord(type: string, contentType: string, o: ExtractOptions
 }
 
 const decoders = new Map<string, TextDecoder | null>();
+/** Stands for every label the Encoding standard maps to windows-1252 (latin1, iso-8859-1, us-ascii, ...). */
+const WIN1252 = new TextDecoder('windows-1252');
 
 function decoderFor(charset: string): TextDecoder | null {
   let d = decoders.get(charset);
@@ -44,6 +46,7 @@ function decoderFor(charset: string): TextDecoder | null {
     try {
       d = new TextDecoder(charset);
       if (d.encoding === 'utf-8') d = null; // UTF-8 goes through the isUtf8 / latin-1 fallback path
+      else if (d.encoding === 'windows-1252') d = WIN1252;
     } catch {
       d = null; // unknown label: UTF-8 with latin-1 fallback
     }
@@ -51,8 +54,6 @@ function decoderFor(charset: string): TextDecoder | null {
   }
   return d;
 }
-
-const LATIN1 = new TextDecoder('windows-1252');
 
 /** Visitor state for one page: decodes values and forwards them to the sink. */
 class PageLinks {
@@ -67,8 +68,9 @@ class PageLinks {
   private text(s: number, e: number): string {
     const raw = this.body.subarray(s, e);
     let t: string;
-    if (this.dec !== null) t = this.dec.decode(raw);
-    else t = isUtf8(raw) ? raw.toString('utf8') : LATIN1.decode(raw);
+    if (this.dec === WIN1252) t = decodeWindows1252(raw);
+    else if (this.dec !== null) t = this.dec.decode(raw);
+    else t = isUtf8(raw) ? raw.toString('utf8') : decodeWindows1252(raw);
     return cleanUrlText(decodeAttributeEntities(t));
   }
 

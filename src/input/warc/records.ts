@@ -74,6 +74,9 @@ export class WarcRecordReader {
   private blockLen = 0;
   private trailerSeen = 0;
   private excerpt: Buffer = Buffer.alloc(0);
+  /** Resync after a bad header: the excerpt grows with the skipped bytes (same result however input is split). */
+  private excerptGrows = false;
+  private excerptStart = 0;
   /** Pieces pushed back (bytes to re-scan after a bad header). */
   private queue: Buffer[] = [];
   /** Resync: last bytes of the previous piece, for a match straddling two pieces. */
@@ -162,6 +165,7 @@ export class WarcRecordReader {
             } else {
               // Content-Length did not end at a record boundary.
               this.block = null;
+              this.excerptGrows = false; // excerpt: the record's header
               this.enterResync();
             }
           }
@@ -262,9 +266,11 @@ export class WarcRecordReader {
    * (the caller stops on this piece).
    */
   private malformedAt(p: Buffer, pos: number): number {
-    this.excerpt = Buffer.from(this.hdr.subarray(0, Math.min(this.hdrLen, 200)));
+    this.excerpt = Buffer.from(this.hdr.subarray(0, 1));
+    this.excerptGrows = true;
     const again = Buffer.from(this.hdr.subarray(1, this.hdrLen));
     this.offset -= again.length; // consumed again during resync
+    this.excerptStart = this.offset - 1;
     this.queue.unshift(again, p.subarray(pos));
     this.hdrLen = 0;
     this.block = null;
@@ -295,6 +301,7 @@ export class WarcRecordReader {
       }
     }
     const hit = p.indexOf(RESYNC, pos);
+    this.growExcerpt(p, pos, hit >= 0 ? hit + 1 : n);
     if (hit >= 0) {
       this.offset += hit + 1 - pos;
       this.resynced(out);
@@ -305,7 +312,15 @@ export class WarcRecordReader {
     return n;
   }
 
+  private growExcerpt(p: Buffer, s: number, e: number): void {
+    if (!this.excerptGrows || this.excerpt.length >= 200 || e <= s) return;
+    this.excerpt = Buffer.concat([this.excerpt, p.subarray(s, Math.min(e, s + 200 - this.excerpt.length))]);
+  }
+
   private resynced(out: WarcEvent[]): void {
+    if (this.excerptGrows && this.excerpt.length > this.offset - this.excerptStart) {
+      this.excerpt = this.excerpt.subarray(0, this.offset - this.excerptStart); // a match straddling pieces
+    }
     out.push({ kind: 'malformed', number: this.recNo, excerpt: this.excerpt, endOffset: this.offset });
     this.state = 'header';
     this.hdrLen = 0;
