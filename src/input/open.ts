@@ -6,13 +6,14 @@
 
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, type ZlibOptions } from 'node:zlib';
 import { DrumError } from '../errors.js';
 import { hasGzipMagic, isGzipName } from './detect.js';
 
-/** Raw read size for gzip files and the zlib output piece size. */
+/** Raw read size for gzip files, zlib output piece size, and how far zlib (on the threadpool) may run ahead. */
 const RAW_READ = 256 * 1024;
-const GUNZIP_CHUNK = 64 * 1024;
+const GUNZIP_CHUNK = 1 << 20;
+const GUNZIP_AHEAD = 8 << 20;
 
 export type ByteStream = AsyncIterable<Buffer> | NodeJS.ReadableStream;
 
@@ -168,7 +169,8 @@ async function* wrapErrors(src: AsyncIterable<Buffer>, path: string): AsyncGener
 function gunzip(raw: AsyncIterable<Buffer>, path: string): AsyncGenerator<Buffer> {
   async function* run(): AsyncGenerator<Buffer> {
     const src = Readable.from(raw, { objectMode: false, highWaterMark: RAW_READ });
-    const gz = createGunzip({ chunkSize: GUNZIP_CHUNK });
+    // readableHighWaterMark lets inflate overlap with splitting (measured: 200 -> ~300 MB/s, docs/inputs.md)
+    const gz = createGunzip({ chunkSize: GUNZIP_CHUNK, readableHighWaterMark: GUNZIP_AHEAD } as ZlibOptions);
     src.on('error', (e) => gz.destroy(e));
     src.pipe(gz);
     try {

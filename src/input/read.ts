@@ -87,7 +87,7 @@ export async function* readInput(spec: InputSpec, index: number, opts: ReadInput
         (startOffset === 0 || (det.firstDataLineEnd !== null && startOffset < det.firstDataLineEnd)),
     });
     if (src.fh) {
-      yield* splitFile(src.fh, splitter, startOffset, src.rawSize ?? 0, onBytes, src.path);
+      yield* splitFile(src.fh, splitter, startOffset, src.rawSize ?? 0, opts.chunkBytes, onBytes, src.path);
       return;
     }
     try {
@@ -148,31 +148,48 @@ function failing(e: unknown): AsyncIterator<Buffer> {
   return { next: () => Promise.reject(e) };
 }
 
-/** Reads a plain file from `from` through the splitter's windows (only the carried partial line is copied). */
+/**
+ * Reads a plain file from `from` through LineSplitter.pushOwned: each read
+ * lands in a fresh buffer behind room for the carried partial line (the only
+ * bytes copied), and the next read is in flight while this one is split.
+ */
 async function* splitFile(
   fh: FileHandle,
   splitter: LineSplitter,
   from: number,
   size: number,
+  chunkBytes: number,
   onBytes: (n: number) => void,
   path: string,
 ): AsyncGenerator<LineChunk> {
   if (from > size) throw inputError(path, `resume offset ${from} is past the end of input`);
   if (from > 0) onBytes(from);
+  const room = splitter.frontRoom();
+  const readAt = async (pos: number): Promise<{ buf: Buffer; n: number }> => {
+    const buf = Buffer.allocUnsafeSlow(room + chunkBytes);
+    const { bytesRead } = await fh.read(buf, room, chunkBytes, pos);
+    return { buf, n: bytesRead };
+  };
+  const prefetch = (pos: number) => {
+    const p = readAt(pos);
+    p.catch(() => {}); // awaited below; this only keeps an abandoned read from going unhandled
+    return p;
+  };
   let pos = from;
+  let next = prefetch(pos);
   for (;;) {
-    const { buf, at } = splitter.window();
-    let n: number;
+    let r: { buf: Buffer; n: number };
     try {
-      n = (await fh.read(buf, at, buf.length - at, pos)).bytesRead;
+      r = await next;
     } catch (e) {
       yield* splitter.flushComplete();
       throw inputError(path, 'cannot read input', e);
     }
-    pos += n;
-    if (n > 0) onBytes(n);
-    yield* splitter.pushWindow(n);
-    if (n === 0) break;
+    if (r.n === 0) break;
+    pos += r.n;
+    onBytes(r.n);
+    next = prefetch(pos);
+    yield* splitter.pushOwned(r.buf, room, r.n);
   }
   yield* splitter.end();
 }

@@ -45,9 +45,6 @@ export class LineSplitter {
   /** Rejects and consumed lines not yet attached to an emitted chunk. */
   private pendingRejects: Reject[] = [];
   private pendingLines = 0;
-  /** Window handed out by window(): carry + pieces copied at its front. */
-  private win: Buffer | null = null;
-  private winAt = 0;
   // Per-chunk scratch, grown by doubling.
   private us = new Uint32Array(4096);
   private ue = new Uint32Array(4096);
@@ -103,43 +100,30 @@ export class LineSplitter {
     return out;
   }
 
-  /**
-   * For readers that own their buffers (files): a fresh buffer with the
-   * unconsumed bytes already copied at its front. Fill buf[at..] and call
-   * pushWindow(n). Only the carried-over partial line is ever copied, and a
-   * chunk cut from a full window is the sole user of its ArrayBuffer.
-   */
-  window(): { buf: Buffer; at: number } {
-    // its own ArrayBuffer (never the shared pool): the chunk cut from it owns it and may be transferred
-    const buf = Buffer.allocUnsafeSlow(this.piecesBytes - this.newBytes + this.o.chunkBytes);
-    let at = 0;
-    for (const p of this.pieces) at += p.copy(buf, at);
-    this.pieces = [];
-    this.piecesBytes = 0;
-    this.win = buf;
-    this.winAt = at;
-    return { buf, at };
+  /** Free bytes a reader must leave in front of its data for pushOwned(): the longest carried partial line. */
+  frontRoom(): number {
+    return this.o.maxLineBytes + 1;
   }
 
-  /** Consumes the `n` bytes written into the last window() at its `at`. */
-  pushWindow(n: number): LineChunk[] {
-    const w = this.win;
-    if (w === null) throw new Error('pushWindow without window');
-    this.win = null;
-    if (this.skipping) return this.push(w.subarray(this.winAt, this.winAt + n)); // window had nothing carried
-    const out: LineChunk[] = [];
-    const len = this.winAt + n;
-    if (len < w.length) {
-      // short read (end of file is near): keep the bytes; end() or the next window decides
-      if (len > 0) {
-        this.pieces = [w.subarray(0, len)];
-        this.piecesBytes = len;
-        this.newBytes += n;
-      }
-      return out;
+  /**
+   * For readers that own their buffers (files): buf[at, at+n) holds new
+   * data (n <= chunkBytes) and buf[0, at) is free room (at >= frontRoom()).
+   * The carried partial line is copied into that room right before the data,
+   * so it is the only thing ever copied, and the chunk cut from `buf` is the
+   * sole user of buf's memory (allocate it with Buffer.allocUnsafeSlow so it
+   * can be transferred). Other states fall back to push().
+   */
+  pushOwned(buf: Buffer, at: number, n: number): LineChunk[] {
+    const held = this.piecesBytes;
+    if (this.skipping || this.newBytes > 0 || held > at || n > this.o.chunkBytes) {
+      return this.push(buf.subarray(at, at + n));
     }
-    this.newBytes = 0;
-    this.process(w, false, out);
+    const from = at - held;
+    let o = from;
+    for (const p of this.pieces) o += p.copy(buf, o);
+    this.clearPieces();
+    const out: LineChunk[] = [];
+    this.process(buf.subarray(from, at + n), false, out);
     return out;
   }
 

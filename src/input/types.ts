@@ -50,7 +50,7 @@ export interface LineChunk {
   baseEnds: Uint32Array;
   /** 1-based line number of each listed line. */
   lines: Float64Array;
-  /** Lines rejected by the reader itself (too-long), in line order. */
+  /** Lines rejected by the reader itself (too-long; `empty` TSV rows; WARC reasons), in line order. */
   rejects: Reject[];
   /** Byte offset in the (decompressed) input just after this chunk's last line. */
   endOffset: number;

@@ -25,18 +25,18 @@ function split(text: string | Buffer, o: Partial<SplitOptions> = {}, pieces = [I
   return flatten(out);
 }
 
-/** Feeds through window()/pushWindow() with read sizes from `reads`, as the file reader does. */
+/** Feeds through pushOwned() with read sizes from `reads`, as the file reader does. */
 function splitWindowed(buf: Buffer, o: SplitOptions, reads: number[]): LineChunk[] {
   const s = new LineSplitter(o);
   const out: LineChunk[] = [];
+  const room = s.frontRoom();
   let pos = 0, k = 0;
-  for (;;) {
-    const { buf: w, at } = s.window();
-    const n = Math.min(w.length - at, buf.length - pos, Math.max(1, reads[k++ % reads.length]!));
-    buf.copy(w, at, pos, pos + n);
+  while (pos < buf.length) {
+    const n = Math.min(o.chunkBytes, buf.length - pos, Math.max(1, reads[k++ % reads.length]!));
+    const w = Buffer.allocUnsafeSlow(room + o.chunkBytes).fill(0x3f);
+    buf.copy(w, room, pos, pos + n);
     pos += n;
-    out.push(...s.pushWindow(n));
-    if (n === 0) break;
+    out.push(...s.pushOwned(w, room, n));
   }
   out.push(...s.end());
   return out;
