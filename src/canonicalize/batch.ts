@@ -1,0 +1,141 @@
+// The stage entry: canonicalizes every line of a LineChunk into one
+// CanonicalBatch (canonical bytes back to back, ends, host ranges, line
+// numbers, rejects). Tries the byte fast path first and falls back to the
+// full path per URL. Does not read input or hash; never throws on URL content.
+// Precondition: `policy` comes from resolvePolicy. With a BatchScratch, the
+// returned arrays are views into it, valid until the next call with it.
+
+import { isUtf8 } from 'node:buffer';
+import type { LineChunk, Reject, RejectReason } from '../input/types.js';
+import { compile } from './compiled.js';
+import { fastCanonical } from './fast.js';
+import { canonicalizeString } from './full.js';
+import type { CanonicalBatch, CanonicalPolicy } from './types.js';
+
+/** Bytes of a rejected line kept in its excerpt. */
+export const EXCERPT_BYTES = 200;
+
+/** Reusable output buffers; pass the same one to successive calls once the previous batch is consumed. */
+export class BatchScratch {
+  bytes: Buffer = Buffer.allocUnsafe(0);
+  ends = new Uint32Array(0);
+  hostStarts = new Uint32Array(0);
+  hostEnds = new Uint32Array(0);
+  lines = new Float64Array(0);
+
+  ensureCount(n: number): void {
+    if (this.ends.length >= n) return;
+    const cap = Math.max(n, this.ends.length * 2, 256);
+    this.ends = new Uint32Array(cap);
+    this.hostStarts = new Uint32Array(cap);
+    this.hostEnds = new Uint32Array(cap);
+    this.lines = new Float64Array(cap);
+  }
+
+  /** Grows `bytes` to at least `n`, keeping its first `keep` bytes. */
+  ensureBytes(n: number, keep: number): Buffer {
+    if (this.bytes.length >= n) return this.bytes;
+    const next = Buffer.allocUnsafe(Math.max(n, this.bytes.length * 2, 4096));
+    this.bytes.copy(next, 0, 0, keep);
+    this.bytes = next;
+    return next;
+  }
+}
+
+export interface BatchOptions {
+  /** Internal switch for measurement and tests: false forces the full path for every URL. Default true. */
+  fast?: boolean;
+}
+
+function reject(chunk: LineChunk, i: number, s: number, e: number, reason: RejectReason): Reject {
+  const excerpt = Buffer.from(chunk.buf.subarray(s, Math.min(e, s + EXCERPT_BYTES)));
+  return { line: chunk.lines[i]!, input: chunk.input, reason, excerpt };
+}
+
+/** Raw mode host range: after the first `://` up to `/ ? #` or end; empty (at the URL start) without `://`. */
+function rawHost(b: Buffer, s: number, e: number): [number, number] {
+  for (let j = s; j + 2 < e; j++) {
+    if (b[j] === 58 && b[j + 1] === 47 && b[j + 2] === 47) {
+      let k = j + 3;
+      while (k < e && b[k] !== 47 && b[k] !== 63 && b[k] !== 35) k++;
+      return [j + 3, k];
+    }
+  }
+  return [s, s];
+}
+
+/** Canonicalizes one chunk. Rejects carry the chunk's line numbers and the first 200 raw bytes of the URL field. */
+export function canonicalizeBatch(
+  chunk: LineChunk, policy: CanonicalPolicy, scratch: BatchScratch = new BatchScratch(), opts: BatchOptions = {},
+): CanonicalBatch {
+  const n = chunk.count;
+  const src = chunk.buf;
+  const { urlStarts, urlEnds, baseStarts, baseEnds } = chunk;
+  scratch.ensureCount(n);
+  let need = 64;
+  for (let i = 0; i < n; i++) need += urlEnds[i]! - urlStarts[i]! + 2;
+  let out = scratch.ensureBytes(need, 0);
+  const { ends, hostStarts, hostEnds, lines } = scratch;
+  const rejects: Reject[] = [];
+  const raw = policy.mode === 'none';
+  const useFast = opts.fast !== false;
+  const c = compile(policy);
+  let pos = 0;
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const s = urlStarts[i]!;
+    const e = urlEnds[i]!;
+    if (s >= e) {
+      rejects.push(reject(chunk, i, s, e, 'empty'));
+      continue;
+    }
+    if (raw) {
+      const [hs, he] = rawHost(src, s, e);
+      src.copy(out, pos, s, e);
+      hostStarts[k] = pos + hs - s;
+      hostEnds[k] = pos + he - s;
+      pos += e - s;
+    } else {
+      const r = useFast ? fastCanonical(src, s, e, out, pos, c, hostStarts, hostEnds, k) : -1;
+      if (r >= 0) {
+        pos = r;
+      } else {
+        const field = src.subarray(s, e);
+        if (!isUtf8(field)) {
+          rejects.push(reject(chunk, i, s, e, 'invalid-utf8'));
+          continue;
+        }
+        const bs = baseStarts[i]!;
+        const be = baseEnds[i]!;
+        const base = bs < be ? src.toString('utf8', bs, be) : null;
+        const res = canonicalizeString(src.toString('utf8', s, e), base, policy);
+        if (typeof res === 'string') {
+          rejects.push(reject(chunk, i, s, e, res));
+          continue;
+        }
+        const len = res.url.length;
+        // Keep room for this URL plus the worst fast-path growth of every later line.
+        if (pos + len + need > out.length) out = scratch.ensureBytes(pos + len + need, pos);
+        out.write(res.url, pos, len, 'latin1');
+        hostStarts[k] = pos + res.hostStart;
+        hostEnds[k] = pos + res.hostEnd;
+        pos += len;
+      }
+    }
+    ends[k] = pos;
+    lines[k] = chunk.lines[i]!;
+    k++;
+  }
+  return {
+    input: chunk.input,
+    count: k,
+    bytes: out.subarray(0, pos),
+    ends: ends.subarray(0, k),
+    hostStarts: hostStarts.subarray(0, k),
+    hostEnds: hostEnds.subarray(0, k),
+    lines: lines.subarray(0, k),
+    rejects,
+    endOffset: chunk.endOffset,
+    endLine: chunk.endLine,
+  };
+}

@@ -1,0 +1,232 @@
+// The byte fast path: for a plain ASCII http(s) URL that is already nearly
+// canonical, writes the canonical bytes straight from the input bytes, with
+// no string or URL object. Scope (anything else declines, returning -1, and
+// the caller falls back to the full path): lowercase `http://`/`https://`;
+// host of [A-Za-z0-9.-] with valid labels, no `xn--` label, last label not
+// starting with a digit (IPv4 rules); optional port without leading zero;
+// path of safe bytes (no `%`, `;`, `.`/`..` segments); query of safe bytes
+// (no `%`, `'`), params non-empty, already sorted, none tracking/session;
+// fragment of printable ASCII (dropped). Preconditions: `out` has room for
+// (end - start + 2) bytes at `pos`; `c` compiled from a mode-'default' policy.
+// Contract: returns -1 or exactly the bytes canonicalizeString would produce.
+
+import type { CompiledPolicy } from './compiled.js';
+
+function table(chars: string, alnum = true): Uint8Array {
+  const t = new Uint8Array(256);
+  if (alnum) {
+    for (let c = 48; c <= 57; c++) t[c] = 1;
+    for (let c = 65; c <= 90; c++) t[c] = 1;
+    for (let c = 97; c <= 122; c++) t[c] = 1;
+  }
+  for (const ch of chars) t[ch.charCodeAt(0)] = 1;
+  return t;
+}
+
+const HOST_OK = table('-.');
+const PATH_OK = table("-._~!$&'()*+,=:@/");
+const QUERY_OK = table('-._~!$&()*+,;=:@/?');
+
+function isDotSegment(b: Uint8Array, s: number, e: number): boolean {
+  const n = e - s;
+  return (n === 1 && b[s] === 46) || (n === 2 && b[s] === 46 && b[s + 1] === 46);
+}
+
+/** Label out[s, e): 1..63 bytes and not an `xn--` (punycode) label, which the full parser validates. */
+function labelOk(b: Uint8Array, s: number, e: number): boolean {
+  const n = e - s;
+  if (n === 0 || n > 63) return false;
+  return !(n >= 4 && b[s] === 120 && b[s + 1] === 110 && b[s + 2] === 45 && b[s + 3] === 45);
+}
+
+/** Does b[s, e) ASCII-lowercased start with (or, if `whole`, equal) the lowercase bytes `w`? */
+function matchLower(b: Uint8Array, s: number, e: number, w: Uint8Array, whole: boolean): boolean {
+  const n = w.length;
+  if (whole ? e - s !== n : e - s < n) return false;
+  for (let j = 0; j < n; j++) {
+    let x = b[s + j]!;
+    if (x >= 65 && x <= 90) x += 32;
+    if (x !== w[j]) return false;
+  }
+  return true;
+}
+
+function compareBytes(b: Uint8Array, s1: number, n1: number, s2: number, n2: number): number {
+  const n = n1 < n2 ? n1 : n2;
+  for (let j = 0; j < n; j++) {
+    const d = b[s1 + j]! - b[s2 + j]!;
+    if (d !== 0) return d;
+  }
+  return n1 - n2;
+}
+
+/**
+ * Writes the canonical form of src[start, end) to out at pos and its
+ * host[:port] range to hostStarts[k]/hostEnds[k]; returns the end offset in
+ * `out`, or -1 when the URL is outside the fast path's scope.
+ */
+export function fastCanonical(
+  src: Uint8Array, start: number, end: number, out: Uint8Array, pos: number,
+  c: CompiledPolicy, hostStarts: Uint32Array, hostEnds: Uint32Array, k: number,
+): number {
+  const p = c.policy;
+  let i = start;
+  if (end - start < 8) return -1;
+  if (src[i] !== 104 || src[i + 1] !== 116 || src[i + 2] !== 116 || src[i + 3] !== 112) return -1;
+  let https: boolean;
+  if (src[i + 4] === 58) {
+    https = false;
+    i += 5;
+  } else if (src[i + 4] === 115 && src[i + 5] === 58) {
+    https = true;
+    i += 6;
+  } else return -1;
+  if (i + 1 >= end || src[i] !== 47 || src[i + 1] !== 47) return -1;
+  i += 2;
+  const outHttps = https || p.foldHttps;
+  let o = pos;
+  out[o++] = 104; out[o++] = 116; out[o++] = 116; out[o++] = 112;
+  if (outHttps) out[o++] = 115;
+  out[o++] = 58; out[o++] = 47; out[o++] = 47;
+
+  // Host: lowercase, labels checked as they close.
+  const hs = o;
+  let labelStart = o;
+  let ch = -1;
+  for (; i < end; i++) {
+    let b = src[i]!;
+    if (HOST_OK[b] === 0) {
+      ch = b;
+      break;
+    }
+    if (b === 46) {
+      if (!labelOk(out, labelStart, o)) return -1;
+      out[o++] = 46;
+      labelStart = o;
+      continue;
+    }
+    if (b >= 65 && b <= 90) b += 32;
+    out[o++] = b;
+  }
+  if (o === labelStart) {
+    // Empty host, or one trailing dot (rule trailing-dot): drop it, find the last label again.
+    if (o === hs) return -1;
+    o--;
+    labelStart = o;
+    while (labelStart > hs && out[labelStart - 1] !== 46) labelStart--;
+  } else if (!labelOk(out, labelStart, o)) return -1;
+  if (o - hs > 253) return -1;
+  const first = out[labelStart]!;
+  if (first >= 48 && first <= 57) return -1; // could be an IPv4 address: the full parser decides
+  // Rule strip-www (repeated, like the full path, so the result is idempotent).
+  while (p.stripWww && o - hs > 4 && out[hs] === 119 && out[hs + 1] === 119 && out[hs + 2] === 119 && out[hs + 3] === 46) {
+    let dot = false;
+    for (let j = hs + 4; j < o; j++) if (out[j] === 46) { dot = true; break; }
+    if (!dot) break;
+    out.copyWithin(hs, hs + 4, o);
+    o -= 4;
+  }
+
+  // Port: digits without a leading zero, dropped when default.
+  if (ch === 58) {
+    i++;
+    const ds = i;
+    let v = 0;
+    while (i < end && src[i]! >= 48 && src[i]! <= 57 && i - ds < 6) v = v * 10 + (src[i++]! - 48);
+    const nd = i - ds;
+    if (nd === 0 || nd > 5 || src[ds] === 48 || v > 65535) return -1;
+    if (v !== (https ? 443 : 80) && !(outHttps && v === 443)) {
+      out[o++] = 58;
+      for (let j = ds; j < i; j++) out[o++] = src[j]!;
+    }
+    ch = i < end ? src[i]! : -1;
+  }
+  hostStarts[k] = hs;
+  hostEnds[k] = o;
+  if (ch !== -1 && ch !== 47 && ch !== 63 && ch !== 35) return -1;
+
+  // Path.
+  if (ch === 47) {
+    let segStart = o - 1;
+    const lower = p.lowercasePath;
+    for (; i < end; i++) {
+      let b = src[i]!;
+      if (PATH_OK[b] === 0) break;
+      if (b === 47) {
+        if (isDotSegment(out, segStart + 1, o)) return -1;
+        segStart = o;
+      } else if (lower && b >= 65 && b <= 90) b += 32;
+      out[o++] = b;
+    }
+    if (isDotSegment(out, segStart + 1, o)) return -1;
+    ch = i < end ? src[i]! : -1;
+    if (ch !== -1 && ch !== 63 && ch !== 35) return -1;
+    if (p.stripIndex) {
+      for (const w of c.fastIndex) {
+        if (matchLower(out, segStart + 1, o, w, true)) {
+          o = segStart + 1;
+          break;
+        }
+      }
+    }
+  } else {
+    out[o++] = 47; // rule empty-path
+  }
+
+  // Query: params must be non-empty, sorted by name, and none the full path would drop.
+  if (ch === 63) {
+    i++;
+    const qs = o;
+    out[o++] = 63;
+    let prevNs = -1;
+    let prevNl = 0;
+    let count = 0;
+    for (;;) {
+      const ns = o;
+      const ps = i;
+      let h = 0x811c9dc5;
+      let inName = true;
+      let nl = 0;
+      for (; i < end; i++) {
+        const b = src[i]!;
+        if (b === 38 || b === 35) break;
+        if (QUERY_OK[b] === 0) return -1;
+        if (inName) {
+          if (b === 61) inName = false;
+          else {
+            h = Math.imul(h ^ (b >= 65 && b <= 90 ? b + 32 : b), 0x01000193);
+            nl++;
+          }
+        }
+        out[o++] = b;
+      }
+      if (i === ps) {
+        if (count === 0 && (i === end || src[i] === 35)) break; // a bare `?`: rule empty-query
+        return -1;
+      }
+      if (c.fastHashes.has(h >>> 0)) return -1;
+      for (const w of c.fastPrefixes) if (matchLower(out, ns, ns + nl, w, false)) return -1;
+      if (prevNs >= 0 && compareBytes(out, prevNs, prevNl, ns, nl) > 0) return -1;
+      prevNs = ns;
+      prevNl = nl;
+      count++;
+      if (i < end && src[i] === 38) {
+        out[o++] = 38;
+        i++;
+        continue;
+      }
+      break;
+    }
+    if (count === 0) o = qs;
+    ch = i < end ? src[i]! : -1;
+  }
+
+  // Fragment: dropped, but its bytes must be ones the full path accepts unchanged.
+  if (ch === 35) {
+    for (i++; i < end; i++) {
+      const b = src[i]!;
+      if (b <= 0x20 || b >= 0x7f) return -1;
+    }
+  }
+  return o;
+}

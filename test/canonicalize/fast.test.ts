@@ -1,0 +1,159 @@
+// Properties of the byte fast path and of canonicalization as a whole: the
+// fast path either declines or equals the full path byte for byte (random
+// URL-ish strings, random bytes, real Heritrix links), and canonicalization
+// is idempotent. Fixed fast-check seeds; no timing assertions.
+
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { compile } from '../../src/canonicalize/compiled.js';
+import { fastCanonical } from '../../src/canonicalize/fast.js';
+import {
+  canonicalizeBatch, canonicalizeString, resolvePolicy, type CanonicalBatch, type CanonicalPolicy,
+} from '../../src/canonicalize/index.js';
+import { chunkOf, type Line } from './chunk.js';
+
+const OUTLINKS = path.resolve(process.cwd(), '../shared/datasets/heritrix-archive-org-2008/outlinks.tsv');
+
+/** Runs the fast path alone on a string; null when it declines. */
+function fast(s: string, policy: CanonicalPolicy): { url: string; hostStart: number; hostEnd: number } | null {
+  const src = Buffer.from(s, 'utf8');
+  const out = Buffer.alloc(src.length + 2);
+  const hs = new Uint32Array(1);
+  const he = new Uint32Array(1);
+  const end = fastCanonical(src, 0, src.length, out, 0, compile(policy), hs, he, 0);
+  return end < 0 ? null : { url: out.toString('latin1', 0, end), hostStart: hs[0]!, hostEnd: he[0]! };
+}
+
+const pick = (xs: string[]) => fc.constantFrom(...xs);
+const label = pick(['a', 'example', 'www', 'WWW', 'Ex-Am', 'xn--mnchen-3ya', 'xn--zz', 'münchen', '1', '0x7f', '123', 'com', 'ORG', 'a_b', '-x-', 'x'.repeat(64)]);
+const host = fc.oneof(
+  { weight: 6, arbitrary: fc.tuple(fc.array(label, { minLength: 1, maxLength: 4 }), fc.boolean()).map(([ls, dot]) => ls.join('.') + (dot ? '.' : '')) },
+  { weight: 1, arbitrary: pick(['127.0.0.1', '10.0.0.010', '[::1]', '[::1', '[0:0::1]', '999.1.1.1', '', 'a b', 'a..b', 'a%2eb', 'A.B.C.']) },
+);
+const urlArb = fc.record({
+  scheme: fc.oneof({ weight: 8, arbitrary: pick(['http', 'https']) }, { weight: 1, arbitrary: pick(['HTTP', 'Https', 'ftp', 'mailto']) }),
+  sep: fc.oneof({ weight: 8, arbitrary: fc.constant('://') }, { weight: 1, arbitrary: pick([':/', ':', ':\\\\', ':///']) }),
+  user: fc.oneof({ weight: 8, arbitrary: fc.constant('') }, { weight: 1, arbitrary: pick(['u@', 'u:p@', '@']) }),
+  host,
+  port: fc.oneof({ weight: 4, arbitrary: fc.constant('') }, { weight: 1, arbitrary: pick([':80', ':443', ':8080', ':0', ':065535', ':65536', ':', ':x', ':099']) }),
+  path: fc.option(fc.array(pick(['', '.', '..', 'a', 'B', 'Dir', '%2e', '%2E%2e', '%7e', '%41', '%zz', '%', ';jsessionid=ABC', 'x;y=1',
+    'index.html', 'Index.PHP', "it's", 'a b', 'é', '|', '~', '!$&()*+,=:@', 'a\\b']), { maxLength: 5 }).map((s) => '/' + s.join('/'))),
+  query: fc.option(fc.array(fc.tuple(pick(['a', 'b', 'B', 'utm_source', 'UTM_x', 'gclid', 'sid', 'PHPSESSID', 'aspsessionidX', 'q', 'z', 'ab', 'a_b', '', "x'", 'a%5Fb']),
+    pick(['', '=', '=1', '=x%20y', '=0123456789abcdef0123', '=a?b/c', "='", '=é'])).map(([n, v]) => n + v), { maxLength: 4 }).map((ps) => '?' + ps.join('&'))),
+  frag: pick(['', '', '#', '#x', '#a b', '#é', '#%']),
+}).map((u) => u.scheme + u.sep + u.user + u.host + u.port + (u.path ?? '') + (u.query ?? '') + u.frag);
+
+/** Mostly plain links, the fast path's target: sorted or unsorted plain queries, plain paths, mixed-case hosts. */
+const plainArb = fc.record({
+  scheme: pick(['http', 'https']),
+  host: fc.array(pick(['www', 'WWW', 'a', 'Ex-Am', 'example', 'com', 'org', 'x9']), { minLength: 1, maxLength: 4 }).map((l) => l.join('.')),
+  port: pick(['', '', '', ':80', ':443', ':8080']),
+  path: fc.array(pick(['a', 'B', 'index.html', 'Default.aspx', 'x-y_z~', "it's", 'p(1)', '..', 'e=mc2', 'a:b@c']), { maxLength: 4 }).map((s) => '/' + s.join('/')),
+  query: fc.option(fc.array(pick(['a=1', 'b=2', 'B=3', 'ab', 'a=', 'q=x/y?z', 'utm_id=1', 'sid=1', 'z;z=1']), { maxLength: 3 }).map((ps) => '?' + ps.join('&'))),
+  frag: pick(['', '#', '#top', '#a/b?c']),
+}).map((u) => u.scheme + '://' + u.host + u.port + u.path + (u.query ?? '') + u.frag);
+
+const anyUrlArb = fc.oneof(urlArb, plainArb);
+
+const policyArb = fc.record({ stripWww: fc.boolean(), foldHttps: fc.boolean(), stripIndex: fc.boolean(), lowercasePath: fc.boolean() })
+  .map((o) => resolvePolicy(o));
+
+function sameBatch(a: CanonicalBatch, b: CanonicalBatch): void {
+  assert.equal(a.count, b.count);
+  assert.ok(a.bytes.equals(b.bytes), `${a.bytes.toString('latin1')} != ${b.bytes.toString('latin1')}`);
+  assert.deepEqual([...a.ends], [...b.ends]);
+  assert.deepEqual([...a.hostStarts], [...b.hostStarts]);
+  assert.deepEqual([...a.hostEnds], [...b.hostEnds]);
+  assert.deepEqual(a.rejects.map((r) => [r.line, r.reason]), b.rejects.map((r) => [r.line, r.reason]));
+}
+
+describe('fast path', () => {
+  it('takes plain, already canonical-looking links', () => {
+    const p = resolvePolicy();
+    for (const s of ['http://www.example.com/', 'https://a.b.c/x/y.html?a=1&b=2#top', 'http://A.COM:8080/P?q', 'http://a.com./', 'http://a.com:80/']) {
+      const f = fast(s, p);
+      assert.ok(f !== null, s);
+      assert.deepEqual(f, canonicalizeString(s, null, p));
+    }
+  });
+
+  it('declines links it cannot canonicalize byte for byte', () => {
+    const p = resolvePolicy();
+    for (const s of ['http://a.com/%7e', 'http://a.com/a/../b', 'http://a.com/?b&a', 'http://a.com/?utm_source=1', 'http://1.2.3.4/',
+      'http://xn--mnchen-3ya.de/', 'HTTP://a.com/', 'http://u@a.com/', 'http://a.com/;jsessionid=1', 'http://a.com/?sid=1', ' http://a.com/']) {
+      assert.equal(fast(s, p), null, s);
+    }
+  });
+
+  it('equals the full path on random URL-ish strings under every flag combination', () => {
+    let taken = 0;
+    fc.assert(fc.property(anyUrlArb, policyArb, (s, p) => {
+      const f = fast(s, p);
+      if (f === null) return;
+      taken++;
+      assert.deepEqual(f, canonicalizeString(s, null, p), s);
+    }), { seed: 4242, numRuns: 3000 });
+    assert.ok(taken > 500, `fast path taken only ${taken} times`);
+  });
+
+  it('gives the same batch with and without the fast path on random bytes', () => {
+    const bytesArb = fc.oneof(
+      anyUrlArb.map((s) => Buffer.from(s)),
+      fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.concat([Buffer.from('http://a.com/'), Buffer.from(b.filter((x) => x !== 10))])),
+    );
+    fc.assert(fc.property(fc.array(bytesArb, { minLength: 1, maxLength: 20 }), policyArb, (fields, p) => {
+      const chunk = chunkOf(fields);
+      sameBatch(canonicalizeBatch(chunk, p), canonicalizeBatch(chunk, p, undefined, { fast: false }));
+    }), { seed: 4242, numRuns: 300 });
+  });
+});
+
+describe('idempotence', () => {
+  it('canonicalizing a canonical URL returns it unchanged, under every flag combination', () => {
+    fc.assert(fc.property(anyUrlArb, policyArb, (s, p) => {
+      const r = canonicalizeString(s, null, p);
+      if (typeof r === 'string') return;
+      assert.deepEqual(canonicalizeString(r.url, null, p), r, `${s} -> ${r.url}`);
+      assert.match(r.url, /^[\x21-\x7e]+$/);
+    }), { seed: 4242, numRuns: 3000 });
+  });
+});
+
+describe('real links (Heritrix 2008 outlinks.tsv)', { skip: !existsSync(OUTLINKS) }, () => {
+  const lines: Line[] = existsSync(OUTLINKS)
+    ? readFileSync(OUTLINKS, 'utf8').split('\n').slice(1).filter((l) => l.length > 0).map((l) => {
+      const [src, dst] = l.split('\t');
+      return [src!, dst!] as [string, string];
+    })
+    : [];
+
+  it('gives identical batches with and without the fast path, mostly via the fast path', () => {
+    const chunk = chunkOf(lines);
+    const p = resolvePolicy();
+    const withFast = canonicalizeBatch(chunk, p);
+    sameBatch(withFast, canonicalizeBatch(chunk, p, undefined, { fast: false }));
+    assert.equal(withFast.count + withFast.rejects.length, lines.length);
+    let taken = 0;
+    const c = compile(p);
+    const out = Buffer.alloc(4096);
+    const h = new Uint32Array(1);
+    for (let i = 0; i < chunk.count; i++) {
+      if (fastCanonical(chunk.buf, chunk.urlStarts[i]!, chunk.urlEnds[i]!, out, 0, c, h, h, 0) >= 0) taken++;
+    }
+    assert.ok(taken > lines.length / 2, `fast path took ${taken} of ${lines.length}`);
+  });
+
+  it('is idempotent on every real link under the default and all-flags policies', () => {
+    for (const p of [resolvePolicy(), resolvePolicy({ stripWww: true, foldHttps: true, stripIndex: true, lowercasePath: true })]) {
+      for (const l of lines) {
+        const [src, dst] = l as [string, string];
+        const r = canonicalizeString(dst, src, p);
+        if (typeof r === 'string') continue;
+        assert.deepEqual(canonicalizeString(r.url, null, p), r, dst);
+      }
+    }
+  });
+});
