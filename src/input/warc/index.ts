@@ -89,16 +89,7 @@ export async function* readWarcChunksWith(
   let sinceFlush = 0;
   let pending = false;
   const events: WarcEvent[] = [];
-  let done = false;
-  const it = source[Symbol.asyncIterator]();
-  while (!done) {
-    const r = await it.next();
-    if (r.done) {
-      reader.end(events);
-      done = true;
-    } else {
-      reader.push(r.value, events);
-    }
+  function* handleEvents(): Generator<LineChunk> {
     if (stats) stats.peakRetained = reader.peakRetained;
     for (let k = 0; k < events.length; k++) {
       const ev = events[k]!;
@@ -120,6 +111,12 @@ export async function* readWarcChunksWith(
     }
     events.length = 0;
   }
+  for await (const piece of source) {
+    reader.push(piece, events);
+    yield* handleEvents();
+  }
+  reader.end(events);
+  yield* handleEvents();
   if (pending) yield builder.take(lastOffset, lastLine);
 }
 
