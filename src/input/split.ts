@@ -5,7 +5,9 @@
 // Does no I/O, no decompression, no format detection, no UTF-8 checking
 // (invalid bytes pass through to the canonicalizer).
 // Preconditions: the first byte pushed is at decompressed offset `startOffset`
-// and starts a line; push() buffers are not modified by the caller afterwards.
+// and starts a line. A chunk may be a zero-copy view of a pushed buffer, so a
+// caller reusing its buffers must be done with the chunks first; the splitter
+// itself keeps no reference to pushed buffers between calls.
 
 import type { LineChunk, Reject } from './types.js';
 
@@ -29,12 +31,15 @@ const SCHEME_SEP = Buffer.from('://');
 
 export class LineSplitter {
   private readonly o: Required<Omit<SplitOptions, 'startOffset' | 'startLine' | 'headerCheck'>>;
-  /** Unconsumed bytes: carry (a partial line) + small pieces, in order. pieces[0] starts a line. */
-  private pieces: Buffer[] = [];
-  private piecesBytes = 0;
-  /** Bytes of `pieces` pushed after the carry (the carry is the rest, at the front). */
-  private newBytes = 0;
-  /** Decompressed offset of the first unconsumed byte (pieces[0][0], or the next pushed byte). */
+  /**
+   * Assembly window: unconsumed bytes asm[0, asmLen) = the carried partial
+   * line then asmNew newer bytes. Handed to the chunk cut from it (then a
+   * fresh one is allocated), so chunks never share memory with the splitter.
+   */
+  private asm: Buffer | null = null;
+  private asmLen = 0;
+  private asmNew = 0;
+  /** Decompressed offset of the first unconsumed byte (asm[0], or the next pushed byte). */
   private base: number;
   private line: number;
   private atStart: boolean;
@@ -60,9 +65,9 @@ export class LineSplitter {
     this.headerPending = opts.headerCheck ?? (opts.format === 'tsv' && this.base === 0);
   }
 
-  /** Bytes this splitter holds between calls (carry + pieces); at most chunkBytes + maxLineBytes + 1. */
+  /** Unconsumed bytes held between calls (carry + newer bytes); at most chunkBytes + maxLineBytes + 1. */
   bufferedBytes(): number {
-    return this.piecesBytes;
+    return this.asmLen;
   }
 
   /** Feeds the next buffer; returns the chunks it completes (usually zero or one). */
@@ -80,22 +85,18 @@ export class LineSplitter {
         b = b.subarray(nl + 1);
         continue;
       }
-      const room = this.o.chunkBytes - this.newBytes;
-      if (this.piecesBytes === 0 && b.length >= this.o.chunkBytes) {
-        this.process(b.subarray(0, this.o.chunkBytes), false, out); // zero-copy window
-        b = b.subarray(this.o.chunkBytes);
-      } else if (b.length < room) {
-        this.pieces.push(b);
-        this.piecesBytes += b.length;
-        this.newBytes += b.length;
-        return out;
-      } else {
-        this.pieces.push(b.subarray(0, room));
-        const w = Buffer.concat(this.pieces, this.piecesBytes + room);
-        this.clearPieces();
-        this.process(w, false, out);
-        b = b.subarray(room);
+      const c = this.o.chunkBytes;
+      if (this.asmLen === 0 && b.length >= c) {
+        this.process(b.subarray(0, c), false, out, false); // zero-copy window
+        b = b.subarray(c);
+        continue;
       }
+      const take = Math.min(c - this.asmNew, b.length);
+      b.copy(this.asmBuf(), this.asmLen, 0, take);
+      this.asmLen += take;
+      this.asmNew += take;
+      b = b.subarray(take);
+      if (this.asmNew === c) this.processAsm(false, out);
     }
     return out;
   }
@@ -114,16 +115,15 @@ export class LineSplitter {
    * can be transferred). Other states fall back to push().
    */
   pushOwned(buf: Buffer, at: number, n: number): LineChunk[] {
-    const held = this.piecesBytes;
-    if (this.skipping || this.newBytes > 0 || held > at || n > this.o.chunkBytes) {
+    const held = this.asmLen;
+    if (this.skipping || this.asmNew > 0 || held > at || n > this.o.chunkBytes) {
       return this.push(buf.subarray(at, at + n));
     }
     const from = at - held;
-    let o = from;
-    for (const p of this.pieces) o += p.copy(buf, o);
-    this.clearPieces();
+    if (held > 0) this.asm!.copy(buf, from, 0, held);
+    this.asmLen = 0;
     const out: LineChunk[] = [];
-    this.process(buf.subarray(from, at + n), false, out);
+    this.process(buf.subarray(from, at + n), false, out, false);
     return out;
   }
 
@@ -131,8 +131,7 @@ export class LineSplitter {
   end(): LineChunk[] {
     const out: LineChunk[] = [];
     if (this.skipping) this.endSkip(0);
-    const w = this.takePieces();
-    this.process(w, true, out);
+    this.processAsm(true, out);
     return out;
   }
 
@@ -140,21 +139,21 @@ export class LineSplitter {
   flushComplete(): LineChunk[] {
     const out: LineChunk[] = [];
     if (this.skipping) return out; // the unfinished long line is not a complete line; nothing else is held
-    this.process(this.takePieces(), false, out);
-    this.clearPieces();
+    this.processAsm(false, out);
+    this.asmLen = 0;
+    this.asmNew = 0;
     return out;
   }
 
-  private takePieces(): Buffer {
-    const w = this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces, this.piecesBytes);
-    this.clearPieces();
-    return w;
+  private asmBuf(): Buffer {
+    return (this.asm ??= Buffer.allocUnsafeSlow(this.o.maxLineBytes + 1 + this.o.chunkBytes));
   }
 
-  private clearPieces(): void {
-    this.pieces = [];
-    this.piecesBytes = 0;
-    this.newBytes = 0;
+  private processAsm(final: boolean, out: LineChunk[]): void {
+    const w = this.asm === null ? EMPTY : this.asm.subarray(0, this.asmLen);
+    this.asmLen = 0;
+    this.asmNew = 0;
+    this.process(w, final, out, true);
   }
 
   /** While skipping: keeps the line's first EXCERPT_BYTES (+1 to see a CR before LF). */
@@ -177,8 +176,11 @@ export class LineSplitter {
     this.skipExcerpt = EMPTY;
   }
 
-  /** Splits window `w` (starting at a line start, offset this.base) into one chunk; keeps the partial tail. */
-  private process(w: Buffer, final: boolean, out: LineChunk[]): void {
+  /**
+   * Splits window `w` (starting at a line start, offset this.base) into one
+   * chunk; keeps the partial tail in asm. `fromAsm`: w is a view of asm.
+   */
+  private process(w: Buffer, final: boolean, out: LineChunk[], fromAsm: boolean): void {
     const max = this.o.maxLineBytes;
     const tsv = this.o.format === 'tsv';
     const wl = w.length;
@@ -251,7 +253,9 @@ export class LineSplitter {
       n++;
     }
     if (pos > wl) pos = wl; // final line without newline
-    if (this.pendingLines > 0) out.push(this.emit(w.subarray(0, pos), n));
+    const emitted = this.pendingLines > 0;
+    if (emitted) out.push(this.emit(w.subarray(0, pos), n));
+    if (fromAsm && emitted) this.asm = null; // the chunk owns it now
     this.base += pos;
     const tail = wl - pos;
     if (tail === 0) return;
@@ -262,9 +266,13 @@ export class LineSplitter {
       this.base += tail;
       return;
     }
-    this.pieces = [Buffer.from(w.subarray(pos))]; // copy: the emitted chunk keeps w to itself
-    this.piecesBytes = tail;
-    this.newBytes = 0;
+    if (fromAsm && !emitted) {
+      if (pos > 0) this.asm!.copyWithin(0, pos, wl); // only a BOM was consumed
+    } else {
+      w.copy(this.asmBuf(), 0, pos, wl); // the carried partial line: the one copy
+    }
+    this.asmLen = tail;
+    this.asmNew = 0;
   }
 
   private reject(line: number, reason: Reject['reason'], w: Buffer, s: number, e: number): void {

@@ -91,6 +91,14 @@ describe('LineSplitter', () => {
     assert.deepEqual(f.links.map((l) => l[1]), ['http://a/', '\xEF\xBB\xBFhttp://b/']);
   });
 
+  it('drops a BOM even when the first line spans several windows', () => {
+    const url = 'http://example.com/' + 'p'.repeat(20);
+    for (const pieces of [[1], [5], [Infinity]]) {
+      const f = split(`\xEF\xBB\xBF${url}\nhttp://b/\n`, { chunkBytes: 16, maxLineBytes: 60 }, pieces);
+      assert.deepEqual(f.links, [[1, url, ''], [2, 'http://b/', '']]);
+    }
+  });
+
   it('keeps a BOM when the input resumes past offset 0', () => {
     const f = split('\xEF\xBB\xBFhttp://a/\n', { startOffset: 10, startLine: 3 });
     assert.deepEqual(f.links, [[4, '\xEF\xBB\xBFhttp://a/', '']]);
