@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { checkGoals, formatGoals, formatTable, type BenchRow } from './lib/bench-report.js';
+import { checkGoals, formatGoals, formatStages, formatTable, type BenchRow } from './lib/bench-report.js';
 import { drumAvailable, ensureLinks, runDrum, runPeer, runSort, type BenchContext } from './lib/bench-runners.js';
 import { hasGnuTime } from './lib/measure.js';
 import type { GenMeta } from './gen-links.js';
@@ -143,7 +143,7 @@ async function main(): Promise<void> {
     if (sort?.wallMs && r.wallMs !== null && r.status === 'ok') r.ratioToSort = Math.round((r.wallMs / sort.wallMs) * 100) / 100;
   }
   const goals = checkGoals(rows, links, values.scale ? scaleLinks : null);
-  const agreement = checkAgreement(rows);
+  const agreement = checkAgreement(rows, datasets);
   const sortVersion = spawnSync('sort', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
   const result = {
     command: `node dist/scripts/bench.js ${process.argv.slice(2).join(' ')}`.trim(),
@@ -159,12 +159,23 @@ async function main(): Promise<void> {
   const m = datasets.main as GenMeta;
   process.stdout.write(`\nmain file: ${links.toLocaleString('en-US')} links, ${(m.bytes / 2 ** 20).toFixed(0)} MiB, avg URL ${m.avgUrlBytes.toFixed(1)} B, ` +
     `unique exact ${(m.uniqueFraction.exact * 100).toFixed(1)}% / default policy ${(m.uniqueFraction.defaultPolicy * 100).toFixed(1)}% / pages ${(m.uniqueFraction.pages * 100).toFixed(1)}%\n\n`);
-  process.stdout.write(formatTable(rows) + '\n\n' + formatGoals(goals) + '\n\n' + agreement.join('\n') + `\n\nJSON: ${jsonOut}\n`);
+  process.stdout.write(formatTable(rows) + '\n\n' + formatStages(rows) + '\n\n' + formatGoals(goals) + '\n\n' + agreement.join('\n') + `\n\nJSON: ${jsonOut}\n`);
 }
 
-/** Exact-dedup contenders must agree on the unique count of each file. */
-function checkAgreement(rows: BenchRow[]): string[] {
+/**
+ * Exact-dedup contenders must agree on the unique count of each file, and
+ * drum's default policy should find the generator's model count (the model
+ * folds exactly the variants the default policy folds).
+ */
+function checkAgreement(rows: BenchRow[], datasets: Record<string, unknown>): string[] {
   const out: string[] = [];
+  for (const [ds, key] of [['main', 'unique'], ['batch2', 'newVsPrevious'], ['scale', 'unique']] as const) {
+    const meta = datasets[ds] as GenMeta | undefined;
+    const want = (meta?.[key] as GenMeta['unique'] | null | undefined)?.defaultPolicy;
+    const drum = rows.find((r) => r.id === 'drum' && r.dataset === ds && r.status === 'ok');
+    if (want === undefined || drum?.unique == null) continue;
+    out.push(`${drum.unique === want ? 'AGREE' : 'DIFFER'}  drum default new URLs on ${ds}: ${drum.unique} vs generator model ${want}`);
+  }
   for (const ds of ['main', 'heritrix', 'scale'] as const) {
     const exact = rows.filter((r) => r.dataset === ds && ['sort', 'set', 'level', 'drum-raw'].includes(r.id) && r.status === 'ok' && r.unique !== null);
     if (exact.length < 2) continue;

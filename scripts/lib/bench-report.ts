@@ -9,6 +9,8 @@ export interface BenchRow {
   links: number;
   wallMs: number | null;
   linksPerSec: number | null;
+  /** user + sys CPU time of the process tree (GNU time); steadier than wall on a busy machine. */
+  cpuMs: number | null;
   cpuPct: number | null;
   peakRssBytes: number | null;
   bytesWritten: number | null;
@@ -39,13 +41,14 @@ function fmtNum(x: number | null, digits = 0): string {
 }
 
 export function formatTable(rows: BenchRow[]): string {
-  const head = ['run', 'dataset', 'links', 'wall s', 'links/s', 'CPU %', 'peak RSS MiB', 'written MiB', 'unique', '× sort', 'note'];
+  const head = ['run', 'dataset', 'links', 'wall s', 'links/s', 'CPU s', 'CPU %', 'peak RSS MiB', 'written MiB', 'unique', '× sort', 'note'];
   const body = rows.map((r) => [
     r.label,
     r.dataset,
     fmtNum(r.links),
     r.wallMs === null ? r.status : (r.extrapolated ? '~' : '') + fmtNum(r.wallMs / 1000, 2),
     (r.extrapolated ? '~' : '') + fmtNum(r.linksPerSec),
+    r.cpuMs === null ? '-' : (r.extrapolated ? '~' : '') + fmtNum(r.cpuMs / 1000, 1),
     fmtNum(r.cpuPct),
     r.peakRssBytes === null ? '-' : fmtNum(r.peakRssBytes / MiB, 1),
     r.bytesWritten === null ? '-' : fmtNum(r.bytesWritten / MiB, 1),
@@ -55,8 +58,8 @@ export function formatTable(rows: BenchRow[]): string {
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]): string =>
-    '| ' + cells.map((c, i) => (i >= 2 && i <= 9 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ') + ' |';
-  const sep = '|' + widths.map((w, i) => (i >= 2 && i <= 9 ? '-'.repeat(w + 1) + ':' : '-'.repeat(w + 2))).join('|') + '|';
+    '| ' + cells.map((c, i) => (i >= 2 && i <= 10 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ') + ' |';
+  const sep = '|' + widths.map((w, i) => (i >= 2 && i <= 10 ? '-'.repeat(w + 1) + ':' : '-'.repeat(w + 2))).join('|') + '|';
   return [line(head), sep, ...body.map(line)].join('\n');
 }
 
@@ -98,4 +101,15 @@ export function checkGoals(rows: BenchRow[], links: number, scaleLinks: number |
 
 export function formatGoals(goals: Goal[]): string {
   return goals.map((g) => `${g.verdict.padEnd(4)}  ${g.text}: ${g.measured} (goal ${g.target})`).join('\n');
+}
+
+/** One line per drum row: where its time went, from the report's `stages`. */
+export function formatStages(rows: BenchRow[]): string {
+  const out: string[] = [];
+  for (const r of rows) {
+    const st = (r.report as { stages?: Record<string, { ms: number; items: number }> } | undefined)?.stages;
+    if (!st) continue;
+    out.push(`${r.label} [${r.dataset}] stages: ` + Object.entries(st).map(([k, v]) => `${k} ${(v.ms / 1000).toFixed(1)} s`).join(', '));
+  }
+  return out.join('\n');
 }

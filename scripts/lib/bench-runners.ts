@@ -48,12 +48,13 @@ export async function ensureLinks(ctx: BenchContext, links: number, seed: number
 }
 
 function baseRow(id: string, dataset: BenchRow['dataset'], label: string, links: number): BenchRow {
-  return { id, dataset, label, links, wallMs: null, linksPerSec: null, cpuPct: null, peakRssBytes: null, bytesWritten: null, unique: null, ratioToSort: null, extrapolated: false, status: 'ok', note: '' };
+  return { id, dataset, label, links, wallMs: null, linksPerSec: null, cpuMs: null, cpuPct: null, peakRssBytes: null, bytesWritten: null, unique: null, ratioToSort: null, extrapolated: false, status: 'ok', note: '' };
 }
 
 function fill(row: BenchRow, m: Measured, timeoutMs: number): BenchRow {
   row.wallMs = m.wallMs;
   row.linksPerSec = m.wallMs > 0 ? Math.round(row.links / (m.wallMs / 1000)) : null;
+  row.cpuMs = m.cpuMs;
   row.cpuPct = m.cpuMs !== null && m.wallMs > 0 ? Math.round((100 * m.cpuMs) / m.wallMs) : null;
   row.peakRssBytes = m.peakRssBytes;
   if (m.timedOut) { row.status = 'timeout'; row.note = `killed after ${timeoutMs / 1000} s`; }
@@ -150,6 +151,7 @@ export async function runPeer(ctx: BenchContext, peer: 'set' | 'level', dataset:
       row.extrapolated = true;
       row.note = `first ${s.links.toLocaleString('en-US')} links measured (${(row.wallMs / 1000).toFixed(1)} s), wall extrapolated linearly; ${note}`;
       row.wallMs = Math.round((row.wallMs * links) / s.links);
+      if (row.cpuMs !== null) row.cpuMs = Math.round((row.cpuMs * links) / s.links);
       row.linksPerSec = Math.round(links / (row.wallMs / 1000));
       row.unique = null;
     }
