@@ -93,6 +93,18 @@ describe('WARC record reader', () => {
     assert.equal(whole.rejects.length, 2);
   });
 
+  it('reads a record split into pieces of a few bytes each', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 13 }), async (size) => {
+        const cuts: number[] = [];
+        for (let i = size; i < file.length; i += size) cuts.push(i);
+        const c = await collect(pieces(file, cuts));
+        assert.deepEqual(c.links, expected);
+      }),
+      { seed: 4242, numRuns: 13 },
+    );
+  });
+
   it('streams past a huge non-HTML record without holding it', async () => {
     const size = 64 * 1024 * 1024;
     const head = Buffer.from(
