@@ -9,7 +9,7 @@
 //     [--skip drum,drum-raw,sort,set,level,incremental,heritrix] [--tmp DIR]
 //     [--level-max-links N] [--timeout-s S] [--keep]
 
-import { existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync, createReadStream, createWriteStream } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync, createWriteStream } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -145,9 +145,11 @@ async function main(): Promise<void> {
   const goals = checkGoals(rows, links, values.scale ? scaleLinks : null);
   const agreement = checkAgreement(rows, datasets);
   const sortVersion = spawnSync('sort', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
+  const gitHead = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).stdout?.trim() || null;
   const result = {
     command: `node dist/scripts/bench.js ${process.argv.slice(2).join(' ')}`.trim(),
     finishedAt: new Date().toISOString(),
+    gitHead,
     machine: { cores: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, sort: sortVersion, loadAvgAtEnd: loadavg(), rss: hasGnuTime() ? 'GNU time %M' : '/proc VmHWM poll' },
     params: { links, seed, scale: values.scale, scaleLinks, levelMaxLinks: levelMax, skip: [...skip] },
     datasets,
