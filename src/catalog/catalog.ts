@@ -1,8 +1,8 @@
 // The run catalog and per-host table of one state directory, in an embedded
 // LevelDB at <state>/catalog/ (the `level` package). Holds run records (an
 // index by start time for newest-first listing), which input contents were
-// fully ingested, and host -> unique-URL counts with a by-count index for
-// top-N queries. Does not hold URLs or keys (the store does) and does not
+// fully ingested, and host -> unique-URL counts (top-N by a scan with a
+// bounded heap; see docs/cli.md for why not a by-count index). Does not hold URLs or keys (the store does) and does not
 // decide when a run starts or commits (the engine does). Preconditions: one
 // writer per state directory (the engine's lock; LevelDB's own LOCK also
 // refuses a second writer with DRUM_LOCKED). Every multi-key change is ONE
@@ -14,7 +14,8 @@ import { Level } from 'level';
 import { DrumError } from '../errors.js';
 import { levelError } from './level-errors.js';
 import { snapshotCopy } from './snapshot.js';
-import { countKey, parseCountKey, roundKey, inputKey } from './keys.js';
+import { roundKey, inputKey } from './keys.js';
+import { TopHeap } from './top-heap.js';
 
 export type RunStatus = 'running' | 'complete' | 'failed';
 
@@ -69,6 +70,7 @@ export class Catalog {
   readonly fromSnapshot: boolean;
   private closed = false;
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly subs = new Map<string, Sub<unknown>>();
 
   private constructor(
     readonly dir: string,
@@ -137,19 +139,18 @@ export class Catalog {
       const order = this.sub<string>('runOrder');
       const inputs = this.sub<string>('inputs');
       const prev = await runs.get(rec.runId);
-      const batch = db.batch();
-      if (prev && prev.startedAt !== rec.startedAt) batch.del(`${prev.startedAt}|${prev.runId}`, on(order));
-      batch.put(rec.runId, rec, on(runs));
-      batch.put(`${rec.startedAt}|${rec.runId}`, rec.runId, on(order));
+      const batch: Op[] = [];
+      if (prev && prev.startedAt !== rec.startedAt) batch.push(del(order, `${prev.startedAt}|${prev.runId}`));
+      batch.push(put(runs, rec.runId, rec), put(order, `${rec.startedAt}|${rec.runId}`, rec.runId));
       if (rec.status === 'complete') {
         const fresh = rec.inputs.filter((i) => i.sha256 !== null && !i.skipped);
         const keys = fresh.map((i) => inputKey(i.sha256!, i.bytes));
         const known = keys.length > 0 ? await inputs.getMany(keys) : [];
         keys.forEach((k, i) => {
-          if (known[i] === undefined) batch.put(k, rec.runId, on(inputs));
+          if (known[i] === undefined) batch.push(put(inputs, k, rec.runId));
         });
       }
-      await batch.write({ sync: this.sync });
+      await db.batch(batch as never, { sync: this.sync });
     });
   }
 
@@ -182,8 +183,8 @@ export class Catalog {
   }
 
   /**
-   * Adds per-host unique-URL counts of one committed round, the by-count index entries
-   * and the marker (runId, round) in ONE atomic batch. Returns false (and changes
+   * Adds per-host unique-URL counts of one committed round and the marker
+   * (runId, round) in ONE atomic batch. Returns false (and changes
    * nothing) when that round was already applied.
    */
   applyHostCounts(runId: string, round: number, counts: ReadonlyMap<string, number>): Promise<boolean> {
@@ -191,7 +192,6 @@ export class Catalog {
       if (!Number.isInteger(round) || round < 0) throw new DrumError('DRUM_INTERNAL', `bad host-count round ${round}`);
       const rounds = this.sub<number>('rounds');
       const hosts = this.sub<number>('hosts');
-      const byCount = this.sub<string>('byCount');
       const marker = roundKey(runId, round);
       if ((await rounds.get(marker)) !== undefined) return false;
       const names: string[] = [];
@@ -204,17 +204,12 @@ export class Catalog {
         }
       }
       const olds = names.length > 0 ? await hosts.getMany(names) : [];
-      const batch = db.batch();
-      for (let i = 0; i < names.length; i++) {
-        const host = names[i]!;
-        const old = olds[i] ?? 0;
-        const now = old + adds[i]!;
-        if (old > 0) batch.del(countKey(old, host), on(byCount));
-        batch.put(countKey(now, host), '', on(byCount));
-        batch.put(host, now, on(hosts));
-      }
-      batch.put(marker, names.length, on(rounds));
-      await batch.write({ sync: this.sync });
+      // One put per host: a by-count index would triple the ops of this batch, which runs
+      // after every commit of an ingest (scripts/catalog-bench.ts measures both).
+      const batch: Op[] = new Array<Op>(names.length);
+      for (let i = 0; i < names.length; i++) batch[i] = put(hosts, names[i]!, (olds[i] ?? 0) + adds[i]!);
+      batch.push(put(rounds, marker, names.length));
+      await db.batch(batch as never, { sync: this.sync });
       return true;
     });
   }
@@ -224,11 +219,12 @@ export class Catalog {
     return this.read('cannot read the host table', 0, async () => (await this.sub<number>('hosts').get(host)) ?? 0);
   }
 
-  /** The `n` hosts with most unique URLs, most first; ties by host name. Reads n index keys. */
+  /** The `n` hosts with most unique URLs, most first; ties by host name. Scans the host table once. */
   async topHosts(n: number): Promise<HostCount[]> {
     return this.read('cannot read the host table', [], async () => {
-      const keys = await this.sub<string>('byCount').keys({ limit: n }).all();
-      return keys.map(parseCountKey);
+      const top = new TopHeap(n);
+      for await (const [host, count] of this.sub<number>('hosts').iterator()) top.offer(host, count);
+      return top.result();
     });
   }
 
@@ -243,9 +239,15 @@ export class Catalog {
     }
   }
 
+  /** Sublevels are created once per catalog: creating one per operation is very slow in abstract-level. */
   private sub<V>(name: string): Sub<V> {
-    const json = name === 'runs' || name === 'hosts' || name === 'rounds';
-    return this.db!.sublevel(name, { valueEncoding: json ? 'json' : 'utf8' }) as unknown as Sub<V>;
+    let s = this.subs.get(name);
+    if (s === undefined) {
+      const json = name === 'runs' || name === 'hosts' || name === 'rounds';
+      s = this.db!.sublevel(name, { valueEncoding: json ? 'json' : 'utf8' }) as unknown as Sub<unknown>;
+      this.subs.set(name, s);
+    }
+    return s as Sub<V>;
   }
 
   private assertOpen(): void {
@@ -282,9 +284,20 @@ export class Catalog {
   }
 }
 
-/** Batch option placing one operation in sublevel `s` (same root db). */
-function on(s: Sub<unknown> | Sub<string> | Sub<number> | Sub<RunRecord>): { sublevel: never } {
-  return { sublevel: s as never };
+/** One operation of an atomic root-db batch, placed in a sublevel. */
+interface Op {
+  type: 'put' | 'del';
+  key: string;
+  value?: unknown;
+  sublevel: unknown;
+}
+
+function put<V>(sublevel: Sub<V>, key: string, value: V): Op {
+  return { type: 'put', key, value, sublevel };
+}
+
+function del(sublevel: Sub<unknown> | Sub<string>, key: string): Op {
+  return { type: 'del', key, sublevel };
 }
 
 async function openLevel(dir: string, createIfMissing: boolean): Promise<Db> {

@@ -1,19 +1,6 @@
 // Key encodings of the run catalog's sublevels, chosen so LevelDB's byte
-// order gives the order queries need: by-count keys sort most-first, round
-// markers sort by round. Pure string functions; no I/O.
-
-/** Counts are below 2^53, so 14 hex digits hold MAX_SAFE_INTEGER - count. */
-const WIDTH = 14;
-const MAX = Number.MAX_SAFE_INTEGER;
-
-/** By-count index key: ascending key order = descending count, then host name ascending. */
-export function countKey(count: number, host: string): string {
-  return (MAX - count).toString(16).padStart(WIDTH, '0') + '|' + host;
-}
-
-export function parseCountKey(key: string): { host: string; uniqueUrls: number } {
-  return { host: key.slice(WIDTH + 1), uniqueUrls: MAX - parseInt(key.slice(0, WIDTH), 16) };
-}
+// order gives the order queries need (round markers sort by round within a
+// run). Pure string functions; no I/O.
 
 /** Marker key of one applied host-count round of a run. */
 export function roundKey(runId: string, round: number): string {
