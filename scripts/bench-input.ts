@@ -39,6 +39,7 @@ async function generate(): Promise<void> {
 
 async function bench(file: string, label: string): Promise<void> {
   const t0 = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
   let lines = 0, chunks = 0, bytes = 0, raw = 0;
   let maxBuf = 0;
   for await (const c of readInputs([{ path: file }], {
@@ -53,9 +54,12 @@ async function bench(file: string, label: string): Promise<void> {
     if (c.buf.length > maxBuf) maxBuf = c.buf.length;
   }
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.cpuUsage(cpu0);
+  const mainCpu = (cpu.user + cpu.system) / 1e6; // all threads of this process, incl. zlib's threadpool
   console.log(
     `${label}: ${(bytes / 1e6).toFixed(0)} MB (raw ${(raw / 1e6).toFixed(0)} MB), ${lines} lines, ${chunks} chunks, ` +
       `${s.toFixed(2)} s = ${(bytes / 1e6 / s).toFixed(0)} MB/s, ${(lines / 1e6 / s).toFixed(2)} M lines/s, ` +
+      `cpu ${mainCpu.toFixed(2)} s (${(bytes / 1e6 / mainCpu).toFixed(0)} MB per cpu-s), ` +
       `max chunk ${maxBuf} B, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
   );
 }

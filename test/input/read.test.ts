@@ -52,6 +52,17 @@ describe('readInputs', () => {
     assert.ok(chunks.length > 5, 'small chunkBytes gives several chunks');
   });
 
+  it('gives each chunk of a plain file memory of its own, so detaching one leaves the others intact', async () => {
+    const seen: string[] = [];
+    for await (const c of readInputs([{ path: file('own.txt', TEXT) }], OPTS)) {
+      seen.push(...urls([c]));
+      const ab = c.buf.buffer as ArrayBuffer;
+      structuredClone(ab, { transfer: [ab] }); // as a transfer to a worker would
+      assert.equal(c.buf.byteLength, 0);
+    }
+    assert.deepEqual(seen, LINES);
+  });
+
   it('reads gzip recognized by the .gz extension', async () => {
     const chunks = await collect(readInputs([{ path: file('b.txt.gz', gzipSync(TEXT)) }], OPTS));
     assert.deepEqual(urls(chunks), LINES);
