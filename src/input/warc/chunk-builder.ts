@@ -116,15 +116,6 @@ export class LinkChunkBuilder {
     this.push(at);
   }
 
-  /** Adds a link given as a string (written as UTF-8). */
-  addString(text: string): void {
-    this.ensureBase();
-    this.reserve(text.length * 3);
-    const at = this.used;
-    this.used += this.buf.write(text, at, 'utf8');
-    this.push(at);
-  }
-
   reject(r: Reject): void {
     this.rejects.push(r);
   }

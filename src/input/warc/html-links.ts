@@ -184,7 +184,7 @@ function startTag(body: Buffer, i: number, v: HtmlVisitor): number {
     }
     if (want === null || vs < 0) continue;
     if (t === META) {
-      if (eqi(body, as, ae, HTTP_EQUIV)) refresh = eqi(body, vs, ve, REFRESH) || trimmedEqi(body, vs, ve, REFRESH);
+      if (eqi(body, as, ae, HTTP_EQUIV)) refresh = trimmedEqi(body, vs, ve, REFRESH);
       else if (eqi(body, as, ae, want)) {
         contentS = vs;
         contentE = ve;
@@ -195,10 +195,7 @@ function startTag(body: Buffer, i: number, v: HtmlVisitor): number {
     }
   }
   if (refresh && contentS >= 0) v.refresh(contentS, contentE);
-  if (spec !== null && spec.raw && i < len) {
-    const end = rawTextEnd(body, i, TAG_BYTES[t]!);
-    return end;
-  }
+  if (spec !== null && spec.raw && i < len) return rawTextEnd(body, i, TAG_BYTES[t]!);
   return i;
 }
 
