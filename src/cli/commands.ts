@@ -76,7 +76,24 @@ export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo
     }
     if (report.lossy) io.stderr.write(`drum: warning: lossy bloom mode; about ${Math.round(report.tiers.bloom.expectedWronglyDropped)} new URLs may have been dropped\n`);
   }
-  return 0;
+  return inputErrorStatus((report as { inputErrors?: InputError[] }).inputErrors, io);
+}
+
+/** An input the engine could not read to its end (e.g. truncated gzip); the run kept the rest. */
+interface InputError {
+  path: string;
+  code: string;
+  message: string;
+}
+
+/**
+ * Prints each input error (even with --quiet: data was lost) and returns the exit status of
+ * the first one, so scripts notice; 0 when there are none.
+ */
+export function inputErrorStatus(errors: readonly InputError[] | undefined, io: CliIo): number {
+  if (!errors || errors.length === 0) return 0;
+  for (const e of errors) io.stderr.write(`drum: ${e.code}: ${e.message}${e.message.includes(e.path) ? '' : ` (file: ${e.path})`}\n`);
+  return verifyStatus(errors, false);
 }
 
 export async function checkCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
@@ -89,7 +106,7 @@ export async function checkCommand(inputs: string[], raw: RawOptions, io: CliIo)
   if (!raw.quiet) {
     io.stderr.write(`drum: check: ${r.linksRead} links read, ${r.newUrls} new, ${r.rejectedLines} rejected\n`);
   }
-  return 0;
+  return inputErrorStatus((r as { inputErrors?: InputError[] }).inputErrors, io);
 }
 
 export async function canonicalizeCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run, reportError } from '../../src/cli/main.js';
-import { verifyStatus, type CliIo } from '../../src/cli/commands.js';
+import { inputErrorStatus, verifyStatus, type CliIo } from '../../src/cli/commands.js';
 import { Catalog } from '../../src/catalog/catalog.js';
 import { DrumError, EXIT_STATUS } from '../../src/errors.js';
 
@@ -106,6 +106,14 @@ describe('errors', () => {
     const r = await drum(['runs', '--state', join(tempDir(), 'absent')]);
     assert.equal(r.status, EXIT_STATUS.DRUM_NOT_FOUND);
     assert.match(r.stderr, /^drum: DRUM_NOT_FOUND: /);
+  });
+
+  it('names each unreadable input on stderr and returns the status of the first one', () => {
+    let err = '';
+    const io: CliIo = { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) }, env: {}, cwd: '/' };
+    assert.equal(inputErrorStatus([], io), 0);
+    assert.equal(inputErrorStatus([{ path: '/in/a.gz', code: 'DRUM_INPUT', message: 'cannot decompress' }], io), EXIT_STATUS.DRUM_INPUT);
+    assert.equal(err, 'drum: DRUM_INPUT: cannot decompress (file: /in/a.gz)\n');
   });
 
   it('maps a verify result to 0 when sound, else to the status of the first problem', () => {
