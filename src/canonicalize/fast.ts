@@ -4,8 +4,9 @@
 // the caller falls back to the full path): lowercase `http://`/`https://`;
 // host of [A-Za-z0-9.-] with valid labels, no `xn--` label, last label not
 // starting with a digit (IPv4 rules); optional port without leading zero;
-// path of safe bytes (no `%`, `;`, `.`/`..` segments); query of safe bytes
-// (no `%`, `'`), params non-empty, already sorted, none tracking/session;
+// path of safe bytes and `%XX` escapes of reserved/non-ASCII bytes (hex is
+// uppercased; no `;`, no `.`/`..` segments); query likewise (no `'`), params
+// non-empty, none tracking/session, sorted here when out of order;
 // fragment of printable ASCII (dropped). Preconditions: `out` has room for
 // (end - start + 2) bytes at `pos`; `c` compiled from a mode-'default' policy.
 // Contract: returns -1 or exactly the bytes canonicalizeString would produce.
@@ -58,6 +59,67 @@ function compareBytes(b: Uint8Array, s1: number, n1: number, s2: number, n2: num
     if (d !== 0) return d;
   }
   return n1 - n2;
+}
+
+function lowerByte(b: number): number {
+  return b >= 65 && b <= 90 ? b + 32 : b;
+}
+
+function hexVal(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 65 && c <= 70) return c - 55;
+  if (c >= 97 && c <= 102) return c - 87;
+  return -1;
+}
+
+const UNRESERVED = table('-._~');
+const HEX = Buffer.from('0123456789ABCDEF', 'latin1');
+
+/**
+ * `%XX` at src[i]: writes it with uppercase hex and returns the new out
+ * offset, or -1 (declines) for a stray `%` or an escape of an unreserved
+ * character, which the full path decodes.
+ */
+function escapeAt(src: Uint8Array, i: number, end: number, out: Uint8Array, o: number): number {
+  if (i + 2 >= end) return -1;
+  const h1 = hexVal(src[i + 1]!);
+  const h2 = hexVal(src[i + 2]!);
+  if (h1 < 0 || h2 < 0 || UNRESERVED[h1 * 16 + h2] === 1) return -1;
+  out[o] = 37;
+  out[o + 1] = HEX[h1]!;
+  out[o + 2] = HEX[h2]!;
+  return o + 3;
+}
+
+/** Query parameters seen so far: start, end and name length in `out`. */
+const MAX_PARAMS = 256;
+const PARAM_START = new Uint32Array(MAX_PARAMS);
+const PARAM_END = new Uint32Array(MAX_PARAMS);
+const PARAM_NAME = new Uint32Array(MAX_PARAMS);
+const ORDER = new Uint32Array(MAX_PARAMS);
+let sortTmp = Buffer.allocUnsafe(1 << 12);
+
+/** Rewrites out[qs, qe) (count params joined by `&`) in stable name order (rule sort-query). */
+function sortParams(out: Uint8Array, qs: number, qe: number, count: number): void {
+  if (sortTmp.length < qe - qs) sortTmp = Buffer.allocUnsafe(Math.max(qe - qs, sortTmp.length * 2));
+  for (let j = 0; j < qe - qs; j++) sortTmp[j] = out[qs + j]!;
+  for (let j = 0; j < count; j++) {
+    // Insertion sort on names, stable: move only past strictly greater names.
+    let k = j;
+    while (k > 0) {
+      const a = ORDER[k - 1]!;
+      if (compareBytes(out, PARAM_START[a]!, PARAM_NAME[a]!, PARAM_START[j]!, PARAM_NAME[j]!) <= 0) break;
+      ORDER[k] = a;
+      k--;
+    }
+    ORDER[k] = j;
+  }
+  let o = qs;
+  for (let j = 0; j < count; j++) {
+    const a = ORDER[j]!;
+    if (j > 0) out[o++] = 38;
+    for (let x = PARAM_START[a]! - qs; x < PARAM_END[a]! - qs; x++) out[o++] = sortTmp[x]!;
+  }
 }
 
 /**
@@ -151,7 +213,14 @@ export function fastCanonical(
     const lower = p.lowercasePath;
     for (; i < end; i++) {
       let b = src[i]!;
-      if (PATH_OK[b] === 0) break;
+      if (PATH_OK[b] === 0) {
+        if (b !== 37) break;
+        const w = escapeAt(src, i, end, out, o);
+        if (w < 0) return -1;
+        o = w;
+        i += 2;
+        continue;
+      }
       if (b === 47) {
         if (isDotSegment(out, segStart + 1, o)) return -1;
         segStart = o;
@@ -173,42 +242,53 @@ export function fastCanonical(
     out[o++] = 47; // rule empty-path
   }
 
-  // Query: params must be non-empty, sorted by name, and none the full path would drop.
+  // Query: params must be non-empty and none the full path would drop; unsorted ones are sorted here.
   if (ch === 63) {
     i++;
     const qs = o;
     out[o++] = 63;
-    let prevNs = -1;
-    let prevNl = 0;
     let count = 0;
+    let sorted = true;
     for (;;) {
-      const ns = o;
-      const ps = i;
+      const ps = o;
+      const is = i;
       let h = 0x811c9dc5;
-      let inName = true;
-      let nl = 0;
+      let nameEnd = -1;
       for (; i < end; i++) {
         const b = src[i]!;
         if (b === 38 || b === 35) break;
-        if (QUERY_OK[b] === 0) return -1;
-        if (inName) {
-          if (b === 61) inName = false;
-          else {
-            h = Math.imul(h ^ (b >= 65 && b <= 90 ? b + 32 : b), 0x01000193);
-            nl++;
+        if (QUERY_OK[b] === 0) {
+          if (b !== 37) return -1;
+          const w = escapeAt(src, i, end, out, o);
+          if (w < 0) return -1;
+          if (nameEnd < 0) {
+            h = Math.imul(h ^ 37, 0x01000193);
+            h = Math.imul(h ^ lowerByte(out[o + 1]!), 0x01000193);
+            h = Math.imul(h ^ lowerByte(out[o + 2]!), 0x01000193);
           }
+          o = w;
+          i += 2;
+          continue;
+        }
+        if (nameEnd < 0) {
+          if (b === 61) nameEnd = o;
+          else h = Math.imul(h ^ lowerByte(b), 0x01000193);
         }
         out[o++] = b;
       }
-      if (i === ps) {
+      if (i === is) {
         if (count === 0 && (i === end || src[i] === 35)) break; // a bare `?`: rule empty-query
         return -1;
       }
+      if (nameEnd < 0) nameEnd = o;
+      const nl = nameEnd - ps;
       if (c.fastHashes.has(h >>> 0)) return -1;
-      for (const w of c.fastPrefixes) if (matchLower(out, ns, ns + nl, w, false)) return -1;
-      if (prevNs >= 0 && compareBytes(out, prevNs, prevNl, ns, nl) > 0) return -1;
-      prevNs = ns;
-      prevNl = nl;
+      for (const w of c.fastPrefixes) if (matchLower(out, ps, ps + nl, w, false)) return -1;
+      if (count === MAX_PARAMS) return -1;
+      if (count > 0 && compareBytes(out, PARAM_START[count - 1]!, PARAM_NAME[count - 1]!, ps, nl) > 0) sorted = false;
+      PARAM_START[count] = ps;
+      PARAM_END[count] = o;
+      PARAM_NAME[count] = nl;
       count++;
       if (i < end && src[i] === 38) {
         out[o++] = 38;
@@ -218,6 +298,7 @@ export function fastCanonical(
       break;
     }
     if (count === 0) o = qs;
+    else if (!sorted) sortParams(out, qs + 1, o, count);
     ch = i < end ? src[i]! : -1;
   }
 

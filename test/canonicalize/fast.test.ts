@@ -51,8 +51,8 @@ const plainArb = fc.record({
   scheme: pick(['http', 'https']),
   host: fc.array(pick(['www', 'WWW', 'a', 'Ex-Am', 'example', 'com', 'org', 'x9']), { minLength: 1, maxLength: 4 }).map((l) => l.join('.')),
   port: pick(['', '', '', ':80', ':443', ':8080']),
-  path: fc.array(pick(['a', 'B', 'index.html', 'Default.aspx', 'x-y_z~', "it's", 'p(1)', '..', 'e=mc2', 'a:b@c']), { maxLength: 4 }).map((s) => '/' + s.join('/')),
-  query: fc.option(fc.array(pick(['a=1', 'b=2', 'B=3', 'ab', 'a=', 'q=x/y?z', 'utm_id=1', 'sid=1', 'z;z=1']), { maxLength: 3 }).map((ps) => '?' + ps.join('&'))),
+  path: fc.array(pick(['a', 'B', 'index.html', 'Default.aspx', 'x-y_z~', "it's", 'p(1)', '..', 'e=mc2', 'a:b@c', '%2f', '%C3%a9', 'Up%5bX%5D']), { maxLength: 4 }).map((s) => '/' + s.join('/')),
+  query: fc.option(fc.array(pick(['a=1', 'b=2', 'B=3', 'ab', 'a=', 'q=x/y?z', 'utm_id=1', 'sid=1', 'z;z=1', 'q=%3d%20', '%2A=1', '%2a', 'b%20c=%7C', 'A=9']), { maxLength: 5 }).map((ps) => '?' + ps.join('&'))),
   frag: pick(['', '#', '#top', '#a/b?c']),
 }).map((u) => u.scheme + '://' + u.host + u.port + u.path + (u.query ?? '') + u.frag);
 
@@ -73,7 +73,8 @@ function sameBatch(a: CanonicalBatch, b: CanonicalBatch): void {
 describe('fast path', () => {
   it('takes plain, already canonical-looking links', () => {
     const p = resolvePolicy();
-    for (const s of ['http://www.example.com/', 'https://a.b.c/x/y.html?a=1&b=2#top', 'http://A.COM:8080/P?q', 'http://a.com./', 'http://a.com:80/']) {
+    for (const s of ['http://www.example.com/', 'https://a.b.c/x/y.html?a=1&b=2#top', 'http://A.COM:8080/P?q', 'http://a.com./', 'http://a.com:80/',
+      'http://a.com/a%2f%c3%a9?q=%3d%3D&b=1&a=2&a=1']) {
       const f = fast(s, p);
       assert.ok(f !== null, s);
       assert.deepEqual(f, canonicalizeString(s, null, p));
@@ -82,9 +83,20 @@ describe('fast path', () => {
 
   it('declines links it cannot canonicalize byte for byte', () => {
     const p = resolvePolicy();
-    for (const s of ['http://a.com/%7e', 'http://a.com/a/../b', 'http://a.com/?b&a', 'http://a.com/?utm_source=1', 'http://1.2.3.4/',
+    for (const s of ['http://a.com/%7e', 'http://a.com/a/../b', 'http://a.com/%', 'http://a.com/%4', 'http://a.com/?utm_source=1', 'http://1.2.3.4/',
       'http://xn--mnchen-3ya.de/', 'HTTP://a.com/', 'http://u@a.com/', 'http://a.com/;jsessionid=1', 'http://a.com/?sid=1', ' http://a.com/']) {
       assert.equal(fast(s, p), null, s);
+    }
+  });
+
+  it('sorts long unsorted queries like the full path and declines beyond 256 parameters', () => {
+    const p = resolvePolicy();
+    for (const n of [200, 300]) {
+      const q = Array.from({ length: n }, (_, j) => `k${(j * 7919) % n}=${j}`).join('&');
+      const s = `http://a.com/p?${q}`;
+      const f = fast(s, p);
+      if (n <= 256) assert.deepEqual(f, canonicalizeString(s, null, p));
+      else assert.equal(f, null);
     }
   });
 
