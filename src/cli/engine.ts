@@ -7,6 +7,7 @@
 import { DrumError } from '../errors.js';
 import type { DrumOptions } from '../options.js';
 import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
+import type * as Engine from '../engine/drum.js';
 import type { CheckRequest, IngestRequest, ReadOptions, RunReport, StoreStats, VerifyResult } from '../engine/api.js';
 
 /** What the CLI uses of an open store (src/engine/drum.ts `Drum`). */
@@ -28,6 +29,10 @@ export interface EngineModule {
   /** Verifies a state directory without opening it for work: a broken manifest is a problem, not a throw. */
   verifyStateDir(stateDir: string): Promise<VerifyResult>;
 }
+
+/** Compile-time check that the real engine module provides what the CLI uses. */
+const engineConforms: typeof Engine extends EngineModule ? true : never = true;
+void engineConforms;
 
 const ENGINE_URL = new URL('../engine/drum.js', import.meta.url);
 
