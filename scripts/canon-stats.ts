@@ -130,7 +130,7 @@ function main(): void {
     const share = fastShare(chunks, p);
     const f = throughput(chunks, p, true);
     const s = throughput(chunks, p, false);
-    console.log(`| ${name} | ${(share * 100).toFixed(1)}% | ${fmt(f)} | ${fmt(s)} | ${(f / s).toFixed(1)}x |`);
+    console.log(`| ${name} | ${(share * 100).toFixed(2)}% | ${fmt(f)} | ${fmt(s)} | ${(f / s).toFixed(1)}x |`);
   }
   const raw = resolvePolicy({ mode: 'none' });
   console.log(`| synthetic, raw mode | - | ${fmt(throughput(synth, raw, true))} | - | - |`);

@@ -44,7 +44,8 @@ export function normalizePercent(s: string, raw: Uint8Array): string {
     if (c >= 128 || raw[c] !== 1) break;
   }
   if (i === n) return s;
-  let out = s.slice(0, i);
+  // Parts joined once at the end: per-escape `+=` made multi-megabyte URLs slow.
+  const parts: string[] = [s.slice(0, i)];
   while (i < n) {
     const c = s.charCodeAt(i);
     if (c === 37) {
@@ -52,24 +53,34 @@ export function normalizePercent(s: string, raw: Uint8Array): string {
       const h2 = i + 2 < n ? hexVal(s.charCodeAt(i + 2)) : -1;
       if (h1 >= 0 && h2 >= 0) {
         const v = h1 * 16 + h2;
-        out += v < 128 && UNRESERVED[v] === 1 ? String.fromCharCode(v) : escapeByte(v);
+        parts.push(v < 128 && UNRESERVED[v] === 1 ? String.fromCharCode(v) : escapeByte(v));
         i += 3;
       } else {
-        out += '%25';
+        parts.push('%25');
         i += 1;
       }
+    } else if (c < 128 && raw[c] === 1) {
+      // Append the whole run of allowed characters at once (long URLs stay linear and cheap).
+      let j = i + 1;
+      while (j < n) {
+        const d = s.charCodeAt(j);
+        if (d >= 128 || raw[d] !== 1) break;
+        j++;
+      }
+      parts.push(s.slice(i, j));
+      i = j;
     } else if (c < 128) {
-      out += raw[c] === 1 ? s[i] : escapeByte(c);
+      parts.push(escapeByte(c));
       i += 1;
     } else {
       // Non-ASCII (not produced by WHATWG serialization, but handled): UTF-8 escape the code point.
       const cp = s.codePointAt(i)!;
       const len = cp > 0xffff ? 2 : 1;
-      for (const b of Buffer.from(s.slice(i, i + len), 'utf8')) out += escapeByte(b);
+      for (const b of Buffer.from(s.slice(i, i + len), 'utf8')) parts.push(escapeByte(b));
       i += len;
     }
   }
-  return out;
+  return parts.join('');
 }
 
 /** ASCII-lowercases `s` except the hex digits of `%XX` escapes (which stay uppercase). */

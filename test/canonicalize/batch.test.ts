@@ -106,10 +106,10 @@ describe('hostile input', () => {
   });
 
   it('canonicalizes a URL of several megabytes without choking', () => {
-    const huge = 'http://a.com/' + 'ab%7e|'.repeat(600_000);
+    const huge = 'http://a.com/' + 'ab%7e|'.repeat(350_000);
     const b = canonicalizeBatch(chunkOf([huge, 'http://z.com/']), resolvePolicy());
     assert.equal(b.count, 2);
-    assert.equal(urls(b)[0], 'http://a.com/' + 'ab~%7C'.repeat(600_000));
+    assert.equal(urls(b)[0], 'http://a.com/' + 'ab~%7C'.repeat(350_000));
     assert.equal(urls(b)[1], 'http://z.com/');
   });
 
