@@ -23,7 +23,10 @@ export interface DrumOptions {
   bloom?: BloomMode;
   /** Bloom bits per stored key. Default 10 (~1% false positives). */
   bloomBitsPerKey?: number;
-  /** Canonicalization policy. Default: the documented default policy. */
+  /**
+   * Canonicalization policy. Default: for an existing store, the policy it
+   * was built with; for a new store, the documented default policy.
+   */
   canonical?: CanonicalPolicyOptions;
   /** Open even if the store was built with another policy. Default false. */
   forcePolicy?: boolean;
@@ -64,7 +67,8 @@ export interface ResolvedOptions {
   recentEntries: number;
   bloom: BloomMode;
   bloomBitsPerKey: number;
-  canonical: CanonicalPolicyOptions;
+  /** null: the store's own policy (or the default for a new store). */
+  canonical: CanonicalPolicyOptions | null;
   forcePolicy: boolean;
   workers: number;
   chunkBytes: number;
@@ -112,7 +116,7 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2): ResolvedOptions 
     recentEntries: int('recentEntries', o.recentEntries ?? DEFAULTS.recentEntries, 0, 2 ** 28),
     bloom,
     bloomBitsPerKey: int('bloomBitsPerKey', o.bloomBitsPerKey ?? DEFAULTS.bloomBitsPerKey, 1, 64),
-    canonical: o.canonical ?? {},
+    canonical: o.canonical ?? null,
     forcePolicy: o.forcePolicy ?? false,
     workers: int('workers', o.workers ?? Math.min(3, Math.max(0, cores - 1)), 0, 64),
     chunkBytes: int('chunkBytes', o.chunkBytes ?? DEFAULTS.chunkBytes, 1024, 1 << 28),

@@ -17,6 +17,7 @@ import { DrumFs } from '../io/fs.js';
 import { resolveOptions, type DrumOptions, type ResolvedOptions } from '../options.js';
 import { StageTimer } from '../stats/counters.js';
 import { Store } from '../store/store.js';
+import { readManifest } from '../store/manifest.js';
 import { verifyKeyFiles, type StoreVerifyResult } from '../store/verify.js';
 import type { BlockedBloom } from '../tiers/bloom.js';
 import { readBloom } from '../tiers/bloom-file.js';
@@ -51,10 +52,12 @@ export class Session {
       throw new DrumError('DRUM_INTERNAL', 'drum needs a little-endian machine (its files are little-endian typed arrays)');
     }
     const opts = resolveOptions(options, availableParallelism());
-    const policy = resolvePolicy(opts.canonical);
+    // Without policy options, an existing store keeps the policy it was built with.
+    const canonical = opts.canonical ?? readManifest(dir)?.params.canonical ?? {};
+    const policy = resolvePolicy(canonical);
     const dfs = new DrumFs(undefined, opts.faultHook);
     const store = Store.open(dir, dfs, {
-      buckets: opts.buckets, hostBits: opts.hostBits, hash: HASH_ID, policy: policy.id,
+      buckets: opts.buckets, hostBits: opts.hostBits, hash: HASH_ID, policy: policy.id, canonical,
     }, { readOnly: opts.readOnly, forcePolicy: opts.forcePolicy, fsync: opts.fsync });
     try {
       // The store's own parameters win over options for an existing store.

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import * as fs from 'node:fs';
 import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
+import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
 
 export const MANIFEST_NAME = 'MANIFEST';
 export const MANIFEST_MAGIC = 0x4d4d5244; // "DRMM" read as little-endian u32
@@ -28,6 +29,8 @@ export interface StoreParams {
   hostBits: number;
   hash: string;
   policy: string;
+  /** The policy options the store was built with, so later opens can use them without flags. */
+  canonical?: CanonicalPolicyOptions;
 }
 
 export interface InputRecord {
