@@ -7,16 +7,16 @@
 // anything: it measures. Usage (after `tsc -p .`):
 //   node dist/scripts/bench.js [--links N] [--seed S] [--scale] [--json FILE]
 //     [--skip drum,drum-raw,sort,set,level,incremental,heritrix] [--tmp DIR]
-//     [--level-max-links N] [--timeout-s S] [--keep]
+//     [--level-max-links N] [--timeout-s S] [--repeat R] [--keep]
 
-import { existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync, createWriteStream } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync, createWriteStream } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { checkGoals, formatGoals, formatStages, formatTable, type BenchRow } from './lib/bench-report.js';
+import { checkGoals, formatGoals, formatStages, formatTable, medianRow, type BenchRow } from './lib/bench-report.js';
 import { drumAvailable, ensureLinks, runDrum, runPeer, runSort, type BenchContext } from './lib/bench-runners.js';
 import { hasGnuTime } from './lib/measure.js';
 import type { GenMeta } from './gen-links.js';
@@ -60,6 +60,7 @@ async function main(): Promise<void> {
       'level-max-links': { type: 'string' },
       'timeout-s': { type: 'string', default: '3600' },
       keep: { type: 'boolean', default: false },
+      repeat: { type: 'string', default: '1' },
     },
   });
   const links = Number(values.links);
@@ -80,6 +81,16 @@ async function main(): Promise<void> {
 
   if (!hasGnuTime()) log('GNU time not found at /usr/bin/time (apt-get install time): peak RSS falls back to polling /proc VmHWM');
   if (!drumAvailable(ctx)) log(`drum CLI not found under ${distDir}/src/cli: drum rows are marked unavailable`);
+  const repeat = Math.max(1, Number(values.repeat) || 1);
+  /** Runs a contender `repeat` times (calling `reset` between runs); keeps the median. */
+  const rep = async (run: () => Promise<BenchRow>, reset?: () => void): Promise<BenchRow> => {
+    const runs: BenchRow[] = [];
+    for (let i = 0; i < repeat; i++) {
+      if (i > 0 && reset) reset();
+      runs.push(await run());
+    }
+    return medianRow(runs);
+  };
   const rows: BenchRow[] = [];
   const add = (r: BenchRow): void => {
     rows.push(r);
@@ -91,18 +102,25 @@ async function main(): Promise<void> {
   const main1 = await ensureLinks(ctx, links, seed, 1);
   datasets.main = main1.meta;
   const drumState = join(work, 'drum-default-state');
-  if (!skip.has('drum')) add(await runDrum(ctx, { id: 'drum', dataset: 'main', label: 'drum ingest (default)', file: main1.file, links, state: drumState, raw: false, fresh: true }));
-  if (!skip.has('drum-raw')) add(await runDrum(ctx, { id: 'drum-raw', dataset: 'main', label: 'drum ingest --canonical none', file: main1.file, links, state: join(work, 'drum-raw-state'), raw: true, fresh: true }));
+  if (!skip.has('drum')) add(await rep(() => runDrum(ctx, { id: 'drum', dataset: 'main', label: 'drum ingest (default)', file: main1.file, links, state: drumState, raw: false, fresh: true })));
+  if (!skip.has('drum-raw')) add(await rep(() => runDrum(ctx, { id: 'drum-raw', dataset: 'main', label: 'drum ingest --canonical none', file: main1.file, links, state: join(work, 'drum-raw-state'), raw: true, fresh: true })));
   rmSync(join(work, 'drum-raw-state'), { recursive: true, force: true });
-  if (!skip.has('sort')) add(await runSort(ctx, 'main', main1.file, links));
-  if (!skip.has('set')) add(await runPeer(ctx, 'set', 'main', main1.file, links));
-  if (!skip.has('level')) add(await runPeer(ctx, 'level', 'main', main1.file, links, levelMax));
+  if (!skip.has('sort')) add(await rep(() => runSort(ctx, 'main', main1.file, links)));
+  if (!skip.has('set')) add(await rep(() => runPeer(ctx, 'set', 'main', main1.file, links)));
+  if (!skip.has('level')) add(await rep(() => runPeer(ctx, 'level', 'main', main1.file, links, levelMax)));
 
   // 2. Incremental: the next N links of the same crawl into the first store.
   if (!skip.has('incremental') && !skip.has('drum')) {
     const b2 = await ensureLinks(ctx, links, seed, 2);
     datasets.batch2 = b2.meta;
-    add(await runDrum(ctx, { id: 'drum', dataset: 'batch2', label: 'drum ingest batch 2 (incremental)', file: b2.file, links, state: drumState, raw: false, fresh: false }));
+    // Repeats restart from a copy of the first batch's store.
+    const snap = `${drumState}.snapshot`;
+    if (repeat > 1 && existsSync(drumState)) cpSync(drumState, snap, { recursive: true });
+    add(await rep(
+      () => runDrum(ctx, { id: 'drum', dataset: 'batch2', label: 'drum ingest batch 2 (incremental)', file: b2.file, links, state: drumState, raw: false, fresh: false }),
+      () => { rmSync(drumState, { recursive: true, force: true }); cpSync(snap, drumState, { recursive: true }); },
+    ));
+    rmSync(snap, { recursive: true, force: true });
   }
   if (!ctx.keep) rmSync(drumState, { recursive: true, force: true });
 
@@ -113,12 +131,12 @@ async function main(): Promise<void> {
     const n = await heritrixLines(heritrix, hfile);
     datasets.heritrix = { links: n, source: HERITRIX };
     const hs = join(work, 'drum-heritrix-state');
-    if (!skip.has('drum')) add(await runDrum(ctx, { id: 'drum', dataset: 'heritrix', label: 'drum ingest (default)', file: hfile, links: n, state: hs, raw: false, fresh: true }));
-    if (!skip.has('drum-raw')) add(await runDrum(ctx, { id: 'drum-raw', dataset: 'heritrix', label: 'drum ingest --canonical none', file: hfile, links: n, state: hs, raw: true, fresh: true }));
+    if (!skip.has('drum')) add(await rep(() => runDrum(ctx, { id: 'drum', dataset: 'heritrix', label: 'drum ingest (default)', file: hfile, links: n, state: hs, raw: false, fresh: true })));
+    if (!skip.has('drum-raw')) add(await rep(() => runDrum(ctx, { id: 'drum-raw', dataset: 'heritrix', label: 'drum ingest --canonical none', file: hfile, links: n, state: hs, raw: true, fresh: true })));
     rmSync(hs, { recursive: true, force: true });
-    if (!skip.has('sort')) add(await runSort(ctx, 'heritrix', hfile, n));
-    if (!skip.has('set')) add(await runPeer(ctx, 'set', 'heritrix', hfile, n));
-    if (!skip.has('level')) add(await runPeer(ctx, 'level', 'heritrix', hfile, n));
+    if (!skip.has('sort')) add(await rep(() => runSort(ctx, 'heritrix', hfile, n)));
+    if (!skip.has('set')) add(await rep(() => runPeer(ctx, 'set', 'heritrix', hfile, n)));
+    if (!skip.has('level')) add(await rep(() => runPeer(ctx, 'level', 'heritrix', hfile, n)));
   } else if (!skip.has('heritrix')) log(`no ${heritrix}: Heritrix rows skipped`);
 
   // 4. Scale (opt-in): 100 M links, drum default and sort -u.
@@ -151,7 +169,7 @@ async function main(): Promise<void> {
     finishedAt: new Date().toISOString(),
     gitHead,
     machine: { cores: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, sort: sortVersion, loadAvgAtEnd: loadavg(), rss: hasGnuTime() ? 'GNU time %M' : '/proc VmHWM poll' },
-    params: { links, seed, scale: values.scale, scaleLinks, levelMaxLinks: levelMax, skip: [...skip] },
+    params: { links, seed, repeat, scale: values.scale, scaleLinks, levelMaxLinks: levelMax, skip: [...skip] },
     datasets,
     rows,
     goals,
