@@ -48,6 +48,7 @@ function addStore(c: Command): Command {
   return c
     .option('--memory <size>', 'RAM budget for buckets, sort area and tiers, e.g. 256MiB, 1g (default 256MiB)')
     .option('--buckets <k>', 'number of buckets, a power of two; fixed when the store is created (default 64)')
+    .option('--host-bits <h>', 'key bits taken from the host fingerprint (0..32); fixed when the store is created (default 24)')
     .option('--cache-entries <n>', 'hot-URL cache entries, 0 disables (default 2^18)')
     .option('--recent-entries <n>', 'recently-added table entries, 0 disables (default 2^20)')
     .option('--bloom <mode>', 'bloom filter: off | gate (exact) | lossy (may drop new URLs) (default off)')

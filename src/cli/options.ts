@@ -25,6 +25,7 @@ export interface RawOptions {
   lowercasePath?: boolean;
   memory?: string;
   buckets?: string;
+  hostBits?: string;
   cacheEntries?: string;
   recentEntries?: string;
   bloom?: string;
@@ -111,6 +112,7 @@ export function drumOptionsFrom(raw: RawOptions, opts: { readOnly?: boolean } = 
     o.memoryBytes = parseSize(raw.memory);
     if (o.memoryBytes < 1 << 20) bad(`--memory must be at least 1MiB, got ${raw.memory}`);
   }
+  if (raw.hostBits !== undefined) o.hostBits = parseCount('--host-bits', raw.hostBits, 0, 32);
   if (raw.buckets !== undefined) {
     o.buckets = parseCount('--buckets', raw.buckets, 1, 4096);
     if ((o.buckets & (o.buckets - 1)) !== 0) bad(`--buckets must be a power of two, got ${raw.buckets}`);

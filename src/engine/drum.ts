@@ -18,6 +18,7 @@ import type { CheckRequest, IngestRequest, ReadOptions, RunReport, StoreStats, V
 import { check, type CheckResult } from './check.js';
 import { ingest } from './ingest.js';
 import { Session } from './session.js';
+import { Catalog } from '../catalog/catalog.js';
 import { Feeder } from './feed.js';
 import { feederStream } from './stream.js';
 import type { UrlStream } from './stream.js';
@@ -131,8 +132,14 @@ export class Drum {
         files++;
         storeBytes += size;
       }
+      // Same-host pairs dominate the collision estimate: use the host table's biggest hosts.
       const hostCounts: number[] = [];
-      if (s.catalog !== null) for (const h of await s.catalog.topHosts(1000)) hostCounts.push(h.uniqueUrls);
+      const cat = s.catalog ?? (await Catalog.open(s.dir, { readOnly: true }));
+      try {
+        for (const h of await cat.topHosts(1000)) hostCounts.push(h.uniqueUrls);
+      } finally {
+        if (cat !== s.catalog) await cat.close();
+      }
       return {
         stateDir: s.dir,
         formatVersion: b.formatVersion,
