@@ -56,6 +56,12 @@ export interface CatalogOpenOptions {
 
 type Db = Level<string, unknown>;
 
+/** One round's host counts: parallel arrays of host names and their new-URL counts. */
+type HostDelta = [string[], number[]];
+
+/** A writer folds the per-round deltas into the host table once this many have piled up. */
+export const DELTAS_BEFORE_FOLD = 64;
+
 /** What the catalog needs of a sublevel (level's own generic types are deep). */
 interface Sub<V> {
   get(key: string): Promise<V | undefined>;
@@ -183,15 +189,17 @@ export class Catalog {
   }
 
   /**
-   * Adds per-host unique-URL counts of one committed round and the marker
-   * (runId, round) in ONE atomic batch. Returns false (and changes
-   * nothing) when that round was already applied.
+   * Records the per-host unique-URL counts of one committed round and the
+   * marker (runId, round) in ONE atomic batch. Returns false (and changes
+   * nothing) when that round was already recorded. The counts go in as one
+   * delta value (two puts per round, whatever the number of hosts); reads
+   * fold the deltas in, and a writer folds them into the host table once
+   * DELTAS_BEFORE_FOLD have piled up (see compactHosts).
    */
   applyHostCounts(runId: string, round: number, counts: ReadonlyMap<string, number>): Promise<boolean> {
     return this.write('cannot update the host table', async (db) => {
       if (!Number.isInteger(round) || round < 0) throw new DrumError('DRUM_INTERNAL', `bad host-count round ${round}`);
       const rounds = this.sub<number>('rounds');
-      const hosts = this.sub<number>('hosts');
       const marker = roundKey(runId, round);
       if ((await rounds.get(marker)) !== undefined) return false;
       const names: string[] = [];
@@ -203,47 +211,92 @@ export class Catalog {
           adds.push(n);
         }
       }
-      const olds = names.length > 0 ? await hosts.getMany(names) : [];
-      // One put per host: a by-count index would triple the ops of this batch, which runs
-      // after every commit of an ingest (scripts/catalog-bench.ts measures both).
-      const batch: Op[] = new Array<Op>(names.length);
-      for (let i = 0; i < names.length; i++) batch[i] = put(hosts, names[i]!, (olds[i] ?? 0) + adds[i]!);
-      batch.push(put(rounds, marker, names.length));
+      const batch: Op[] = [put(rounds, marker, names.length)];
+      if (names.length > 0) batch.push(put(this.sub<HostDelta>('hostDeltas'), marker, [names, adds]));
       await db.batch(batch as never, { sync: this.sync });
       return true;
     });
   }
 
-  /** Unique URLs stored for one host (0 when unknown). */
-  async hostCount(host: string): Promise<number> {
-    return this.read('cannot read the host table', 0, async () => (await this.sub<number>('hosts').get(host)) ?? 0);
+  /**
+   * Folds the pending per-round deltas into the host table (one put per
+   * host, deltas deleted, one batch). Writers call it when they open a
+   * catalog with many deltas; readers never need it.
+   */
+  compactHosts(): Promise<number> {
+    return this.write('cannot compact the host table', async (db) => {
+      const deltas = this.sub<HostDelta>('hostDeltas');
+      const hosts = this.sub<number>('hosts');
+      const sum = new Map<string, number>();
+      const keys: string[] = [];
+      for await (const [k, [names, adds]] of deltas.iterator()) {
+        keys.push(k);
+        for (let i = 0; i < names.length; i++) sum.set(names[i]!, (sum.get(names[i]!) ?? 0) + adds[i]!);
+      }
+      if (keys.length === 0) return 0;
+      const names = [...sum.keys()];
+      const olds = await hosts.getMany(names);
+      const batch: Op[] = names.map((h, i) => put(hosts, h, (olds[i] ?? 0) + sum.get(h)!));
+      for (const k of keys) batch.push(del(deltas as Sub<unknown>, k));
+      await db.batch(batch as never, { sync: this.sync });
+      return keys.length;
+    });
   }
 
-  /** The `n` hosts with most unique URLs, most first; ties by host name. Scans the host table once. */
+  /** Per-round host deltas not yet folded into the host table. */
+  async pendingDeltas(): Promise<number> {
+    return this.read('cannot read the host table', 0, async () => (await this.sub<HostDelta>('hostDeltas').keys({}).all()).length);
+  }
+
+  /** Unique URLs stored for one host (0 when unknown). */
+  async hostCount(host: string): Promise<number> {
+    return this.read('cannot read the host table', 0, async () => {
+      let n = (await this.sub<number>('hosts').get(host)) ?? 0;
+      for await (const [, [names, adds]] of this.sub<HostDelta>('hostDeltas').iterator()) {
+        const i = names.indexOf(host);
+        if (i >= 0) n += adds[i]!;
+      }
+      return n;
+    });
+  }
+
+  /** The `n` hosts with most unique URLs, most first; ties by host name. One scan of the table and the deltas. */
   async topHosts(n: number): Promise<HostCount[]> {
     return this.read('cannot read the host table', [], async () => {
       const top = new TopHeap(n);
-      for await (const [host, count] of this.sub<number>('hosts').iterator()) top.offer(host, count);
+      for (const [host, count] of await this.foldedHosts()) top.offer(host, count);
       return top.result();
     });
+  }
+
+  /** Host table plus pending deltas, as one map (reads only; memory grows with the number of hosts). */
+  private async foldedHosts(): Promise<Map<string, number>> {
+    const all = new Map<string, number>();
+    for await (const [host, count] of this.sub<number>('hosts').iterator()) all.set(host, count);
+    for await (const [, [names, adds]] of this.sub<HostDelta>('hostDeltas').iterator()) {
+      for (let i = 0; i < names.length; i++) all.set(names[i]!, (all.get(names[i]!) ?? 0) + adds[i]!);
+    }
+    return all;
   }
 
   /** Every host and its count, in host order; for checks and scripts, not hot paths. */
   async *allHosts(): AsyncGenerator<HostCount> {
     if (!this.db) return;
     this.assertOpen();
+    let all: Map<string, number>;
     try {
-      for await (const [host, n] of this.sub<number>('hosts').iterator()) yield { host, uniqueUrls: n };
+      all = await this.foldedHosts();
     } catch (e) {
       throw levelError('cannot read the host table', e, this.dir);
     }
+    for (const host of [...all.keys()].sort()) yield { host, uniqueUrls: all.get(host)! };
   }
 
   /** Sublevels are created once per catalog: creating one per operation is very slow in abstract-level. */
   private sub<V>(name: string): Sub<V> {
     let s = this.subs.get(name);
     if (s === undefined) {
-      const json = name === 'runs' || name === 'hosts' || name === 'rounds';
+      const json = name === 'runs' || name === 'hosts' || name === 'rounds' || name === 'hostDeltas';
       s = this.db!.sublevel(name, { valueEncoding: json ? 'json' : 'utf8' }) as unknown as Sub<unknown>;
       this.subs.set(name, s);
     }

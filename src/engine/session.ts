@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { AuxLog } from '../bucket/aux-log.js';
 import { PendingBuckets } from '../bucket/pending.js';
-import { Catalog } from '../catalog/catalog.js';
+import { Catalog, DELTAS_BEFORE_FOLD } from '../catalog/catalog.js';
 import { resolvePolicy } from '../canonicalize/policy.js';
 import type { CanonicalPolicy } from '../canonicalize/types.js';
 import { DrumError } from '../errors.js';
@@ -72,6 +72,8 @@ export class Session {
       const pending = new PendingBuckets(dfs, wd, eff.bucketBits, plan.bufferEntries);
       const aux = new AuxLog(dfs, join(wd, 'aux.dat'), 4 << 20);
       const catalog = eff.readOnly ? null : await Catalog.open(dir, { sync: eff.fsync });
+      // Fold piled-up per-round host deltas now, off the ingest's hot path.
+      if (catalog !== null && (await catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) await catalog.compactHosts();
       const pool = new ParsePool(policy, eff.hostBits, eff.workers);
       return new Session(dir, dfs, store, eff, policy, plan, front, pending, aux, pool, catalog, wd);
     } catch (e) {

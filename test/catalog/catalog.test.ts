@@ -212,3 +212,30 @@ describe('catalog errors', () => {
     await assert.rejects(c.listRuns(1), (e) => isDrumError(e, 'DRUM_CLOSED'));
   });
 });
+
+describe('host table deltas', () => {
+  it('reads the same counts before and after folding the per-round deltas into the table', async () => {
+    const { Catalog } = await import('../../src/catalog/catalog.js');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'drum-cat-'));
+    const c = await Catalog.open(dir, { sync: false });
+    try {
+      await c.applyHostCounts('r', 1, new Map([['a.example', 2], ['b.example', 1]]));
+      await c.applyHostCounts('r', 2, new Map([['a.example', 3]]));
+      assert.equal(await c.pendingDeltas(), 2);
+      const before = await c.topHosts(10);
+      assert.deepEqual(before, [{ host: 'a.example', uniqueUrls: 5 }, { host: 'b.example', uniqueUrls: 1 }]);
+      assert.equal(await c.compactHosts(), 2);
+      assert.equal(await c.pendingDeltas(), 0);
+      assert.deepEqual(await c.topHosts(10), before);
+      assert.equal(await c.hostCount('a.example'), 5);
+      assert.equal(await c.applyHostCounts('r', 2, new Map([['a.example', 3]])), false);
+      assert.equal(await c.hostCount('a.example'), 5);
+    } finally {
+      await c.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
