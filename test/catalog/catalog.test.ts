@@ -215,10 +215,6 @@ describe('catalog errors', () => {
 
 describe('host table deltas', () => {
   it('reads the same counts before and after folding the per-round deltas into the table', async () => {
-    const { Catalog } = await import('../../src/catalog/catalog.js');
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
     const dir = mkdtempSync(join(tmpdir(), 'drum-cat-'));
     const c = await Catalog.open(dir, { sync: false });
     try {
