@@ -7,12 +7,21 @@ import { Worker } from 'node:worker_threads';
 import type { CanonicalPolicy } from '../canonicalize/types.js';
 import { DrumError } from '../errors.js';
 import type { LineChunk } from '../input/types.js';
-import { Parser, attach, detachChunk, type ParsedChunk } from './parse.js';
+import { Parser, attach, detach, detachChunk, type ParsedChunk } from './parse.js';
 
 interface Pending {
   resolve: (p: ParsedChunk) => void;
   reject: (e: unknown) => void;
 }
+
+/** A parse in progress or done; `result` is set once it is done. */
+export interface ParseJob {
+  result: ParsedChunk | null;
+  promise: Promise<ParsedChunk> | null;
+}
+
+/** Chunks a worker may have queued before the main thread parses the next one itself. */
+const WORKER_BACKLOG = 2;
 
 export class ParsePool {
   private readonly workers: Worker[] = [];
@@ -23,8 +32,13 @@ export class ParsePool {
   /** Milliseconds the main thread spent parsing inline. */
   inlineMs = 0;
 
+  /** Chunks parsed on the main thread while the workers were busy (work sharing). */
+  inlineChunks = 0;
+  private readonly local: Parser;
+
   constructor(policy: CanonicalPolicy, hostBits: number, workers: number) {
     this.inline = workers === 0 ? new Parser(policy, hostBits) : null;
+    this.local = this.inline ?? new Parser(policy, hostBits);
     for (let i = 0; i < workers; i++) {
       const w = new Worker(new URL('./parse-worker.js', import.meta.url), { workerData: { policy, hostBits } });
       w.on('message', (m: { id: number; parsed?: ParsedChunk; error?: { message: string } }) => {
@@ -62,6 +76,26 @@ export class ParsePool {
       this.waiting.set(id, { resolve, reject });
       w.postMessage({ id, chunk: own }, transfer);
     });
+  }
+
+  /**
+   * Work sharing: sends the chunk to a worker unless every worker already has
+   * WORKER_BACKLOG chunks queued; then the calling (main) thread parses it
+   * itself, so both cores stay busy whichever stage is the slower one. The
+   * job's result is its own copy, valid until consumed.
+   */
+  submit(chunk: LineChunk): ParseJob {
+    if (this.failed) throw this.failed;
+    if (this.workers.length === 0 || this.waiting.size >= this.workers.length * WORKER_BACKLOG) {
+      const t = performance.now();
+      const r = this.workers.length === 0 ? this.local.parse(chunk) : detach(this.local.parse(chunk)).parsed;
+      this.inlineMs += performance.now() - t;
+      this.inlineChunks++;
+      return { result: r, promise: null };
+    }
+    const job: ParseJob = { result: null, promise: null };
+    job.promise = (this.parse(chunk) as Promise<ParsedChunk>).then((r) => (job.result = r));
+    return job;
   }
 
   private fail(e: unknown): void {

@@ -9,6 +9,7 @@ import { readInput } from '../input/read.js';
 import type { InputRecord } from '../store/manifest.js';
 import type { ReadOptions } from './api.js';
 import type { ParsedChunk } from './parse.js';
+import type { ParseJob } from './parse-pool.js';
 import type { Session } from './session.js';
 
 /** Parsed chunks in flight per worker: enough to keep workers busy during a merge. */
@@ -42,10 +43,11 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
     const inp = p.inputs[i]!;
     const here = i === p.from.input;
     const spec = { path: inp.path, startOffset: here ? p.from.offset : 0, startLine: here ? p.from.line : 0 };
-    const inflight: (Promise<ParsedChunk> | ParsedChunk)[] = [];
+    const inflight: ParseJob[] = [];
     const drainOne = async (): Promise<void> => {
+      const job = inflight.shift()!;
       const tp = performance.now();
-      const parsed = await inflight.shift()!;
+      const parsed = job.result ?? (await job.promise!);
       const tr = performance.now();
       s.timer.add('wait-parse', tr - tp, 0);
       await p.onChunk(parsed);
@@ -56,8 +58,10 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
         format: p.read.format ?? 'auto', maxLineBytes: s.policy.maxLineBytes, chunkBytes: s.opts.chunkBytes,
         links: p.read.links, warcLinks: p.read.warcLinks, onBytes: p.onBytes,
       })) {
-        inflight.push(s.pool.parse(chunk));
-        if (inflight.length >= maxInflight || s.pool.size === 0) await drainOne();
+        inflight.push(s.pool.submit(chunk));
+        // Route whatever is ready, in order; wait only when too much is in flight.
+        while (inflight.length > 0 && inflight[0]!.result !== null) await drainOne();
+        if (inflight.length >= maxInflight) await drainOne();
       }
     } catch (e) {
       if (!isDrumError(e, 'DRUM_INPUT')) throw e;
