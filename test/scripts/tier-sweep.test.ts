@@ -1,0 +1,67 @@
+// Smoke test of scripts/tier-sweep.ts on a tiny synthetic crawl (2,000
+// links, cache off, one Bloom setting, inline parsing, a 48 MiB budget): the sweep runs
+// the real engine, every configuration finds the same new URLs, turning both
+// RAM tiers off sends every test to disk, and the Bloom rows add up. No
+// timing assertions; the measured tables live in docs/tiers.md.
+
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { cacheConfigs, renderMarkdown, runSweep, type SweepResult } from '../../scripts/tier-sweep.js';
+import { meanFpOverFill } from '../../scripts/lib/tier-runs.js';
+import { blockedFpRate } from '../../src/tiers/bloom.js';
+
+describe('tier sweep', () => {
+  let work = '';
+  let r: SweepResult;
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'drum-tier-sweep-test-'));
+    r = await runSweep({
+      links: 2000, seed: 1, work, heritrix: null, sizes: [], bits: [10], roundEntries: 1024,
+      only: new Set(['fresh', 'bloom']), base: { workers: 0, memoryBytes: 48 << 20 },
+    });
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('sweeps the cache off and each size, with the recent table at its default and off', () => {
+    assert.deepEqual(cacheConfigs([10]).map((c) => [c.cacheEntries, c.recentEntries]), [[0, 2 ** 20], [1024, 2 ** 20], [0, 0], [1024, 0]]);
+    assert.equal(r.scenarios.length, 1);
+    assert.deepEqual(r.scenarios[0]!.rows.map((x) => [x.cacheEntries, x.recentEntries]), [[0, 2 ** 20], [0, 0]]);
+  });
+
+  it('finds the same new URLs in every configuration', () => {
+    const rows = r.scenarios[0]!.rows;
+    assert.ok(rows[0]!.uniqueUrls > 0 && rows[0]!.uniqueUrls < rows[0]!.tests);
+    for (const row of rows) assert.equal(row.uniqueUrls, rows[0]!.uniqueUrls);
+  });
+
+  it('answers repeats in RAM with the recent table on, and sends every test to disk with both tiers off', () => {
+    const [onOff, offOff] = r.scenarios[0]!.rows;
+    assert.ok(onOff!.answeredInRam > 0.5, `answeredInRam ${onOff!.answeredInRam}`);
+    assert.equal(offOff!.answeredInRam, 0);
+    assert.equal(offOff!.diskLookups, offOff!.tests);
+  });
+
+  it('counts every new URL of the second batch as definitely new or a false positive, and lossy mode only drops', () => {
+    const b = r.bloom[0]!;
+    assert.equal(b.definitelyNew + b.falsePositives, b.exactUnique);
+    assert.ok(b.lossyUnique <= b.exactUnique);
+    assert.equal(b.wronglyDropped, b.exactUnique - b.lossyUnique);
+    assert.ok(b.keysAtStart > 0 && b.blocks > 0);
+  });
+
+  it('renders the cache and Bloom tables as Markdown', () => {
+    const md = renderMarkdown(r);
+    assert.match(md, /\| hot cache \| recent table \|/);
+    assert.match(md, /\| bits\/key \| k \| blocks \|/);
+    assert.match(md, /identical in every row/);
+  });
+
+  it('averages the blocked FP rate between the start and end fill', () => {
+    const m = meanFpOverFill(100, 7, 3000, 2000);
+    assert.ok(m > blockedFpRate(100, 3000, 7) && m < blockedFpRate(100, 5000, 7));
+  });
+});
