@@ -1,22 +1,27 @@
 // Counts new URLs per host as the merge dispatches them, for the catalog's
 // host table. The host is the bytes between "://" and the next "/", "?" or
-// "#" of the canonical URL. Hosts are told apart by a 53-bit fingerprint of
-// their bytes (collision odds ~n^2/2^54: none expected below 10^7 hosts),
-// so a host's name string is built once per round, not once per URL.
+// "#" of the canonical URL. Hosts are told apart by a 64-bit fingerprint of
+// their bytes (collision odds ~n^2/2^65: none expected below 10^8 hosts) in
+// an open-addressing table over typed arrays, so counting allocates nothing
+// per URL; a host's name string is built once per round.
 // Does not write anywhere.
 
 import { murmur3x2 } from '../fingerprint/hash.js';
 
 const SEED_A = 0x2545f491;
 const SEED_B = 0x4f6cdd1d;
+const EMPTY = -1;
 
 export class HostCounter {
-  private slots = new Map<number, number>();
+  private cap = 1 << 12; // table slots, a power of two, kept at most half full
+  private keys = new Uint32Array(2 * this.cap);
+  private slotOf = new Int32Array(this.cap).fill(EMPTY); // table slot -> host index
   private names: string[] = [];
-  private counts: number[] = [];
+  private counts = new Float64Array(1024);
   private readonly h = new Uint32Array(2);
-  private lastKey = -1;
-  private lastSlot = -1;
+  private lastA = 0;
+  private lastB = 0;
+  private lastHost = EMPTY;
 
   add(buf: Buffer, start: number, end: number): void {
     let hs = start;
@@ -33,33 +38,74 @@ export class HostCounter {
       if (ch === 47 || ch === 63 || ch === 35) break;
       he++;
     }
-    murmur3x2(buf, hs, he, SEED_A, SEED_B, this.h, 0);
-    const key = this.h[0]! * 2 ** 21 + (this.h[1]! >>> 11);
-    if (key === this.lastKey) {
-      this.counts[this.lastSlot]!++;
+    const h = this.h;
+    murmur3x2(buf, hs, he, SEED_A, SEED_B, h, 0);
+    const a = h[0]!;
+    const b = h[1]!;
+    if (this.lastHost !== EMPTY && a === this.lastA && b === this.lastB) {
+      this.counts[this.lastHost]!++;
       return;
     }
-    let slot = this.slots.get(key);
-    if (slot === undefined) {
-      slot = this.names.length;
-      this.names.push(buf.toString('latin1', hs, he));
-      this.counts.push(0);
-      this.slots.set(key, slot);
+    const host = this.find(a, b, buf, hs, he);
+    this.counts[host]!++;
+    this.lastA = a;
+    this.lastB = b;
+    this.lastHost = host;
+  }
+
+  private find(a: number, b: number, buf: Buffer, hs: number, he: number): number {
+    const mask = this.cap - 1;
+    let i = (a ^ Math.imul(b, 0x9e3779b1)) & mask;
+    for (;;) {
+      const s = this.slotOf[i]!;
+      if (s === EMPTY) break;
+      if (this.keys[2 * i] === a && this.keys[2 * i + 1] === b) return s;
+      i = (i + 1) & mask;
     }
-    this.counts[slot]!++;
-    this.lastKey = key;
-    this.lastSlot = slot;
+    const host = this.names.length;
+    this.names.push(buf.toString('latin1', hs, he));
+    if (host === this.counts.length) {
+      const c = new Float64Array(2 * host);
+      c.set(this.counts);
+      this.counts = c;
+    }
+    this.keys[2 * i] = a;
+    this.keys[2 * i + 1] = b;
+    this.slotOf[i] = host;
+    if (2 * this.names.length > this.cap) this.grow();
+    return host;
+  }
+
+  private grow(): void {
+    const oldKeys = this.keys;
+    const oldSlot = this.slotOf;
+    this.cap *= 2;
+    this.keys = new Uint32Array(2 * this.cap);
+    this.slotOf = new Int32Array(this.cap).fill(EMPTY);
+    const mask = this.cap - 1;
+    for (let j = 0; j < oldSlot.length; j++) {
+      const s = oldSlot[j]!;
+      if (s === EMPTY) continue;
+      const a = oldKeys[2 * j]!;
+      const b = oldKeys[2 * j + 1]!;
+      let i = (a ^ Math.imul(b, 0x9e3779b1)) & mask;
+      while (this.slotOf[i] !== EMPTY) i = (i + 1) & mask;
+      this.keys[2 * i] = a;
+      this.keys[2 * i + 1] = b;
+      this.slotOf[i] = s;
+    }
   }
 
   /** Returns the counts gathered since the last take() and starts afresh. */
   take(): Map<string, number> {
     const out = new Map<string, number>();
-    for (let i = 0; i < this.names.length; i++) out.set(this.names[i]!, (out.get(this.names[i]!) ?? 0) + this.counts[i]!);
-    this.slots = new Map();
+    for (let i = 0; i < this.names.length; i++) out.set(this.names[i]!, this.counts[i]!);
+    this.cap = 1 << 12;
+    this.keys = new Uint32Array(2 * this.cap);
+    this.slotOf = new Int32Array(this.cap).fill(EMPTY);
     this.names = [];
-    this.counts = [];
-    this.lastKey = -1;
-    this.lastSlot = -1;
+    this.counts = new Float64Array(1024);
+    this.lastHost = EMPTY;
     return out;
   }
 }

@@ -40,7 +40,11 @@ export class ParsePool {
     this.inline = workers === 0 ? new Parser(policy, hostBits) : null;
     this.local = this.inline ?? new Parser(policy, hostBits);
     for (let i = 0; i < workers; i++) {
-      const w = new Worker(new URL('./parse-worker.js', import.meta.url), { workerData: { policy, hostBits } });
+      const w = new Worker(new URL('./parse-worker.js', import.meta.url), {
+        workerData: { policy, hostBits },
+        // A small young generation keeps the worker's heap (and so drum's RSS) small; it only holds a few chunks.
+        resourceLimits: { maxYoungGenerationSizeMb: 16 },
+      });
       w.on('message', (m: { id: number; parsed?: ParsedChunk; error?: { message: string } }) => {
         const p = this.waiting.get(m.id);
         if (!p) return;
