@@ -1,7 +1,8 @@
 // Compiles a CanonicalPolicy once into the lookup structures both paths use:
-// parameter-name matchers (strings for the full path, byte hashes for the
-// fast path) and the index-file names. Cached per policy object. Does not
-// validate the policy (resolvePolicy did) and does not touch URLs itself.
+// parameter-name matchers (strings for the full path, a first-byte/length
+// candidate filter for the fast path) and the index-file names. Cached per
+// policy object. Does not validate the policy (resolvePolicy did) and does
+// not touch URLs itself.
 
 import { INDEX_FILES, SESSION_PARAMS, SID_TOKEN } from './policy.js';
 import type { CanonicalPolicy } from './types.js';
@@ -16,26 +17,18 @@ export interface CompiledPolicy {
   sessionExact: Set<string>;
   sessionPrefixes: string[];
   indexFiles: Set<string>;
-  /** Fast path: FNV-1a hashes of every lowercase name the full path may drop (incl. `sid`). A hit only makes the fast path decline. */
-  fastHashes: Set<number>;
-  /** Fast path: prefixes as lowercase bytes. */
-  fastPrefixes: Uint8Array[];
+  /**
+   * Fast path filter over query names: entry [first byte] (256 = empty name)
+   * has bit min(length, 31) set when some name of that first byte (either
+   * case) and length may be dropped (exact names, prefixes, `sid`). A miss
+   * means keep; a hit means ask dropQueryParam.
+   */
+  fastQueryCand: Uint32Array;
   /** Fast path: index-file names as lowercase bytes. */
   fastIndex: Uint8Array[];
 }
 
 const cache = new WeakMap<CanonicalPolicy, CompiledPolicy>();
-
-/** FNV-1a over ASCII-lowercased bytes; identical to fnvLowerBytes on the same ASCII text. */
-export function fnvLowerString(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    let c = s.charCodeAt(i) & 0xff;
-    if (c >= 65 && c <= 90) c += 32;
-    h = Math.imul(h ^ c, 0x01000193);
-  }
-  return h >>> 0;
-}
 
 function split(list: readonly string[]): { exact: string[]; prefixes: string[] } {
   const exact: string[] = [];
@@ -51,8 +44,18 @@ export function compile(policy: CanonicalPolicy): CompiledPolicy {
   const s = split(SESSION_PARAMS);
   const exact = new Set([...t.exact, ...s.exact]);
   const prefixes = [...t.prefixes, ...s.prefixes];
-  const fastHashes = new Set<number>();
-  for (const n of [...exact, 'sid']) fastHashes.add(fnvLowerString(n));
+  const fastQueryCand = new Uint32Array(257);
+  const mark = (first: number, fromLen: number, exactLen: boolean): void => {
+    const from = Math.min(fromLen, 31);
+    const bits = exactLen ? 1 << from : ~((1 << from) - 1);
+    fastQueryCand[first] |= bits;
+    if (first >= 97 && first <= 122) fastQueryCand[first - 32] |= bits;
+  };
+  for (const n of [...exact, 'sid']) mark(n.charCodeAt(0) & 0xff, n.length, true);
+  for (const pre of prefixes) {
+    if (pre.length === 0) fastQueryCand.fill(0xffffffff);
+    else mark(pre.charCodeAt(0) & 0xff, pre.length, false);
+  }
   c = {
     policy,
     exact,
@@ -60,8 +63,7 @@ export function compile(policy: CanonicalPolicy): CompiledPolicy {
     sessionExact: new Set(s.exact),
     sessionPrefixes: s.prefixes,
     indexFiles: new Set(INDEX_FILES),
-    fastHashes,
-    fastPrefixes: prefixes.map((p) => Buffer.from(p, 'latin1')),
+    fastQueryCand,
     fastIndex: INDEX_FILES.map((n) => Buffer.from(n, 'latin1')),
   };
   cache.set(policy, c);

@@ -1,17 +1,20 @@
 // The byte fast path: for a plain ASCII http(s) URL that is already nearly
-// canonical, writes the canonical bytes straight from the input bytes, with
-// no string or URL object. Scope (anything else declines, returning -1, and
-// the caller falls back to the full path): lowercase `http://`/`https://`;
-// host of [A-Za-z0-9.-] with valid labels, no `xn--` label, last label not
-// starting with a digit (IPv4 rules); optional port without leading zero;
-// path of safe bytes and `%XX` escapes of reserved/non-ASCII bytes (hex is
-// uppercased; no `;`, no `.`/`..` segments); query likewise (no `'`), params
-// non-empty, none tracking/session, sorted here when out of order;
-// fragment of printable ASCII (dropped). Preconditions: `out` has room for
-// (end - start + 2) bytes at `pos`; `c` compiled from a mode-'default' policy.
+// canonical, writes the canonical bytes straight from the input bytes in one
+// pass, with no string or URL object (a table lookup per byte; other work
+// only at `.`, `/`, `;`, `=`, `&`, `%`). Scope (anything else declines,
+// returning -1, and the caller falls back to the full path): lowercase
+// `http://`/`https://`; host of [A-Za-z0-9.-] with valid labels, no `xn--`
+// label, last label not starting with a digit (IPv4 rules); optional port
+// without leading zero; path of safe bytes and `%XX` escapes of
+// reserved/non-ASCII bytes (hex is uppercased; no `.`/`..` segments, also
+// none left after dropping a `;name=value` session parameter); query likewise
+// (no `'`): empty params skipped, tracking/session params dropped, the rest
+// sorted here when out of order; fragment of printable ASCII (dropped).
+// Preconditions: `out` has room for (end - start + 2) bytes at `pos`; `c`
+// compiled from a mode-'default' policy.
 // Contract: returns -1 or exactly the bytes canonicalizeString would produce.
 
-import type { CompiledPolicy } from './compiled.js';
+import { dropPathParam, dropQueryParam, type CompiledPolicy } from './compiled.js';
 
 function table(chars: string, alnum = true): Uint8Array {
   const t = new Uint8Array(256);
@@ -24,9 +27,38 @@ function table(chars: string, alnum = true): Uint8Array {
   return t;
 }
 
-const HOST_OK = table('-.');
-const PATH_OK = table("-._~!$&'()*+,=:@/");
-const QUERY_OK = table('-._~!$&()*+,;=:@/?');
+/** Output byte of a byte written as-is (ASCII-lowercased when `lower`), or 0 for bytes handled apart or out of scope. */
+function map(chars: string, lower: boolean): Uint8Array {
+  const ok = table(chars);
+  const m = new Uint8Array(256);
+  for (let b = 1; b < 256; b++) if (ok[b] === 1) m[b] = lower && b >= 65 && b <= 90 ? b + 32 : b;
+  return m;
+}
+
+/** Host bytes: letters and digits (lowercased), `-` (45) and `.` (46); 0 ends the host. */
+const HOST_MAP = map('-.', true);
+/** Path bytes copied as they are; `/ % ; =` are 0 (handled apart), like every byte out of scope. */
+const PATH_MAP = map("-._~!$&'()*+,:@", false);
+const PATH_MAP_LOWER = map("-._~!$&'()*+,:@", true);
+/** Query bytes copied as they are; `& = % #` are 0 (handled apart), like every byte out of scope. */
+const QUERY_MAP = map('-._~!$()*+,;:@/?', false);
+
+/** ASCII bytes b[s, e) as a string (rare paths only: candidate names for dropping). */
+function ascii(b: Uint8Array, s: number, e: number): string {
+  let t = '';
+  for (let j = s; j < e; j++) t += String.fromCharCode(b[j]!);
+  return t;
+}
+
+/** Is the path parameter `;name=value` at out[semi, o) (its `=` at eq) one the full path drops? */
+function dropPath(c: CompiledPolicy, out: Uint8Array, semi: number, eq: number, o: number): boolean {
+  return dropPathParam(c, ascii(out, semi + 1, eq), ascii(out, eq + 1, o));
+}
+
+/** Is the query param at out[ps, o) (name ends at nameEnd) one the full path drops? */
+function dropQuery(c: CompiledPolicy, out: Uint8Array, ps: number, nameEnd: number, o: number): boolean {
+  return dropQueryParam(c, ascii(out, ps, nameEnd), nameEnd < o ? ascii(out, nameEnd + 1, o) : '');
+}
 
 function isDotSegment(b: Uint8Array, s: number, e: number): boolean {
   const n = e - s;
@@ -59,10 +91,6 @@ function compareBytes(b: Uint8Array, s1: number, n1: number, s2: number, n2: num
     if (d !== 0) return d;
   }
   return n1 - n2;
-}
-
-function lowerByte(b: number): number {
-  return b >= 65 && b <= 90 ? b + 32 : b;
 }
 
 function hexVal(c: number): number {
@@ -151,24 +179,25 @@ export function fastCanonical(
   if (outHttps) out[o++] = 115;
   out[o++] = 58; out[o++] = 47; out[o++] = 47;
 
-  // Host: lowercase, labels checked as they close.
+  // Host: lowercased through HOST_MAP; labels checked as they close (at dots: the only extra branch).
   const hs = o;
   let labelStart = o;
   let ch = -1;
   for (; i < end; i++) {
-    let b = src[i]!;
-    if (HOST_OK[b] === 0) {
-      ch = b;
-      break;
+    const m = HOST_MAP[src[i]!]!;
+    if (m < 47) {
+      if (m === 0) {
+        ch = src[i]!;
+        break;
+      }
+      if (m === 46) {
+        if (!labelOk(out, labelStart, o)) return -1;
+        out[o++] = 46;
+        labelStart = o;
+        continue;
+      }
     }
-    if (b === 46) {
-      if (!labelOk(out, labelStart, o)) return -1;
-      out[o++] = 46;
-      labelStart = o;
-      continue;
-    }
-    if (b >= 65 && b <= 90) b += 32;
-    out[o++] = b;
+    out[o++] = m;
   }
   if (o === labelStart) {
     // Empty host, or one trailing dot (rule trailing-dot): drop it, find the last label again.
@@ -207,26 +236,46 @@ export function fastCanonical(
   hostEnds[k] = o;
   if (ch !== -1 && ch !== 47 && ch !== 63 && ch !== 35) return -1;
 
-  // Path.
+  // Path: plain bytes through one table lookup; `/ % ; =` handled apart.
   if (ch === 47) {
-    let segStart = o - 1;
-    const lower = p.lowercasePath;
-    for (; i < end; i++) {
-      let b = src[i]!;
-      if (PATH_OK[b] === 0) {
-        if (b !== 37) break;
+    const map = p.lowercasePath ? PATH_MAP_LOWER : PATH_MAP;
+    let segStart = o; // the `/` opening the current segment
+    let semi = -1; // the `;` opening the current path parameter (rule session-path-params)
+    let eq = -1; // the first `=` after it
+    out[o++] = 47;
+    for (i++; i < end; i++) {
+      const b = src[i]!;
+      const m = map[b]!;
+      if (m !== 0) {
+        out[o++] = m;
+        continue;
+      }
+      if (b === 37) {
         const w = escapeAt(src, i, end, out, o);
         if (w < 0) return -1;
         o = w;
         i += 2;
         continue;
       }
-      if (b === 47) {
-        if (isDotSegment(out, segStart + 1, o)) return -1;
-        segStart = o;
-      } else if (lower && b >= 65 && b <= 90) b += 32;
-      out[o++] = b;
+      if (b === 61) {
+        if (semi >= 0 && eq < 0) eq = o;
+        out[o++] = 61;
+        continue;
+      }
+      if (b !== 59 && b !== 47) break;
+      if (eq >= 0 && dropPath(c, out, semi, eq, o)) o = semi;
+      semi = -1;
+      eq = -1;
+      if (b === 59) {
+        semi = o;
+        out[o++] = 59;
+        continue;
+      }
+      if (isDotSegment(out, segStart + 1, o)) return -1;
+      segStart = o;
+      out[o++] = 47;
     }
+    if (eq >= 0 && dropPath(c, out, semi, eq, o)) o = semi;
     if (isDotSegment(out, segStart + 1, o)) return -1;
     ch = i < end ? src[i]! : -1;
     if (ch !== -1 && ch !== 63 && ch !== 35) return -1;
@@ -242,64 +291,63 @@ export function fastCanonical(
     out[o++] = 47; // rule empty-path
   }
 
-  // Query: params must be non-empty and none the full path would drop; unsorted ones are sorted here.
+  // Query: empty params skipped, tracking/session params dropped, the rest sorted by name when out of order.
   if (ch === 63) {
     i++;
     const qs = o;
     out[o++] = 63;
+    const cand = c.fastQueryCand;
     let count = 0;
     let sorted = true;
     for (;;) {
+      const sep = o;
+      if (count > 0) out[o++] = 38;
       const ps = o;
-      const is = i;
-      let h = 0x811c9dc5;
       let nameEnd = -1;
       for (; i < end; i++) {
         const b = src[i]!;
-        if (b === 38 || b === 35) break;
-        if (QUERY_OK[b] === 0) {
-          if (b !== 37) return -1;
-          const w = escapeAt(src, i, end, out, o);
-          if (w < 0) return -1;
-          if (nameEnd < 0) {
-            h = Math.imul(h ^ 37, 0x01000193);
-            h = Math.imul(h ^ lowerByte(out[o + 1]!), 0x01000193);
-            h = Math.imul(h ^ lowerByte(out[o + 2]!), 0x01000193);
-          }
-          o = w;
-          i += 2;
+        const m = QUERY_MAP[b]!;
+        if (m !== 0) {
+          out[o++] = m;
           continue;
         }
-        if (nameEnd < 0) {
-          if (b === 61) nameEnd = o;
-          else h = Math.imul(h ^ lowerByte(b), 0x01000193);
+        if (b === 61) {
+          if (nameEnd < 0) nameEnd = o;
+          out[o++] = 61;
+          continue;
         }
-        out[o++] = b;
+        if (b !== 37) break;
+        const w = escapeAt(src, i, end, out, o);
+        if (w < 0) return -1;
+        o = w;
+        i += 2;
       }
-      if (i === is) {
-        if (count === 0 && (i === end || src[i] === 35)) break; // a bare `?`: rule empty-query
-        return -1;
+      if (o === ps) {
+        o = sep; // empty param (rule empty-query)
+      } else {
+        if (nameEnd < 0) nameEnd = o;
+        const nl = nameEnd - ps;
+        if ((cand[nl === 0 ? 256 : out[ps]!]! & (1 << (nl < 31 ? nl : 31))) !== 0 && dropQuery(c, out, ps, nameEnd, o)) {
+          o = sep;
+        } else {
+          if (count === MAX_PARAMS) return -1;
+          if (count > 0 && compareBytes(out, PARAM_START[count - 1]!, PARAM_NAME[count - 1]!, ps, nl) > 0) sorted = false;
+          PARAM_START[count] = ps;
+          PARAM_END[count] = o;
+          PARAM_NAME[count] = nl;
+          count++;
+        }
       }
-      if (nameEnd < 0) nameEnd = o;
-      const nl = nameEnd - ps;
-      if (c.fastHashes.has(h >>> 0)) return -1;
-      for (const w of c.fastPrefixes) if (matchLower(out, ps, ps + nl, w, false)) return -1;
-      if (count === MAX_PARAMS) return -1;
-      if (count > 0 && compareBytes(out, PARAM_START[count - 1]!, PARAM_NAME[count - 1]!, ps, nl) > 0) sorted = false;
-      PARAM_START[count] = ps;
-      PARAM_END[count] = o;
-      PARAM_NAME[count] = nl;
-      count++;
       if (i < end && src[i] === 38) {
-        out[o++] = 38;
         i++;
         continue;
       }
       break;
     }
+    ch = i < end ? src[i]! : -1;
+    if (ch !== -1 && ch !== 35) return -1;
     if (count === 0) o = qs;
     else if (!sorted) sortParams(out, qs + 1, o, count);
-    ch = i < end ? src[i]! : -1;
   }
 
   // Fragment: dropped, but its bytes must be ones the full path accepts unchanged.

@@ -83,10 +83,42 @@ describe('fast path', () => {
 
   it('declines links it cannot canonicalize byte for byte', () => {
     const p = resolvePolicy();
-    for (const s of ['http://a.com/%7e', 'http://a.com/a/../b', 'http://a.com/%', 'http://a.com/%4', 'http://a.com/?utm_source=1', 'http://1.2.3.4/',
-      'http://xn--mnchen-3ya.de/', 'HTTP://a.com/', 'http://u@a.com/', 'http://a.com/;jsessionid=1', 'http://a.com/?sid=1', ' http://a.com/']) {
+    for (const s of ['http://a.com/%7e', 'http://a.com/a/../b', 'http://a.com/%', 'http://a.com/%4', 'http://1.2.3.4/',
+      'http://xn--mnchen-3ya.de/', 'HTTP://a.com/', 'http://u@a.com/', ' http://a.com/', 'http://a.com/.;jsessionid=1/x', 'http://a.com/x/..;cfid=2']) {
       assert.equal(fast(s, p), null, s);
     }
+  });
+
+  it('drops tracking and session parameters and empty params itself, like the full path', () => {
+    const p = resolvePolicy();
+    const cases: [string, string][] = [
+      ['http://a.com/?utm_source=1', 'http://a.com/'],
+      ['http://a.com/;jsessionid=1', 'http://a.com/'],
+      ['http://a.com/?sid=1', 'http://a.com/?sid=1'],
+      ['http://a.com/?sid=0123456789abcdef', 'http://a.com/'],
+      ['http://a.com/x;JSESSIONID=A;b=2/y;c?UTM_x=1&&b=1&PHPSESSID=z&a', 'http://a.com/x;b=2/y;c?a&b=1'],
+      ['http://a.com/p;aspsessionidQX=1;sid=1?&&', 'http://a.com/p;sid=1'],
+      ['http://a.com/?gclid=1&fbclid=2#f', 'http://a.com/'],
+      ['http://a.com/p?%2A=2&=1&utm_%2A=3', 'http://a.com/p?=1&%2A=2'],
+    ];
+    for (const [s, want] of cases) {
+      const f = fast(s, p);
+      assert.ok(f !== null, s);
+      assert.equal(f.url, want, s);
+      assert.deepEqual(f, canonicalizeString(s, null, p));
+    }
+  });
+
+  it('drops like the full path under custom tracking lists, including a bare `*`', () => {
+    const params = fc.array(fc.tuple(pick(['a', 'Ab', 'x_1', 'utm_q', 'sid', '', 'longer_name_than_thirty_one_bytes_x']), pick(['', '=', '=1', '=0123456789abcdefgh'])).map(([n, v]) => n + v), { maxLength: 5 });
+    const lists = pick(['a', 'ab*', 'x_*', 'longer_name_than_thirty_one_bytes_x', '*', 'sid']);
+    fc.assert(fc.property(params, fc.array(lists, { maxLength: 3 }), (ps, tp) => {
+      const p = resolvePolicy({ trackingParams: tp });
+      const s = 'http://a.com/p;sid=0123456789abcdef0123;x=1?' + ps.join('&');
+      const f = fast(s, p);
+      assert.ok(f !== null, s);
+      assert.deepEqual(f, canonicalizeString(s, null, p), s);
+    }), { seed: 4242, numRuns: 500 });
   });
 
   it('sorts long unsorted queries like the full path and declines beyond 256 parameters', () => {
