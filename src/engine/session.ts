@@ -96,14 +96,25 @@ export class Session {
     return verifyKeyFiles(this.dfs, this.dir, this.store.body);
   }
 
+  /**
+   * Closes everything, each part even when an earlier one fails (after an IO
+   * error the work files may refuse to go; the catalog's LevelDB lock and the
+   * store lock must still be released). Throws the first failure.
+   */
   async close(): Promise<void> {
-    try {
-      await this.pool.close();
-      this.pending.reset();
-      this.aux.discard();
-      if (this.catalog !== null) await this.catalog.close();
-    } finally {
-      this.store.close();
-    }
+    const failures: unknown[] = [];
+    const step = async (fn: () => unknown): Promise<void> => {
+      try {
+        await fn();
+      } catch (e) {
+        failures.push(e);
+      }
+    };
+    await step(() => this.pool.close());
+    await step(() => this.pending.reset());
+    await step(() => this.aux.discard());
+    if (this.catalog !== null) await step(() => this.catalog!.close());
+    this.store.close();
+    if (failures.length > 0) throw failures[0];
   }
 }
