@@ -27,6 +27,7 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
     res = mergeRound({
       dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: p.counters, fsync: s.opts.fsync,
       files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit: p.emit,
+      time: (stage, ms, items) => s.timer.add(stage, ms, items),
     }, s.area);
   } catch (e) {
     forgetRound(s);

@@ -47,6 +47,8 @@ export interface RoundParams {
   bloomBitsPerKey: number;
   /** Receives each new URL, in arrival order. */
   emit: (buf: Buffer, start: number, end: number) => void;
+  /** Adds wall time per sub-stage: 'sort' (load + radix sort + dedupe), 'merge-store', 'dispatch'. */
+  time?: (stage: string, ms: number, items: number) => void;
 }
 
 /** Sort arrays reused across rounds; they grow to the largest bucket seen. */
@@ -93,9 +95,12 @@ export function mergeRound(p: RoundParams, area: SortArea): RoundResult {
       if (sink !== null) addStoredKeys(files.openReader(b), sink);
       continue;
     }
+    const t0 = performance.now();
     const n = pending.load(b, area.hi, area.lo, area.ord, area.scratch);
     radixSortKeys(area.hi, area.lo, area.ord, n, area.tHi, area.tLo, area.tOrd);
     const u = dedupeSorted(area.hi, area.lo, area.ord, n);
+    const t1 = performance.now();
+    p.time?.('sort', t1 - t0, n);
     const reader = files.openReader(b);
     const outPath = files.outputPath(b);
     const writer = outPath === null ? null : new KeyWriter(p.dfs, outPath, b, sink, p.fsync);
@@ -107,6 +112,7 @@ export function mergeRound(p: RoundParams, area: SortArea): RoundResult {
       c.diskHits += n - u + r.hits;
       c.duplicateUrls += n - u + r.hits;
       if (writer !== null) written.set(b, { path: outPath!, file: writer.finish() });
+      p.time?.('merge-store', performance.now() - t1, u + r.storeKeys);
     } catch (e) {
       writer?.abort();
       for (const w of written.values()) p.dfs.unlink(w.path);
@@ -116,12 +122,14 @@ export function mergeRound(p: RoundParams, area: SortArea): RoundResult {
     }
   }
   let newUrls = 0;
+  const td = performance.now();
   const maybe = front.bloomMode === 'gate' ? front.maybeSeen : null;
   aux.forEachWanted(newBits, 4 << 20, (ordinal, buf, start, end) => {
     p.emit(buf, start, end);
     newUrls++;
     if (maybe !== null && (maybe[ordinal >>> 3]! >>> (ordinal & 7)) & 1) c.bloomFalsePositives++;
   });
+  p.time?.('dispatch', performance.now() - td, newUrls);
   c.uniqueUrls += newUrls;
   c.merges++;
   c.spills += pending.spillsThisRound;
