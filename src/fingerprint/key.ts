@@ -39,9 +39,17 @@ export function keyOf(
   out[at + 1] = scratch[1]!;
 }
 
+const C1 = 0xcc9e2d51;
+const C2 = 0x1b873593;
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 /**
  * Keys of a batch of n URLs back to back in `bytes` (URL i ends at ends[i]),
  * hosts at [hostStarts[i], hostEnds[i]). Writes hi to keys[2i], lo to keys[2i+1].
+ * Same values as keyOf per URL. The URL hash (murmur3x2, inlined) reads
+ * aligned 32-bit words of `bytes` and shifts them into place: two loads per
+ * block instead of four. The host hash is recomputed per URL: measured, that
+ * is cheaper than comparing the host bytes with the previous URL's.
  */
 export function keysOfBatch(
   bytes: Uint8Array,
@@ -52,37 +60,106 @@ export function keysOfBatch(
   hostBits: number,
   keys: Uint32Array,
 ): void {
+  if (!LITTLE_ENDIAN || (bytes.byteOffset & 3) !== 0) {
+    keysOfBatchBytes(bytes, n, ends, hostStarts, hostEnds, hostBits, keys);
+    return;
+  }
   const mask = hostMask(hostBits);
+  const w32 = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2);
+  const wl = w32.length;
   let start = 0;
-  let lastHs = -1;
-  let lastHe = -1;
-  let lastHost = 0;
-  for (let i = 0; i < n; i++) {
-    const end = ends[i]!;
-    murmur3x2(bytes, start, end, SEED_URL_A, SEED_URL_B, keys, 2 * i);
-    let host = 0;
-    if (mask !== 0) {
-      const hs = hostStarts[i]!;
-      const he = hostEnds[i]!;
-      // Consecutive links usually share a host: reuse its fingerprint when the bytes match.
-      if (lastHs >= 0 && he - hs === lastHe - lastHs && sameBytes(bytes, hs, lastHs, he - hs)) {
-        host = lastHost;
-      } else {
-        host = murmur3(bytes, hs, he, SEED_HOST);
-        lastHost = host;
+  for (let x = 0; x < n; x++) {
+    const end = ends[x]!;
+    let ha = SEED_URL_A | 0;
+    let hb = SEED_URL_B | 0;
+    let i = start;
+    const blockEnd = end - ((end - start) & 3);
+    const r = (i & 3) << 3;
+    let j = i >>> 2;
+    if (r === 0) {
+      for (; i < blockEnd; i += 4) {
+        let k = w32[j++]!;
+        k = Math.imul(k, C1);
+        k = (k << 15) | (k >>> 17);
+        k = Math.imul(k, C2);
+        ha ^= k;
+        ha = (ha << 13) | (ha >>> 19);
+        ha = (Math.imul(ha, 5) + 0xe6546b64) | 0;
+        hb ^= k;
+        hb = (hb << 13) | (hb >>> 19);
+        hb = (Math.imul(hb, 5) + 0xe6546b64) | 0;
       }
-      lastHs = hs;
-      lastHe = he;
+    } else if (i < blockEnd) {
+      // Block at byte i = the high bytes of word j and the low bytes of word j + 1.
+      const l = 32 - r;
+      let w = w32[j++]!;
+      for (; i < blockEnd; i += 4) {
+        let next: number;
+        if (j < wl) next = w32[j]!;
+        else {
+          // Past the last whole word (end of `bytes`): only its first r/8 bytes belong to the block.
+          next = 0;
+          for (let q = 0; q < r >>> 3; q++) next |= bytes[4 * j + q]! << (8 * q);
+        }
+        j++;
+        let k = (w >>> r) | (next << l);
+        w = next;
+        k = Math.imul(k, C1);
+        k = (k << 15) | (k >>> 17);
+        k = Math.imul(k, C2);
+        ha ^= k;
+        ha = (ha << 13) | (ha >>> 19);
+        ha = (Math.imul(ha, 5) + 0xe6546b64) | 0;
+        hb ^= k;
+        hb = (hb << 13) | (hb >>> 19);
+        hb = (Math.imul(hb, 5) + 0xe6546b64) | 0;
+      }
     }
-    const a = keys[2 * i]!;
-    keys[2 * i] = ((host & mask) | (hostBits === 32 ? 0 : a >>> hostBits)) >>> 0;
+    const rest = end - i;
+    if (rest > 0) {
+      let k = bytes[i]!;
+      if (rest > 1) k ^= bytes[i + 1]! << 8;
+      if (rest > 2) k ^= bytes[i + 2]! << 16;
+      k = Math.imul(k, C1);
+      k = (k << 15) | (k >>> 17);
+      k = Math.imul(k, C2);
+      ha ^= k;
+      hb ^= k;
+    }
+    const len = end - start;
+    const a = fmix(ha ^ len);
+    const host = mask === 0 ? 0 : murmur3(bytes, hostStarts[x]!, hostEnds[x]!, SEED_HOST);
+    keys[2 * x] = ((host & mask) | (hostBits === 32 ? 0 : a >>> hostBits)) >>> 0;
+    keys[2 * x + 1] = fmix(hb ^ len);
     start = end;
   }
 }
 
-function sameBytes(b: Uint8Array, x: number, y: number, len: number): boolean {
-  for (let i = 0; i < len; i++) if (b[x + i] !== b[y + i]) return false;
-  return true;
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** keysOfBatch reading single bytes: for big-endian hosts and buffers not 4-byte aligned. */
+function keysOfBatchBytes(
+  bytes: Uint8Array,
+  n: number,
+  ends: Uint32Array,
+  hostStarts: Uint32Array,
+  hostEnds: Uint32Array,
+  hostBits: number,
+  keys: Uint32Array,
+): void {
+  let start = 0;
+  for (let i = 0; i < n; i++) {
+    const end = ends[i]!;
+    keyOf(bytes, start, end, hostStarts[i]!, hostEnds[i]!, hostBits, keys, 2 * i);
+    start = end;
+  }
 }
 
 /** Key of a canonical URL string (ASCII) as [hi, lo]; for tests and small API calls, not hot paths. */

@@ -54,6 +54,23 @@ describe('keys', () => {
     urls.forEach((u, i) => assert.deepEqual([keys[2 * i], keys[2 * i + 1]], keyOfString(u, 24)));
   });
 
+  it('computes the same keys at every byte alignment of the batch buffer, up to its last byte', () => {
+    const urls: string[] = [];
+    for (let i = 0; i < 40; i++) urls.push(`http://h${i % 3}.example${'x'.repeat(i % 7)}/${'p'.repeat(i)}?q=${i}`);
+    for (let count = 36; count <= 40; count++) for (let shift = 0; shift < 8; shift++) {
+      const { bytes, ends, hs, he } = batch(urls.slice(0, count));
+      // A buffer whose URLs start `shift` bytes in and whose last URL ends at its last byte.
+      const big = Buffer.alloc(shift + bytes.length);
+      bytes.copy(big, shift);
+      const view = shift % 2 === 0 ? big.subarray(shift) : Buffer.from(big.subarray(shift));
+      for (const H of [0, 24, 32]) {
+        const keys = new Uint32Array(count * 2);
+        keysOfBatch(view, count, ends, hs, he, H, keys);
+        urls.slice(0, count).forEach((u, i) => assert.deepEqual([keys[2 * i], keys[2 * i + 1]], keyOfString(u, H), `${u} shift ${shift} H ${H}`));
+      }
+    }
+  });
+
   it('estimates collisions: one host of 2^20 URLs with 40 URL bits expects about 2^-1 pairs', () => {
     const n = 2 ** 20;
     const e = expectedCollisions(n, 24, [n]);
