@@ -115,14 +115,46 @@ export function decodeManifest(b: Buffer, file: string): ManifestBody {
   return parsed;
 }
 
-/** Reads the manifest of stateDir; null when there is none (a new store). */
+/**
+ * Files that exist only once a store's first manifest was written: key files,
+ * Bloom files, the catalog. Any of them without a MANIFEST means the MANIFEST
+ * was lost, not that the directory is new. Returns up to 3 relative names.
+ */
+export function stateWithoutManifest(stateDir: string): string[] {
+  const found: string[] = [];
+  const list = (d: string): string[] => {
+    try {
+      return fs.readdirSync(d);
+    } catch {
+      return [];
+    }
+  };
+  for (const f of list(join(stateDir, 'store'))) if (/^b\d{4,}-g\d{6,}\.keys$/.test(f) && found.length < 3) found.push(`store/${f}`);
+  for (const f of list(stateDir)) if (/^bloom-g\d{6,}\.bloom$/.test(f) && found.length < 3) found.push(f);
+  if (fs.existsSync(join(stateDir, 'catalog', 'CURRENT'))) found.push('catalog/CURRENT');
+  return found;
+}
+
+/**
+ * Reads the manifest of stateDir; null when there is none (a new store).
+ * DRUM_CORRUPT_FILE when it is missing but the directory holds store files:
+ * treating that as a new store would delete them.
+ */
 export function readManifest(stateDir: string): ManifestBody | null {
   const file = join(stateDir, MANIFEST_NAME);
   let b: Buffer;
   try {
     b = fs.readFileSync(file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+      const orphans = stateWithoutManifest(stateDir);
+      if (orphans.length === 0) return null;
+      throw new DrumError(
+        'DRUM_CORRUPT_FILE',
+        `${file}: missing, but ${stateDir} holds store files (${orphans.join(', ')}); refusing to treat it as a new store (docs/reliability.md: recovery)`,
+        { file },
+      );
+    }
     throw new DrumError('DRUM_IO', `cannot read ${file}: ${(e as Error).message}`, { cause: e, file });
   }
   return decodeManifest(b, file);

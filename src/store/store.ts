@@ -12,7 +12,7 @@ import { keysFileName } from './format.js';
 import { KeyReader } from './key-reader.js';
 import { acquireLock } from './lock.js';
 import {
-  FORMAT_VERSION, readManifest, writeManifest, type ManifestBody, type StoreParams,
+  FORMAT_VERSION, MANIFEST_NAME, readManifest, stateWithoutManifest, writeManifest, type ManifestBody, type StoreParams,
 } from './manifest.js';
 
 export interface StoreOpenOptions {
@@ -48,6 +48,7 @@ export class Store {
       checkParams(body.params, params, opts.forcePolicy, dir);
       return new Store(dir, dfs, body, null, opts);
     }
+    if (!fs.existsSync(join(dir, MANIFEST_NAME))) checkNewStoreDir(dir);
     dfs.mkdirp(dir);
     const release = acquireLock(dir);
     try {
@@ -99,6 +100,10 @@ export class Store {
       if (size !== e.bytes) {
         throw new DrumError('DRUM_CORRUPT_FILE', `${path}: ${size} bytes, manifest says ${e.bytes}`, { file: path });
       }
+    }
+    if (this.body.bloom !== null) {
+      const path = join(this.dir, this.body.bloom.file);
+      if (!fs.existsSync(path)) throw new DrumError('DRUM_CORRUPT_FILE', `${path}: missing (named by the manifest)`, { file: path });
     }
   }
 
@@ -162,6 +167,38 @@ function checkParams(have: StoreParams, want: StoreParams, force: boolean, dir: 
     throw new DrumError(
       'DRUM_POLICY_MISMATCH',
       `${dir} was built with canonicalization policy "${have.policy}", not "${want.policy}" (fingerprints would stop agreeing; --force-policy overrides)`,
+    );
+  }
+}
+
+/** What a state directory may hold before its first MANIFEST (an interrupted creation): empty store/ and work/. */
+const CREATION_NAMES = new Set(['LOCK', 'MANIFEST.tmp', 'store', 'work']);
+
+/**
+ * A new store may be created only in an absent or empty directory, or one
+ * left by an interrupted creation. A directory with store files but no
+ * MANIFEST is DRUM_CORRUPT_FILE (see readManifest); anything else in it is
+ * someone else's: DRUM_CLOBBER (opening would empty its store/ and work/).
+ */
+export function checkNewStoreDir(dir: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    return; // absent: created next
+  }
+  if (!st.isDirectory()) throw new DrumError('DRUM_CLOBBER', `--state ${dir} exists and is not a directory`, { file: dir });
+  if (stateWithoutManifest(dir).length > 0) readManifest(dir); // throws DRUM_CORRUPT_FILE naming the MANIFEST
+  const foreign: string[] = [];
+  for (const f of safeList(dir)) {
+    if (!CREATION_NAMES.has(f)) foreign.push(f);
+    else if (f === 'store' || f === 'work') for (const g of safeList(join(dir, f))) foreign.push(`${f}/${g}`);
+  }
+  if (foreign.length > 0) {
+    throw new DrumError(
+      'DRUM_CLOBBER',
+      `--state ${dir} is not a drum state directory (no MANIFEST) and is not empty (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}); drum creates a store only in a new or empty directory`,
+      { file: dir },
     );
   }
 }
