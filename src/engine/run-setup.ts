@@ -5,7 +5,7 @@
 // non-empty directory). Reads only; writes nothing.
 
 import * as fs from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DrumError } from '../errors.js';
 import { inputIdentity } from '../input/identity.js';
@@ -85,7 +85,10 @@ export function planRun(
   const runId = newRunId();
   const outDir = outWanted ?? join(resolve(stateDir), 'runs', runId);
   const skipped = inputs.map((i) => !req.force && i.path !== '-' && alreadyIngested(i));
-  if (skipped.some((x) => !x)) checkOutDir(outDir);
+  if (skipped.some((x) => !x)) {
+    checkOutDirPlace(stateDir, outDir);
+    checkOutDir(outDir);
+  }
   const first = skipped.findIndex((s) => !s);
   const run: RunState = {
     runId,
@@ -103,6 +106,19 @@ export function planRun(
     counters: {},
   };
   return { resume: false, run, skipped, abandoned };
+}
+
+/** State folders drum empties or owns: an output directory there would be deleted or mixed with state. */
+const MANAGED = ['store', 'work', 'catalog'];
+
+/** A run's outputs may go under <state>/runs/ or anywhere outside the state directory, never into its managed parts. */
+export function checkOutDirPlace(stateDir: string, outDir: string): void {
+  const state = resolve(stateDir);
+  const out = resolve(outDir);
+  const inside = (p: string): boolean => out === p || out.startsWith(`${p}${sep}`);
+  if (out === state || MANAGED.some((m) => inside(join(state, m)))) {
+    throw new DrumError('DRUM_CLOBBER', `--out ${out} is the state directory or inside its ${MANAGED.join('/, ')}/ (drum deletes or owns what is there); use <state>/runs/ or a directory outside ${state}`, { file: out });
+  }
 }
 
 /** A new run's output directory must be absent or empty: drum never mixes its files into unrelated ones. */
