@@ -6,7 +6,8 @@
 // resumes where it committed and writes byte-identical outputs.
 
 import { join } from 'node:path';
-import { DrumError } from '../errors.js';
+import { DrumError, isDrumError } from '../errors.js';
+import { readBloom } from '../tiers/bloom-file.js';
 import type { Reject } from '../input/types.js';
 import { RejectsWriter } from '../output/rejects.js';
 import { UniqueWriter } from '../output/unique-writer.js';
@@ -41,6 +42,17 @@ export async function ingest(s: Session, req: IngestRequest): Promise<RunReport>
   if (!v.ok) {
     const p = v.problems[0]!;
     throw new DrumError(p.code as 'DRUM_CORRUPT_FILE', `store failed verification, nothing was changed: ${p.file}: ${p.message}`, { file: p.file });
+  }
+  // A Bloom file the manifest names was checked at open only if this run uses it; check it anyway.
+  const bf = s.store.body.bloom;
+  if (bf !== null && s.front.bloom === null) {
+    try {
+      await readBloom(join(s.dir, bf.file));
+    } catch (e) {
+      const file = join(s.dir, bf.file);
+      if (isDrumError(e, 'DRUM_CORRUPT_FILE')) throw new DrumError('DRUM_CORRUPT_FILE', `store failed verification, nothing was changed: ${e.message}`, { file, cause: e });
+      throw e;
+    }
   }
   return runIngest(s, req, plan, t0);
 }

@@ -73,5 +73,9 @@ export function verifyKeyFiles(dfs: DrumFs, dir: string, body: ManifestBody): St
       reader?.close();
     }
   }
+  // The Bloom file's content is checked by its reader (src/tiers/bloom-file.ts); a missing one is corruption, like a key file.
+  if (body.bloom !== null && !fs.existsSync(join(dir, body.bloom.file))) {
+    problems.push({ file: join(dir, body.bloom.file), code: 'DRUM_CORRUPT_FILE', message: 'missing (named by the manifest)' });
+  }
   return { ok: problems.length === 0, filesChecked, keysChecked, problems };
 }

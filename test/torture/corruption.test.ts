@@ -62,10 +62,6 @@ async function snap(s: string): Promise<Snapshot> {
 
 /** Cases current drum fails; each is a finding in docs/reliability.md. Empty once fixed. */
 const KNOWN: Partial<Record<string, string>> = {
-  'MANIFEST/delete': 'a missing MANIFEST reads as a new store: ingest deletes every key file and starts empty',
-  'bloom file/flip': 'ingest with --bloom off does not verify the Bloom file the manifest names',
-  'bloom file/truncate': 'ingest with --bloom off does not verify the Bloom file the manifest names',
-  'bloom file/delete': 'a missing Bloom file is DRUM_IO (12), not DRUM_CORRUPT_FILE, and ingest --bloom off proceeds',
   'catalog CURRENT/flip': 'verify does not check the catalog',
   'catalog CURRENT/truncate': 'verify does not check the catalog',
   'catalog CURRENT/delete': 'verify does not check the catalog; a writer recreates an empty catalog',
