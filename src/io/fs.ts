@@ -31,6 +31,8 @@ export class DrumFs {
   faultHook: FaultHook | null;
   private readonly pos = new Map<number, number>();
   private readonly paths = new Map<number, string>();
+  private readonly pinned = new Map<string, number>();
+  private readonly pinnedFds = new Set<number>();
 
   constructor(counters: IoCounters = newIoCounters(), faultHook: FaultHook | null = null) {
     this.counters = counters;
@@ -49,8 +51,61 @@ export class DrumFs {
     }
   }
 
+  /**
+   * Opens `path` for reading now; later open(path, 'r') calls get this
+   * descriptor (reads are positional, so readers can share it) and close()
+   * leaves it open until unpinAll(). The file then stays readable after
+   * another process deletes it (POSIX keeps an unlinked open file): a
+   * read-only store pins the files of the manifest it read, so a writer's
+   * next commit cannot pull them away. Throws DRUM_IO (e.g. ENOENT, EMFILE).
+   */
+  pin(path: string): void {
+    if (this.pinned.has(path)) return;
+    let fd: number;
+    try {
+      fd = fs.openSync(path, 'r');
+    } catch (e) {
+      throw ioError('cannot open', e, path);
+    }
+    this.pinned.set(path, fd);
+    this.pinnedFds.add(fd);
+    this.paths.set(fd, path);
+  }
+
+  /** Closes every pinned descriptor. */
+  unpinAll(): void {
+    for (const fd of this.pinnedFds) {
+      this.pos.delete(fd);
+      this.paths.delete(fd);
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // read-only descriptors: nothing to lose
+      }
+    }
+    this.pinned.clear();
+    this.pinnedFds.clear();
+  }
+
+  /** Size in bytes of `path` (of the pinned file when pinned, even if since deleted). */
+  size(path: string): number {
+    const fd = this.pinned.get(path);
+    try {
+      return fd === undefined ? fs.statSync(path).size : fs.fstatSync(fd).size;
+    } catch (e) {
+      throw ioError('cannot stat', e, path);
+    }
+  }
+
   /** Opens a file; flags as in fs.openSync. Counts as one open and one seek. */
   open(path: string, flags: string): number {
+    const pin = flags === 'r' ? this.pinned.get(path) : undefined;
+    if (pin !== undefined) {
+      this.counters.fileOpens++;
+      this.counters.seeks++;
+      this.pos.set(pin, 0);
+      return pin;
+    }
     if (flags !== 'r') this.fault('open-write', path);
     try {
       const fd = fs.openSync(path, flags);
@@ -128,6 +183,7 @@ export class DrumFs {
   }
 
   close(fd: number): void {
+    if (this.pinnedFds.has(fd)) return; // stays open until unpinAll()
     this.pos.delete(fd);
     const path = this.paths.get(fd);
     this.paths.delete(fd);

@@ -43,9 +43,14 @@ export class Store {
    */
   static open(dir: string, dfs: DrumFs, params: StoreParams, opts: StoreOpenOptions): Store {
     if (opts.readOnly) {
-      const body = readManifest(dir);
+      const body = readPinned(dir, dfs);
       if (body === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${dir}`, { file: dir });
-      checkParams(body.params, params, opts.forcePolicy, dir);
+      try {
+        checkParams(body.params, params, opts.forcePolicy, dir);
+      } catch (e) {
+        dfs.unpinAll();
+        throw e;
+      }
       return new Store(dir, dfs, body, null, opts);
     }
     if (!fs.existsSync(join(dir, MANIFEST_NAME))) checkNewStoreDir(dir);
@@ -154,8 +159,32 @@ export class Store {
   }
 
   close(): void {
+    if (this.opts.readOnly) this.dfs.unpinAll();
     if (this.release) this.release();
     this.release = null;
+  }
+}
+
+/**
+ * A reader's view: the manifest plus every key file it names, pinned open so
+ * a writer committing meanwhile (it deletes the files it replaced) cannot
+ * take them away. If a file vanishes between reading the manifest and
+ * pinning it, a commit happened: read the new manifest and try again. A file
+ * still missing after that is left unpinned (verify and readers report it),
+ * as are all files when the process runs out of descriptors.
+ */
+function readPinned(dir: string, dfs: DrumFs): ManifestBody | null {
+  for (let attempt = 0; ; attempt++) {
+    const body = readManifest(dir);
+    if (body === null) return null;
+    try {
+      for (const e of body.buckets) if (e) dfs.pin(join(dir, e.file));
+      return body;
+    } catch (e) {
+      dfs.unpinAll();
+      const again = attempt < 20 && (e as DrumError).message?.includes('ENOENT') && readManifest(dir)?.commit !== body.commit;
+      if (!again) return body;
+    }
   }
 }
 

@@ -38,7 +38,7 @@ export function verifyKeyFiles(dfs: DrumFs, dir: string, body: ManifestBody): St
     try {
       let size: number;
       try {
-        size = fs.statSync(path).size;
+        size = dfs.size(path);
       } catch {
         problems.push({ file: path, code: 'DRUM_CORRUPT_FILE', message: 'missing (named by the manifest)' });
         continue;
