@@ -81,6 +81,8 @@ async function main(): Promise<void> {
 
   if (!hasGnuTime()) log('GNU time not found at /usr/bin/time (apt-get install time): peak RSS falls back to polling /proc VmHWM');
   if (!drumAvailable(ctx)) log(`drum CLI not found under ${distDir}/src/cli: drum rows are marked unavailable`);
+  // The commit the build under test was made from (taken before others can commit more).
+  const gitHead = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).stdout?.trim() || null;
   const repeat = Math.max(1, Number(values.repeat) || 1);
   /** Runs a contender `repeat` times (calling `reset` between runs); keeps the median. */
   const rep = async (run: () => Promise<BenchRow>, reset?: () => void): Promise<BenchRow> => {
@@ -163,7 +165,6 @@ async function main(): Promise<void> {
   const goals = checkGoals(rows, links, values.scale ? scaleLinks : null);
   const agreement = checkAgreement(rows, datasets);
   const sortVersion = spawnSync('sort', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
-  const gitHead = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).stdout?.trim() || null;
   const result = {
     command: `node dist/scripts/bench.js ${process.argv.slice(2).join(' ')}`.trim(),
     finishedAt: new Date().toISOString(),
