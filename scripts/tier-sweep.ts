@@ -9,7 +9,7 @@
 // Runs one engine run at a time. Usage: see USAGE below.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,9 +20,11 @@ import { bloomTables, cacheTable, chartSvg, type Scenario } from './lib/tier-rep
 
 const USAGE = `usage: node dist/scripts/tier-sweep.js [--links 2000000] [--seed 1] [--work DIR]
   [--heritrix PATH|none] [--sizes 10,12,14,16,18,20] [--bits 4,6,8,10,12,16]
-  [--round-entries 16384] [--only fresh,rounds,second,heritrix,bloom[,recent]]
+  [--round-entries 16384] [--only fresh,rounds,second,warm,heritrix,bloom[,recent]]
   [--recent 20,off (recent-table sizes of the cache sweep)] [--recent-sizes 16,18,20,22 (the 'recent' part)]
   [--workers N] [--md FILE] [--json FILE] [--svg FILE (also FILE.png via rsvg-convert)]
+  or, to redraw the chart from saved results without running anything:
+  node dist/scripts/tier-sweep.js --plot a.json,b.json [--plot-ids syn-rounds,syn-warm] --svg FILE
 `;
 
 export interface SweepOptions {
@@ -39,7 +41,7 @@ export interface SweepOptions {
   bits: number[];
   /** maxRoundEntries of the many-merges scenario. */
   roundEntries: number;
-  /** Parts to run: fresh, rounds, second, heritrix, bloom (Bloom on Heritrix halves runs with heritrix + bloom), recent. */
+  /** Parts to run: fresh, rounds, second, warm, heritrix, bloom (Bloom on Heritrix halves runs with heritrix + bloom), recent. */
   only: Set<string>;
   /** Engine options shared by every run (fsync off). */
   base: DrumOptions;
@@ -92,6 +94,13 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
       rows: await cacheSweep(ctx, 'syn-second', syn, cfgs, { second: true }),
     });
   }
+  if (o.only.has('warm')) {
+    scenarios.push({
+      id: 'syn-warm', short: 'synthetic batch 2, warm',
+      title: `Synthetic crawl, batch 2 (${n} links) after batch 1 through the same open store (tiers warm from batch 1; recent table at its default)`,
+      rows: await cacheSweep(ctx, 'syn-warm', syn, cacheConfigs(o.sizes, [DEFAULTS.recentEntries]), { second: false, warm: true }),
+    });
+  }
   if (o.only.has('recent')) {
     const rc = (o.recentSizes ?? [16, 18, 20, 22]).map((l) => ({ cacheEntries: DEFAULTS.cacheEntries, recentEntries: 2 ** l }));
     scenarios.push({
@@ -133,18 +142,27 @@ async function main(): Promise<void> {
       sizes: { type: 'string', default: '10,12,14,16,18,20' },
       bits: { type: 'string', default: '4,6,8,10,12,16' },
       'round-entries': { type: 'string', default: '16384' },
-      only: { type: 'string', default: 'fresh,rounds,second,heritrix,bloom' },
+      only: { type: 'string', default: 'fresh,rounds,second,warm,heritrix,bloom' },
       recent: { type: 'string', default: '20,off' },
       'recent-sizes': { type: 'string', default: '16,18,20,22' },
       workers: { type: 'string' },
       md: { type: 'string' },
       json: { type: 'string' },
       svg: { type: 'string' },
+      plot: { type: 'string' },
+      'plot-ids': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (values.plot) {
+    if (!values.svg) throw new Error('--plot needs --svg FILE');
+    const ids = values['plot-ids'] ? new Set(values['plot-ids'].split(',')) : null;
+    const all = values.plot.split(',').flatMap((f) => (JSON.parse(readFileSync(f, 'utf8')) as SweepResult).scenarios);
+    writeChart(values.svg, all.filter((s) => ids === null || ids.has(s.id)));
     return;
   }
   const base: DrumOptions = values.workers === undefined ? {} : { workers: Number(values.workers) };
@@ -162,12 +180,15 @@ async function main(): Promise<void> {
   process.stdout.write(md);
   if (values.md) writeFileSync(values.md, md);
   if (values.json) writeFileSync(values.json, `${JSON.stringify(r, null, 2)}\n`);
-  if (values.svg) {
-    writeFileSync(values.svg, chartSvg(r.scenarios, DEFAULTS.recentEntries));
-    const png = values.svg.replace(/\.svg$/, '') + '.png';
-    const c = spawnSync('rsvg-convert', ['-o', png, values.svg], { stdio: 'inherit' });
-    if (c.error || c.status !== 0) process.stderr.write(`note: rsvg-convert unavailable or failed; wrote ${values.svg} only\n`);
-  }
+  if (values.svg) writeChart(values.svg, r.scenarios);
+}
+
+/** Writes the SVG chart and, when rsvg-convert is installed, a PNG beside it. */
+function writeChart(svg: string, scenarios: Scenario[]): void {
+  writeFileSync(svg, chartSvg(scenarios, DEFAULTS.recentEntries));
+  const png = `${svg.replace(/\.svg$/, '')}.png`;
+  const c = spawnSync('rsvg-convert', ['-o', png, svg], { stdio: 'inherit' });
+  if (c.error || c.status !== 0) process.stderr.write(`note: rsvg-convert unavailable or failed; wrote ${svg} only\n`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

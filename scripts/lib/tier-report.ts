@@ -103,12 +103,14 @@ export function chartSvg(scenarios: Scenario[], defaultRecent: number): string {
   el.push(`<text x="${L + pw / 2}" y="${H - 10}" font-size="12" text-anchor="middle">hot-cache entries</text>`);
   el.push(`<text x="${L}" y="${T - 10}" font-size="12">% of URL tests</text>`);
   el.push(`<line x1="${L}" x2="${L + pw}" y1="${Y(0.757)}" y2="${Y(0.757)}" stroke="#000" stroke-dasharray="2,4"/>`);
-  el.push(`<text x="${L + pw - 4}" y="${Y(0.757) - 4}" font-size="10" text-anchor="end">Mercator 75.7%</text>`);
+  el.push(`<text x="${L + 4}" y="${Y(0.757) - 4}" font-size="10">Mercator 75.7% (2^18 cache + recent table)</text>`);
   let ly = T + 8;
   scenarios.forEach((s, i) => {
     const c = COLORS[i % COLORS.length]!;
     const line = (rows: CacheRow[], f: (r: CacheRow) => number, dash: string): void => {
-      const pts = rows.filter((r) => r.cacheEntries > 0).map((r) => `${X(Math.log2(r.cacheEntries)).toFixed(1)},${Y(f(r)).toFixed(1)}`);
+      const on = rows.filter((r) => r.cacheEntries > 0);
+      if (on.every((r) => f(r) === 0)) return; // e.g. the cache with no feeder: a flat zero hides other lines
+      const pts = on.map((r) => `${X(Math.log2(r.cacheEntries)).toFixed(1)},${Y(f(r)).toFixed(1)}`);
       if (pts.length > 0) el.push(`<polyline fill="none" stroke="${c}" stroke-width="2" ${dash} points="${pts.join(' ')}"/>`);
     };
     const withRecent = s.rows.filter((r) => r.recentEntries === defaultRecent);

@@ -63,7 +63,12 @@ export interface BloomRow {
   nominal: number;
   /** The report's expectedFpRate: the filter that answered, at its fill when the run ends. */
   expectedReport: number;
-  /** Mean blocked-formula FP rate over batch 2's fill of the filter it used (one-merge runs; else NaN). */
+  /**
+   * Mean blocked-formula FP rate over batch 2's fill of the filter it used
+   * (one-merge runs; else NaN). The i-th new URL meets the filter holding
+   * keysAtStart + i keys' bits: a false positive's bits are all set already,
+   * so skipping its add changes no bit (the filter's `keys` counter lags).
+   */
   expectedFill: number;
   /** Exact (gate) unique count of batch 2; equals definitelyNew + falsePositives. */
   exactUnique: number;
@@ -86,16 +91,27 @@ export interface SweepContext {
 
 let runSeq = 0;
 
-/** One ingest run in a fresh process-local Drum; outputs go to a scratch dir that is removed. */
-export async function ingestOnce(ctx: SweepContext, stateDir: string, input: string, opts: DrumOptions): Promise<RunReport> {
-  const outDir = join(ctx.work, `out-${process.pid}-${runSeq++}`);
+/**
+ * Ingest runs of the inputs, in order, through one open Drum (so its RAM
+ * tiers carry over from run to run); returns the last run's report. Outputs
+ * go to scratch dirs that are removed.
+ */
+export async function ingestOnce(ctx: SweepContext, stateDir: string, input: string | string[], opts: DrumOptions): Promise<RunReport> {
   const d = await Drum.open(stateDir, { ...ctx.base, ...opts });
+  let report: RunReport | null = null;
   try {
-    return await d.ingest({ inputs: [input], outDir });
+    for (const i of typeof input === 'string' ? [input] : input) {
+      const outDir = join(ctx.work, `out-${process.pid}-${runSeq++}`);
+      try {
+        report = await d.ingest({ inputs: [i], outDir });
+      } finally {
+        rmSync(outDir, { recursive: true, force: true });
+      }
+    }
   } finally {
     await d.close();
-    rmSync(outDir, { recursive: true, force: true });
   }
+  return report!;
 }
 
 function freshDir(ctx: SweepContext, name: string): string {
@@ -125,10 +141,12 @@ export interface CacheConfig {
 /**
  * Cache sweep on one scenario. `second`: batch 1 is ingested once (default
  * tiers) and each configuration ingests batch 2 into a copy of that store;
- * else each configuration ingests batch 1 into a fresh store.
+ * `warm`: each configuration ingests batch 1 then batch 2 through one open
+ * store (tiers warm from batch 1) and reports batch 2; else each
+ * configuration ingests batch 1 into a fresh store.
  */
 export async function cacheSweep(
-  ctx: SweepContext, scenario: string, ds: Dataset, configs: CacheConfig[], o: { second: boolean; tuning?: Tuning },
+  ctx: SweepContext, scenario: string, ds: Dataset, configs: CacheConfig[], o: { second: boolean; warm?: boolean; tuning?: Tuning },
 ): Promise<CacheRow[]> {
   let seed: string | null = null;
   if (o.second) {
@@ -139,7 +157,8 @@ export async function cacheSweep(
   for (const cfg of configs) {
     const dir = freshDir(ctx, 'store');
     if (seed !== null) cpSync(seed, dir, { recursive: true });
-    const r = await ingestOnce(ctx, dir, o.second ? ds.batch2 : ds.batch1, { ...cfg, tuning: o.tuning });
+    const input = o.warm ? [ds.batch1, ds.batch2] : o.second ? ds.batch2 : ds.batch1;
+    const r = await ingestOnce(ctx, dir, input, { ...cfg, tuning: o.tuning });
     const row = cacheRow(scenario, cfg.cacheEntries, cfg.recentEntries, r);
     ctx.log(`${scenario} cache=${cfg.cacheEntries} recent=${cfg.recentEntries}: cache ${pct(row.cacheHitRate)} recent ${pct(row.recentOfAll)} inRam ${pct(row.answeredInRam)} disk ${row.diskLookups} merges ${row.merges} ${row.elapsedMs} ms`);
     rows.push(row);
@@ -179,7 +198,7 @@ export async function bloomSweep(ctx: SweepContext, ds: Dataset, bits: number[])
     const l = await ingestOnce(ctx, lossyDir, ds.batch2, { ...opts, bloom: 'lossy' });
     const gb = g.tiers.bloom;
     const k = optimalK(b);
-    const fill = g.io.merges === 1 ? meanFpOverFill(blocks, k, bl.keys, gb.definitelyNew) : NaN;
+    const fill = g.io.merges === 1 ? meanFpOverFill(blocks, k, bl.keys, g.uniqueUrls) : NaN;
     const row: BloomRow = {
       dataset: ds.name, bitsPerKey: b, k, blocks, keysAtStart: bl.keys,
       definitelyNew: gb.definitelyNew, maybeSeen: gb.maybeSeen, falsePositives: gb.falsePositives,
