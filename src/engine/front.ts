@@ -1,5 +1,6 @@
-// Routes each parsed URL through the in-RAM tiers — hot cache, recently-added
-// table, optional Bloom gate — and sends what they cannot answer to the
+// Routes each parsed URL through the in-RAM tiers — the parse worker's
+// in-chunk repeat marks, hot cache, recently-added table, optional Bloom
+// gate — and sends what they cannot answer to the
 // buckets (key) and the aux log (URL text) under its arrival ordinal.
 // Counts every tier's lookups and hits. Does not merge or decide when to.
 // Tier semantics: a key in the cache or the recent table was seen earlier in
@@ -40,7 +41,8 @@ export class Front {
    * `c`; URLs too long for the aux log are appended to `tooLong` as rejects.
    */
   route(p: ParsedChunk, pending: PendingBuckets, aux: AuxLog, c: RunCounters, tooLong: Reject[]): void {
-    const { batch, keys } = p;
+    const { batch, keys, repeats } = p;
+    const anyRepeats = p.repeatCount > 0;
     const n = batch.count;
     const bytes = batch.bytes;
     const ends = batch.ends;
@@ -51,6 +53,7 @@ export class Front {
     const gate = this.bloomMode === 'gate';
     let start = 0;
     let dups = 0;
+    let reps = 0;
     let accepted = 0;
     for (let i = 0; i < n; i++) {
       const end = ends[i]!;
@@ -61,6 +64,12 @@ export class Front {
         continue;
       }
       accepted++;
+      if (anyRepeats && repeats[i] === 1) {
+        // Repeats an earlier link of this chunk: answered by the parse worker's chunk set.
+        dups++;
+        reps++;
+        continue;
+      }
       const hi = keys[2 * i]!;
       const lo = keys[2 * i + 1]!;
       if (cache.has(hi, lo)) {
@@ -95,5 +104,6 @@ export class Front {
     }
     c.linksRead += accepted;
     c.duplicateUrls += dups;
+    c.chunkRepeats += reps;
   }
 }

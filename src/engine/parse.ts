@@ -7,11 +7,16 @@ import { canonicalizeBatch, BatchScratch } from '../canonicalize/batch.js';
 import type { CanonicalBatch, CanonicalPolicy } from '../canonicalize/types.js';
 import { keysOfBatch } from '../fingerprint/key.js';
 import type { LineChunk, Reject } from '../input/types.js';
+import { ChunkSet } from '../tiers/chunk-set.js';
 
 export interface ParsedChunk {
   batch: CanonicalBatch;
   /** keys[2i], keys[2i+1] = hi, lo of URL i. */
   keys: Uint32Array;
+  /** repeats[i] = 1 when URL i repeats an earlier URL of the same chunk (a certain duplicate). */
+  repeats: Uint8Array;
+  /** How many repeats[i] are 1. */
+  repeatCount: number;
   /** Every rejected line of the chunk, in line order. */
   rejects: Reject[];
   input: number;
@@ -22,6 +27,8 @@ export interface ParsedChunk {
 export class Parser {
   private readonly scratch = new BatchScratch();
   private keys = new Uint32Array(0);
+  private repeats = new Uint8Array(0);
+  private readonly chunkSet = new ChunkSet();
 
   constructor(
     private readonly policy: CanonicalPolicy,
@@ -33,12 +40,17 @@ export class Parser {
     const batch = canonicalizeBatch(chunk, this.policy, this.scratch);
     if (this.keys.length < 2 * batch.count) this.keys = new Uint32Array(Math.max(2 * batch.count, 2 * this.keys.length));
     keysOfBatch(batch.bytes, batch.count, batch.ends, batch.hostStarts, batch.hostEnds, this.hostBits, this.keys);
+    if (this.repeats.length < batch.count) this.repeats = new Uint8Array(Math.max(batch.count, 2 * this.repeats.length));
+    const repeatCount = this.chunkSet.mark(this.keys, batch.count, this.repeats);
     let rejects = batch.rejects;
     if (chunk.rejects.length > 0) {
       rejects = chunk.rejects.concat(batch.rejects);
       if (batch.rejects.length > 0) rejects.sort((a, b) => a.line - b.line);
     }
-    return { batch, keys: this.keys, rejects, input: chunk.input, endOffset: chunk.endOffset, endLine: chunk.endLine };
+    return {
+      batch, keys: this.keys, repeats: this.repeats, repeatCount, rejects,
+      input: chunk.input, endOffset: chunk.endOffset, endLine: chunk.endLine,
+    };
   }
 }
 
@@ -54,11 +66,12 @@ export function detach(p: ParsedChunk): { parsed: ParsedChunk; transfer: ArrayBu
     lines: b.lines.slice(0, n), rejects: [], endOffset: b.endOffset, endLine: b.endLine,
   };
   const keys = p.keys.slice(0, 2 * n);
+  const repeats = p.repeats.slice(0, n);
   const rejects = p.rejects.map((r) => ({ ...r, excerpt: Buffer.from(r.excerpt) }));
   return {
-    parsed: { batch, keys, rejects, input: p.input, endOffset: p.endOffset, endLine: p.endLine },
+    parsed: { batch, keys, repeats, repeatCount: p.repeatCount, rejects, input: p.input, endOffset: p.endOffset, endLine: p.endLine },
     transfer: [bytes.buffer as ArrayBuffer, batch.ends.buffer as ArrayBuffer, batch.hostStarts.buffer as ArrayBuffer,
-      batch.hostEnds.buffer as ArrayBuffer, batch.lines.buffer as ArrayBuffer, keys.buffer as ArrayBuffer],
+      batch.hostEnds.buffer as ArrayBuffer, batch.lines.buffer as ArrayBuffer, keys.buffer as ArrayBuffer, repeats.buffer as ArrayBuffer],
   };
 }
 

@@ -26,7 +26,7 @@ export function buildReport(
   const bloom = s.front.bloom;
   const mode = s.opts.bloom;
   const tested = c.linksRead - c.rejectedLines;
-  const inRam = c.cacheHits + c.recentHits + c.lossyDropped;
+  const inRam = c.chunkRepeats + c.cacheHits + c.recentHits + c.lossyDropped;
   const expectedFp = bloom === null ? 0 : bloom.expectedFpRate();
   const report: RunReport & { inputErrors: typeof inputErrors; policy: string } = {
     runId: run.runId,
@@ -40,6 +40,7 @@ export function buildReport(
     rejectedLines: c.rejectedLines,
     rejectsByReason: { ...c.rejectsByReason },
     tiers: {
+      chunkDedup: { lookups: tested, hits: c.chunkRepeats, hitRate: rate(c.chunkRepeats, tested) },
       hotCache: { lookups: c.cacheLookups, hits: c.cacheHits, hitRate: rate(c.cacheHits, c.cacheLookups), entries: s.front.cache.entries },
       recentTable: { lookups: c.recentLookups, hits: c.recentHits, hitRate: rate(c.recentHits, c.recentLookups), entries: s.front.recent.entries },
       bloom: {

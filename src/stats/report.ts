@@ -33,11 +33,13 @@ export interface RunReport {
   rejectedLines: number;
   rejectsByReason: Record<string, number>;
   tiers: {
+    /** Links that repeat an earlier link of the same input chunk, answered in the parse worker. */
+    chunkDedup: TierReport;
     hotCache: TierReport & { entries: number };
     recentTable: TierReport & { entries: number };
     bloom: BloomReport;
   };
-  /** Fraction of URL tests answered without touching disk (hot cache + recent table + lossy bloom). */
+  /** Fraction of URL tests answered without touching disk (chunk dedup + hot cache + recent table + lossy bloom). */
   answeredInRam: number;
   disk: { lookups: number; hits: number };
   io: {
