@@ -22,16 +22,19 @@ const host = fc.constantFrom(
   '999.1.1.1', 'a..b', '-a-.example', 'user:pw@c.example', 'd.example.', '%41.example', 'e%zz.example', 'f\u0000.example',
   `${'g'.repeat(63)}.example`, `${'h'.repeat(64)}.example`, `${'i'.repeat(60)}.`.repeat(5) + 'example', 'j.example:99999', 'k.example:x',
 );
-const pathPiece = fc.constantFrom(
+const cleanPiece = fc.constantFrom('/', '/a', '/b/c', '/index.html', '?q=1', '?x=y&z=', '#top', '/%41b', '/~u/', '/a%20b');
+const dirtyPiece = fc.constantFrom(
   '/', '/p', '/./', '/../', '?', '?a=1&b', '?utm_source=x', '#', '#f', ':', '@', '%', '%2', '%zz', '%00', '%41', '%E2%82', '\\', '\\\\',
   ' ', '\t', '~', '&', ';jsessionid=1', '/é', '/\u2028', '/\uD800', '/\u0001', '/\u007f', `/${'q'.repeat(300)}`, `/${'r'.repeat(2100)}`,
 );
+const pathPiece = fc.oneof({ weight: 2, arbitrary: cleanPiece }, { weight: 1, arbitrary: dirtyPiece });
 const junk = fc.oneof(
   fc.uint8Array({ minLength: 1, maxLength: 12 }).map((b) => Buffer.from(b).toString('latin1')),
   fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\u00ff', '#comment', '   ', '\t', '\uFEFF', '[', '%', '\\', 'e'.repeat(5000)),
 );
 const line = fc.oneof(
   { weight: 6, arbitrary: fc.tuple(scheme, host, fc.array(pathPiece, { maxLength: 6 })).map(([s, h, p]) => s + h + p.join('')) },
+  { weight: 4, arbitrary: fc.tuple(fc.constantFrom('http://', 'https://'), fc.constantFrom('a.example', 'B.example', 'c.example:8080', 'bücher.example'), fc.array(cleanPiece, { maxLength: 4 })).map(([s, h, p]) => s + h + p.join('')) },
   { weight: 2, arbitrary: fc.array(fc.oneof(scheme, host, pathPiece, junk), { minLength: 1, maxLength: 8 }).map((a) => a.join('')) },
   { weight: 1, arbitrary: junk },
 );
