@@ -24,7 +24,8 @@ const USAGE = `usage: node dist/scripts/tier-sweep.js [--links 2000000] [--seed 
   [--recent 20,off (recent-table sizes of the cache sweep)] [--recent-sizes 16,18,20,22 (the 'recent' part)]
   [--workers N] [--md FILE] [--json FILE] [--svg FILE (also FILE.png via rsvg-convert)]
   or, to redraw the chart from saved results without running anything:
-  node dist/scripts/tier-sweep.js --plot a.json,b.json [--plot-ids syn-rounds,syn-warm] --svg FILE
+  node dist/scripts/tier-sweep.js --plot a.json,b.json [--plot-ids syn-rounds,1:syn-fresh] --svg FILE
+  (an id may be prefixed with the 0-based index of its --plot file)
 `;
 
 export interface SweepOptions {
@@ -74,29 +75,30 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   const her = o.heritrix !== null && existsSync(o.heritrix) ? heritrixDatasets(o.work, o.heritrix) : null;
   const cfgs = cacheConfigs(o.sizes, o.recents);
   const n = o.links.toLocaleString('en-US');
+  const short = o.links % 1e6 === 0 ? `${o.links / 1e6}M` : n;
   const scenarios: Scenario[] = [];
   if (o.only.has('fresh')) scenarios.push({
-    id: 'syn-fresh', short: `synthetic ${n}, fresh`,
+    id: 'syn-fresh', short: `synthetic ${short}, fresh`,
     title: `Synthetic crawl, ${n} links into an empty store (default budget)`,
     rows: await cacheSweep(ctx, 'syn-fresh', syn, cfgs, { second: false }),
   });
   if (o.only.has('rounds')) {
     scenarios.push({
-      id: 'syn-rounds', short: `synthetic, ${o.roundEntries.toLocaleString('en-US')}/round`,
+      id: 'syn-rounds', short: `synthetic ${short}, ${o.roundEntries.toLocaleString('en-US')}/round`,
       title: `Synthetic crawl, ${n} links into an empty store, a merge every ${o.roundEntries.toLocaleString('en-US')} pending URLs (tuning.maxRoundEntries)`,
       rows: await cacheSweep(ctx, 'syn-rounds', syn, cfgs, { second: false, tuning: { maxRoundEntries: o.roundEntries } }),
     });
   }
   if (o.only.has('second')) {
     scenarios.push({
-      id: 'syn-second', short: 'synthetic batch 2',
+      id: 'syn-second', short: `synthetic ${short} batch 2, cold`,
       title: `Synthetic crawl, batch 2 (${n} links) into a store holding batch 1 (new process: tiers start empty)`,
       rows: await cacheSweep(ctx, 'syn-second', syn, cfgs, { second: true }),
     });
   }
   if (o.only.has('warm')) {
     scenarios.push({
-      id: 'syn-warm', short: 'synthetic batch 2, warm',
+      id: 'syn-warm', short: `synthetic ${short} batch 2, warm`,
       title: `Synthetic crawl, batch 2 (${n} links) after batch 1 through the same open store (tiers warm from batch 1; recent table at its default)`,
       rows: await cacheSweep(ctx, 'syn-warm', syn, cacheConfigs(o.sizes, [DEFAULTS.recentEntries]), { second: false, warm: true }),
     });
@@ -104,7 +106,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   if (o.only.has('recent')) {
     const rc = (o.recentSizes ?? [16, 18, 20, 22]).map((l) => ({ cacheEntries: DEFAULTS.cacheEntries, recentEntries: 2 ** l }));
     scenarios.push({
-      id: 'syn-recent', short: 'recent-table sizes',
+      id: 'syn-recent', short: `synthetic ${short}, recent sizes`,
       title: `Recent-table size, hot cache at its default 2^18: synthetic crawl, ${n} links into an empty store`,
       rows: await cacheSweep(ctx, 'syn-recent', syn, rc, { second: false }),
     });
@@ -161,8 +163,9 @@ async function main(): Promise<void> {
   if (values.plot) {
     if (!values.svg) throw new Error('--plot needs --svg FILE');
     const ids = values['plot-ids'] ? new Set(values['plot-ids'].split(',')) : null;
-    const all = values.plot.split(',').flatMap((f) => (JSON.parse(readFileSync(f, 'utf8')) as SweepResult).scenarios);
-    writeChart(values.svg, all.filter((s) => ids === null || ids.has(s.id)));
+    const all = values.plot.split(',').flatMap((f, i) =>
+      (JSON.parse(readFileSync(f, 'utf8')) as SweepResult).scenarios.filter((s) => ids === null || ids.has(s.id) || ids.has(`${i}:${s.id}`)));
+    writeChart(values.svg, all);
     return;
   }
   const base: DrumOptions = values.workers === undefined ? {} : { workers: Number(values.workers) };

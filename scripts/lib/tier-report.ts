@@ -76,7 +76,7 @@ export function bloomTables(rows: BloomRow[]): string {
   return out.join('\n');
 }
 
-const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e'];
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b'];
 
 /**
  * Line chart, x = log2(cache entries), y = percent of URL tests. Per
