@@ -40,7 +40,7 @@ async function killSection(): Promise<void> {
   const configs = [
     { name: 'fsync, 1 worker', flags: [...MANY_ROUNDS, '--workers', '1'] },
     { name: 'fsync, inline parse, bloom gate', flags: [...MANY_ROUNDS, '--workers', '0', '--bloom', 'gate'] },
-    { name: 'fsync, default workers, tiers on', flags: ['--memory', '20MiB', '--buckets', '8'] },
+    { name: 'fsync, default workers, small tiers on', flags: ['--memory', '20MiB', '--buckets', '8', '--cache-entries', '4096', '--recent-entries', '4096'] },
   ];
   const want = Number(a.kills);
   const r = rng(Number(a.seed));
