@@ -31,6 +31,8 @@ export interface CacheRow {
   cacheEntries: number;
   recentEntries: number;
   tests: number;
+  /** In-chunk repeats answered by the parse worker before the hot cache (engine tier since 68015ef; 0 before). */
+  chunkHits: number;
   cacheHits: number;
   /** Of all URL tests. */
   cacheHitRate: number;
@@ -125,6 +127,7 @@ function cacheRow(scenario: string, cacheEntries: number, recentEntries: number,
   const t = r.tiers;
   return {
     scenario, cacheEntries, recentEntries, tests,
+    chunkHits: (t as { chunkDedup?: { hits: number } }).chunkDedup?.hits ?? 0,
     cacheHits: t.hotCache.hits, cacheHitRate: t.hotCache.hits / tests,
     recentLookups: t.recentTable.lookups, recentHits: t.recentTable.hits, recentHitRate: t.recentTable.hitRate,
     recentOfAll: t.recentTable.hits / tests,
