@@ -16,6 +16,7 @@ import { levelError } from './level-errors.js';
 import { snapshotCopy } from './snapshot.js';
 import { roundKey, inputKey } from './keys.js';
 import { TopHeap } from './top-heap.js';
+import { encodeHostMap, forEachHost } from './host-delta.js';
 
 export type RunStatus = 'running' | 'complete' | 'failed';
 
@@ -56,8 +57,8 @@ export interface CatalogOpenOptions {
 
 type Db = Level<string, unknown>;
 
-/** One round's host counts: parallel arrays of host names and their new-URL counts. */
-type HostDelta = [string[], number[]];
+/** One round's host counts, encoded by host-delta.ts. */
+type HostDelta = Uint8Array;
 
 /** A writer folds the per-round deltas into the host table once this many have piled up. */
 export const DELTAS_BEFORE_FOLD = 64;
@@ -196,23 +197,21 @@ export class Catalog {
    * fold the deltas in, and a writer folds them into the host table once
    * DELTAS_BEFORE_FOLD have piled up (see compactHosts).
    */
-  applyHostCounts(runId: string, round: number, counts: ReadonlyMap<string, number>): Promise<boolean> {
+  applyHostCounts(runId: string, round: number, counts: ReadonlyMap<string, number> | Uint8Array): Promise<boolean> {
     return this.write('cannot update the host table', async (db) => {
       if (!Number.isInteger(round) || round < 0) throw new DrumError('DRUM_INTERNAL', `bad host-count round ${round}`);
       const rounds = this.sub<number>('rounds');
       const marker = roundKey(runId, round);
       if ((await rounds.get(marker)) !== undefined) return false;
-      const names: string[] = [];
-      const adds: number[] = [];
-      for (const [host, n] of counts) {
-        if (!Number.isSafeInteger(n) || n < 0) throw new DrumError('DRUM_INTERNAL', `bad host count ${n} for ${host}`);
-        if (n > 0) {
-          names.push(host);
-          adds.push(n);
+      if (!(counts instanceof Uint8Array)) {
+        for (const [host, n] of counts) {
+          if (!Number.isSafeInteger(n) || n < 0) throw new DrumError('DRUM_INTERNAL', `bad host count ${n} for ${host}`);
         }
       }
-      const batch: Op[] = [put(rounds, marker, names.length)];
-      if (names.length > 0) batch.push(put(this.sub<HostDelta>('hostDeltas'), marker, [names, adds]));
+      const delta = counts instanceof Uint8Array ? counts : encodeHostMap(counts);
+      const hosts = delta.length >= 4 ? Buffer.from(delta.buffer, delta.byteOffset, delta.byteLength).readUInt32LE(0) : 0;
+      const batch: Op[] = [put(rounds, marker, hosts)];
+      if (hosts > 0) batch.push(put(this.sub<HostDelta>('hostDeltas'), marker, delta));
       await db.batch(batch as never, { sync: this.sync });
       return true;
     });
@@ -229,9 +228,9 @@ export class Catalog {
       const hosts = this.sub<number>('hosts');
       const sum = new Map<string, number>();
       const keys: string[] = [];
-      for await (const [k, [names, adds]] of deltas.iterator()) {
+      for await (const [k, delta] of deltas.iterator()) {
         keys.push(k);
-        for (let i = 0; i < names.length; i++) sum.set(names[i]!, (sum.get(names[i]!) ?? 0) + adds[i]!);
+        forEachHost(delta, (h, n) => sum.set(h, (sum.get(h) ?? 0) + n), this.dir);
       }
       if (keys.length === 0) return 0;
       const names = [...sum.keys()];
@@ -252,9 +251,10 @@ export class Catalog {
   async hostCount(host: string): Promise<number> {
     return this.read('cannot read the host table', 0, async () => {
       let n = (await this.sub<number>('hosts').get(host)) ?? 0;
-      for await (const [, [names, adds]] of this.sub<HostDelta>('hostDeltas').iterator()) {
-        const i = names.indexOf(host);
-        if (i >= 0) n += adds[i]!;
+      for await (const [, delta] of this.sub<HostDelta>('hostDeltas').iterator()) {
+        forEachHost(delta, (h, c) => {
+          if (h === host) n += c;
+        }, this.dir);
       }
       return n;
     });
@@ -273,8 +273,8 @@ export class Catalog {
   private async foldedHosts(): Promise<Map<string, number>> {
     const all = new Map<string, number>();
     for await (const [host, count] of this.sub<number>('hosts').iterator()) all.set(host, count);
-    for await (const [, [names, adds]] of this.sub<HostDelta>('hostDeltas').iterator()) {
-      for (let i = 0; i < names.length; i++) all.set(names[i]!, (all.get(names[i]!) ?? 0) + adds[i]!);
+    for await (const [, delta] of this.sub<HostDelta>('hostDeltas').iterator()) {
+      forEachHost(delta, (h, c) => all.set(h, (all.get(h) ?? 0) + c), this.dir);
     }
     return all;
   }
@@ -296,8 +296,9 @@ export class Catalog {
   private sub<V>(name: string): Sub<V> {
     let s = this.subs.get(name);
     if (s === undefined) {
-      const json = name === 'runs' || name === 'hosts' || name === 'rounds' || name === 'hostDeltas';
-      s = this.db!.sublevel(name, { valueEncoding: json ? 'json' : 'utf8' }) as unknown as Sub<unknown>;
+      const json = name === 'runs' || name === 'hosts' || name === 'rounds';
+      const enc = name === 'hostDeltas' ? 'view' : json ? 'json' : 'utf8';
+      s = this.db!.sublevel(name, { valueEncoding: enc }) as unknown as Sub<unknown>;
       this.subs.set(name, s);
     }
     return s as Sub<V>;

@@ -13,7 +13,21 @@ describe('HostCounter', () => {
       const b = Buffer.from(`..${u}..`);
       hc.add(b, 2, b.length - 2);
     }
-    assert.deepEqual(Object.fromEntries(hc.take()), { 'a.example': 4, 'b.example:8080': 2, 'c.example': 2 });
-    assert.equal(hc.take().size, 0);
+    assert.equal(hc.hosts, 3);
+    assert.deepEqual(Object.fromEntries(hc.takeMap()), { 'a.example': 4, 'b.example:8080': 2, 'c.example': 2 });
+    assert.equal(hc.takeMap().size, 0);
+  });
+
+  it('keeps every host apart across table growth (thousands of hosts)', () => {
+    const hc = new HostCounter();
+    for (let r = 0; r < 3; r++) {
+      for (let i = 0; i < 20000; i++) {
+        const b = Buffer.from(`http://h${i}.example/p${r}`);
+        hc.add(b, 0, b.length);
+      }
+    }
+    const m = hc.takeMap();
+    assert.equal(m.size, 20000);
+    for (const c of m.values()) assert.equal(c, 3);
   });
 });

@@ -1,0 +1,59 @@
+// Compact binary encoding of one round's per-host new-URL counts, as the
+// host table stores it (one value per round; see Catalog.applyHostCounts):
+//   n u32 | counts f64 × n | nameEnd u32 × n | name bytes (latin1)
+// HOST_DELTA_HEADER_BYTES = 4. Little-endian. No JS object per host, so a
+// round with millions of hosts stays tens of MB. Pure functions; no IO.
+
+import { DrumError } from '../errors.js';
+
+export const HOST_DELTA_HEADER_BYTES = 4; // n
+
+/** Encodes n hosts: name i is names[i === 0 ? 0 : ends[i-1], ends[i]). */
+export function encodeHostDelta(n: number, counts: Float64Array, ends: Uint32Array, names: Uint8Array): Buffer {
+  const nameBytes = n === 0 ? 0 : ends[n - 1]!;
+  const out = Buffer.alloc(HOST_DELTA_HEADER_BYTES + 8 * n + 4 * n + nameBytes);
+  out.writeUInt32LE(n, 0);
+  let at = HOST_DELTA_HEADER_BYTES;
+  for (let i = 0; i < n; i++, at += 8) out.writeDoubleLE(counts[i]!, at);
+  for (let i = 0; i < n; i++, at += 4) out.writeUInt32LE(ends[i]!, at);
+  out.set(names.subarray(0, nameBytes), at);
+  return out;
+}
+
+export function encodeHostMap(m: ReadonlyMap<string, number>): Buffer {
+  const n = m.size;
+  const counts = new Float64Array(n);
+  const ends = new Uint32Array(n);
+  const parts: Buffer[] = [];
+  let i = 0;
+  let end = 0;
+  for (const [host, c] of m) {
+    const b = Buffer.from(host, 'latin1');
+    parts.push(b);
+    end += b.length;
+    counts[i] = c;
+    ends[i++] = end;
+  }
+  return encodeHostDelta(n, counts, ends, Buffer.concat(parts));
+}
+
+/** Calls fn for each (host, count) of an encoded delta. DRUM_CORRUPT_FILE if malformed. */
+export function forEachHost(b: Uint8Array, fn: (host: string, count: number) => void, file = 'catalog'): void {
+  const v = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  const bad = (): never => {
+    throw new DrumError('DRUM_CORRUPT_FILE', `${file}: malformed host-count delta`, { file });
+  };
+  if (v.length < HOST_DELTA_HEADER_BYTES) bad();
+  const n = v.readUInt32LE(0);
+  const countsAt = HOST_DELTA_HEADER_BYTES;
+  const endsAt = countsAt + 8 * n;
+  const namesAt = endsAt + 4 * n;
+  if (namesAt > v.length) bad();
+  let start = 0;
+  for (let i = 0; i < n; i++) {
+    const end = v.readUInt32LE(endsAt + 4 * i);
+    if (end < start || namesAt + end > v.length) bad();
+    fn(v.toString('latin1', namesAt + start, namesAt + end), v.readDoubleLE(countsAt + 8 * i));
+    start = end;
+  }
+}
