@@ -21,11 +21,14 @@ import { describeInputs, inHistory, planRun, type RunPlan } from './run-setup.js
 import type { Session } from './session.js';
 import { HostCounter } from './host-counter.js';
 import { readLoop, type InputError } from './read-loop.js';
+import { recoverHostCounts } from './host-recovery.js';
 
 const HISTORY_KEEP = 20;
 
 export async function ingest(s: Session, req: IngestRequest): Promise<RunReport> {
   const t0 = performance.now();
+  // A crash between a commit and its host counts left the last round uncounted: count it now.
+  await recoverHostCounts(s.store.body.run, s.catalog);
   const inputs = await describeInputs(req.inputs);
   const catalogHas = new Set<string>();
   if (s.catalog !== null && !req.force) {
@@ -96,6 +99,7 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
     c.elapsedMs = base.elapsedMs + (performance.now() - t0);
   };
 
+  let roundFrom = { file: run.unique.file, bytes: run.unique.bytes };
   const commitRound = async (final: boolean): Promise<void> => {
     progress('merging');
     await mergeAndCommit(s, {
@@ -115,7 +119,7 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
           writeReport(s.dfs, run.outDir, report);
         }
         const nextRun: RunState = {
-          ...run, position: { ...position }, rounds: run.rounds + 1, unique: point,
+          ...run, position: { ...position }, rounds: run.rounds + 1, unique: point, lastRoundFrom: { ...roundFrom },
           rejectsBytes: rejects.committedLength(), counters: flattenCounters(c),
           status: final ? 'complete' : 'running', finishedAt: final ? new Date().toISOString() : null,
         };
@@ -123,6 +127,8 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
         return { run: nextRun, history: final ? pushHistory(history, nextRun, c) : history };
       },
     });
+    const committed = s.store.body.run!.unique;
+    roundFrom = { file: committed.file, bytes: committed.bytes };
     if (s.catalog !== null) await s.catalog.applyHostCounts(run.runId, run.rounds, hosts.take());
     else hosts.take();
   };

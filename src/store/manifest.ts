@@ -53,6 +53,8 @@ export interface RunState {
   position: { input: number; offset: number; line: number };
   rounds: number;
   unique: { file: number; bytes: number; urls: number; urlsPerFile: number };
+  /** Where the last committed round's new URLs start in the unique files (host-count recovery). */
+  lastRoundFrom?: { file: number; bytes: number };
   rejectsBytes: number;
   counters: Record<string, number>;
 }

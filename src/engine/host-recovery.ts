@@ -1,0 +1,61 @@
+// Re-applies the host counts of a run's last committed round when the crash
+// fell between that round's manifest rename and its catalog batch: the new
+// URLs of that round are exactly the unique-file bytes between the point the
+// round started at and the committed point, so they are re-read and counted.
+// Idempotent (the catalog refuses a round it already has). Reads only the
+// run's own output files; writes only the catalog.
+
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import type { Catalog } from '../catalog/catalog.js';
+import { uniqueFileName } from '../output/unique-writer.js';
+import type { RunState } from '../store/manifest.js';
+import { HostCounter } from './host-counter.js';
+
+const READ_BYTES = 1 << 20;
+
+export async function recoverHostCounts(run: RunState | null, catalog: Catalog | null): Promise<boolean> {
+  if (run === null || catalog === null || run.rounds === 0 || !run.lastRoundFrom) return false;
+  if (await catalog.hasRound(run.runId, run.rounds)) return false;
+  const hosts = new HostCounter();
+  const from = run.lastRoundFrom;
+  const to = run.unique;
+  for (let f = from.file; f <= to.file; f++) {
+    const start = f === from.file ? from.bytes : 0;
+    const end = f === to.file ? to.bytes : fs.statSync(join(run.outDir, uniqueFileName(f))).size;
+    countLines(join(run.outDir, uniqueFileName(f)), start, end, hosts);
+  }
+  return catalog.applyHostCounts(run.runId, run.rounds, hosts.take());
+}
+
+function countLines(path: string, start: number, end: number, hosts: HostCounter): void {
+  if (end <= start) return;
+  const fd = fs.openSync(path, 'r');
+  try {
+    let buf = Buffer.allocUnsafe(READ_BYTES);
+    let have = 0;
+    let pos = start;
+    while (pos < end || have > 0) {
+      const n = pos < end ? fs.readSync(fd, buf, have, Math.min(buf.length - have, end - pos), pos) : 0;
+      pos += n;
+      have += n;
+      let at = 0;
+      for (;;) {
+        const nl = buf.indexOf(10, at);
+        if (nl < 0 || nl >= have) break;
+        if (nl > at) hosts.add(buf, at, nl);
+        at = nl + 1;
+      }
+      buf.copy(buf, 0, at, have);
+      have -= at;
+      if (n === 0) break;
+      if (have === buf.length) {
+        const g = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(g, 0, 0, have);
+        buf = g;
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
