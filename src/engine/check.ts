@@ -31,9 +31,9 @@ export async function check(s: Session, req: CheckRequest): Promise<CheckResult>
   const overlay = new Map<number, { path: string; keys: number; bytes: number }>();
   let round = 0;
   const files = (last: boolean): BucketFiles => ({
-    openReader: (b) => {
+    openReader: (b, buffer) => {
       const o = overlay.get(b);
-      return o ? KeyReader.open(s.dfs, o.path, { bucket: b, keys: o.keys }, o.bytes) : s.store.openReader(b);
+      return o ? KeyReader.open(s.dfs, o.path, { bucket: b, keys: o.keys }, o.bytes, buffer) : s.store.openReader(b, buffer);
     },
     outputPath: (b) => (last ? null : join(s.workDir, keysFileName(b, round + 1).replace('store/', ''))),
     keysIn: (b) => overlay.get(b)?.keys ?? s.store.body.buckets[b]?.keys ?? 0,

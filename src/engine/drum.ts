@@ -14,7 +14,7 @@ import { expectedCollisions } from '../fingerprint/key.js';
 import { readInputs } from '../input/read.js';
 import type { DrumOptions } from '../options.js';
 import { readBloom } from '../tiers/bloom-file.js';
-import type { CheckRequest, IngestRequest, ReadOptions, RunReport, StoreStats, VerifyResult } from './api.js';
+import type { CheckRequest, IngestRequest, ReadOptions, RunReport, StoreStats, VerifyProblem, VerifyResult } from './api.js';
 import { check, type CheckResult } from './check.js';
 import { ingest } from './ingest.js';
 import { Session } from './session.js';
@@ -173,6 +173,9 @@ export class Drum {
         }
       }
       r.filesChecked++; // the manifest, checked when the store opened
+      const cat = await checkCatalog(s.dir, body.history.length > 0);
+      r.filesChecked++;
+      if (cat !== null) r.problems.push(cat);
       return { ok: r.problems.length === 0, filesChecked: r.filesChecked, keysChecked: r.keysChecked, problems: r.problems };
     });
   }
@@ -186,6 +189,32 @@ export class Drum {
     } finally {
       if (this.tempWork) fs.rmSync(this.tempWork, { recursive: true, force: true });
     }
+  }
+}
+
+/**
+ * Reads the whole run catalog (runs, inputs, host table) read-only. A catalog
+ * that LevelDB cannot open or read, or that is missing although runs were
+ * committed, is a problem naming the catalog directory.
+ */
+async function checkCatalog(stateDir: string, expected: boolean): Promise<VerifyProblem | null> {
+  const dir = join(stateDir, 'catalog');
+  if (!fs.existsSync(join(dir, 'CURRENT'))) {
+    return expected
+      ? { file: dir, code: 'DRUM_CORRUPT_FILE', message: 'the run catalog is missing (no CURRENT) although runs were committed' }
+      : null;
+  }
+  let cat: Catalog | null = null;
+  try {
+    cat = await Catalog.open(stateDir, { readOnly: true });
+    await cat.listRuns(1_000_000);
+    await cat.topHosts(1);
+    return null;
+  } catch (e) {
+    if (!isDrumError(e)) throw e;
+    return { file: dir, code: e.code === 'DRUM_IO' ? 'DRUM_CORRUPT_FILE' : e.code, message: e.message };
+  } finally {
+    await cat?.close().catch(() => undefined);
   }
 }
 

@@ -11,7 +11,8 @@ import type { PendingBuckets } from '../bucket/pending.js';
 import { dedupeSorted, radixSortKeys } from '../bucket/radix-sort.js';
 import type { RunCounters } from '../stats/counters.js';
 import type { KeyReader } from '../store/key-reader.js';
-import { KeyWriter, type WrittenFile } from '../store/key-writer.js';
+import { KeyWriter, newWriteBuffers, type WrittenFile } from '../store/key-writer.js';
+import { READ_BUFFER_BYTES } from '../store/key-reader.js';
 import { mergeBucket } from '../store/merge.js';
 import type { DrumFs } from '../io/fs.js';
 import { BlockedBloom } from '../tiers/bloom.js';
@@ -19,7 +20,8 @@ import type { Front } from './front.js';
 
 /** Where a round reads each bucket's keys and where it writes the merged file. */
 export interface BucketFiles {
-  openReader(b: number): KeyReader | null;
+  /** `buffer`, when given, is lent to the reader (see READ_BUFFER_BYTES). */
+  openReader(b: number, buffer?: Uint8Array): KeyReader | null;
   /** Path for bucket b's merged file, or null to merge without writing (read-only check). */
   outputPath(b: number): string | null;
   /** Keys currently stored in bucket b (before this round). */
@@ -60,6 +62,9 @@ export class SortArea {
   tLo = new Uint32Array(0);
   tOrd = new Uint32Array(0);
   readonly scratch = new Uint8Array(1 << 20);
+  /** Read and write buffers lent to every bucket's key reader and writer in turn. */
+  readonly readBuffer = new Uint8Array(READ_BUFFER_BYTES);
+  readonly writeBuffers = newWriteBuffers();
 
   ensure(n: number): void {
     if (this.hi.length >= n) return;
@@ -92,7 +97,7 @@ export function mergeRound(p: RoundParams, area: SortArea): RoundResult {
   for (let b = 0; b < pending.count; b++) {
     const total = pending.totals[b]!;
     if (total === 0) {
-      if (sink !== null) addStoredKeys(files.openReader(b), sink);
+      if (sink !== null) addStoredKeys(files.openReader(b, area.readBuffer), sink);
       continue;
     }
     const t0 = performance.now();
@@ -101,9 +106,9 @@ export function mergeRound(p: RoundParams, area: SortArea): RoundResult {
     const u = dedupeSorted(area.hi, area.lo, area.ord, n);
     const t1 = performance.now();
     p.time?.('sort', t1 - t0, n);
-    const reader = files.openReader(b);
+    const reader = files.openReader(b, area.readBuffer);
     const outPath = files.outputPath(b);
-    const writer = outPath === null ? null : new KeyWriter(p.dfs, outPath, b, sink, p.fsync);
+    const writer = outPath === null ? null : new KeyWriter(p.dfs, outPath, b, sink, p.fsync, area.writeBuffers);
     try {
       const r = mergeBucket({ hi: area.hi, lo: area.lo, ord: area.ord, n: u }, reader, writer, newBits, onHit);
       c.diskLookups += n;

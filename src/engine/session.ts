@@ -4,6 +4,7 @@
 // sort area, the parse pool and the catalog. Opening and closing these
 // together is session.ts's only job; the jobs (ingest, check) use them.
 
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { AuxLog } from '../bucket/aux-log.js';
@@ -71,6 +72,10 @@ export class Session {
       dfs.mkdirp(wd);
       const pending = new PendingBuckets(dfs, wd, eff.bucketBits, plan.bufferEntries);
       const aux = new AuxLog(dfs, join(wd, 'aux.dat'), 4 << 20);
+      if (!eff.readOnly && store.body.history.length > 0 && !existsSync(join(dir, 'catalog', 'CURRENT'))) {
+        // Never paper over a lost catalog with an empty one: the run history and host table would vanish silently.
+        throw new DrumError('DRUM_CORRUPT_FILE', `${join(dir, 'catalog')}: the run catalog is missing although runs were committed`, { file: join(dir, 'catalog') });
+      }
       const catalog = eff.readOnly ? null : await Catalog.open(dir, { sync: eff.fsync });
       // Fold piled-up per-round host deltas now, off the ingest's hot path.
       if (catalog !== null && (await catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) await catalog.compactHosts();
@@ -86,7 +91,7 @@ export class Session {
   storeFiles(): BucketFiles {
     const st = this.store;
     return {
-      openReader: (b) => st.openReader(b),
+      openReader: (b, buffer) => st.openReader(b, buffer),
       outputPath: (b) => st.nextKeysFile(b).path,
       keysIn: (b) => st.body.buckets[b]?.keys ?? 0,
     };

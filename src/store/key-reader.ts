@@ -12,6 +12,8 @@ import {
 } from './format.js';
 
 const READ_BLOCKS = 16; // blocks per read (~1 MiB)
+/** Bytes of the read buffer a caller may lend to open() (reused across files: no garbage per bucket). */
+export const READ_BUFFER_BYTES = READ_BLOCKS * (8192 * KEY_BYTES + BLOCK_CRC_BYTES);
 
 export class KeyReader {
   readonly header: KeysHeader;
@@ -34,18 +36,20 @@ export class KeyReader {
     readonly path: string,
     fd: number,
     header: KeysHeader,
+    chunk: Uint8Array | undefined,
   ) {
     this.fd = fd;
     this.header = header;
     this.blockBytes = header.blockKeys * KEY_BYTES + BLOCK_CRC_BYTES;
-    this.chunk = new Uint8Array(this.blockBytes * READ_BLOCKS);
+    const need = this.blockBytes * READ_BLOCKS;
+    this.chunk = chunk !== undefined && chunk.length >= need ? chunk : new Uint8Array(need);
   }
 
   /**
    * Opens `path` and checks its header against what the manifest says
    * (bucket, count, byte length). fileBytes is the size on disk.
    */
-  static open(fs: DrumFs, path: string, expect: { bucket: number; keys: number }, fileBytes: number): KeyReader {
+  static open(fs: DrumFs, path: string, expect: { bucket: number; keys: number }, fileBytes: number, chunk?: Uint8Array): KeyReader {
     const fd = fs.open(path, 'r');
     try {
       const hb = new Uint8Array(KEYS_HEADER_BYTES);
@@ -59,7 +63,7 @@ export class KeyReader {
       if (fileBytes !== keysFileBytes(h.count, h.blockKeys)) {
         corrupt(`is ${fileBytes} bytes, ${keysFileBytes(h.count, h.blockKeys)} expected (truncated or padded)`);
       }
-      return new KeyReader(fs, path, fd, h);
+      return new KeyReader(fs, path, fd, h, chunk);
     } catch (e) {
       fs.close(fd);
       throw e;

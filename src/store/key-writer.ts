@@ -11,6 +11,16 @@ const WRITE_BLOCKS = 16;
 
 export type BlockSink = (keys: Uint32Array, n: number) => void;
 
+/** A writer's buffers; one set can be lent to many writers in turn (no garbage per bucket). */
+export interface WriteBuffers {
+  out: Uint8Array;
+  block: Uint32Array;
+}
+
+export function newWriteBuffers(): WriteBuffers {
+  return { out: new Uint8Array((BLOCK_KEYS * KEY_BYTES + BLOCK_CRC_BYTES) * WRITE_BLOCKS), block: new Uint32Array(BLOCK_KEYS * 2) };
+}
+
 export interface WrittenFile {
   keys: number;
   bytes: number;
@@ -35,11 +45,13 @@ export class KeyWriter {
     readonly bucket: number,
     private readonly sink: BlockSink | null,
     private readonly doFsync: boolean,
+    buffers?: WriteBuffers,
   ) {
     this.tmp = `${path}.tmp`;
     this.fd = fs.open(this.tmp, 'w');
-    this.out = new Uint8Array((BLOCK_KEYS * KEY_BYTES + BLOCK_CRC_BYTES) * WRITE_BLOCKS);
-    this.block = new Uint32Array(BLOCK_KEYS * 2);
+    const b = buffers ?? newWriteBuffers();
+    this.out = b.out;
+    this.block = b.block;
   }
 
   push(hi: number, lo: number): void {

@@ -129,10 +129,10 @@ export class Store {
   }
 
   /** A reader over bucket b's committed key file, or null if the bucket is empty. */
-  openReader(b: number): KeyReader | null {
+  openReader(b: number, buffer?: Uint8Array): KeyReader | null {
     const e = this.body.buckets[b];
     if (!e) return null;
-    return KeyReader.open(this.dfs, join(this.dir, e.file), { bucket: b, keys: e.keys }, e.bytes);
+    return KeyReader.open(this.dfs, join(this.dir, e.file), { bucket: b, keys: e.keys }, e.bytes, buffer);
   }
 
   /** Path (absolute) and manifest name of bucket b's file for the next commit. */

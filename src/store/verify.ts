@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { isDrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
-import { KeyReader } from './key-reader.js';
+import { KeyReader, READ_BUFFER_BYTES } from './key-reader.js';
 import type { ManifestBody } from './manifest.js';
 
 export interface VerifyProblem {
@@ -29,6 +29,7 @@ export function verifyKeyFiles(dfs: DrumFs, dir: string, body: ManifestBody): St
   let keysChecked = 0;
   const bucketBits = Math.log2(body.params.buckets);
   const shift = 32 - bucketBits;
+  const buffer = new Uint8Array(READ_BUFFER_BYTES); // one read buffer for every file
   for (let b = 0; b < body.buckets.length; b++) {
     const e = body.buckets[b];
     if (!e) continue;
@@ -43,7 +44,7 @@ export function verifyKeyFiles(dfs: DrumFs, dir: string, body: ManifestBody): St
         problems.push({ file: path, code: 'DRUM_CORRUPT_FILE', message: 'missing (named by the manifest)' });
         continue;
       }
-      reader = KeyReader.open(dfs, path, { bucket: b, keys: e.keys }, size);
+      reader = KeyReader.open(dfs, path, { bucket: b, keys: e.keys }, size, buffer);
       let ph = -1;
       let pl = -1;
       let bad: string | null = null;
