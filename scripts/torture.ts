@@ -94,10 +94,11 @@ async function faultSection(): Promise<void> {
   const bad: FaultOutcome[] = [];
   const byOp: Record<string, number> = {};
   let cases = 0;
-  // Every operation without fsync (fast), then every operation of the fsync run's own trace, sampled to every 5th.
+  // Every operation without fsync (fast), then with fsync: every fsync and every 5th other operation.
   for (const [label, opts, stride] of [['no-fsync', { ...FAULT_OPTS, fsync: false }, 1], ['fsync', FAULT_OPTS, 5]] as const) {
     const trace = await traceOps(join(dir, label), (fs.mkdirSync(join(dir, label)), input), opts);
-    for (let at = 0; at < trace.ops.length; at += stride) {
+    for (let at = 0; at < trace.ops.length; at++) {
+      if (at % stride !== 0 && trace.ops[at]!.op !== 'fsync') continue;
       for (const code of ['ENOSPC', 'EIO'] as const) {
         const o = await faultAt(join(dir, label), input, trace, at, code, opts);
         cases++;
