@@ -27,7 +27,9 @@ export function buildReport(
   const mode = s.opts.bloom;
   const tested = c.linksRead - c.rejectedLines;
   const inRam = c.chunkRepeats + c.cacheHits + c.recentHits + c.lossyDropped;
-  const expectedFp = bloom === null ? 0 : bloom.expectedFpRate();
+  // Averaged over how the filter filled during the run (the end-of-run rate overstates it).
+  const added = c.bloomDefinitelyNew;
+  const expectedFp = bloom === null ? 0 : bloom.meanFpRateOverFill(Math.max(0, bloom.keys - added), added);
   const report: RunReport & { inputErrors: typeof inputErrors; policy: string } = {
     runId: run.runId,
     status,
@@ -52,7 +54,8 @@ export function buildReport(
         falsePositives: c.bloomFalsePositives,
         observedFpRate: rate(c.bloomFalsePositives, c.bloomFalsePositives + c.bloomDefinitelyNew),
         expectedFpRate: expectedFp,
-        expectedWronglyDropped: mode === 'lossy' ? c.lossyDropped * expectedFp : 0,
+        // New URLs tested = emitted + wrongly dropped; a fraction expectedFp of them were dropped.
+        expectedWronglyDropped: mode === 'lossy' && expectedFp < 1 ? (c.uniqueUrls * expectedFp) / (1 - expectedFp) : 0,
       },
     },
     answeredInRam: rate(inRam, tested),
