@@ -1,12 +1,13 @@
 // Stable LSD radix sort of 64-bit keys (hi/lo Uint32Array words) carrying a
-// uint32 payload (the arrival ordinal), 16 bits per pass, skipping passes
+// uint32 payload (the arrival ordinal), 16 bits per pass (8 for small
+// buckets, where a 2^16-bin histogram would dominate), skipping passes
 // whose digit is the same for every key (e.g. a bucket's top bits). Then
 // drops repeated keys keeping the first (smallest-ordinal) one. Works on
 // caller-provided scratch arrays; allocates only the histograms.
 // REQUIRES: entries appended in ascending ordinal order (stability keeps it).
 
-const DIGITS = 4; // 16-bit digits: lo low, lo high, hi low, hi high
-const RADIX = 1 << 16;
+/** Below this many keys, 8-bit digits: a 16-bit pass's 2^16-bin histogram would cost more than the keys. */
+const SMALL = 1 << 16;
 
 /**
  * Sorts hi[0,n), lo[0,n), ord[0,n) in place by (hi, lo) ascending, stable.
@@ -22,35 +23,39 @@ export function radixSortKeys(
   tOrd: Uint32Array,
 ): void {
   if (n < 2) return;
-  const counts = new Uint32Array(RADIX * DIGITS);
+  const bits = n < SMALL ? 8 : 16;
+  const radix = 1 << bits;
+  const mask = radix - 1;
+  const perWord = 32 / bits;
+  const digits = 2 * perWord; // lo's digits first (least significant), then hi's
+  const counts = new Uint32Array(radix * digits);
   for (let i = 0; i < n; i++) {
     const l = lo[i]!;
     const h = hi[i]!;
-    counts[l & 0xffff]!++;
-    counts[RADIX + (l >>> 16)]!++;
-    counts[2 * RADIX + (h & 0xffff)]!++;
-    counts[3 * RADIX + (h >>> 16)]!++;
+    for (let d = 0; d < perWord; d++) {
+      counts[d * radix + ((l >>> (d * bits)) & mask)]!++;
+      counts[(perWord + d) * radix + ((h >>> (d * bits)) & mask)]!++;
+    }
   }
   let sHi = hi, sLo = lo, sOrd = ord;
   let dHi = tHi, dLo = tLo, dOrd = tOrd;
-  for (let d = 0; d < DIGITS; d++) {
-    const base = d * RADIX;
+  for (let d = 0; d < digits; d++) {
+    const base = d * radix;
     // Skip a pass in which every key has the same digit.
     let nonEmpty = 0;
-    for (let j = 0; j < RADIX && nonEmpty < 2; j++) if (counts[base + j] !== 0) nonEmpty++;
+    for (let j = 0; j < radix && nonEmpty < 2; j++) if (counts[base + j] !== 0) nonEmpty++;
     if (nonEmpty < 2) continue;
     let sum = 0;
-    for (let j = 0; j < RADIX; j++) {
+    for (let j = 0; j < radix; j++) {
       const c = counts[base + j]!;
       counts[base + j] = sum;
       sum += c;
     }
-    const fromLo = d < 2;
-    const shift = d & 1 ? 16 : 0;
+    const fromLo = d < perWord;
+    const shift = (d % perWord) * bits;
     for (let i = 0; i < n; i++) {
       const w = fromLo ? sLo[i]! : sHi[i]!;
-      const digit = shift === 0 ? w & 0xffff : w >>> 16;
-      const at = counts[base + digit]!++;
+      const at = counts[base + ((w >>> shift) & mask)]!++;
       dHi[at] = sHi[i]!;
       dLo[at] = sLo[i]!;
       dOrd[at] = sOrd[i]!;

@@ -32,3 +32,22 @@ describe('radixSortKeys', () => {
     assert.deepEqual([...ord.subarray(0, n)], [3, 4, 1]);
   });
 });
+
+describe('radixSortKeys on large inputs', () => {
+  it('sorts 100k keys with 16-bit digits as a comparison sort would', () => {
+    const n = 100_000;
+    const hi = new Uint32Array(n), lo = new Uint32Array(n), ord = new Uint32Array(n);
+    let x = 12345;
+    for (let i = 0; i < n; i++) {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      hi[i] = x % 97;
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      lo[i] = x;
+      ord[i] = i;
+    }
+    const model = Array.from({ length: n }, (_, i) => [hi[i]!, lo[i]!, i] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+    radixSortKeys(hi, lo, ord, n, new Uint32Array(n), new Uint32Array(n), new Uint32Array(n));
+    for (let i = 0; i < n; i += 997) assert.deepEqual([hi[i], lo[i], ord[i]], model[i]);
+    for (let i = 1; i < n; i++) assert.ok(hi[i - 1]! < hi[i]! || (hi[i - 1] === hi[i] && lo[i - 1]! <= lo[i]!));
+  });
+});
