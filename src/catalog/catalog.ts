@@ -197,21 +197,31 @@ export class Catalog {
    * fold the deltas in, and a writer folds them into the host table once
    * DELTAS_BEFORE_FOLD have piled up (see compactHosts).
    */
-  applyHostCounts(runId: string, round: number, counts: ReadonlyMap<string, number> | Uint8Array): Promise<boolean> {
+  applyHostCounts(runId: string, round: number, counts: ReadonlyMap<string, number> | Uint8Array | readonly Uint8Array[]): Promise<boolean> {
     return this.write('cannot update the host table', async (db) => {
       if (!Number.isInteger(round) || round < 0) throw new DrumError('DRUM_INTERNAL', `bad host-count round ${round}`);
       const rounds = this.sub<number>('rounds');
       const marker = roundKey(runId, round);
       if ((await rounds.get(marker)) !== undefined) return false;
-      if (!(counts instanceof Uint8Array)) {
-        for (const [host, n] of counts) {
+      let parts: readonly Uint8Array[];
+      if (counts instanceof Uint8Array) parts = [counts];
+      else if (Array.isArray(counts)) parts = counts;
+      else {
+        const m = counts as ReadonlyMap<string, number>;
+        for (const [host, n] of m) {
           if (!Number.isSafeInteger(n) || n < 0) throw new DrumError('DRUM_INTERNAL', `bad host count ${n} for ${host}`);
         }
+        parts = [encodeHostMap(m)];
       }
-      const delta = counts instanceof Uint8Array ? counts : encodeHostMap(counts);
-      const hosts = delta.length >= 4 ? Buffer.from(delta.buffer, delta.byteOffset, delta.byteLength).readUInt32LE(0) : 0;
-      const batch: Op[] = [put(rounds, marker, hosts)];
-      if (hosts > 0) batch.push(put(this.sub<HostDelta>('hostDeltas'), marker, delta));
+      const deltas = this.sub<HostDelta>('hostDeltas');
+      let hosts = 0;
+      const batch: Op[] = [];
+      parts.forEach((delta, i) => {
+        const n = delta.length >= 4 ? Buffer.from(delta.buffer, delta.byteOffset, delta.byteLength).readUInt32LE(0) : 0;
+        hosts += n;
+        if (n > 0) batch.push(put(deltas, `${marker}#${String(i).padStart(6, '0')}`, delta));
+      });
+      batch.push(put(rounds, marker, hosts));
       await db.batch(batch as never, { sync: this.sync });
       return true;
     });

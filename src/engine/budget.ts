@@ -39,11 +39,11 @@ export const IO_BUFFER_BYTES = 8 << 20; // aux log, unique writer, store reads/w
  * (~55 MiB at start), the parse worker's isolate and chunks in flight, the
  * main heap during a merge (host counts, level batches). Not drum's data.
  */
-export const RUNTIME_RESERVE_BYTES = 120 << 20;
+export const RUNTIME_RESERVE_BYTES = 150 << 20;
 
 export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPlan {
   const total = o.memoryBytes;
-  const runtimeReserve = Math.min(RUNTIME_RESERVE_BYTES, Math.floor(total * 0.45));
+  const runtimeReserve = Math.min(RUNTIME_RESERVE_BYTES, Math.floor(total * 0.55));
   const hotCache = HotCache.bytesFor(o.cacheEntries);
   const recentTable = RecentTable.bytesFor(o.recentEntries);
   let left = total - runtimeReserve - hotCache - recentTable - IO_BUFFER_BYTES;

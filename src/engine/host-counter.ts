@@ -14,7 +14,11 @@ const SEED_A = 0x2545f491;
 const SEED_B = 0x4f6cdd1d;
 const EMPTY = -1;
 
+/** Hosts per delta part: past this a part is sealed (encoded) and counting starts a new table. */
+export const HOSTS_PER_PART = 1 << 16;
+
 export class HostCounter {
+  private readonly parts: Buffer[] = [];
   private cap = 1 << 12; // table slots, a power of two, kept at most half full
   private keys = new Uint32Array(2 * this.cap);
   private slotOf = new Int32Array(this.cap).fill(EMPTY); // table slot -> host index
@@ -66,6 +70,12 @@ export class HostCounter {
       if (this.keys[2 * i] === a && this.keys[2 * i + 1] === b) return s;
       i = (i + 1) & mask;
     }
+    if (this.n === HOSTS_PER_PART) {
+      // Seal a part: memory stays ~5 MB of tables plus ~40 bytes per host in sealed parts.
+      this.parts.push(encodeHostDelta(this.n, this.counts, this.ends, this.names));
+      this.reset();
+      return this.find(a, b, buf, hs, he);
+    }
     const host = this.n++;
     if (host === this.counts.length) {
       const c = new Float64Array(2 * host);
@@ -110,14 +120,22 @@ export class HostCounter {
     }
   }
 
-  /** Hosts counted since the last take(). */
+  /** Distinct hosts in the current (unsealed) part. */
   get hosts(): number {
     return this.n;
   }
 
-  /** The counts gathered since the last take(), as the catalog's binary delta; starts afresh. */
-  take(): Buffer {
-    const out = encodeHostDelta(this.n, this.counts, this.ends, this.names);
+  /**
+   * The counts gathered since the last take(), as the catalog's binary delta
+   * parts (a host may appear in several parts: counts add up); starts afresh.
+   */
+  take(): Buffer[] {
+    const out = [...this.parts.splice(0), encodeHostDelta(this.n, this.counts, this.ends, this.names)];
+    this.reset();
+    return out;
+  }
+
+  private reset(): void {
     this.cap = 1 << 12;
     this.keys = new Uint32Array(2 * this.cap);
     this.slotOf = new Int32Array(this.cap).fill(EMPTY);
@@ -126,13 +144,12 @@ export class HostCounter {
     this.ends = new Uint32Array(1024);
     this.counts = new Float64Array(1024);
     this.lastHost = EMPTY;
-    return out;
   }
 
   /** take(), decoded into a Map (tests and small callers). */
   takeMap(): Map<string, number> {
     const m = new Map<string, number>();
-    forEachHost(this.take(), (h, c) => m.set(h, c));
+    for (const part of this.take()) forEachHost(part, (h, c) => m.set(h, (m.get(h) ?? 0) + c));
     return m;
   }
 }

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { HostCounter } from '../../src/engine/host-counter.js';
+import { HostCounter, HOSTS_PER_PART } from '../../src/engine/host-counter.js';
 
 describe('HostCounter', () => {
   it('counts URLs per host[:port] the way a Map of host strings would', () => {
@@ -29,5 +29,29 @@ describe('HostCounter', () => {
     const m = hc.takeMap();
     assert.equal(m.size, 20000);
     for (const c of m.values()) assert.equal(c, 3);
+  });
+});
+
+describe('HostCounter parts', () => {
+  it('seals a part every HOSTS_PER_PART hosts and still adds up per host', () => {
+    const hc = new HostCounter();
+    const n = HOSTS_PER_PART + 10;
+    for (let r = 0; r < 2; r++) {
+      for (let i = 0; i < n; i++) {
+        const b = Buffer.from(`http://p${i}.example/${r}`);
+        hc.add(b, 0, b.length);
+      }
+    }
+    const parts = hc.take();
+    assert.ok(parts.length >= 2);
+    const hc2 = new HostCounter();
+    for (let i = 0; i < n; i++) {
+      const b = Buffer.from(`http://p${i}.example/x`);
+      hc2.add(b, 0, b.length);
+      hc2.add(b, 0, b.length);
+    }
+    const m = hc2.takeMap();
+    assert.equal(m.size, n);
+    for (const c of m.values()) assert.equal(c, 2);
   });
 });
