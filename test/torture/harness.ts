@@ -14,6 +14,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Level } from 'level';
+import { chunkLinksMax, planBudget } from '../../src/engine/budget.js';
+import { resolveOptions, type DrumOptions } from '../../src/options.js';
 import { decodeManifest, type ManifestBody } from '../../src/store/manifest.js';
 
 /** The build these files were compiled into (dist/ or a private outDir). */
@@ -23,11 +25,25 @@ export const bin = join(process.cwd(), 'bin', 'drum');
 export const haveEngine = fs.existsSync(join(distRoot, 'src', 'cli', 'main.js')) && fs.existsSync(bin);
 
 /**
- * CLI flags for many merge rounds on small inputs: a budget whose sort area
- * stays under one chunk's worth of links makes every bucket merge at 1024
- * keys (src/engine/budget.ts), with the tiers off so every key reaches a bucket.
+ * The smallest --memory (whole MiB) the budget accepts for these options. At
+ * that size the sort area stays under one chunk's worth of links, so every
+ * bucket merges at 1024 keys (src/engine/budget.ts). Probed, not hard-coded:
+ * the budget's reserves change as the engine is tuned.
  */
-export const MANY_ROUNDS = ['--memory', '20MiB', '--buckets', '8', '--cache-entries', '0', '--recent-entries', '0'];
+export function smallestBudget(o: DrumOptions): string {
+  for (let m = 4; m < 1024; m++) {
+    try {
+      planBudget(resolveOptions({ ...o, memoryBytes: m * 2 ** 20 }), chunkLinksMax(1 << 20));
+      return `${m}MiB`;
+    } catch {
+      // too small; try the next size
+    }
+  }
+  return '1024MiB';
+}
+
+/** CLI flags for many merge rounds on small inputs: the smallest budget, 8 buckets, tiers off so every key reaches a bucket. */
+export const MANY_ROUNDS = ['--memory', smallestBudget({ buckets: 8, cacheEntries: 0, recentEntries: 0 }), '--buckets', '8', '--cache-entries', '0', '--recent-entries', '0'];
 
 /** mulberry32: a tiny seeded PRNG, deterministic everywhere. */
 export function rng(seed: number): () => number {
