@@ -104,14 +104,16 @@ export class AuxLog {
 
   /** Closes and deletes the log; the next round starts empty. */
   discard(): void {
-    if (this.fd >= 0) {
-      this.fs.close(this.fd);
-      this.fs.unlink(this.path);
-    }
+    const fd = this.fd;
+    // Forget the descriptor before anything can throw: a retry must not close it (or a reused number) twice.
     this.fd = -1;
     this.used = 0;
     this.records = 0;
     this.bytes = 0;
+    if (fd >= 0) {
+      this.fs.close(fd);
+      this.fs.unlink(this.path);
+    }
   }
 }
 

@@ -57,9 +57,11 @@ export class SpillFile {
 
   /** Closes and deletes the file; the bucket starts the next round empty. */
   discard(): void {
-    if (this.fd >= 0) this.fs.close(this.fd);
+    const fd = this.fd;
+    const had = this.records > 0;
     this.fd = -1;
-    if (this.records > 0) this.fs.unlink(this.path);
     this.records = 0;
+    if (fd >= 0) this.fs.close(fd);
+    if (had) this.fs.unlink(this.path);
   }
 }
