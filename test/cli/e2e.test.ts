@@ -4,61 +4,19 @@
 // when the compiled engine is absent; the Heritrix test skips without
 // ../shared/datasets. Each test uses its own temp state directory.
 
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { EXIT_STATUS } from '../../src/errors.js';
 import type { RunReport } from '../../src/stats/report.js';
+import { bin, distRoot, drum, repoRoot, uniques } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
 
-const repoRoot = process.cwd();
-const distRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const bin = join(repoRoot, 'bin', 'drum');
 const engineFile = join(distRoot, 'src', 'engine', 'drum.js');
 const noEngine = !existsSync(engineFile) || !existsSync(bin);
 const heritrix = resolve(repoRoot, '../shared/datasets/heritrix-archive-org-2008/outlinks.tsv');
-
-const temps: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'drum-e2e-'));
-  temps.push(d);
-  return d;
-}
-after(() => {
-  for (const d of temps) rmSync(d, { recursive: true, force: true });
-});
-
-interface Result {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function drum(args: string[], opts: { cwd?: string; input?: string } = {}): Promise<Result> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: opts.cwd ?? tempDir(),
-      env: { ...process.env, DRUM_DIST_DIR: distRoot, DRUM_STATE: '' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.on('error', fail);
-    child.on('close', (status) => done({ status, stdout, stderr }));
-    child.stdin.end(opts.input ?? '');
-  });
-}
-
-/** The run's new URLs: its unique-*.txt files concatenated in name order. */
-function uniques(outDir: string): string[] {
-  const files = readdirSync(outDir).filter((f) => /^unique-\d+\.txt$/.test(f)).sort();
-  return files.flatMap((f) => readFileSync(join(outDir, f), 'utf8').split('\n').filter((l) => l !== ''));
-}
 
 function write(dir: string, name: string, lines: string[]): string {
   const p = join(dir, name);
