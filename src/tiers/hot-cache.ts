@@ -11,24 +11,16 @@
 // the caller calls clear() if a merge it relied on is abandoned.
 // Preconditions: hi, lo are uint32 (`>>> 0`); entries in [0, 2^28].
 
-import { DrumError } from '../errors.js';
 import { mixKey, rangeScale } from './mix.js';
+import { SET_WAYS, setAssocBytes, setGeometry } from './set-assoc.js';
 
 /** Ways per set (associativity). */
-export const HOT_WAYS = 8;
+export const HOT_WAYS = SET_WAYS;
 
 /** Per-set metadata word: bits 0-7 valid, bits 8-15 reference, bits 16-18 clock hand. */
 const REF_SHIFT = 8;
 const HAND_SHIFT = 16;
 
-function geometry(entries: number): { sets: number; ways: number } {
-  if (!Number.isInteger(entries) || entries < 0 || entries > 2 ** 28) {
-    throw new DrumError('DRUM_BAD_OPTION', `hot cache entries must be an integer in [0, 2^28], got ${entries}`);
-  }
-  if (entries === 0) return { sets: 0, ways: 0 };
-  const ways = Math.min(HOT_WAYS, entries);
-  return { sets: Math.floor(entries / ways), ways };
-}
 
 export class HotCache {
   /** Lookups made with has(). */
@@ -48,12 +40,11 @@ export class HotCache {
 
   /** Bytes of typed-array memory a cache of `entries` uses (what the engine budgets). */
   static bytesFor(entries: number): number {
-    const { sets, ways } = geometry(entries);
-    return sets * ways * 8 + sets * 4;
+    return setAssocBytes(entries, 'hot cache');
   }
 
   constructor(entries: number = 1 << 18) {
-    const { sets, ways } = geometry(entries);
+    const { sets, ways } = setGeometry(entries, 'hot cache');
     this.sets = sets;
     this.ways = ways;
     this.entries = sets * ways;

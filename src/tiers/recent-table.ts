@@ -11,23 +11,15 @@
 // added here (failed merge), it must call clear().
 // Preconditions: hi, lo are uint32 (`>>> 0`); entries in [0, 2^28].
 
-import { DrumError } from '../errors.js';
 import { mixKey, rangeScale } from './mix.js';
+import { SET_WAYS, setAssocBytes, setGeometry } from './set-assoc.js';
 
 /** Ways per set (associativity). */
-export const RECENT_WAYS = 8;
+export const RECENT_WAYS = SET_WAYS;
 
 /** Per-set metadata word: bits 0-7 valid, bits 16-18 FIFO hand (next way to overwrite). */
 const HAND_SHIFT = 16;
 
-function geometry(entries: number): { sets: number; ways: number } {
-  if (!Number.isInteger(entries) || entries < 0 || entries > 2 ** 28) {
-    throw new DrumError('DRUM_BAD_OPTION', `recent table entries must be an integer in [0, 2^28], got ${entries}`);
-  }
-  if (entries === 0) return { sets: 0, ways: 0 };
-  const ways = Math.min(RECENT_WAYS, entries);
-  return { sets: Math.floor(entries / ways), ways };
-}
 
 export class RecentTable {
   /** Lookups made with has() and hasOrAdd(). */
@@ -49,12 +41,11 @@ export class RecentTable {
 
   /** Bytes of typed-array memory a table of `entries` uses (what the engine budgets). */
   static bytesFor(entries: number): number {
-    const { sets, ways } = geometry(entries);
-    return sets * ways * 8 + sets * 4;
+    return setAssocBytes(entries, 'recent table');
   }
 
   constructor(entries: number = 1 << 20) {
-    const { sets, ways } = geometry(entries);
+    const { sets, ways } = setGeometry(entries, 'recent table');
     this.sets = sets;
     this.ways = ways;
     this.entries = sets * ways;
