@@ -1,0 +1,81 @@
+// Record types of the run catalog and the small LevelDB plumbing it uses:
+// the sublevel view, batch operations placed in sublevels, and opening the
+// database. No catalog logic here (catalog.ts has it).
+
+import { Level } from 'level';
+
+export type RunStatus = 'running' | 'complete' | 'failed';
+
+export interface RunInput {
+  path: string;
+  bytes: number;
+  /** Hex SHA-256 of the input's bytes; null for stdin. */
+  sha256: string | null;
+  /** True when this run skipped the input as already ingested. */
+  skipped?: boolean;
+}
+
+export interface RunRecord {
+  runId: string;
+  /** ISO 8601 UTC, e.g. 2025-01-31T12:00:00.000Z. */
+  startedAt: string;
+  finishedAt: string | null;
+  status: RunStatus;
+  inputs: RunInput[];
+  counts: { linksRead: number; uniqueUrls: number; duplicateUrls: number; rejectedLines: number };
+  outDir: string;
+  outputFiles: string[];
+  /** Short summary of the options the run used (policy id, memory, bloom, ...). */
+  options: Record<string, string | number | boolean | null>;
+}
+
+export interface HostCount {
+  host: string;
+  uniqueUrls: number;
+}
+
+export interface CatalogOpenOptions {
+  /** Open for reading only; never creates anything. Default false. */
+  readOnly?: boolean;
+  /** Make each write durable (LevelDB sync write) before it resolves. Default true. */
+  sync?: boolean;
+}
+
+export type Db = Level<string, unknown>;
+
+/** One round's host counts, encoded by host-delta.ts. */
+export type HostDelta = Uint8Array;
+
+/** A writer folds the per-round deltas into the host table once this many have piled up. */
+export const DELTAS_BEFORE_FOLD = 64;
+
+/** What the catalog needs of a sublevel (level's own generic types are deep). */
+export interface Sub<V> {
+  get(key: string): Promise<V | undefined>;
+  getMany(keys: string[]): Promise<(V | undefined)[]>;
+  keys(o: { limit?: number; reverse?: boolean }): { all(): Promise<string[]> };
+  values(o: { limit?: number; reverse?: boolean }): { all(): Promise<V[]> };
+  iterator(): AsyncIterable<[string, V]>;
+}
+
+/** One operation of an atomic root-db batch, placed in a sublevel. */
+export interface Op {
+  type: 'put' | 'del';
+  key: string;
+  value?: unknown;
+  sublevel: unknown;
+}
+
+export function put<V>(sublevel: Sub<V>, key: string, value: V): Op {
+  return { type: 'put', key, value, sublevel };
+}
+
+export function del(sublevel: Sub<unknown> | Sub<string>, key: string): Op {
+  return { type: 'del', key, sublevel };
+}
+
+export async function openLevel(dir: string, createIfMissing: boolean): Promise<Db> {
+  const db = new Level<string, unknown>(dir, { valueEncoding: 'json', createIfMissing });
+  await db.open();
+  return db;
+}
