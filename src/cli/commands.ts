@@ -4,7 +4,7 @@
 // propagate to main.ts, which prints them and picks the exit status.
 // Precondition: stdout/stderr writes are synchronous or buffered by Node.
 
-import { EXIT_STATUS, type DrumErrorCode } from '../errors.js';
+import { DrumError, EXIT_STATUS, type DrumErrorCode } from '../errors.js';
 import { Catalog } from '../catalog/catalog.js';
 import { loadEngine, withDrum } from './engine.js';
 import {
@@ -13,6 +13,7 @@ import {
   ingestRequestFrom,
   inputsFrom,
   limitFrom,
+  parseCount,
   readOptionsFrom,
   stateDirFrom,
   topFrom,
@@ -146,6 +147,21 @@ export async function verifyCommand(raw: RawOptions, io: CliIo): Promise<number>
   else if (!raw.quiet || !v.ok) io.stdout.write(formatVerify(v));
   for (const p of v.problems) io.stderr.write(`drum: ${p.code}: ${p.message} (file: ${p.file})\n`);
   return verifyStatus(v.problems, v.ok);
+}
+
+export async function repairCommand(rawIn: RawOptions, io: CliIo): Promise<number> {
+  const raw = rawIn as Omit<RawOptions, 'bloom'> & { bloom?: boolean; catalog?: boolean };
+  const state = stateDirFrom(rawIn, io.env, io.cwd);
+  if (!raw.bloom && !raw.catalog) throw new DrumError('DRUM_BAD_OPTION', 'drum repair: say what to rebuild: --bloom and/or --catalog');
+  const bits = raw.bloomBits === undefined ? undefined : parseCount('--bloom-bits', raw.bloomBits, 1, 64);
+  const { repair } = await loadEngine();
+  const r = await repair(state, { bloom: raw.bloom === true, catalog: raw.catalog === true, bloomBitsPerKey: bits });
+  if (raw.json) json(io, r);
+  else {
+    if (r.bloom) io.stdout.write(`bloom filter rebuilt from the store: ${r.bloom.file}, ${r.bloom.keys} keys, ${r.bloom.bitsPerKey} bits/key\n`);
+    if (r.catalog) io.stdout.write(`run catalog reset: old one kept at ${r.catalog.movedTo}; ${r.catalog.runs} runs restored from the manifest, host counts of ${r.catalog.hostRuns} runs recounted from their unique files\n`);
+  }
+  return 0;
 }
 
 async function withCatalog<T>(raw: RawOptions, io: CliIo, fn: (c: Catalog) => Promise<T>): Promise<T> {

@@ -19,7 +19,13 @@ export interface DrumHandle {
   close(): Promise<void>;
 }
 
+export interface RepairOutcome {
+  bloom: { file: string; keys: number; bitsPerKey: number } | null;
+  catalog: { movedTo: string; runs: number; hostRuns: number } | null;
+}
+
 export interface EngineModule {
+  repair(stateDir: string, what: { bloom?: boolean; catalog?: boolean; bloomBitsPerKey?: number }): Promise<RepairOutcome>;
   Drum: { open(stateDir: string, opts?: DrumOptions): Promise<DrumHandle> };
   canonicalizeLines(
     inputs: string[],

@@ -14,6 +14,7 @@ import {
   checkCommand,
   hostsCommand,
   ingestCommand,
+  repairCommand,
   runsCommand,
   statsCommand,
   verifyCommand,
@@ -169,6 +170,14 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
     .option('--json', 'print a JSON array of {host, uniqueUrls}')
     .addHelpText('after', examples(['drum hosts --top 50', 'drum hosts --json | jq -r ".[].host"']))
     .action(act((o: RawOptions) => hostsCommand(o, io)));
+
+  addState(program.command('repair').description('rebuild the Bloom filter from the store, or reset a damaged run catalog (the old one is kept aside)'))
+    .option('--bloom', 'rebuild the Bloom filter file from the key files')
+    .option('--bloom-bits <n>', 'bits per key of the rebuilt filter (default: as before, else 10)')
+    .option('--catalog', 'move the run catalog aside and rebuild it from the manifest history and the runs\' unique files')
+    .option('--json', 'print the result as one JSON object')
+    .addHelpText('after', examples(['drum verify || drum repair --bloom', 'drum repair --catalog --state /data/drum']))
+    .action(act((o: RawOptions) => repairCommand(o, io)));
 
   return program;
 }

@@ -25,6 +25,8 @@ import type { UrlStream } from './stream.js';
 import { isDrumError } from '../errors.js';
 import { readManifest } from '../store/manifest.js';
 
+export { repair, type RepairResult } from './repair.js';
+
 export class Drum {
   private session: Session | null;
   private tempWork: string | null;

@@ -28,6 +28,11 @@ export async function recoverHostCounts(run: RunState | null, catalog: Catalog |
   return catalog.applyHostCounts(run.runId, run.rounds, hosts.take());
 }
 
+/** Counts the hosts of every line of a whole unique-*.txt file. */
+export function countUniqueFile(path: string, hosts: HostCounter): void {
+  countLines(path, 0, fs.statSync(path).size, hosts);
+}
+
 function countLines(path: string, start: number, end: number, hosts: HostCounter): void {
   if (end <= start) return;
   const fd = fs.openSync(path, 'r');
