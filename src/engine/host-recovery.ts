@@ -20,10 +20,16 @@ export async function recoverHostCounts(run: RunState | null, catalog: Catalog |
   const hosts = new HostCounter();
   const from = run.lastRoundFrom;
   const to = run.unique;
-  for (let f = from.file; f <= to.file; f++) {
-    const start = f === from.file ? from.bytes : 0;
-    const end = f === to.file ? to.bytes : fs.statSync(join(run.outDir, uniqueFileName(f))).size;
-    countLines(join(run.outDir, uniqueFileName(f)), start, end, hosts);
+  try {
+    for (let f = from.file; f <= to.file; f++) {
+      const start = f === from.file ? from.bytes : 0;
+      const end = f === to.file ? to.bytes : fs.statSync(join(run.outDir, uniqueFileName(f))).size;
+      countLines(join(run.outDir, uniqueFileName(f)), start, end, hosts);
+    }
+  } catch (e) {
+    // The run's outputs were moved or deleted: its host counts cannot be recovered; the store is unaffected.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
   }
   return catalog.applyHostCounts(run.runId, run.rounds, hosts.take());
 }
