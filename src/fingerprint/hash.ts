@@ -7,7 +7,8 @@
 const C1 = 0xcc9e2d51;
 const C2 = 0x1b873593;
 
-function fmix(h: number): number {
+/** MurmurHash3's 32-bit finalizer: a bijection on uint32 with full avalanche. */
+export function fmix32(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -43,7 +44,7 @@ export function murmur3(b: Uint8Array, start: number, end: number, seed: number)
   const rest = end - i;
   if (rest > 0) h ^= tail(b, i, rest);
   h ^= end - start;
-  return fmix(h);
+  return fmix32(h);
 }
 
 /**
@@ -82,6 +83,6 @@ export function murmur3x2(
     hb ^= k;
   }
   const len = end - start;
-  out[at] = fmix(ha ^ len);
-  out[at + 1] = fmix(hb ^ len);
+  out[at] = fmix32(ha ^ len);
+  out[at + 1] = fmix32(hb ^ len);
 }

@@ -8,15 +8,10 @@
 // one slot. Each mixer below is a bijection in lo for a fixed hi and in hi for
 // a fixed lo, so keys differing only in one half never collide on the mix.
 
-/** murmur3's 32-bit finalizer: a bijection on uint32 with full avalanche. */
-export function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
+import { fmix32 } from '../fingerprint/hash.js';
+
+/** murmur3's 32-bit finalizer (shared with the URL fingerprints). */
+export { fmix32 };
 
 /** First mix of a key: picks the set (hot cache, recent table) or the block (Bloom). */
 export function mixKey(hi: number, lo: number): number {
