@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { RunCounters } from '../stats/counters.js';
 import type { ManifestBody } from '../store/manifest.js';
 import { writeBloom } from '../tiers/bloom-file.js';
+import { saveTiers, TIER_FILE } from '../tiers/tier-file.js';
 import { mergeRound } from './round.js';
 import type { Session } from './session.js';
 
@@ -57,6 +58,13 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   s.aux.discard();
   s.front.recent.onMerged();
   s.front.startRound(s.plan.maxRoundEntries + 1);
+  // Every key in the cache and the recent table is stored now: save them so the next process starts warm.
+  // A cache, not state: a failed save only means a cold start next time.
+  try {
+    saveTiers(join(s.dir, TIER_FILE), s.store.body.commit, [s.front.cache, s.front.recent]);
+  } catch {
+    // ignored on purpose (see tier-file.ts)
+  }
   return res.newUrls;
 }
 

@@ -24,6 +24,7 @@ import type { BlockedBloom } from '../tiers/bloom.js';
 import { readBloom } from '../tiers/bloom-file.js';
 import { HotCache } from '../tiers/hot-cache.js';
 import { RecentTable } from '../tiers/recent-table.js';
+import { loadTiers, TIER_FILE } from '../tiers/tier-file.js';
 import { chunkLinksMax, planBudget, type BudgetPlan } from './budget.js';
 import { Front } from './front.js';
 import { ParsePool } from './parse-pool.js';
@@ -68,6 +69,8 @@ export class Session {
       let bloom: BlockedBloom | null = null;
       if (eff.bloom !== 'off' && store.body.bloom !== null) bloom = await readBloom(join(dir, store.body.bloom.file));
       const front = new Front(new HotCache(eff.cacheEntries), new RecentTable(eff.recentEntries), bloom, eff.bloom);
+      // Warm tiers from the last commit's saved tables (ignored unless they match this commit exactly).
+      loadTiers(join(dir, TIER_FILE), store.body.commit, [front.cache, front.recent]);
       const wd = workDir ?? join(dir, 'work');
       dfs.mkdirp(wd);
       const pending = new PendingBuckets(dfs, wd, eff.bucketBits, plan.bufferEntries);

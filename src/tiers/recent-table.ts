@@ -109,6 +109,20 @@ export class RecentTable {
     this.merges++;
   }
 
+  /** The table's arrays, for saving it (tier-file.ts). */
+  snapshot(): { sets: number; ways: number; keys: Uint32Array; meta: Uint32Array; occupied: number } {
+    return { sets: this.sets, ways: this.ways, keys: this.keys, meta: this.meta, occupied: this.occupied };
+  }
+
+  /** Loads arrays saved by snapshot(); false (and nothing changed) if the geometry differs. */
+  restore(sets: number, ways: number, keys: Uint32Array, meta: Uint32Array, occupied: number): boolean {
+    if (sets !== this.sets || ways !== this.ways || keys.length !== this.keys.length || meta.length !== this.meta.length) return false;
+    this.keys.set(keys);
+    this.meta.set(meta);
+    this.occupied = occupied;
+    return true;
+  }
+
   /** Forgets every key (counters are kept). */
   clear(): void {
     this.meta.fill(0);

@@ -1,0 +1,77 @@
+// Saves and loads the hot cache and the recent table between processes, so a
+// crawl's next batch starts with warm tiers. The file is a cache, not state:
+// it is written after a commit (when every key in both tables is stored), is
+// tied to that commit's number, and is ignored — never trusted — when its
+// commit, geometry, length or CRC disagree. Layout (little-endian):
+//   TIER_MAGIC u32 | version u16 | flags u16 | commit u32 | crc u32 | then per table:
+//   sets u32 | ways u32 | occupied u32 | keys (sets·ways·2 u32) | meta (sets u32)
+// TIER_HEADER_BYTES = 4 + 2 + 2 + 4 + 4; TABLE_HEADER_BYTES = 4 + 4 + 4.
+
+import * as fs from 'node:fs';
+import { crc32 } from 'node:zlib';
+import type { HotCache } from './hot-cache.js';
+import type { RecentTable } from './recent-table.js';
+
+export const TIER_FILE = 'tiers.cache';
+export const TIER_MAGIC = 0x54524444; // "DDRT" read as little-endian u32
+export const TIER_VERSION = 1;
+export const TIER_HEADER_BYTES = 4 + 2 + 2 + 4 + 4; // magic, version, flags, commit, crc of the rest
+const TABLE_HEADER_BYTES = 4 + 4 + 4; // sets, ways, occupied
+
+type Table = HotCache | RecentTable;
+
+/** Writes both tables (tmp + rename; no fsync: a lost or torn file is simply ignored next time). */
+export function saveTiers(path: string, commit: number, tables: Table[]): void {
+  const parts: Buffer[] = [];
+  for (const t of tables) {
+    const s = t.snapshot();
+    const h = Buffer.alloc(TABLE_HEADER_BYTES);
+    h.writeUInt32LE(s.sets, 0);
+    h.writeUInt32LE(s.ways, 4);
+    h.writeUInt32LE(s.occupied, 8);
+    parts.push(h, Buffer.from(s.keys.buffer, s.keys.byteOffset, s.keys.byteLength), Buffer.from(s.meta.buffer, s.meta.byteOffset, s.meta.byteLength));
+  }
+  const body = Buffer.concat(parts);
+  const head = Buffer.alloc(TIER_HEADER_BYTES);
+  head.writeUInt32LE(TIER_MAGIC, 0);
+  head.writeUInt16LE(TIER_VERSION, 4);
+  head.writeUInt16LE(0, 6);
+  head.writeUInt32LE(commit >>> 0, 8);
+  head.writeUInt32LE(crc32(body), 12);
+  fs.writeFileSync(`${path}.tmp`, Buffer.concat([head, body]));
+  fs.renameSync(`${path}.tmp`, path);
+}
+
+/** Loads both tables if the file matches `commit` and checks out; returns whether it did. */
+export function loadTiers(path: string, commit: number, tables: Table[]): boolean {
+  let b: Buffer;
+  try {
+    b = fs.readFileSync(path);
+  } catch {
+    return false;
+  }
+  if (b.length < TIER_HEADER_BYTES || b.readUInt32LE(0) !== TIER_MAGIC || b.readUInt16LE(4) !== TIER_VERSION) return false;
+  if (b.readUInt32LE(8) !== commit >>> 0 || crc32(b.subarray(TIER_HEADER_BYTES)) !== b.readUInt32LE(12)) return false;
+  // Parse everything first; restore only if every table fits.
+  const parsed: { sets: number; ways: number; occupied: number; keys: Uint32Array; meta: Uint32Array }[] = [];
+  let at = TIER_HEADER_BYTES;
+  for (let i = 0; i < tables.length; i++) {
+    if (at + TABLE_HEADER_BYTES > b.length) return false;
+    const sets = b.readUInt32LE(at);
+    const ways = b.readUInt32LE(at + 4);
+    const occupied = b.readUInt32LE(at + 8);
+    at += TABLE_HEADER_BYTES;
+    const keyBytes = sets * ways * 8;
+    if (at + keyBytes + sets * 4 > b.length) return false;
+    const keys = new Uint32Array(Uint8Array.prototype.slice.call(b, at, at + keyBytes).buffer);
+    at += keyBytes;
+    const meta = new Uint32Array(Uint8Array.prototype.slice.call(b, at, at + sets * 4).buffer);
+    at += sets * 4;
+    parsed.push({ sets, ways, occupied, keys, meta });
+  }
+  if (at !== b.length) return false;
+  const s0 = tables.map((t) => t.snapshot());
+  if (!parsed.every((p, i) => p.sets === s0[i]!.sets && p.ways === s0[i]!.ways)) return false;
+  parsed.forEach((p, i) => tables[i]!.restore(p.sets, p.ways, p.keys, p.meta, p.occupied));
+  return true;
+}

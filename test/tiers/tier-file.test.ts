@@ -1,0 +1,49 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { HotCache } from '../../src/tiers/hot-cache.js';
+import { RecentTable } from '../../src/tiers/recent-table.js';
+import { loadTiers, saveTiers } from '../../src/tiers/tier-file.js';
+import { tempDir } from '../helpers/tmp.js';
+
+function filled(): [HotCache, RecentTable] {
+  const c = new HotCache(1024);
+  const r = new RecentTable(4096);
+  for (let i = 0; i < 3000; i++) {
+    r.add(i, i * 7);
+    if (i % 3 === 0) c.insert(i, i * 7);
+  }
+  return [c, r];
+}
+
+describe('tier file', () => {
+  it('restores both tables exactly for the same commit', () => {
+    const path = join(tempDir(), 'tiers.cache');
+    const [c, r] = filled();
+    saveTiers(path, 7, [c, r]);
+    const c2 = new HotCache(1024);
+    const r2 = new RecentTable(4096);
+    assert.equal(loadTiers(path, 7, [c2, r2]), true);
+    for (let i = 0; i < 3000; i++) {
+      assert.equal(r2.has(i, i * 7), r.has(i, i * 7));
+      assert.equal(c2.has(i, i * 7), c.has(i, i * 7));
+    }
+    assert.equal(r2.size, r.size);
+  });
+
+  it('ignores a file of another commit, of other sizes, or with a flipped byte, leaving the tables empty', () => {
+    const path = join(tempDir(), 'tiers.cache');
+    saveTiers(path, 7, filled());
+    const fresh = (): [HotCache, RecentTable] => [new HotCache(1024), new RecentTable(4096)];
+    assert.equal(loadTiers(path, 8, fresh()), false);
+    assert.equal(loadTiers(path, 7, [new HotCache(2048), new RecentTable(4096)]), false);
+    const b = fs.readFileSync(path);
+    b[b.length - 5]! ^= 1;
+    fs.writeFileSync(path, b);
+    const t = fresh();
+    assert.equal(loadTiers(path, 7, t), false);
+    assert.equal(t[1].size, 0);
+    assert.equal(loadTiers(join(tempDir(), 'absent'), 7, fresh()), false);
+  });
+});
