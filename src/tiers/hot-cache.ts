@@ -11,8 +11,8 @@
 // the caller calls clear() if a merge it relied on is abandoned.
 // Preconditions: hi, lo are uint32 (`>>> 0`); entries in [0, 2^28].
 
-import { mixKey, rangeScale } from './mix.js';
-import { SET_WAYS, setAssocBytes, setGeometry } from './set-assoc.js';
+import { mixKey } from './mix.js';
+import { SET_WAYS, SetAssocTable, setAssocBytes } from './set-assoc.js';
 
 /** Ways per set (associativity). */
 export const HOT_WAYS = SET_WAYS;
@@ -21,51 +21,14 @@ export const HOT_WAYS = SET_WAYS;
 const REF_SHIFT = 8;
 const HAND_SHIFT = 16;
 
-
-export class HotCache {
-  /** Lookups made with has(). */
-  lookups = 0;
-  /** Lookups that found the key. */
-  hits = 0;
-  /** Valid entries overwritten by insert(). */
-  evictions = 0;
-  /** Capacity in entries (sets × ways; ≤ the requested size, 0 when disabled). */
-  readonly entries: number;
-  readonly sets: number;
-  readonly ways: number;
-  private readonly keys: Uint32Array; // [hi, lo] per way, set-major
-  private readonly meta: Uint32Array; // one word per set
-  private readonly scale: number;
-  private occupied = 0;
-
-  /** Bytes of typed-array memory a cache of `entries` uses (what the engine budgets). */
+export class HotCache extends SetAssocTable {
+  /** Bytes of typed-array memory a table of `entries` uses (what the engine budgets). */
   static bytesFor(entries: number): number {
     return setAssocBytes(entries, 'hot cache');
   }
 
   constructor(entries: number = 1 << 18) {
-    const { sets, ways } = setGeometry(entries, 'hot cache');
-    this.sets = sets;
-    this.ways = ways;
-    this.entries = sets * ways;
-    this.keys = new Uint32Array(this.entries * 2);
-    this.meta = new Uint32Array(sets);
-    this.scale = rangeScale(sets);
-  }
-
-  /** Bytes of typed-array memory held. */
-  get bytes(): number {
-    return this.keys.byteLength + this.meta.byteLength;
-  }
-
-  /** Keys currently held (≤ entries). */
-  get size(): number {
-    return this.occupied;
-  }
-
-  /** Which set a key lives in (exposed for tests of the spread). */
-  setOf(hi: number, lo: number): number {
-    return Math.floor(mixKey(hi, lo) * this.scale);
+    super(entries, 'hot cache');
   }
 
   /** True if the key is cached; marks it recently used. Always false when disabled. */
@@ -122,25 +85,5 @@ export class HotCache {
     keys[base + 2 * w + 1] = lo;
     // valid, reference bit clear
     this.meta[s] = (m | (1 << w)) & ~(1 << (REF_SHIFT + w));
-  }
-
-  /** The table's arrays, for saving it (tier-file.ts). */
-  snapshot(): { sets: number; ways: number; keys: Uint32Array; meta: Uint32Array; occupied: number } {
-    return { sets: this.sets, ways: this.ways, keys: this.keys, meta: this.meta, occupied: this.occupied };
-  }
-
-  /** Loads arrays saved by snapshot(); false (and nothing changed) if the geometry differs. */
-  restore(sets: number, ways: number, keys: Uint32Array, meta: Uint32Array, occupied: number): boolean {
-    if (sets !== this.sets || ways !== this.ways || keys.length !== this.keys.length || meta.length !== this.meta.length) return false;
-    this.keys.set(keys);
-    this.meta.set(meta);
-    this.occupied = occupied;
-    return true;
-  }
-
-  /** Forgets every key (counters are kept). */
-  clear(): void {
-    this.meta.fill(0);
-    this.occupied = 0;
   }
 }

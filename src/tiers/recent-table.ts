@@ -11,8 +11,8 @@
 // added here (failed merge), it must call clear().
 // Preconditions: hi, lo are uint32 (`>>> 0`); entries in [0, 2^28].
 
-import { mixKey, rangeScale } from './mix.js';
-import { SET_WAYS, setAssocBytes, setGeometry } from './set-assoc.js';
+import { mixKey } from './mix.js';
+import { SET_WAYS, SetAssocTable, setAssocBytes } from './set-assoc.js';
 
 /** Ways per set (associativity). */
 export const RECENT_WAYS = SET_WAYS;
@@ -20,24 +20,9 @@ export const RECENT_WAYS = SET_WAYS;
 /** Per-set metadata word: bits 0-7 valid, bits 16-18 FIFO hand (next way to overwrite). */
 const HAND_SHIFT = 16;
 
-
-export class RecentTable {
-  /** Lookups made with has() and hasOrAdd(). */
-  lookups = 0;
-  /** Lookups that found the key. */
-  hits = 0;
-  /** Valid entries overwritten because their set was full. */
-  evictions = 0;
+export class RecentTable extends SetAssocTable {
   /** Merges reported through onMerged(). */
   merges = 0;
-  /** Capacity in entries (sets × ways; ≤ the requested size, 0 when disabled). */
-  readonly entries: number;
-  readonly sets: number;
-  readonly ways: number;
-  private readonly keys: Uint32Array; // [hi, lo] per way, set-major
-  private readonly meta: Uint32Array; // one word per set
-  private readonly scale: number;
-  private occupied = 0;
 
   /** Bytes of typed-array memory a table of `entries` uses (what the engine budgets). */
   static bytesFor(entries: number): number {
@@ -45,28 +30,7 @@ export class RecentTable {
   }
 
   constructor(entries: number = 1 << 20) {
-    const { sets, ways } = setGeometry(entries, 'recent table');
-    this.sets = sets;
-    this.ways = ways;
-    this.entries = sets * ways;
-    this.keys = new Uint32Array(this.entries * 2);
-    this.meta = new Uint32Array(sets);
-    this.scale = rangeScale(sets);
-  }
-
-  /** Bytes of typed-array memory held. */
-  get bytes(): number {
-    return this.keys.byteLength + this.meta.byteLength;
-  }
-
-  /** Keys currently held (≤ entries). */
-  get size(): number {
-    return this.occupied;
-  }
-
-  /** Which set a key lives in (exposed for tests of the spread). */
-  setOf(hi: number, lo: number): number {
-    return Math.floor(mixKey(hi, lo) * this.scale);
+    super(entries, 'recent table');
   }
 
   /** True if the key was added and not yet pushed out. Always false when disabled. */
@@ -107,26 +71,6 @@ export class RecentTable {
   /** Hook the engine calls after each merge commit. Entries stay valid, so it only counts. */
   onMerged(): void {
     this.merges++;
-  }
-
-  /** The table's arrays, for saving it (tier-file.ts). */
-  snapshot(): { sets: number; ways: number; keys: Uint32Array; meta: Uint32Array; occupied: number } {
-    return { sets: this.sets, ways: this.ways, keys: this.keys, meta: this.meta, occupied: this.occupied };
-  }
-
-  /** Loads arrays saved by snapshot(); false (and nothing changed) if the geometry differs. */
-  restore(sets: number, ways: number, keys: Uint32Array, meta: Uint32Array, occupied: number): boolean {
-    if (sets !== this.sets || ways !== this.ways || keys.length !== this.keys.length || meta.length !== this.meta.length) return false;
-    this.keys.set(keys);
-    this.meta.set(meta);
-    this.occupied = occupied;
-    return true;
-  }
-
-  /** Forgets every key (counters are kept). */
-  clear(): void {
-    this.meta.fill(0);
-    this.occupied = 0;
   }
 
   private find(s: number, hi: number, lo: number): boolean {

@@ -1,9 +1,10 @@
-// Geometry shared by the set-associative tiers (hot cache, recent table):
-// how many sets of how many ways a requested size becomes, and the bytes
-// that takes (keys [hi, lo] per way plus one metadata word per set).
-// Arithmetic only; the tiers keep their own replacement policies.
+// What the set-associative tiers (hot cache, recent table) share: how many
+// sets of how many ways a requested size becomes, the bytes that takes, and
+// a base class holding the key and metadata arrays, the counters, the set
+// choice and save/restore. Each tier keeps its own replacement policy.
 
 import { DrumError } from '../errors.js';
+import { mixKey, rangeScale } from './mix.js';
 
 /** Ways per set: one set's keys are 8 × 8 bytes, one 64-byte cache line. */
 export const SET_WAYS = 8;
@@ -27,4 +28,67 @@ export function setGeometry(entries: number, what: string): SetGeometry {
 export function setAssocBytes(entries: number, what: string): number {
   const { sets, ways } = setGeometry(entries, what);
   return sets * ways * 8 + sets * 4;
+}
+
+/** Keys [hi, lo] per way (set-major) and one metadata word per set; replacement is the subclass's. */
+export abstract class SetAssocTable {
+  /** Lookups made. */
+  lookups = 0;
+  /** Lookups that found the key. */
+  hits = 0;
+  /** Valid entries overwritten because their set was full. */
+  evictions = 0;
+  /** Capacity in entries (sets × ways; ≤ the requested size, 0 when disabled). */
+  readonly entries: number;
+  readonly sets: number;
+  readonly ways: number;
+  protected readonly keys: Uint32Array;
+  protected readonly meta: Uint32Array;
+  protected readonly scale: number;
+  protected occupied = 0;
+
+  protected constructor(entries: number, what: string) {
+    const { sets, ways } = setGeometry(entries, what);
+    this.sets = sets;
+    this.ways = ways;
+    this.entries = sets * ways;
+    this.keys = new Uint32Array(this.entries * 2);
+    this.meta = new Uint32Array(sets);
+    this.scale = rangeScale(sets);
+  }
+
+  /** Bytes of typed-array memory held. */
+  get bytes(): number {
+    return this.keys.byteLength + this.meta.byteLength;
+  }
+
+  /** Keys currently held (≤ entries). */
+  get size(): number {
+    return this.occupied;
+  }
+
+  /** Which set a key lives in (exposed for tests of the spread). */
+  setOf(hi: number, lo: number): number {
+    return Math.floor(mixKey(hi, lo) * this.scale);
+  }
+
+  /** The table's arrays, for saving it (tier-file.ts). */
+  snapshot(): { sets: number; ways: number; keys: Uint32Array; meta: Uint32Array; occupied: number } {
+    return { sets: this.sets, ways: this.ways, keys: this.keys, meta: this.meta, occupied: this.occupied };
+  }
+
+  /** Loads arrays saved by snapshot(); false (and nothing changed) if the geometry differs. */
+  restore(sets: number, ways: number, keys: Uint32Array, meta: Uint32Array, occupied: number): boolean {
+    if (sets !== this.sets || ways !== this.ways || keys.length !== this.keys.length || meta.length !== this.meta.length) return false;
+    this.keys.set(keys);
+    this.meta.set(meta);
+    this.occupied = occupied;
+    return true;
+  }
+
+  /** Forgets every key (counters are kept). */
+  clear(): void {
+    this.meta.fill(0);
+    this.occupied = 0;
+  }
 }

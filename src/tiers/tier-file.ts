@@ -9,8 +9,7 @@
 
 import * as fs from 'node:fs';
 import { crc32 } from 'node:zlib';
-import type { HotCache } from './hot-cache.js';
-import type { RecentTable } from './recent-table.js';
+import type { SetAssocTable } from './set-assoc.js';
 
 export const TIER_FILE = 'tiers.cache';
 export const TIER_MAGIC = 0x54524444; // "DDRT" read as little-endian u32
@@ -18,7 +17,7 @@ export const TIER_VERSION = 1;
 export const TIER_HEADER_BYTES = 4 + 2 + 2 + 4 + 4; // magic, version, flags, commit, crc of the rest
 const TABLE_HEADER_BYTES = 4 + 4 + 4; // sets, ways, occupied
 
-type Table = HotCache | RecentTable;
+type Table = SetAssocTable;
 
 /** Writes both tables (tmp + rename; no fsync: a lost or torn file is simply ignored next time). */
 export function saveTiers(path: string, commit: number, tables: Table[]): void {
