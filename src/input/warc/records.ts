@@ -8,44 +8,9 @@
 // resyncs at the next line starting with "WARC/". Does not decompress (gzip
 // is undone before), does not look inside blocks.
 
-/** One complete record. `block` is the whole block when wanted and small enough, else null. */
-export interface WarcRecordEvent {
-  kind: 'record';
-  /** 1-based record number in the file. */
-  number: number;
-  /** Lowercased WARC-Type. */
-  type: string;
-  /** WARC-Target-URI without the angle brackets some 1.0 writers add; '' if none. */
-  targetUri: string;
-  /** Content-Type of the block (WARC header), '' if none. */
-  contentType: string;
-  length: number;
-  block: Buffer | null;
-  /** First bytes of a wanted block that was over the size cap (for its HTTP headers); else null. */
-  head: Buffer | null;
-  /** Decompressed byte offset just after the record (trailer included). */
-  endOffset: number;
-}
+import type { WarcEvent, WarcReaderOptions } from './record-events.js';
 
-export interface WarcMalformedEvent {
-  kind: 'malformed';
-  number: number;
-  /** First bytes of the record (its header) for the reject excerpt. */
-  excerpt: Buffer;
-  /** Offset where reading goes on: the next "WARC/" line, or the end of input. */
-  endOffset: number;
-}
-
-export type WarcEvent = WarcRecordEvent | WarcMalformedEvent;
-
-export interface WarcReaderOptions {
-  /** Whether the caller wants this record's block (called once per header). */
-  want: (type: string, contentType: string) => boolean;
-  /** Largest block kept whole. */
-  maxRecordBytes: number;
-  /** How much of an over-cap wanted block is kept. */
-  headBytes: number;
-}
+export type { WarcEvent, WarcMalformedEvent, WarcReaderOptions, WarcRecordEvent } from './record-events.js';
 
 const MAX_HEADER = 64 * 1024;
 const STEP = 2048;
