@@ -46,10 +46,9 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /**
  * Keys of a batch of n URLs back to back in `bytes` (URL i ends at ends[i]),
  * hosts at [hostStarts[i], hostEnds[i]). Writes hi to keys[2i], lo to keys[2i+1].
- * Same values as keyOf per URL. The URL hash (murmur3x2, inlined) reads
- * aligned 32-bit words of `bytes` and shifts them into place: two loads per
- * block instead of four. The host hash is recomputed per URL: measured, that
- * is cheaper than comparing the host bytes with the previous URL's.
+ * Same values as keyOf per URL: hashRanges gives both URL lanes, then the
+ * host hash replaces hi's top H bits. The host hash is recomputed per URL:
+ * measured, that is cheaper than comparing the host bytes with the previous URL's.
  */
 export function keysOfBatch(
   bytes: Uint8Array,
@@ -60,22 +59,54 @@ export function keysOfBatch(
   hostBits: number,
   keys: Uint32Array,
 ): void {
-  if (!LITTLE_ENDIAN || (bytes.byteOffset & 3) !== 0) {
-    keysOfBatchBytes(bytes, n, ends, hostStarts, hostEnds, hostBits, keys);
+  hashRanges(bytes, n, null, ends, SEED_URL_A, SEED_URL_B, keys);
+  const mask = hostMask(hostBits);
+  for (let x = 0; x < n; x++) {
+    const host = mask === 0 ? 0 : murmur3(bytes, hostStarts[x]!, hostEnds[x]!, SEED_HOST);
+    keys[2 * x] = ((host & mask) | (hostBits === 32 ? 0 : keys[2 * x]! >>> hostBits)) >>> 0;
+  }
+}
+
+/**
+ * murmur3x2 (two 32-bit murmur3 lanes over the same blocks, seeds a and b) of
+ * n byte ranges of `bytes`: [starts[x], ends[x]), or back to back from 0 when
+ * `starts` is null. Writes lane a to out[2x], lane b to out[2x+1]; equal to
+ * murmur3x2 per range. Reads aligned 32-bit words (whatever the view's byte
+ * offset) and shifts two words into each misaligned block: two loads per block
+ * instead of four byte loads. Byte-wise on big-endian machines.
+ */
+export function hashRanges(
+  bytes: Uint8Array,
+  n: number,
+  starts: Uint32Array | null,
+  ends: Uint32Array,
+  seedA: number,
+  seedB: number,
+  out: Uint32Array,
+): void {
+  if (!LITTLE_ENDIAN) {
+    let start = 0;
+    for (let x = 0; x < n; x++) {
+      if (starts !== null) start = starts[x]!;
+      murmur3x2(bytes, start, ends[x]!, seedA, seedB, out, 2 * x);
+      start = ends[x]!;
+    }
     return;
   }
-  const mask = hostMask(hostBits);
-  const w32 = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2);
+  // Words start `o` bytes before the view: byte i of `bytes` is byte (i + o) & 3 of word (i + o) >>> 2.
+  const o = bytes.byteOffset & 3;
+  const w32 = new Int32Array(bytes.buffer, bytes.byteOffset - o, (bytes.length + o) >>> 2);
   const wl = w32.length;
   let start = 0;
   for (let x = 0; x < n; x++) {
+    if (starts !== null) start = starts[x]!;
     const end = ends[x]!;
-    let ha = SEED_URL_A | 0;
-    let hb = SEED_URL_B | 0;
+    let ha = seedA | 0;
+    let hb = seedB | 0;
     let i = start;
     const blockEnd = end - ((end - start) & 3);
-    const r = (i & 3) << 3;
-    let j = i >>> 2;
+    const r = ((i + o) & 3) << 3;
+    let j = (i + o) >>> 2;
     if (r === 0) {
       for (; i < blockEnd; i += 4) {
         let k = w32[j++]!;
@@ -99,7 +130,7 @@ export function keysOfBatch(
         else {
           // Past the last whole word (end of `bytes`): only its first r/8 bytes belong to the block.
           next = 0;
-          for (let q = 0; q < r >>> 3; q++) next |= bytes[4 * j + q]! << (8 * q);
+          for (let q = 0; q < r >>> 3; q++) next |= bytes[4 * j - o + q]! << (8 * q);
         }
         j++;
         let k = (w >>> r) | (next << l);
@@ -127,10 +158,8 @@ export function keysOfBatch(
       hb ^= k;
     }
     const len = end - start;
-    const a = fmix(ha ^ len);
-    const host = mask === 0 ? 0 : murmur3(bytes, hostStarts[x]!, hostEnds[x]!, SEED_HOST);
-    keys[2 * x] = ((host & mask) | (hostBits === 32 ? 0 : a >>> hostBits)) >>> 0;
-    keys[2 * x + 1] = fmix(hb ^ len);
+    out[2 * x] = fmix(ha ^ len);
+    out[2 * x + 1] = fmix(hb ^ len);
     start = end;
   }
 }
@@ -142,24 +171,6 @@ function fmix(h: number): number {
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return h >>> 0;
-}
-
-/** keysOfBatch reading single bytes: for big-endian hosts and buffers not 4-byte aligned. */
-function keysOfBatchBytes(
-  bytes: Uint8Array,
-  n: number,
-  ends: Uint32Array,
-  hostStarts: Uint32Array,
-  hostEnds: Uint32Array,
-  hostBits: number,
-  keys: Uint32Array,
-): void {
-  let start = 0;
-  for (let i = 0; i < n; i++) {
-    const end = ends[i]!;
-    keyOf(bytes, start, end, hostStarts[i]!, hostEnds[i]!, hostBits, keys, 2 * i);
-    start = end;
-  }
 }
 
 /** Key of a canonical URL string (ASCII) as [hi, lo]; for tests and small API calls, not hot paths. */

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedCollisions, hostMask, keyOfString, keysOfBatch } from '../../src/fingerprint/key.js';
+import { expectedCollisions, hashRanges, hostMask, keyOfString, keysOfBatch } from '../../src/fingerprint/key.js';
+import { murmur3x2 } from '../../src/fingerprint/hash.js';
 
 function batch(urls: string[]): { bytes: Buffer; ends: Uint32Array; hs: Uint32Array; he: Uint32Array } {
   const bytes = Buffer.from(urls.join(''), 'latin1');
@@ -76,5 +77,21 @@ describe('keys', () => {
     const e = expectedCollisions(n, 24, [n]);
     assert.ok(Math.abs(e - (n * (n - 1)) / 2 / 2 ** 40) < 1e-9);
     assert.ok(expectedCollisions(n, 24, []) < e);
+  });
+
+  it('hashes ranges with gaps between them, at every byte offset of the view, as murmur3x2 does one by one', () => {
+    const text = Buffer.from('http://a.example/x\tz\nhttps://b.example/longer/path?q=1\n\nabc\nhttp://c.example/abcdefgh\n');
+    const starts = Uint32Array.from([0, 21, 55, 56, 60]);
+    const ends = Uint32Array.from([18, 54, 55, 59, 84]);
+    for (let off = 0; off < 8; off++) {
+      const backing = Buffer.alloc(text.length + off + 3);
+      text.copy(backing, off);
+      const view = backing.subarray(off, off + text.length);
+      const got = new Uint32Array(2 * starts.length);
+      hashRanges(view, starts.length, starts, ends, 11, 22, got);
+      const want = new Uint32Array(2 * starts.length);
+      for (let i = 0; i < starts.length; i++) murmur3x2(view, starts[i]!, ends[i]!, 11, 22, want, 2 * i);
+      assert.deepEqual(got, want, `view at byte offset ${off}`);
+    }
   });
 });
