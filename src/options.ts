@@ -19,6 +19,13 @@ export interface DrumOptions {
   cacheEntries?: number;
   /** Recently-added table size in entries (0 disables). Default 2^20. */
   recentEntries?: number;
+  /**
+   * Line memo size in entries per parsing thread (0 disables): raw input
+   * lines seen before by that thread are answered before canonicalization.
+   * Default 2^20 (8 MiB per thread), less when the memos of all threads
+   * would take over 1/16 of memoryBytes.
+   */
+  lineMemoEntries?: number;
   /** Bloom filter mode. Default 'off'. */
   bloom?: BloomMode;
   /** Bloom bits per stored key. Default 10 (~1% false positives). */
@@ -65,6 +72,7 @@ export interface ResolvedOptions {
   hostBits: number;
   cacheEntries: number;
   recentEntries: number;
+  lineMemoEntries: number;
   bloom: BloomMode;
   bloomBitsPerKey: number;
   /** null: the store's own policy (or the default for a new store). */
@@ -84,6 +92,7 @@ export const DEFAULTS = {
   hostBits: 24,
   cacheEntries: 1 << 18,
   recentEntries: 1 << 20,
+  lineMemoEntries: 1 << 20,
   bloom: 'off' as BloomMode,
   bloomBitsPerKey: 10,
   chunkBytes: 1 << 20,
@@ -106,6 +115,7 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2): ResolvedOptions 
   if ((buckets & (buckets - 1)) !== 0) bad(`buckets must be a power of two, got ${buckets}`);
   const hostBits = int('hostBits', o.hostBits ?? DEFAULTS.hostBits, 0, 32);
   const bloom = o.bloom ?? DEFAULTS.bloom;
+  const workers = int('workers', o.workers ?? Math.min(3, Math.max(0, cores - 1)), 0, 64);
   if (bloom !== 'off' && bloom !== 'gate' && bloom !== 'lossy') bad(`bloom must be off|gate|lossy, got ${String(bloom)}`);
   return {
     memoryBytes,
@@ -114,17 +124,25 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2): ResolvedOptions 
     hostBits,
     cacheEntries: int('cacheEntries', o.cacheEntries ?? DEFAULTS.cacheEntries, 0, 2 ** 28),
     recentEntries: int('recentEntries', o.recentEntries ?? DEFAULTS.recentEntries, 0, 2 ** 28),
+    lineMemoEntries: int('lineMemoEntries', o.lineMemoEntries ?? defaultLineMemo(memoryBytes, workers), 0, 2 ** 28),
     bloom,
     bloomBitsPerKey: int('bloomBitsPerKey', o.bloomBitsPerKey ?? DEFAULTS.bloomBitsPerKey, 1, 64),
     canonical: o.canonical ?? null,
     forcePolicy: o.forcePolicy ?? false,
-    workers: int('workers', o.workers ?? Math.min(3, Math.max(0, cores - 1)), 0, 64),
+    workers,
     chunkBytes: int('chunkBytes', o.chunkBytes ?? DEFAULTS.chunkBytes, 1024, 1 << 28),
     fsync: o.fsync ?? true,
     readOnly: o.readOnly ?? false,
     tuning: { ...(o.tuning ?? {}) },
     faultHook: o.faultHook ?? null,
   };
+}
+
+/** The default line memo: 2^20 entries per thread, halved until all threads' memos fit in 1/16 of the budget. */
+function defaultLineMemo(memoryBytes: number, workers: number): number {
+  let entries: number = DEFAULTS.lineMemoEntries;
+  while (entries > 1024 && (workers + 1) * entries * 8 > memoryBytes / 16) entries /= 2;
+  return entries;
 }
 
 const SIZE_RE = /^(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?$/i;

@@ -22,6 +22,8 @@ export class BatchScratch {
   hostStarts = new Uint32Array(0);
   hostEnds = new Uint32Array(0);
   lines = new Float64Array(0);
+  /** from[k] = index in the chunk of the line that produced URL k. */
+  from = new Uint32Array(0);
 
   ensureCount(n: number): void {
     if (this.ends.length >= n) return;
@@ -30,6 +32,7 @@ export class BatchScratch {
     this.hostStarts = new Uint32Array(cap);
     this.hostEnds = new Uint32Array(cap);
     this.lines = new Float64Array(cap);
+    this.from = new Uint32Array(cap);
   }
 
   /** Grows `bytes` to at least `n`, keeping its first `keep` bytes. */
@@ -45,11 +48,18 @@ export class BatchScratch {
 export interface BatchOptions {
   /** Internal switch for measurement and tests: false forces the full path for every URL. Default true. */
   fast?: boolean;
+  /** Lines i with skip[i] !== 0 are passed over: no URL, no reject (the line memo answered them). */
+  skip?: Uint8Array | null;
 }
 
 function reject(chunk: LineChunk, i: number, s: number, e: number, reason: RejectReason): Reject {
   const excerpt = Buffer.from(chunk.buf.subarray(s, Math.min(e, s + EXCERPT_BYTES)));
   return { line: chunk.lines[i]!, input: chunk.input, reason, excerpt };
+}
+
+/** The reject canonicalizeBatch gives line i of the chunk for `reason` (for a repeat of a rejected line). */
+export function rejectLine(chunk: LineChunk, i: number, reason: RejectReason): Reject {
+  return reject(chunk, i, chunk.urlStarts[i]!, chunk.urlEnds[i]!, reason);
 }
 
 /** Raw mode host range: after the first `://` up to `/ ? #` or end; empty (at the URL start) without `://`. */
@@ -75,7 +85,8 @@ export function canonicalizeBatch(
   let need = 64;
   for (let i = 0; i < n; i++) need += urlEnds[i]! - urlStarts[i]! + 2;
   let out = scratch.ensureBytes(need, 0);
-  const { ends, hostStarts, hostEnds, lines } = scratch;
+  const { ends, hostStarts, hostEnds, lines, from } = scratch;
+  const skip = opts.skip ?? null;
   const rejects: Reject[] = [];
   const raw = policy.mode === 'none';
   const useFast = opts.fast !== false;
@@ -83,6 +94,7 @@ export function canonicalizeBatch(
   let pos = 0;
   let k = 0;
   for (let i = 0; i < n; i++) {
+    if (skip !== null && skip[i] !== 0) continue;
     const s = urlStarts[i]!;
     const e = urlEnds[i]!;
     if (s >= e) {
@@ -124,6 +136,7 @@ export function canonicalizeBatch(
     }
     ends[k] = pos;
     lines[k] = chunk.lines[i]!;
+    from[k] = i;
     k++;
   }
   return {

@@ -52,6 +52,7 @@ function addStore(c: Command): Command {
     .option('--host-bits <h>', 'key bits taken from the host fingerprint (0..32); fixed when the store is created (default 24)')
     .option('--cache-entries <n>', 'hot-URL cache entries, 0 disables (default 2^18)')
     .option('--recent-entries <n>', 'recently-added table entries, 0 disables (default 2^20)')
+    .option('--line-memo-entries <n>', 'line memo entries per parsing thread, 0 disables (default 2^20)')
     .option('--bloom <mode>', 'bloom filter: off | gate (exact) | lossy (may drop new URLs) (default off)')
     .option('--bloom-bits <n>', 'bloom bits per stored key (default 10, ~1% false positives)')
     .option('--workers <n>', 'worker threads for canonicalize + hash, 0 = inline (default cores-1, at most 3)')

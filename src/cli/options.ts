@@ -28,6 +28,7 @@ export interface RawOptions {
   hostBits?: string;
   cacheEntries?: string;
   recentEntries?: string;
+  lineMemoEntries?: string;
   bloom?: string;
   bloomBits?: string;
   workers?: string;
@@ -119,6 +120,7 @@ export function drumOptionsFrom(raw: RawOptions, opts: { readOnly?: boolean } = 
   }
   if (raw.cacheEntries !== undefined) o.cacheEntries = parseCount('--cache-entries', raw.cacheEntries, 0, 2 ** 28);
   if (raw.recentEntries !== undefined) o.recentEntries = parseCount('--recent-entries', raw.recentEntries, 0, 2 ** 28);
+  if (raw.lineMemoEntries !== undefined) o.lineMemoEntries = parseCount('--line-memo-entries', raw.lineMemoEntries, 0, 2 ** 28);
   const bloom = choice('--bloom', raw.bloom, ['off', 'gate', 'lossy'] as const);
   if (bloom) o.bloom = bloom;
   if (raw.bloomBits !== undefined) o.bloomBitsPerKey = parseCount('--bloom-bits', raw.bloomBits, 1, 64);

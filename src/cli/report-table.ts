@@ -82,6 +82,7 @@ export function formatRunReport(r: RunReport): string {
   const t = r.tiers;
   const b = t.bloom;
   const tiers: [string, string][] = [
+    ['line memo', `${fmtInt(t.lineMemo.hits)} of ${fmtInt(t.lineMemo.lookups)} raw lines repeat a line seen before (${rate(t.lineMemo.hits, t.lineMemo.lookups)}, ${fmtInt(t.lineMemo.entries)} entries × ${t.lineMemo.threads} threads)`],
     ['chunk repeats', `${fmtInt(t.chunkDedup.hits)} of ${fmtInt(t.chunkDedup.lookups)} links repeat a link of their chunk (${rate(t.chunkDedup.hits, t.chunkDedup.lookups)})`],
     ['hot cache', `${fmtInt(t.hotCache.hits)} hits / ${fmtInt(t.hotCache.lookups)} lookups  (${rate(t.hotCache.hits, t.hotCache.lookups)}, ${fmtInt(t.hotCache.entries)} entries)`],
     ['recent table', `${fmtInt(t.recentTable.hits)} hits / ${fmtInt(t.recentTable.lookups)} lookups  (${rate(t.recentTable.hits, t.recentTable.lookups)}, ${fmtInt(t.recentTable.entries)} entries)`],

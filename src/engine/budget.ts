@@ -4,6 +4,7 @@
 // threads, IO buffers). Pure arithmetic; the report prints the split.
 
 import { HotCache } from '../tiers/hot-cache.js';
+import { LineMemo } from '../tiers/line-memo.js';
 import { RecentTable } from '../tiers/recent-table.js';
 import type { ResolvedOptions } from '../options.js';
 import { DrumError } from '../errors.js';
@@ -18,6 +19,8 @@ export interface BudgetPlan {
   runtimeReserve: number;
   hotCache: number;
   recentTable: number;
+  /** Line memos of every parsing thread (workers + main). */
+  lineMemo: number;
   bloom: number;
   bucketBuffers: number;
   sortArea: number;
@@ -46,7 +49,8 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPla
   const runtimeReserve = Math.min(RUNTIME_RESERVE_BYTES, Math.floor(total * 0.55));
   const hotCache = HotCache.bytesFor(o.cacheEntries);
   const recentTable = RecentTable.bytesFor(o.recentEntries);
-  let left = total - runtimeReserve - hotCache - recentTable - IO_BUFFER_BYTES;
+  const lineMemo = (o.workers + 1) * LineMemo.bytesFor(o.lineMemoEntries);
+  let left = total - runtimeReserve - hotCache - recentTable - lineMemo - IO_BUFFER_BYTES;
   // Bloom: up to a quarter of what is left; the report states the FP rate that buys.
   const bloom = o.bloom === 'off' ? 0 : Math.floor(left / 4);
   left -= bloom;
@@ -68,7 +72,7 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPla
   const bloomMaxKeys = o.bloom === 'off' ? 0 : Math.floor((bloom * 8) / o.bloomBitsPerKey);
   const t = o.tuning;
   return {
-    totalBytes: total, runtimeReserve, hotCache, recentTable, bloom, bucketBuffers, sortArea, newBitmap,
+    totalBytes: total, runtimeReserve, hotCache, recentTable, lineMemo, bloom, bucketBuffers, sortArea, newBitmap,
     ioBuffers: IO_BUFFER_BYTES,
     bufferEntries: t.bufferEntries ?? bufferEntries,
     maxBucketEntries: t.maxBucketEntries ?? maxBucketEntries,
@@ -79,7 +83,7 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPla
 
 export function budgetSplit(p: BudgetPlan): Record<string, number> {
   return {
-    runtimeReserve: p.runtimeReserve, hotCache: p.hotCache, recentTable: p.recentTable, bloom: p.bloom,
+    runtimeReserve: p.runtimeReserve, hotCache: p.hotCache, recentTable: p.recentTable, lineMemo: p.lineMemo, bloom: p.bloom,
     bucketBuffers: p.bucketBuffers, sortArea: p.sortArea, newBitmap: p.newBitmap, ioBuffers: p.ioBuffers,
   };
 }

@@ -69,13 +69,15 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
 }
 
 /**
- * After a failed merge or commit: the tiers vouch for keys of the round that
- * never reached the store, so they forget everything; pending work is dropped
- * (the caller's committed input position is where a retry starts).
+ * After a failed merge, commit or run: the tiers and the parse threads' line
+ * memos vouch for keys of the round that never reached the store, so they
+ * forget everything; pending work is dropped (the caller's committed input
+ * position is where a retry starts).
  */
-function forgetRound(s: Session): void {
+export function forgetRound(s: Session): void {
   s.front.cache.clear();
   s.front.recent.clear();
+  s.pool.clearMemo();
   try {
     s.pending.reset();
     s.aux.discard();

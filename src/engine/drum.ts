@@ -16,6 +16,7 @@ import type { DrumOptions } from '../options.js';
 import { readBloom } from '../tiers/bloom-file.js';
 import type { CheckRequest, IngestRequest, ReadOptions, RunReport, StoreStats, VerifyProblem, VerifyResult } from './api.js';
 import { check, type CheckResult } from './check.js';
+import { forgetRound } from './commit.js';
 import { ingest } from './ingest.js';
 import { Session } from './session.js';
 import { Catalog } from '../catalog/catalog.js';
@@ -72,7 +73,13 @@ export class Drum {
   ingest(req: IngestRequest): Promise<RunReport> {
     return this.job(async (s) => {
       if (s.opts.readOnly) throw new DrumError('DRUM_BAD_OPTION', 'ingest needs a store opened for writing');
-      return ingest(s, req);
+      try {
+        return await ingest(s, req);
+      } catch (e) {
+        // Routed but uncommitted keys are gone; nothing in RAM may vouch for them in a later job.
+        forgetRound(s);
+        throw e;
+      }
     });
   }
 

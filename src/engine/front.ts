@@ -1,5 +1,5 @@
-// Routes each parsed URL through the in-RAM tiers — the parse worker's
-// in-chunk repeat marks, hot cache, recently-added table, optional Bloom
+// Routes each parsed URL through the in-RAM tiers — the parse threads'
+// line-memo answers and in-chunk repeat marks, hot cache, recently-added table, optional Bloom
 // gate — and sends what they cannot answer to the
 // buckets (key) and the aux log (URL text) under its arrival ordinal.
 // Counts every tier's lookups and hits. Does not merge or decide when to.
@@ -102,8 +102,11 @@ export class Front {
       pending.add(hi, lo, aux.records);
       aux.append(bytes, s, end);
     }
-    c.linksRead += accepted;
-    c.duplicateUrls += dups;
+    // Lines the parse thread's line memo answered never became URLs of the batch: count them here.
+    c.linksRead += accepted + p.lineRepeats;
+    c.duplicateUrls += dups + p.lineRepeats;
+    c.lineRepeats += p.lineRepeats;
+    c.lineLookups += p.lineLookups;
     c.chunkRepeats += reps;
   }
 }

@@ -36,12 +36,13 @@ export class ParsePool {
   inlineChunks = 0;
   private readonly local: Parser;
 
-  constructor(policy: CanonicalPolicy, hostBits: number, workers: number) {
-    this.inline = workers === 0 ? new Parser(policy, hostBits) : null;
-    this.local = this.inline ?? new Parser(policy, hostBits);
+  /** `memoEntries`: line memo size of each parsing thread (the main thread's included); 0 = off. */
+  constructor(policy: CanonicalPolicy, hostBits: number, workers: number, memoEntries = 0) {
+    this.inline = workers === 0 ? new Parser(policy, hostBits, memoEntries) : null;
+    this.local = this.inline ?? new Parser(policy, hostBits, memoEntries);
     for (let i = 0; i < workers; i++) {
       const w = new Worker(new URL('./parse-worker.js', import.meta.url), {
-        workerData: { policy, hostBits },
+        workerData: { policy, hostBits, memoEntries },
         // A small young generation keeps the worker's heap (and so drum's RSS) small; it only holds a few chunks.
         resourceLimits: { maxYoungGenerationSizeMb: 16 },
       });
@@ -59,6 +60,21 @@ export class ParsePool {
 
   get size(): number {
     return this.workers.length;
+  }
+
+  /** Threads that parse (workers and the main thread, which parses when they are busy). */
+  static parsingThreads(workers: number): number {
+    return workers + 1;
+  }
+
+  /**
+   * Every thread forgets its line memo. Call when the engine drops keys the
+   * memo may vouch for (failed merge or run); a worker handles it after the
+   * chunks already queued to it, which belong to the abandoned work.
+   */
+  clearMemo(): void {
+    this.local.memo.clear();
+    for (const w of this.workers) w.postMessage({ clear: true });
   }
 
   /**

@@ -1,17 +1,22 @@
 // Worker-thread body of the parse pool: receives chunks, runs the parse
-// stage (canonicalize + fingerprint) and posts the result back with its
-// arrays transferred. Holds no state beyond its Parser's scratch buffers.
-// REQUIRES: workerData = { policy: CanonicalPolicy, hostBits: number }.
+// stage (line memo, canonicalize, fingerprint) and posts the result back with
+// its arrays transferred. Holds no state beyond its Parser's scratch buffers
+// and line memo, which a { clear: true } message empties.
+// REQUIRES: workerData = { policy: CanonicalPolicy, hostBits: number, memoEntries: number }.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CanonicalPolicy } from '../canonicalize/types.js';
 import type { LineChunk } from '../input/types.js';
 import { Parser, attachChunk, detach } from './parse.js';
 
-const { policy, hostBits } = workerData as { policy: CanonicalPolicy; hostBits: number };
-const parser = new Parser(policy, hostBits);
+const { policy, hostBits, memoEntries } = workerData as { policy: CanonicalPolicy; hostBits: number; memoEntries: number };
+const parser = new Parser(policy, hostBits, memoEntries);
 
-parentPort!.on('message', (msg: { id: number; chunk: LineChunk }) => {
+parentPort!.on('message', (msg: { id: number; chunk: LineChunk } | { clear: true }) => {
+  if ('clear' in msg) {
+    parser.memo.clear();
+    return;
+  }
   try {
     const { parsed, transfer } = detach(parser.parse(attachChunk(msg.chunk)));
     parentPort!.postMessage({ id: msg.id, parsed }, transfer);

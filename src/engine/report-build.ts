@@ -26,7 +26,7 @@ export function buildReport(
   const bloom = s.front.bloom;
   const mode = s.opts.bloom;
   const tested = c.linksRead - c.rejectedLines;
-  const inRam = c.chunkRepeats + c.cacheHits + c.recentHits + c.lossyDropped;
+  const inRam = c.lineRepeats + c.chunkRepeats + c.cacheHits + c.recentHits + c.lossyDropped;
   // Averaged over how the filter filled during the run (the end-of-run rate overstates it).
   const added = c.bloomDefinitelyNew;
   const expectedFp = bloom === null ? 0 : bloom.meanFpRateOverFill(Math.max(0, bloom.keys - added), added);
@@ -42,7 +42,11 @@ export function buildReport(
     rejectedLines: c.rejectedLines,
     rejectsByReason: { ...c.rejectsByReason },
     tiers: {
-      chunkDedup: { lookups: tested, hits: c.chunkRepeats, hitRate: rate(c.chunkRepeats, tested) },
+      lineMemo: {
+        lookups: c.lineLookups, hits: c.lineRepeats, hitRate: rate(c.lineRepeats, c.lineLookups),
+        entries: s.opts.lineMemoEntries, threads: s.pool.size + 1,
+      },
+      chunkDedup: { lookups: tested - c.lineRepeats, hits: c.chunkRepeats, hitRate: rate(c.chunkRepeats, tested - c.lineRepeats) },
       hotCache: { lookups: c.cacheLookups, hits: c.cacheHits, hitRate: rate(c.cacheHits, c.cacheLookups), entries: s.front.cache.entries },
       recentTable: { lookups: c.recentLookups, hits: c.recentHits, hitRate: rate(c.recentHits, c.recentLookups), entries: s.front.recent.entries },
       bloom: {

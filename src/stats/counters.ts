@@ -4,7 +4,7 @@
 
 export const RUN_COUNTER_NAMES = [
   'linksRead', 'uniqueUrls', 'duplicateUrls', 'rejectedLines',
-  'chunkRepeats', 'cacheLookups', 'cacheHits', 'recentLookups', 'recentHits',
+  'lineLookups', 'lineRepeats', 'chunkRepeats', 'cacheLookups', 'cacheHits', 'recentLookups', 'recentHits',
   'bloomDefinitelyNew', 'bloomMaybeSeen', 'bloomFalsePositives', 'lossyDropped',
   'diskLookups', 'diskHits', 'storeHits', 'inRoundRepeats',
   'merges', 'spills', 'seeks', 'fileOpens', 'bytesRead', 'bytesWritten',

@@ -33,13 +33,19 @@ export interface RunReport {
   rejectedLines: number;
   rejectsByReason: Record<string, number>;
   tiers: {
-    /** Links that repeat an earlier link of the same input chunk, answered in the parse worker. */
+    /**
+     * Raw input lines identical to a line the same parse thread accepted
+     * earlier (or to an earlier line of their chunk): answered before
+     * canonicalization. `entries` per thread, `threads` threads.
+     */
+    lineMemo: TierReport & { entries: number; threads: number };
+    /** Links (of those the line memo did not answer) that repeat an earlier canonical URL of the same input chunk. */
     chunkDedup: TierReport;
     hotCache: TierReport & { entries: number };
     recentTable: TierReport & { entries: number };
     bloom: BloomReport;
   };
-  /** Fraction of URL tests answered without touching disk (chunk dedup + hot cache + recent table + lossy bloom). */
+  /** Fraction of URL tests answered without touching disk (line memo + chunk dedup + hot cache + recent table + lossy bloom). */
   answeredInRam: number;
   disk: { lookups: number; hits: number };
   io: {

@@ -29,6 +29,7 @@ function sampleReport(over: Partial<RunReport> = {}): RunReport {
     rejectedLines: 276,
     rejectsByReason: { 'unsupported-scheme': 270, 'invalid-host': 6 },
     tiers: {
+      lineMemo: { lookups: 38001, hits: 0, hitRate: 0, entries: 1048576, threads: 2 },
       chunkDedup: { lookups: 38001, hits: 0, hitRate: 0 },
       hotCache: { lookups: 38001, hits: 12000, hitRate: 12000 / 38001, entries: 262144 },
       recentTable: { lookups: 26001, hits: 6000, hitRate: 6000 / 26001, entries: 1048576 },

@@ -7,19 +7,23 @@ import { tempDir } from '../helpers/tmp.js';
 
 // A pool of already-canonical URLs over a few hosts, so the model is a plain Set of strings.
 const POOL = Array.from({ length: 120 }, (_, i) => `http://h${i % 9}.example/p/${Math.floor(i / 9)}${i % 4 === 0 ? '?a=1' : ''}`);
+// Raw lines: each canonical URL, a variant the default policy folds into it, and a line it rejects.
+const RAW = [...POOL, ...POOL.map((u, i) => (i % 2 === 0 ? `${u}#frag` : u.replace('http://h', 'HTTP://H'))), 'mailto:nobody@h1.example'];
+const canonicalOf = (raw: string): string | null => (raw.startsWith('mailto:') ? null : raw.replace('#frag', '').replace('HTTP://H', 'http://h'));
 
 const config = fc.record({
   buckets: fc.constantFrom(1, 2, 8, 16),
   hostBits: fc.constantFrom(0, 8, 24, 32),
   cacheEntries: fc.constantFrom(0, 8, 64),
   recentEntries: fc.constantFrom(0, 8, 64),
+  lineMemoEntries: fc.constantFrom(0, 4, 64, 1 << 20),
   bloom: fc.constantFrom<'off' | 'gate'>('off', 'gate'),
   bufferEntries: fc.integer({ min: 16, max: 64 }),
   maxBucketEntries: fc.integer({ min: 4, max: 300 }),
   reopen: fc.boolean(),
 });
 
-const batches = fc.array(fc.array(fc.nat({ max: POOL.length - 1 }), { maxLength: 150 }), { minLength: 1, maxLength: 5 });
+const batches = fc.array(fc.array(fc.nat({ max: RAW.length - 1 }), { maxLength: 150 }), { minLength: 1, maxLength: 5 });
 
 async function collect(d: Drum, urls: string[]): Promise<string[]> {
   const out: string[] = [];
@@ -34,7 +38,7 @@ describe('drum against a Set model', () => {
         const dir = tempDir();
         const opts: DrumOptions = {
           buckets: cfg.buckets, hostBits: cfg.hostBits, cacheEntries: cfg.cacheEntries, recentEntries: cfg.recentEntries,
-          bloom: cfg.bloom, workers: 0, fsync: false,
+          lineMemoEntries: cfg.lineMemoEntries, bloom: cfg.bloom, workers: 0, fsync: false, chunkBytes: 1024,
           tuning: { bufferEntries: cfg.bufferEntries, maxBucketEntries: cfg.maxBucketEntries },
         };
         const seen = new Set<string>();
@@ -45,10 +49,11 @@ describe('drum against a Set model', () => {
               await d.close();
               d = await Drum.open(dir, opts);
             }
-            const urls = b.map((i) => POOL[i]!);
+            const urls = b.map((i) => RAW[i]!);
             const expected: string[] = [];
-            for (const u of urls) {
-              if (!seen.has(u)) {
+            for (const raw of urls) {
+              const u = canonicalOf(raw);
+              if (u !== null && !seen.has(u)) {
                 seen.add(u);
                 expected.push(u);
               }
@@ -114,5 +119,29 @@ describe('drum against a Set model', () => {
     }
     assert.equal(out[0]!.length, 7001);
     assert.deepEqual(out[1], out[0]);
+  });
+});
+
+describe('drum after a failed run', () => {
+  it('emits again the URLs of a run that failed while reading, when the same Drum retries it', async () => {
+    const dir = tempDir();
+    let failAt = 3; // the third spill write fails
+    const d = await Drum.open(dir, {
+      workers: 0, fsync: false, chunkBytes: 1024, tuning: { bufferEntries: 16 },
+      faultHook: (op, path) => {
+        if (op === 'write' && path.includes('spill-') && --failAt === 0) throw Object.assign(new Error('injected EIO'), { code: 'EIO' });
+      },
+    });
+    try {
+      const input = `${dir}/in.txt`;
+      const urls = Array.from({ length: 2000 }, (_, i) => `http://r${(i % 500) % 7}.example/${i % 500}`);
+      (await import('node:fs')).writeFileSync(input, `${urls.join('\n')}\n`);
+      await assert.rejects(d.ingest({ inputs: [input], outDir: `${dir}/out1` }), (e: { code?: string }) => e.code === 'DRUM_IO');
+      const r = await d.ingest({ inputs: [input], outDir: `${dir}/out2` });
+      assert.equal(r.uniqueUrls, 500);
+      assert.equal(r.duplicateUrls, 1500);
+    } finally {
+      await d.close();
+    }
   });
 });
