@@ -23,7 +23,7 @@ export interface DrumOptions {
    * Line memo size in entries per parsing thread (0 disables): raw input
    * lines seen before by that thread are answered before canonicalization.
    * Default 2^20 (8 MiB per thread), less when the memos of all threads
-   * would take over 1/16 of memoryBytes.
+   * would take over 1/16 of memoryBytes or leave too little for the buckets.
    */
   lineMemoEntries?: number;
   /** Bloom filter mode. Default 'off'. */
@@ -72,7 +72,8 @@ export interface ResolvedOptions {
   hostBits: number;
   cacheEntries: number;
   recentEntries: number;
-  lineMemoEntries: number;
+  /** null: sized by the budget planner (2^20 per thread, less on a small budget). */
+  lineMemoEntries: number | null;
   bloom: BloomMode;
   bloomBitsPerKey: number;
   /** null: the store's own policy (or the default for a new store). */
@@ -92,7 +93,6 @@ export const DEFAULTS = {
   hostBits: 24,
   cacheEntries: 1 << 18,
   recentEntries: 1 << 20,
-  lineMemoEntries: 1 << 20,
   bloom: 'off' as BloomMode,
   bloomBitsPerKey: 10,
   chunkBytes: 1 << 20,
@@ -124,7 +124,7 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2): ResolvedOptions 
     hostBits,
     cacheEntries: int('cacheEntries', o.cacheEntries ?? DEFAULTS.cacheEntries, 0, 2 ** 28),
     recentEntries: int('recentEntries', o.recentEntries ?? DEFAULTS.recentEntries, 0, 2 ** 28),
-    lineMemoEntries: int('lineMemoEntries', o.lineMemoEntries ?? defaultLineMemo(memoryBytes, workers), 0, 2 ** 28),
+    lineMemoEntries: o.lineMemoEntries === undefined ? null : int('lineMemoEntries', o.lineMemoEntries, 0, 2 ** 28),
     bloom,
     bloomBitsPerKey: int('bloomBitsPerKey', o.bloomBitsPerKey ?? DEFAULTS.bloomBitsPerKey, 1, 64),
     canonical: o.canonical ?? null,
@@ -136,13 +136,6 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2): ResolvedOptions 
     tuning: { ...(o.tuning ?? {}) },
     faultHook: o.faultHook ?? null,
   };
-}
-
-/** The default line memo: 2^20 entries per thread, halved until all threads' memos fit in 1/16 of the budget. */
-function defaultLineMemo(memoryBytes: number, workers: number): number {
-  let entries: number = DEFAULTS.lineMemoEntries;
-  while (entries > 1024 && (workers + 1) * entries * 8 > memoryBytes / 16) entries /= 2;
-  return entries;
 }
 
 const SIZE_RE = /^(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?$/i;

@@ -21,6 +21,8 @@ export interface BudgetPlan {
   recentTable: number;
   /** Line memos of every parsing thread (workers + main). */
   lineMemo: number;
+  /** Line memo entries per parsing thread. */
+  lineMemoEntries: number;
   bloom: number;
   bucketBuffers: number;
   sortArea: number;
@@ -36,6 +38,9 @@ export interface BudgetPlan {
   bloomMaxKeys: number;
 }
 
+/** Line memo entries per parsing thread unless the budget is too small for them (or the user chose). */
+export const DEFAULT_LINE_MEMO_ENTRIES = 1 << 20;
+
 export const IO_BUFFER_BYTES = 8 << 20; // aux log, unique writer, store reads/writes, input chunks
 /**
  * What the runtime itself takes at most, measured on 10 M links: Node and V8
@@ -49,12 +54,22 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPla
   const runtimeReserve = Math.min(RUNTIME_RESERVE_BYTES, Math.floor(total * 0.55));
   const hotCache = HotCache.bytesFor(o.cacheEntries);
   const recentTable = RecentTable.bytesFor(o.recentEntries);
-  const lineMemo = (o.workers + 1) * LineMemo.bytesFor(o.lineMemoEntries);
-  let left = total - runtimeReserve - hotCache - recentTable - lineMemo - IO_BUFFER_BYTES;
+  const minLeft = o.buckets * 1024 * BUFFER_BYTES_PER_ENTRY + (1 << 20);
+  const threads = o.workers + 1;
+  // What is left for the Bloom filter and the buckets once the line memos take `memo` entries per thread.
+  const rest = (memo: number): number => total - runtimeReserve - hotCache - recentTable - threads * LineMemo.bytesFor(memo) - IO_BUFFER_BYTES;
+  let lineMemoEntries = o.lineMemoEntries ?? DEFAULT_LINE_MEMO_ENTRIES;
+  if (o.lineMemoEntries === null) {
+    // Sized here: at most 1/16 of the budget, and never at the buckets' expense.
+    while (lineMemoEntries > 0 && (threads * LineMemo.bytesFor(lineMemoEntries) > total / 16 || bucketsLeft(rest(lineMemoEntries), o) < minLeft)) {
+      lineMemoEntries = lineMemoEntries > 1024 ? lineMemoEntries / 2 : 0;
+    }
+  }
+  const lineMemo = threads * LineMemo.bytesFor(lineMemoEntries);
+  let left = rest(lineMemoEntries);
   // Bloom: up to a quarter of what is left; the report states the FP rate that buys.
   const bloom = o.bloom === 'off' ? 0 : Math.floor(left / 4);
   left -= bloom;
-  const minLeft = o.buckets * 1024 * BUFFER_BYTES_PER_ENTRY + (1 << 20);
   if (left < minLeft) {
     throw new DrumError(
       'DRUM_BAD_OPTION',
@@ -72,13 +87,18 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPla
   const bloomMaxKeys = o.bloom === 'off' ? 0 : Math.floor((bloom * 8) / o.bloomBitsPerKey);
   const t = o.tuning;
   return {
-    totalBytes: total, runtimeReserve, hotCache, recentTable, lineMemo, bloom, bucketBuffers, sortArea, newBitmap,
+    totalBytes: total, runtimeReserve, hotCache, recentTable, lineMemo, lineMemoEntries, bloom, bucketBuffers, sortArea, newBitmap,
     ioBuffers: IO_BUFFER_BYTES,
     bufferEntries: t.bufferEntries ?? bufferEntries,
     maxBucketEntries: t.maxBucketEntries ?? maxBucketEntries,
     maxRoundEntries: t.maxRoundEntries ?? maxRoundEntries,
     bloomMaxKeys,
   };
+}
+
+/** What the buckets get of `left` after the Bloom filter's share. */
+function bucketsLeft(left: number, o: ResolvedOptions): number {
+  return o.bloom === 'off' ? left : left - Math.floor(left / 4);
 }
 
 export function budgetSplit(p: BudgetPlan): Record<string, number> {

@@ -44,7 +44,7 @@ export function buildReport(
     tiers: {
       lineMemo: {
         lookups: c.lineLookups, hits: c.lineRepeats, hitRate: rate(c.lineRepeats, c.lineLookups),
-        entries: s.opts.lineMemoEntries, threads: s.pool.size + 1,
+        entries: s.plan.lineMemoEntries, threads: s.pool.size + 1,
       },
       chunkDedup: { lookups: tested - c.lineRepeats, hits: c.chunkRepeats, hitRate: rate(c.chunkRepeats, tested - c.lineRepeats) },
       hotCache: { lookups: c.cacheLookups, hits: c.cacheHits, hitRate: rate(c.cacheHits, c.cacheLookups), entries: s.front.cache.entries },

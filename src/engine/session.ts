@@ -82,7 +82,7 @@ export class Session {
       const catalog = eff.readOnly ? null : await Catalog.open(dir, { sync: eff.fsync });
       // Fold piled-up per-round host deltas now, off the ingest's hot path.
       if (catalog !== null && (await catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) await catalog.compactHosts();
-      const pool = new ParsePool(policy, eff.hostBits, eff.workers, eff.lineMemoEntries);
+      const pool = new ParsePool(policy, eff.hostBits, eff.workers, plan.lineMemoEntries);
       return new Session(dir, dfs, store, eff, policy, plan, front, pending, aux, pool, catalog, wd);
     } catch (e) {
       store.close();

@@ -1,0 +1,26 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { chunkLinksMax, DEFAULT_LINE_MEMO_ENTRIES, planBudget } from '../../src/engine/budget.js';
+import { resolveOptions } from '../../src/options.js';
+import { LineMemo } from '../../src/tiers/line-memo.js';
+
+const plan = (o: Parameters<typeof resolveOptions>[0]) => planBudget(resolveOptions(o, 2), chunkLinksMax(1 << 20));
+
+describe('planBudget and the line memo', () => {
+  it('gives each parsing thread a 2^20-entry line memo under the default 256 MiB budget', () => {
+    const p = plan({});
+    assert.equal(p.lineMemoEntries, DEFAULT_LINE_MEMO_ENTRIES);
+    assert.equal(p.lineMemo, 2 * LineMemo.bytesFor(DEFAULT_LINE_MEMO_ENTRIES));
+  });
+
+  it('sizes the line memo down on a small budget instead of refusing the budget', () => {
+    const p = plan({ memoryBytes: 48 << 20, buckets: 4, bloom: 'gate' });
+    assert.ok(p.lineMemoEntries < DEFAULT_LINE_MEMO_ENTRIES);
+    assert.ok(p.lineMemo <= (48 << 20) / 16);
+  });
+
+  it('refuses a line memo the user asked for that leaves the buckets too little, with DRUM_BAD_OPTION', () => {
+    assert.throws(() => plan({ memoryBytes: 48 << 20, lineMemoEntries: 1 << 22 }), { code: 'DRUM_BAD_OPTION' });
+    assert.equal(plan({ lineMemoEntries: 0 }).lineMemo, 0);
+  });
+});
