@@ -99,7 +99,8 @@ let runSeq = 0;
  * go to scratch dirs that are removed.
  */
 export async function ingestOnce(ctx: SweepContext, stateDir: string, input: string | string[], opts: DrumOptions): Promise<RunReport> {
-  const d = await Drum.open(stateDir, { ...ctx.base, ...opts });
+  // The sweep studies the cache, recent table and Bloom filter: the line memo in front of them is off.
+  const d = await Drum.open(stateDir, { lineMemoEntries: 0, ...ctx.base, ...opts });
   let report: RunReport | null = null;
   try {
     for (const i of typeof input === 'string' ? [input] : input) {
@@ -190,7 +191,7 @@ export async function bloomSweep(ctx: SweepContext, ds: Dataset, bits: number[])
     const opts: DrumOptions = { bloom: 'gate', bloomBitsPerKey: b };
     const gateDir = freshDir(ctx, 'bloom-gate');
     await ingestOnce(ctx, gateDir, ds.batch1, opts);
-    const d = await Drum.open(gateDir, { ...ctx.base, ...opts });
+    const d = await Drum.open(gateDir, { lineMemoEntries: 0, ...ctx.base, ...opts });
     const st = await d.stats();
     await d.close();
     const bl = st.bloom!;
