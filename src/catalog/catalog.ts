@@ -6,7 +6,9 @@
 // decide when a run starts or commits (the engine does). Preconditions: one
 // writer per state directory (the engine's lock; LevelDB's own LOCK also
 // refuses a second writer with DRUM_LOCKED). Every multi-key change is ONE
-// level batch, so a crash leaves either all of it or none.
+// level batch, so a crash leaves either all of it or none, except the host
+// table's round apply and fold, which write in bounded batches and stay
+// crash-safe by their own markers (host-table.ts).
 
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,10 +20,14 @@ import { TopHeap } from './top-heap.js';
 import {
   del, openLevel, put, DELTAS_BEFORE_FOLD, type CatalogOpenOptions, type Db, type HostCount, type HostDelta, type Op, type RunRecord, type Sub,
 } from './records.js';
+import {
+  allHostCounts, applyRound, foldDeltas, hostCountOf, pendingDeltaCount, FOLD_SLICE_BYTES, HOST_BATCH_BYTES,
+  type FoldState, type HostCounts, type HostTable,
+} from './host-table.js';
 
 export { DELTAS_BEFORE_FOLD };
 export type { CatalogOpenOptions, HostCount, RunInput, RunRecord, RunStatus } from './records.js';
-import { encodeHostMap, forEachHost } from './host-delta.js';
+export type { HostCounts } from './host-table.js';
 
 export class Catalog {
   /** True when a writer held the catalog and this read-only view reads a copy taken at open. */
@@ -36,6 +42,7 @@ export class Catalog {
     private readonly readOnly: boolean,
     private readonly sync: boolean,
     private readonly tempDir: string | null,
+    private readonly opts: CatalogOpenOptions = {},
   ) {
     this.fromSnapshot = tempDir !== null;
   }
@@ -51,7 +58,7 @@ export class Catalog {
     const dir = join(stateDir, 'catalog');
     if (readOnly) {
       if (!existsSync(stateDir)) throw new DrumError('DRUM_NOT_FOUND', `no drum state at ${stateDir}`, { file: stateDir });
-      if (!existsSync(join(dir, 'CURRENT'))) return new Catalog(dir, null, true, sync, null);
+      if (!existsSync(join(dir, 'CURRENT'))) return new Catalog(dir, null, true, sync, null, opts);
     } else {
       try {
         mkdirSync(dir, { recursive: true });
@@ -60,14 +67,14 @@ export class Catalog {
       }
     }
     try {
-      return new Catalog(dir, await openLevel(dir, !readOnly), readOnly, sync, null);
+      return new Catalog(dir, await openLevel(dir, !readOnly), readOnly, sync, null, opts);
     } catch (e) {
       const err = levelError('cannot open the run catalog', e, dir);
       if (!readOnly || err.code !== 'DRUM_LOCKED') throw err;
     }
     const temp = await snapshotCopy(dir);
     try {
-      return new Catalog(dir, await openLevel(temp, false), true, sync, temp);
+      return new Catalog(dir, await openLevel(temp, false), true, sync, temp, opts);
     } catch (e) {
       rmSync(temp, { recursive: true, force: true });
       throw levelError('cannot open a copy of the run catalog', e, dir);
@@ -141,103 +148,59 @@ export class Catalog {
   }
 
   /**
-   * Records the per-host unique-URL counts of one committed round and the
-   * marker (runId, round) in ONE atomic batch. Returns false (and changes
-   * nothing) when that round was already recorded. The counts go in as one
-   * delta value (two puts per round, whatever the number of hosts); reads
-   * fold the deltas in, and a writer folds them into the host table once
-   * DELTAS_BEFORE_FOLD have piled up (see compactHosts).
+   * Records the per-host unique-URL counts of one committed round, then the
+   * marker (runId, round). Returns false (and changes nothing) when that
+   * round was already recorded. The counts go in as delta values (one per
+   * part, whatever the number of hosts), written in batches of about
+   * hostBatchBytes with the marker in the last one: `counts` may be an
+   * iterable that reads its parts from disk one at a time. A crash between
+   * batches leaves the round unmarked: reads ignore its parts and the redo
+   * replaces them (host-table.ts). Reads fold the deltas in, and a writer
+   * folds them into the host table once DELTAS_BEFORE_FOLD have piled up
+   * (see compactHosts).
    */
-  applyHostCounts(runId: string, round: number, counts: ReadonlyMap<string, number> | Uint8Array | readonly Uint8Array[]): Promise<boolean> {
-    return this.write('cannot update the host table', async (db) => {
+  applyHostCounts(runId: string, round: number, counts: HostCounts): Promise<boolean> {
+    return this.write('cannot update the host table', async () => {
       if (!Number.isInteger(round) || round < 0) throw new DrumError('DRUM_INTERNAL', `bad host-count round ${round}`);
-      const rounds = this.sub<number>('rounds');
-      const marker = roundKey(runId, round);
-      if ((await rounds.get(marker)) !== undefined) return false;
-      let parts: readonly Uint8Array[];
-      if (counts instanceof Uint8Array) parts = [counts];
-      else if (Array.isArray(counts)) parts = counts;
-      else {
-        const m = counts as ReadonlyMap<string, number>;
-        for (const [host, n] of m) {
-          if (!Number.isSafeInteger(n) || n < 0) throw new DrumError('DRUM_INTERNAL', `bad host count ${n} for ${host}`);
-        }
-        parts = [encodeHostMap(m)];
-      }
-      const deltas = this.sub<HostDelta>('hostDeltas');
-      let hosts = 0;
-      const batch: Op[] = [];
-      parts.forEach((delta, i) => {
-        const n = delta.length >= 4 ? Buffer.from(delta.buffer, delta.byteOffset, delta.byteLength).readUInt32LE(0) : 0;
-        hosts += n;
-        if (n > 0) batch.push(put(deltas, `${marker}#${String(i).padStart(6, '0')}`, delta));
-      });
-      batch.push(put(rounds, marker, hosts));
-      await db.batch(batch as never, { sync: this.sync });
-      return true;
+      return applyRound(this.hostTable(), roundKey(runId, round), counts);
     });
   }
 
   /**
-   * Folds the pending per-round deltas into the host table (one put per
-   * host, deltas deleted, one batch). Writers call it when they open a
-   * catalog with many deltas; readers never need it.
+   * Folds the pending per-round deltas into the host table, one hash slice
+   * of the hosts per batch (bounded RAM), resuming a fold a crash cut short.
+   * Writers call it when they open a catalog with many deltas; readers
+   * never need it. Returns the number of deltas folded.
    */
   compactHosts(): Promise<number> {
-    return this.write('cannot compact the host table', async (db) => {
-      const deltas = this.sub<HostDelta>('hostDeltas');
-      const hosts = this.sub<number>('hosts');
-      const sum = new Map<string, number>();
-      const keys: string[] = [];
-      for await (const [k, delta] of deltas.iterator()) {
-        keys.push(k);
-        forEachHost(delta, (h, n) => sum.set(h, (sum.get(h) ?? 0) + n), this.dir);
-      }
-      if (keys.length === 0) return 0;
-      const names = [...sum.keys()];
-      const olds = await hosts.getMany(names);
-      const batch: Op[] = names.map((h, i) => put(hosts, h, (olds[i] ?? 0) + sum.get(h)!));
-      for (const k of keys) batch.push(del(deltas as Sub<unknown>, k));
-      await db.batch(batch as never, { sync: this.sync });
-      return keys.length;
-    });
+    return this.write('cannot compact the host table', async () => foldDeltas(this.hostTable()));
   }
 
-  /** Per-round host deltas not yet folded into the host table. */
+  /** Per-round host deltas (parts of completed rounds) not yet folded into the host table. */
   async pendingDeltas(): Promise<number> {
-    return this.read('cannot read the host table', 0, async () => (await this.sub<HostDelta>('hostDeltas').keys({}).all()).length);
+    return this.read('cannot read the host table', 0, async () => pendingDeltaCount(this.hostTable()));
   }
 
   /** Unique URLs stored for one host (0 when unknown). */
   async hostCount(host: string): Promise<number> {
-    return this.read('cannot read the host table', 0, async () => {
-      let n = (await this.sub<number>('hosts').get(host)) ?? 0;
-      for await (const [, delta] of this.sub<HostDelta>('hostDeltas').iterator()) {
-        forEachHost(delta, (h, c) => {
-          if (h === host) n += c;
-        }, this.dir);
-      }
-      return n;
-    });
+    return this.read('cannot read the host table', 0, async () => hostCountOf(this.hostTable(), host));
   }
 
   /** The `n` hosts with most unique URLs, most first; ties by host name. One scan of the table and the deltas. */
   async topHosts(n: number): Promise<HostCount[]> {
     return this.read('cannot read the host table', [], async () => {
       const top = new TopHeap(n);
-      for (const [host, count] of await this.foldedHosts()) top.offer(host, count);
+      for (const [host, count] of await allHostCounts(this.hostTable())) top.offer(host, count);
       return top.result();
     });
   }
 
-  /** Host table plus pending deltas, as one map (reads only; memory grows with the number of hosts). */
-  private async foldedHosts(): Promise<Map<string, number>> {
-    const all = new Map<string, number>();
-    for await (const [host, count] of this.sub<number>('hosts').iterator()) all.set(host, count);
-    for await (const [, delta] of this.sub<HostDelta>('hostDeltas').iterator()) {
-      forEachHost(delta, (h, c) => all.set(h, (all.get(h) ?? 0) + c), this.dir);
-    }
-    return all;
+  private hostTable(): HostTable {
+    return {
+      db: this.db!, deltas: this.sub<HostDelta>('hostDeltas'), hosts: this.sub<number>('hosts'), rounds: this.sub<number>('rounds'),
+      fold: this.sub<FoldState>('hostFold'), sync: this.sync, dir: this.dir,
+      batchBytes: this.opts.hostBatchBytes ?? HOST_BATCH_BYTES, foldSliceBytes: this.opts.foldSliceBytes ?? FOLD_SLICE_BYTES,
+    };
   }
 
   /** Every host and its count, in host order; for checks and scripts, not hot paths. */
@@ -246,7 +209,7 @@ export class Catalog {
     this.assertOpen();
     let all: Map<string, number>;
     try {
-      all = await this.foldedHosts();
+      all = await allHostCounts(this.hostTable());
     } catch (e) {
       throw levelError('cannot read the host table', e, this.dir);
     }
@@ -257,7 +220,7 @@ export class Catalog {
   private sub<V>(name: string): Sub<V> {
     let s = this.subs.get(name);
     if (s === undefined) {
-      const json = name === 'runs' || name === 'hosts' || name === 'rounds';
+      const json = name === 'runs' || name === 'hosts' || name === 'rounds' || name === 'hostFold';
       const enc = name === 'hostDeltas' ? 'view' : json ? 'json' : 'utf8';
       s = this.db!.sublevel(name, { valueEncoding: enc }) as unknown as Sub<unknown>;
       this.subs.set(name, s);

@@ -3,8 +3,20 @@
 //   n u32 | counts f64 × n | nameEnd u32 × n | name bytes (latin1)
 // HOST_DELTA_HEADER_BYTES = 4. Little-endian. No JS object per host, so a
 // round with millions of hosts stays tens of MB. Pure functions; no IO.
+// A host's fold slice (hostSlice) is murmur3 of its name bytes modulo the
+// slice count, so a fold can take the hosts one slice at a time.
 
 import { DrumError } from '../errors.js';
+import { murmur3 } from '../fingerprint/hash.js';
+
+const SLICE_SEED = 0x68737473;
+
+/** The fold slice of a host name (latin1 bytes), 0 <= slice < slices. */
+export function hostSlice(host: string, slices: number): number {
+  if (slices <= 1) return 0;
+  const b = Buffer.from(host, 'latin1');
+  return murmur3(b, 0, b.length, SLICE_SEED) % slices;
+}
 
 export const HOST_DELTA_HEADER_BYTES = 4; // n
 
@@ -39,6 +51,14 @@ export function encodeHostMap(m: ReadonlyMap<string, number>): Buffer {
 
 /** Calls fn for each (host, count) of an encoded delta. DRUM_CORRUPT_FILE if malformed. */
 export function forEachHost(b: Uint8Array, fn: (host: string, count: number) => void, file = 'catalog'): void {
+  forEachHostIn(b, 0, 1, fn, file);
+}
+
+/**
+ * Calls fn for each (host, count) of an encoded delta whose hostSlice(host,
+ * slices) is `slice`; names of other slices are hashed, never decoded.
+ */
+export function forEachHostIn(b: Uint8Array, slice: number, slices: number, fn: (host: string, count: number) => void, file = 'catalog'): void {
   const v = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
   const bad = (): never => {
     throw new DrumError('DRUM_CORRUPT_FILE', `${file}: malformed host-count delta`, { file });
@@ -53,7 +73,9 @@ export function forEachHost(b: Uint8Array, fn: (host: string, count: number) => 
   for (let i = 0; i < n; i++) {
     const end = v.readUInt32LE(endsAt + 4 * i);
     if (end < start || namesAt + end > v.length) bad();
-    fn(v.toString('latin1', namesAt + start, namesAt + end), v.readDoubleLE(countsAt + 8 * i));
+    if (slices <= 1 || murmur3(v, namesAt + start, namesAt + end, SLICE_SEED) % slices === slice) {
+      fn(v.toString('latin1', namesAt + start, namesAt + end), v.readDoubleLE(countsAt + 8 * i));
+    }
     start = end;
   }
 }

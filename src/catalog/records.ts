@@ -39,6 +39,10 @@ export interface CatalogOpenOptions {
   readOnly?: boolean;
   /** Make each write durable (LevelDB sync write) before it resolves. Default true. */
   sync?: boolean;
+  /** Bytes of host-count parts per LevelDB batch (default HOST_BATCH_BYTES; small in tests). */
+  hostBatchBytes?: number;
+  /** Delta bytes per fold slice (default FOLD_SLICE_BYTES; small in tests). */
+  foldSliceBytes?: number;
 }
 
 export type Db = Level<string, unknown>;
@@ -49,13 +53,21 @@ export type HostDelta = Uint8Array;
 /** A writer folds the per-round deltas into the host table once this many have piled up. */
 export const DELTAS_BEFORE_FOLD = 64;
 
+/** Key range and order of a sublevel scan. */
+export interface Range {
+  gt?: string;
+  lt?: string;
+  limit?: number;
+  reverse?: boolean;
+}
+
 /** What the catalog needs of a sublevel (level's own generic types are deep). */
 export interface Sub<V> {
   get(key: string): Promise<V | undefined>;
   getMany(keys: string[]): Promise<(V | undefined)[]>;
-  keys(o: { limit?: number; reverse?: boolean }): { all(): Promise<string[]> };
-  values(o: { limit?: number; reverse?: boolean }): { all(): Promise<V[]> };
-  iterator(): AsyncIterable<[string, V]>;
+  keys(o: Range): { all(): Promise<string[]> };
+  values(o: Range): { all(): Promise<V[]> };
+  iterator(o?: Range): AsyncIterable<[string, V]>;
 }
 
 /** One operation of an atomic root-db batch, placed in a sublevel. */

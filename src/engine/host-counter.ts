@@ -5,10 +5,13 @@
 // an open-addressing table over typed arrays; names are kept as bytes, so
 // counting allocates no JS object per URL or per host (a round with 10^6
 // hosts holds ~50 MB), and take() hands the catalog its compact binary delta.
-// Does not write anywhere.
+// Sealed parts live in a HostParts (host-parts.ts): with a spill file given,
+// only the first few MiB of them stay in RAM, so counting a round of any size
+// holds bounded memory. Writes only that work file (through DrumFs).
 
 import { encodeHostDelta, forEachHost } from '../catalog/host-delta.js';
 import { murmur3x2 } from '../fingerprint/hash.js';
+import { HostParts, type HostPartsSpill } from './host-parts.js';
 
 const SEED_A = 0x2545f491;
 const SEED_B = 0x4f6cdd1d;
@@ -18,7 +21,7 @@ const EMPTY = -1;
 export const HOSTS_PER_PART = 1 << 16;
 
 export class HostCounter {
-  private readonly parts: Buffer[] = [];
+  private parts: HostParts;
   private cap = 1 << 12; // table slots, a power of two, kept at most half full
   private keys = new Uint32Array(2 * this.cap);
   private slotOf = new Int32Array(this.cap).fill(EMPTY); // table slot -> host index
@@ -30,6 +33,14 @@ export class HostCounter {
   private lastA = 0;
   private lastB = 0;
   private lastHost = EMPTY;
+
+  /** Without `spill` every sealed part stays in RAM (small inputs, tests). */
+  constructor(
+    private readonly spill: HostPartsSpill | null = null,
+    private readonly hostsPerPart = HOSTS_PER_PART,
+  ) {
+    this.parts = new HostParts(spill);
+  }
 
   add(buf: Buffer, start: number, end: number): void {
     let hs = start;
@@ -70,8 +81,8 @@ export class HostCounter {
       if (this.keys[2 * i] === a && this.keys[2 * i + 1] === b) return s;
       i = (i + 1) & mask;
     }
-    if (this.n === HOSTS_PER_PART) {
-      // Seal a part: memory stays ~5 MB of tables plus ~40 bytes per host in sealed parts.
+    if (this.n === this.hostsPerPart) {
+      // Seal a part (~30-40 bytes per host); HostParts keeps it in RAM or spills it.
       this.parts.push(encodeHostDelta(this.n, this.counts, this.ends, this.names));
       this.reset();
       return this.find(a, b, buf, hs, he);
@@ -93,6 +104,7 @@ export class HostCounter {
     }
     buf.copy(this.names, at, hs, he);
     this.ends[host] = at + (he - hs);
+    this.counts[host] = 0;
     this.keys[2 * i] = a;
     this.keys[2 * i + 1] = b;
     this.slotOf[i] = host;
@@ -125,31 +137,48 @@ export class HostCounter {
     return this.n;
   }
 
+  /** Sealed parts so far this round (in RAM and spilled). */
+  get sealedParts(): number {
+    return this.parts.count;
+  }
+
   /**
    * The counts gathered since the last take(), as the catalog's binary delta
    * parts (a host may appear in several parts: counts add up); starts afresh.
+   * The caller owns the result and must close() it (that deletes the spill
+   * file, which the next round reuses).
    */
-  take(): Buffer[] {
-    const out = [...this.parts.splice(0), encodeHostDelta(this.n, this.counts, this.ends, this.names)];
+  take(): HostParts {
+    const out = this.parts;
+    out.push(encodeHostDelta(this.n, this.counts, this.ends, this.names));
+    this.parts = new HostParts(this.spill);
     this.reset();
     return out;
   }
 
+  /** Drops the counts gathered so far and deletes the spill file (after a failed round). */
+  discard(): void {
+    this.parts.close();
+    this.parts = new HostParts(this.spill);
+    this.reset();
+  }
+
+  /** Empties the table for the next part, keeping its grown arrays (no garbage per sealed part). */
   private reset(): void {
-    this.cap = 1 << 12;
-    this.keys = new Uint32Array(2 * this.cap);
-    this.slotOf = new Int32Array(this.cap).fill(EMPTY);
+    this.slotOf.fill(EMPTY);
     this.n = 0;
-    this.names = Buffer.allocUnsafe(1 << 16);
-    this.ends = new Uint32Array(1024);
-    this.counts = new Float64Array(1024);
     this.lastHost = EMPTY;
   }
 
   /** take(), decoded into a Map (tests and small callers). */
   takeMap(): Map<string, number> {
     const m = new Map<string, number>();
-    for (const part of this.take()) forEachHost(part, (h, c) => m.set(h, (m.get(h) ?? 0) + c));
+    const parts = this.take();
+    try {
+      for (const part of parts) forEachHost(part, (h, c) => m.set(h, (m.get(h) ?? 0) + c));
+    } finally {
+      parts.close();
+    }
     return m;
   }
 }

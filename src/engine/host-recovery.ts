@@ -3,7 +3,8 @@
 // URLs of that round are exactly the unique-file bytes between the point the
 // round started at and the committed point, so they are re-read and counted.
 // Idempotent (the catalog refuses a round it already has). Reads only the
-// run's own output files; writes only the catalog.
+// run's own output files; writes only the catalog (and, with `spill`, the
+// counter's transient work file, deleted before returning).
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -11,13 +12,14 @@ import type { Catalog } from '../catalog/catalog.js';
 import { uniqueFileName } from '../output/unique-writer.js';
 import type { RunState } from '../store/manifest.js';
 import { HostCounter } from './host-counter.js';
+import type { HostPartsSpill } from './host-parts.js';
 
 const READ_BYTES = 1 << 20;
 
-export async function recoverHostCounts(run: RunState | null, catalog: Catalog | null): Promise<boolean> {
+export async function recoverHostCounts(run: RunState | null, catalog: Catalog | null, spill: HostPartsSpill | null = null): Promise<boolean> {
   if (run === null || catalog === null || run.rounds === 0 || !run.lastRoundFrom) return false;
   if (await catalog.hasRound(run.runId, run.rounds)) return false;
-  const hosts = new HostCounter();
+  const hosts = new HostCounter(spill);
   const from = run.lastRoundFrom;
   const to = run.unique;
   try {
@@ -27,11 +29,17 @@ export async function recoverHostCounts(run: RunState | null, catalog: Catalog |
       countLines(join(run.outDir, uniqueFileName(f)), start, end, hosts);
     }
   } catch (e) {
+    hosts.discard();
     // The run's outputs were moved or deleted: its host counts cannot be recovered; the store is unaffected.
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw e;
   }
-  return catalog.applyHostCounts(run.runId, run.rounds, hosts.take());
+  const parts = hosts.take();
+  try {
+    return await catalog.applyHostCounts(run.runId, run.rounds, parts);
+  } finally {
+    parts.close();
+  }
 }
 
 /** Counts the hosts of every line of a whole unique-*.txt file. */

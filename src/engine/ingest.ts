@@ -28,7 +28,7 @@ const HISTORY_KEEP = 20;
 export async function ingest(s: Session, req: IngestRequest): Promise<RunReport> {
   const t0 = performance.now();
   // A crash between a commit and its host counts left the last round uncounted: count it now.
-  await recoverHostCounts(s.store.body.run, s.catalog);
+  await recoverHostCounts(s.store.body.run, s.catalog, { dfs: s.dfs, path: join(s.workDir, 'hosts-recovery.parts') });
   const inputs = await describeInputs(req.inputs);
   const catalogHas = new Set<string>();
   if (s.catalog !== null && !req.force) {
@@ -75,7 +75,8 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
   s.dfs.mkdirp(run.outDir);
   const rejects = RejectsWriter.open(join(run.outDir, 'rejects.tsv'), { resumeLength: plan.resume ? run.rejectsBytes : 0, fsync: s.opts.fsync });
   const unique = new UniqueWriter(s.dfs, run.outDir, run.unique, s.opts.fsync);
-  const hosts = new HostCounter();
+  // Host counts of a round: sealed parts past a few MiB go to a work file, not RAM.
+  const hosts = new HostCounter({ dfs: s.dfs, path: join(s.workDir, 'hosts.parts') });
   const position = { ...run.position };
   let bytesRead = 0;
   const bytesTotal = run.inputs.some((i) => i.path === '-') ? null : run.inputs.reduce((a, i) => a + i.bytes, 0);
@@ -129,8 +130,18 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
     });
     const committed = s.store.body.run!.unique;
     roundFrom = { file: committed.file, bytes: committed.bytes };
-    if (s.catalog !== null) await s.catalog.applyHostCounts(run.runId, run.rounds, hosts.take());
-    else hosts.take();
+    const parts = hosts.take();
+    try {
+      if (s.catalog !== null) await s.catalog.applyHostCounts(run.runId, run.rounds, parts);
+    } catch (e) {
+      try {
+        parts.close();
+      } catch {
+        // the apply's error is the one to report; work/ is emptied at the next open
+      }
+      throw e;
+    }
+    parts.close();
   };
 
   let inputErrors: InputError[] = [];
@@ -169,6 +180,11 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
     await commitRound(true);
   } catch (e) {
     // Close what we can without masking the error that stopped the run.
+    try {
+      hosts.discard();
+    } catch {
+      // a transient work file; emptied at the next open
+    }
     try {
       unique.close();
       await rejects.close();

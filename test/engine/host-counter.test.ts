@@ -43,7 +43,8 @@ describe('HostCounter parts', () => {
       }
     }
     const parts = hc.take();
-    assert.ok(parts.length >= 2);
+    assert.ok(parts.count >= 2);
+    parts.close();
     const hc2 = new HostCounter();
     for (let i = 0; i < n; i++) {
       const b = Buffer.from(`http://p${i}.example/x`);
