@@ -19,26 +19,43 @@ const TABLE_HEADER_BYTES = 4 + 4 + 4; // sets, ways, occupied
 
 type Table = SetAssocTable;
 
-/** Writes both tables (tmp + rename; no fsync: a lost or torn file is simply ignored next time). */
+/**
+ * Writes both tables (tmp + rename; no fsync: a lost or torn file is simply
+ * ignored next time). Writes the tables' own arrays one after another with a
+ * running CRC, then the header: no copy of the tables is made.
+ */
 export function saveTiers(path: string, commit: number, tables: Table[]): void {
-  const parts: Buffer[] = [];
-  for (const t of tables) {
-    const s = t.snapshot();
-    const h = Buffer.alloc(TABLE_HEADER_BYTES);
-    h.writeUInt32LE(s.sets, 0);
-    h.writeUInt32LE(s.ways, 4);
-    h.writeUInt32LE(s.occupied, 8);
-    parts.push(h, Buffer.from(s.keys.buffer, s.keys.byteOffset, s.keys.byteLength), Buffer.from(s.meta.buffer, s.meta.byteOffset, s.meta.byteLength));
+  const tmp = `${path}.tmp`;
+  const fd = fs.openSync(tmp, 'w');
+  try {
+    let crc = 0;
+    let at = TIER_HEADER_BYTES;
+    const put = (b: Uint8Array): void => {
+      fs.writeSync(fd, b, 0, b.length, at);
+      at += b.length;
+      crc = crc32(b, crc);
+    };
+    for (const t of tables) {
+      const s = t.snapshot();
+      const h = Buffer.alloc(TABLE_HEADER_BYTES);
+      h.writeUInt32LE(s.sets, 0);
+      h.writeUInt32LE(s.ways, 4);
+      h.writeUInt32LE(s.occupied, 8);
+      put(h);
+      put(new Uint8Array(s.keys.buffer, s.keys.byteOffset, s.keys.byteLength));
+      put(new Uint8Array(s.meta.buffer, s.meta.byteOffset, s.meta.byteLength));
+    }
+    const head = Buffer.alloc(TIER_HEADER_BYTES);
+    head.writeUInt32LE(TIER_MAGIC, 0);
+    head.writeUInt16LE(TIER_VERSION, 4);
+    head.writeUInt16LE(0, 6);
+    head.writeUInt32LE(commit >>> 0, 8);
+    head.writeUInt32LE(crc >>> 0, 12);
+    fs.writeSync(fd, head, 0, head.length, 0);
+  } finally {
+    fs.closeSync(fd);
   }
-  const body = Buffer.concat(parts);
-  const head = Buffer.alloc(TIER_HEADER_BYTES);
-  head.writeUInt32LE(TIER_MAGIC, 0);
-  head.writeUInt16LE(TIER_VERSION, 4);
-  head.writeUInt16LE(0, 6);
-  head.writeUInt32LE(commit >>> 0, 8);
-  head.writeUInt32LE(crc32(body), 12);
-  fs.writeFileSync(`${path}.tmp`, Buffer.concat([head, body]));
-  fs.renameSync(`${path}.tmp`, path);
+  fs.renameSync(tmp, path);
 }
 
 /** Loads both tables if the file matches `commit` and checks out; returns whether it did. */
@@ -62,9 +79,10 @@ export function loadTiers(path: string, commit: number, tables: Table[]): boolea
     at += TABLE_HEADER_BYTES;
     const keyBytes = sets * ways * 8;
     if (at + keyBytes + sets * 4 > b.length) return false;
-    const keys = new Uint32Array(Uint8Array.prototype.slice.call(b, at, at + keyBytes).buffer);
+    // Views into the file's bytes (every offset is a multiple of 4); restore() copies them into the tables.
+    const keys = u32View(b, at, keyBytes);
     at += keyBytes;
-    const meta = new Uint32Array(Uint8Array.prototype.slice.call(b, at, at + sets * 4).buffer);
+    const meta = u32View(b, at, sets * 4);
     at += sets * 4;
     parsed.push({ sets, ways, occupied, keys, meta });
   }
@@ -73,4 +91,10 @@ export function loadTiers(path: string, commit: number, tables: Table[]): boolea
   if (!parsed.every((p, i) => p.sets === s0[i]!.sets && p.ways === s0[i]!.ways)) return false;
   parsed.forEach((p, i) => tables[i]!.restore(p.sets, p.ways, p.keys, p.meta, p.occupied));
   return true;
+}
+
+/** b[at, at + bytes) as a Uint32Array: a view when aligned (the usual case), else a copy. */
+function u32View(b: Buffer, at: number, bytes: number): Uint32Array {
+  if (((b.byteOffset + at) & 3) === 0) return new Uint32Array(b.buffer, b.byteOffset + at, bytes >>> 2);
+  return new Uint32Array(Uint8Array.prototype.slice.call(b, at, at + bytes).buffer);
 }
