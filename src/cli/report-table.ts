@@ -61,6 +61,14 @@ export function table(header: string[], rows: string[][], right: ReadonlySet<num
   return [line(header), ...rows.map(line)].join('\n') + '\n';
 }
 
+/** One line: how the parse stage was split between the worker threads and the main thread. */
+function parseSplit(p: RunReport['parseSplit']): string {
+  const all = p.chunksOnWorkers + p.chunksOnMain;
+  if (all === 0) return '(no chunks)';
+  const workers = `${p.workers} worker${p.workers === 1 ? '' : 's'}`;
+  return `${fmtInt(p.chunksOnWorkers)} chunks on ${workers} (${fmtDuration(p.workerMs)} busy), ${fmtInt(p.chunksOnMain)} on the main thread (${fmtDuration(p.mainMs)})`;
+}
+
 /** The readable end-of-run report. */
 export function formatRunReport(r: RunReport): string {
   if (r.status === 'skipped') {
@@ -112,6 +120,7 @@ export function formatRunReport(r: RunReport): string {
       ['elapsed', fmtDuration(r.elapsedMs)],
       ['links/s', fmtInt(r.linksPerSecond)],
       ['peak RSS', fmtBytes(r.peakRssBytes)],
+      ['parse split', parseSplit(r.parseSplit)],
     ]),
   );
   const mem: [string, string][] = [['budget', fmtBytes(r.memory.budgetBytes)]];

@@ -108,5 +108,13 @@ export class Front {
     c.lineRepeats += p.lineRepeats;
     c.lineLookups += p.lineLookups;
     c.chunkRepeats += reps;
+    // Where the parse ran: the report's split of the parse stage between the threads.
+    if (p.onWorker) {
+      c.chunksOnWorkers++;
+      c.parseMsWorkers += p.parseMs;
+    } else {
+      c.chunksOnMain++;
+      c.parseMsMain += p.parseMs;
+    }
   }
 }

@@ -86,7 +86,8 @@ export class ParsePool {
     if (this.inline !== null) {
       const t = performance.now();
       const r = this.inline.parse(chunk);
-      this.inlineMs += performance.now() - t;
+      r.parseMs = performance.now() - t;
+      this.inlineMs += r.parseMs;
       return r;
     }
     const id = this.nextId++;
@@ -109,7 +110,8 @@ export class ParsePool {
     if (this.workers.length === 0 || this.waiting.size >= this.workers.length * WORKER_BACKLOG) {
       const t = performance.now();
       const r = this.workers.length === 0 ? this.local.parse(chunk) : detach(this.local.parse(chunk)).parsed;
-      this.inlineMs += performance.now() - t;
+      r.parseMs = performance.now() - t;
+      this.inlineMs += r.parseMs;
       this.inlineChunks++;
       return { result: r, promise: null };
     }

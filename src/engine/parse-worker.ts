@@ -18,7 +18,10 @@ parentPort!.on('message', (msg: { id: number; chunk: LineChunk } | { clear: true
     return;
   }
   try {
+    const t = performance.now();
     const { parsed, transfer } = detach(parser.parse(attachChunk(msg.chunk)));
+    parsed.parseMs = performance.now() - t;
+    parsed.onWorker = true;
     parentPort!.postMessage({ id: msg.id, parsed }, transfer);
   } catch (e) {
     parentPort!.postMessage({ id: msg.id, error: { message: (e as Error).message, stack: (e as Error).stack } });

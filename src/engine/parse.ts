@@ -25,6 +25,10 @@ export interface ParsedChunk {
   lineRepeats: number;
   /** Lines the line memo looked up. */
   lineLookups: number;
+  /** Milliseconds the parse took on its thread (set by the pool; 0 when parsed outside it). */
+  parseMs: number;
+  /** Parsed on a worker thread (else on the main thread). */
+  onWorker: boolean;
   /** Every rejected line of the chunk, in line order. */
   rejects: Reject[];
   input: number;
@@ -85,7 +89,7 @@ export class Parser {
       if (batch.rejects.length > 0) rejects.sort((a, b) => a.line - b.line);
     }
     return {
-      batch, keys: this.keys, repeats: this.repeats, repeatCount, lineRepeats, lineLookups: memo === null ? 0 : chunk.count, rejects,
+      batch, keys: this.keys, repeats: this.repeats, repeatCount, lineRepeats, lineLookups: memo === null ? 0 : chunk.count, parseMs: 0, onWorker: false, rejects,
       input: chunk.input, endOffset: chunk.endOffset, endLine: chunk.endLine,
     };
   }
@@ -171,7 +175,7 @@ export function detach(p: ParsedChunk): { parsed: ParsedChunk; transfer: ArrayBu
   const rejects = p.rejects.map((r) => ({ ...r, excerpt: Buffer.from(r.excerpt) }));
   return {
     parsed: {
-      batch, keys, repeats, repeatCount: p.repeatCount, lineRepeats: p.lineRepeats, lineLookups: p.lineLookups,
+      batch, keys, repeats, repeatCount: p.repeatCount, lineRepeats: p.lineRepeats, lineLookups: p.lineLookups, parseMs: p.parseMs, onWorker: p.onWorker,
       rejects, input: p.input, endOffset: p.endOffset, endLine: p.endLine,
     },
     transfer: [bytes.buffer as ArrayBuffer, batch.ends.buffer as ArrayBuffer, batch.hostStarts.buffer as ArrayBuffer,

@@ -74,6 +74,10 @@ export function buildReport(
     linksPerSecond: elapsedMs > 0 ? Math.round((c.linksRead * 1000) / elapsedMs) : 0,
     peakRssBytes: peakRss(),
     stages: roundStages(s.timer.stages),
+    parseSplit: {
+      workers: s.pool.size, chunksOnWorkers: c.chunksOnWorkers, chunksOnMain: c.chunksOnMain,
+      workerMs: Math.round(c.parseMsWorkers), mainMs: Math.round(c.parseMsMain),
+    },
     inputErrors,
   };
   return report;

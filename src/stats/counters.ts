@@ -8,7 +8,7 @@ export const RUN_COUNTER_NAMES = [
   'bloomDefinitelyNew', 'bloomMaybeSeen', 'bloomFalsePositives', 'lossyDropped',
   'diskLookups', 'diskHits', 'storeHits', 'inRoundRepeats',
   'merges', 'spills', 'seeks', 'fileOpens', 'bytesRead', 'bytesWritten',
-  'inputBytes', 'elapsedMs',
+  'inputBytes', 'elapsedMs', 'chunksOnWorkers', 'chunksOnMain', 'parseMsWorkers', 'parseMsMain',
 ] as const;
 
 export type RunCounterName = (typeof RUN_COUNTER_NAMES)[number];

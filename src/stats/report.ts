@@ -65,6 +65,12 @@ export interface RunReport {
   linksPerSecond: number;
   peakRssBytes: number;
   stages: Record<string, { ms: number; items: number }>;
+  /**
+   * How the parse stage (line memo, canonicalize, keys) was split between
+   * the worker threads and the main thread, which parses a chunk itself when
+   * the workers are behind: chunks and busy milliseconds on each side.
+   */
+  parseSplit: { workers: number; chunksOnWorkers: number; chunksOnMain: number; workerMs: number; mainMs: number };
 }
 
 /** The invariant every report keeps: linksRead = uniqueUrls + duplicateUrls + rejectedLines. */

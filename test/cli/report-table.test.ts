@@ -50,6 +50,7 @@ function sampleReport(over: Partial<RunReport> = {}): RunReport {
     linksPerSecond: 25182,
     peakRssBytes: 150 * 1024 * 1024,
     stages: {},
+    parseSplit: { workers: 1, chunksOnWorkers: 380, chunksOnMain: 207, workerMs: 5100, mainMs: 2600 },
     ...over,
   };
 }
@@ -85,6 +86,7 @@ describe('run report table', () => {
     assert.match(text, /seeks per URL\s+0\.00167 \(Mercator: 0\.16\)/);
     assert.match(text, /links\/s\s+25,182/);
     assert.match(text, /peak RSS\s+150\.0 MiB/);
+    assert.match(text, /parse split\s+380 chunks on 1 worker \(5\.10 s busy\), 207 on the main thread \(2\.60 s\)/);
     assert.match(text, /buckets\s+200\.0 MiB/);
     assert.ok(text.includes('unique-00000.txt, unique-00001.txt'));
   });
