@@ -17,8 +17,14 @@ const SEED_A = 0x2545f491;
 const SEED_B = 0x4f6cdd1d;
 const EMPTY = -1;
 
-/** Hosts per delta part: past this a part is sealed (encoded) and counting starts a new table. */
-export const HOSTS_PER_PART = 1 << 16;
+/**
+ * Hosts per delta part: past this a part is sealed (encoded) and counting
+ * starts a new table. A part is one LevelDB value (~40 bytes per host), and
+ * LevelDB keeps large values dear: applying 1.1 M hosts in 64k-host parts
+ * (2.5 MB values) grew the process by ~100 MB, in 8k-host parts (~320 KB) by
+ * ~17 MB (docs/performance.md, "Memory at 100 M links").
+ */
+export const HOSTS_PER_PART = 1 << 13;
 
 export class HostCounter {
   private parts: HostParts;
