@@ -5,12 +5,13 @@
 // progress event. Prints the peak RSS per phase and the samples around the
 // overall peak. A diagnostic for issue #6's "RSS flat at 100 M" goal, not a
 // test. Usage (after `tsc -p .`):
-//   node dist/scripts/memory-probe.js --state DIR [--memory 256MiB] [--fsync] [--json FILE] FILE...
+//   node dist/scripts/memory-probe.js --state DIR [--memory 256MiB] [--fsync] [--json FILE]
+//     [--options '{"tuning":{"sortEntries":800000}}'] FILE...
 
 import { rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { Drum, parseSize } from '../src/index.js';
+import { Drum, parseSize, type DrumOptions } from '../src/index.js';
 
 const SAMPLE_MS = 25;
 
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
       memory: { type: 'string', default: '256MiB' },
       fsync: { type: 'boolean', default: false },
       json: { type: 'string' },
+      options: { type: 'string', default: '{}' },
     },
   });
   if (!values.state || positionals.length === 0) throw new Error('usage: memory-probe --state DIR [--memory SIZE] [--fsync] [--json FILE] FILE...');
@@ -60,7 +62,8 @@ async function main(): Promise<void> {
     const m = process.memoryUsage();
     marks.push({ t: performance.timeOrigin + performance.now(), phase, links, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers });
   };
-  const drum = await Drum.open(values.state, { memoryBytes: parseSize(values.memory!), fsync: values.fsync });
+  const extra = JSON.parse(values.options!) as DrumOptions;
+  const drum = await Drum.open(values.state, { memoryBytes: parseSize(values.memory!), fsync: values.fsync, ...extra });
   mark('open', 0);
   let last = '';
   const report = await drum.ingest({

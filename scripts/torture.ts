@@ -42,7 +42,7 @@ async function killSection(): Promise<void> {
   const configs = [
     { name: 'fsync, 1 worker', flags: [...MANY_ROUNDS, '--workers', '1'] },
     { name: 'fsync, inline parse, bloom gate', flags: [...MANY_ROUNDS, '--memory', gate, '--workers', '0', '--bloom', 'gate'] },
-    { name: 'fsync, default workers, small tiers on', flags: ['--memory', tiers, '--buckets', '8', '--cache-entries', '4096', '--recent-entries', '4096'] },
+    { name: 'fsync, default workers, small tiers on', flags: ['--memory', tiers, '--buckets', '8', '--cache-entries', '4096', '--recent-entries', '4096', '--merge-every', '20000'] },
   ];
   const want = Number(a.kills);
   const r = rng(Number(a.seed));

@@ -43,6 +43,13 @@ export interface DrumOptions {
   chunkBytes?: number;
   /** fsync files and directories at commit. Default true (tests may turn it off for speed). */
   fsync?: boolean;
+  /**
+   * Merge and commit once this many URLs wait for the disk check, at the
+   * latest. Smaller rounds redo less work after a crash but rewrite the store
+   * more often. Default: as many as the memory budget's round holds
+   * (1 bit of RAM per waiting URL, ~40 M at 256 MiB).
+   */
+  mergeEvery?: number;
   /** Read-only open: no lock taken for writing, nothing written. Default false. */
   readOnly?: boolean;
   /** Internal limits, normally derived from memoryBytes; for tests and experiments. */
@@ -57,8 +64,10 @@ export interface DrumOptions {
 export interface Tuning {
   /** Entries per bucket RAM buffer before it spills. */
   bufferEntries?: number;
-  /** A merge starts once a bucket holds this many entries. */
+  /** A merge starts once a bucket holds this many entries. Default: no limit (a big bucket is sorted in slices). */
   maxBucketEntries?: number;
+  /** Entries one sort holds (the sort area); a bigger bucket is sorted one key slice at a time. Default from memoryBytes. */
+  sortEntries?: number;
   /** A merge starts once a round holds this many entries. */
   maxRoundEntries?: number;
   /** URLs per unique-NNNNN.txt file. Default 1,000,000. */
@@ -82,6 +91,8 @@ export interface ResolvedOptions {
   workers: number;
   chunkBytes: number;
   fsync: boolean;
+  /** null: rounds as large as the budget allows. */
+  mergeEvery: number | null;
   readOnly: boolean;
   tuning: Tuning;
   faultHook: FaultHook | null;
@@ -132,6 +143,7 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2): ResolvedOptions 
     workers,
     chunkBytes: int('chunkBytes', o.chunkBytes ?? DEFAULTS.chunkBytes, 1024, 1 << 28),
     fsync: o.fsync ?? true,
+    mergeEvery: o.mergeEvery === undefined ? null : int('mergeEvery', o.mergeEvery, 1, 2 ** 32 - 1),
     readOnly: o.readOnly ?? false,
     tuning: { ...(o.tuning ?? {}) },
     faultHook: o.faultHook ?? null,

@@ -1,11 +1,14 @@
 // DRUM's buckets: keys waiting for the next merge. Each key goes to the RAM
 // buffer of the bucket named by its top bits; a full buffer spills to that
 // bucket's disk file. At merge time a bucket's keys (spilled + in RAM, in
-// arrival order) are loaded into sort arrays. Does not sort, merge or hold
-// URL text (the aux log does). REQUIRES: ordinals handed in ascending order.
+// arrival order) are loaded into sort arrays, whole or one key slice at a
+// time (key-range.ts plans the slices; countChildren feeds it). Does not
+// sort, merge or hold URL text (the aux log does).
+// REQUIRES: ordinals handed in ascending order.
 
 import { join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
+import { digitOf, inPrefix, inSlice, rangeWords, type PrefixRange, type Slice } from './key-range.js';
 import { SpillFile } from './spill-file.js';
 
 export class PendingBuckets {
@@ -47,6 +50,11 @@ export class PendingBuckets {
     return this.count * this.bufferEntries * 12;
   }
 
+  /** Bucket bits: the bucket is the key's top `bits` bits. */
+  get bits(): number {
+    return 32 - this.shift;
+  }
+
   bucketOf(hi: number): number {
     return this.shift === 32 ? 0 : hi >>> this.shift;
   }
@@ -86,6 +94,55 @@ export class PendingBuckets {
       n++;
     }
     return n;
+  }
+
+  /**
+   * Bucket b's entries (spilled, then RAM) as interleaved (hi, lo, ordinal)
+   * triples, a block at a time, in arrival order.
+   */
+  private forEachBlock(b: number, scratch: Uint8Array, visit: (words: Uint32Array, n: number) => void): void {
+    this.spills[b]!.forEachBlock(scratch, visit);
+    visit(this.buffers[b]!, this.used[b]!);
+  }
+
+  /** Counts bucket b's entries in prefix range r by their next `width` key bits into out (zeroed first). */
+  countChildren(b: number, r: PrefixRange, width: number, out: Float64Array, scratch: Uint8Array): void {
+    out.fill(0);
+    const { baseHi, baseLo } = rangeWords(r);
+    const p = r.bits;
+    this.forEachBlock(b, scratch, (w, n) => {
+      for (let i = 0; i < n; i++) {
+        const h = w[3 * i]!, l = w[3 * i + 1]!;
+        if (inPrefix(r, baseHi, baseLo, h, l)) out[digitOf(h, l, p, width)]!++;
+      }
+    });
+  }
+
+  /**
+   * Loads bucket b's entries inside slice s into hi/lo/ord from index 0, in
+   * arrival order (a `single` slice: its first entry only). Returns how many
+   * entries the slice holds and how many were loaded.
+   */
+  loadSlice(b: number, s: Slice, hi: Uint32Array, lo: Uint32Array, ord: Uint32Array, scratch: Uint8Array): { seen: number; loaded: number } {
+    let seen = 0;
+    let n = 0;
+    const cap = s.single ? 1 : hi.length;
+    this.forEachBlock(b, scratch, (w, m) => {
+      for (let i = 0; i < m; i++) {
+        const h = w[3 * i]!, l = w[3 * i + 1]!;
+        if (!inSlice(s, h, l)) continue;
+        seen++;
+        if (n === cap) continue;
+        hi[n] = h;
+        lo[n] = l;
+        ord[n] = w[3 * i + 2]!;
+        n++;
+      }
+    });
+    if (seen !== s.count || (!s.single && n !== seen)) {
+      throw new Error(`bucket ${b}: slice holds ${seen} entries (${n} loaded), ${s.count} planned`);
+    }
+    return { seen, loaded: n };
   }
 
   /** Empties every bucket and deletes spill files, ready for the next round. */

@@ -30,7 +30,25 @@ export class SpillFile {
    * `scratch` is a byte buffer used for chunked reads (any size >= 12).
    */
   readAll(hi: Uint32Array, lo: Uint32Array, ord: Uint32Array, scratch: Uint8Array): number {
-    if (this.records === 0) return 0;
+    let done = 0;
+    this.forEachBlock(scratch, (words, n) => {
+      for (let i = 0; i < n; i++) {
+        hi[done + i] = words[3 * i]!;
+        lo[done + i] = words[3 * i + 1]!;
+        ord[done + i] = words[3 * i + 2]!;
+      }
+      done += n;
+    });
+    return done;
+  }
+
+  /**
+   * Reads the records in order, a block at a time: visit(words, n) gets n
+   * interleaved (hi, lo, ordinal) triples in words[0, 3n), valid until it
+   * returns. `scratch` is the read buffer (any size >= 12 bytes).
+   */
+  forEachBlock(scratch: Uint8Array, visit: (words: Uint32Array, n: number) => void): void {
+    if (this.records === 0) return;
     const fd = this.fs.open(this.path, 'r');
     try {
       const per = Math.floor(scratch.length / SPILL_RECORD_BYTES);
@@ -42,14 +60,9 @@ export class SpillFile {
         const got = this.fs.readFully(fd, scratch, 0, want * SPILL_RECORD_BYTES, pos);
         if (got !== want * SPILL_RECORD_BYTES) throw new Error(`short spill read in ${this.path}`);
         pos += got;
-        for (let i = 0; i < want; i++) {
-          hi[done + i] = words[3 * i]!;
-          lo[done + i] = words[3 * i + 1]!;
-          ord[done + i] = words[3 * i + 2]!;
-        }
+        visit(words, want);
         done += want;
       }
-      return done;
     } finally {
       this.fs.close(fd);
     }

@@ -56,6 +56,7 @@ function addStore(c: Command): Command {
     .option('--bloom <mode>', 'bloom filter: off | gate (exact) | lossy (may drop new URLs) (default off)')
     .option('--bloom-bits <n>', 'bloom bits per stored key (default 10, ~1% false positives)')
     .option('--workers <n>', 'worker threads for canonicalize + hash, 0 = inline (default cores-1, at most 3)')
+    .option('--merge-every <n>', 'merge and commit once n URLs wait for the disk check (default: what --memory holds, ~40M at 256MiB)')
     .option('--force-policy', 'open a store built with another canonical policy anyway');
 }
 

@@ -32,6 +32,7 @@ export interface RawOptions {
   bloom?: string;
   bloomBits?: string;
   workers?: string;
+  mergeEvery?: string;
   json?: boolean;
   quiet?: boolean;
   /** false with --no-progress. */
@@ -125,6 +126,7 @@ export function drumOptionsFrom(raw: RawOptions, opts: { readOnly?: boolean } = 
   if (bloom) o.bloom = bloom;
   if (raw.bloomBits !== undefined) o.bloomBitsPerKey = parseCount('--bloom-bits', raw.bloomBits, 1, 64);
   if (raw.workers !== undefined) o.workers = parseCount('--workers', raw.workers, 0, 64);
+  if (raw.mergeEvery !== undefined) o.mergeEvery = parseCount('--merge-every', raw.mergeEvery, 1, 2 ** 32 - 1);
   const canonical = canonicalFrom(raw);
   if (canonical) o.canonical = canonical;
   if (raw.forcePolicy) o.forcePolicy = true;

@@ -30,8 +30,10 @@ export interface BudgetPlan {
   ioBuffers: number;
   /** Entries per bucket RAM buffer. */
   bufferEntries: number;
-  /** A merge starts once a bucket holds this many entries (its sort must fit the sort area). */
+  /** A merge starts once a bucket holds this many entries (default: never; a big bucket is sorted in slices). */
   maxBucketEntries: number;
+  /** Entries one sort holds: the sort area / SORT_BYTES_PER_ENTRY. */
+  sortEntries: number;
   /** A merge starts once a round holds this many entries (the new-URL bitmap must fit). */
   maxRoundEntries: number;
   /** Keys the Bloom filter may be sized for at most. */
@@ -81,16 +83,17 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPla
   const bucketBuffers = Math.floor((left - newBitmap) / 6);
   const sortArea = left - newBitmap - bucketBuffers;
   const bufferEntries = Math.max(16, Math.floor(bucketBuffers / (o.buckets * BUFFER_BYTES_PER_ENTRY)));
-  // Leave room for one more chunk after the trigger fires.
-  const maxBucketEntries = Math.max(1024, Math.floor(sortArea / SORT_BYTES_PER_ENTRY) - chunkLinksMax);
-  const maxRoundEntries = Math.min(2 ** 32 - 1 - chunkLinksMax, newBitmap * 8 - chunkLinksMax);
+  // A bucket bigger than the sort area is sorted one key slice at a time, so no bucket size forces a merge.
+  const sortEntries = Math.max(1024, Math.floor(sortArea / SORT_BYTES_PER_ENTRY));
+  const maxRoundEntries = Math.min(2 ** 32 - 1 - chunkLinksMax, newBitmap * 8 - chunkLinksMax, o.mergeEvery ?? Number.POSITIVE_INFINITY);
   const bloomMaxKeys = o.bloom === 'off' ? 0 : Math.floor((bloom * 8) / o.bloomBitsPerKey);
   const t = o.tuning;
   return {
     totalBytes: total, runtimeReserve, hotCache, recentTable, lineMemo, lineMemoEntries, bloom, bucketBuffers, sortArea, newBitmap,
     ioBuffers: IO_BUFFER_BYTES,
     bufferEntries: t.bufferEntries ?? bufferEntries,
-    maxBucketEntries: t.maxBucketEntries ?? maxBucketEntries,
+    maxBucketEntries: t.maxBucketEntries ?? Number.POSITIVE_INFINITY,
+    sortEntries: t.sortEntries ?? sortEntries,
     maxRoundEntries: t.maxRoundEntries ?? maxRoundEntries,
     bloomMaxKeys,
   };

@@ -2,18 +2,22 @@
 // bucket with pending keys, load them (spill file + RAM buffer), radix-sort,
 // drop in-round repeats, merge sequentially with the bucket's sorted key
 // file (writing the union to a new file when asked), then stream the aux log
-// once and dispatch the new URLs in exact arrival order. Optionally rebuilds
+// once and dispatch the new URLs in exact arrival order. A bucket larger
+// than the sort area is loaded, sorted and merged one key slice at a time
+// (bucket/key-range.ts), so the sort area bounds the merge's RAM whatever
+// the buckets' skew. Optionally rebuilds
 // the Bloom filter from every stored key as it streams past. Does not commit
 // (the caller names the new files in a manifest) and does not read inputs.
 
 import type { AuxLog } from '../bucket/aux-log.js';
 import type { PendingBuckets } from '../bucket/pending.js';
+import { bucketRange, planSlices, type Slice } from '../bucket/key-range.js';
 import { dedupeSorted, radixSortKeys } from '../bucket/radix-sort.js';
 import type { RunCounters } from '../stats/counters.js';
 import type { KeyReader } from '../store/key-reader.js';
 import { KeyWriter, newWriteBuffers, type WrittenFile } from '../store/key-writer.js';
 import { READ_BUFFER_BYTES } from '../store/key-reader.js';
-import { mergeBucket } from '../store/merge.js';
+import { BucketMerge } from '../store/merge.js';
 import type { DrumFs } from '../io/fs.js';
 import { BlockedBloom } from '../tiers/bloom.js';
 import type { Front } from './front.js';
@@ -53,7 +57,10 @@ export interface RoundParams {
   time?: (stage: string, ms: number, items: number) => void;
 }
 
-/** Sort arrays reused across rounds; they grow to the largest bucket seen. */
+/**
+ * Sort arrays reused across rounds; they grow to the largest bucket seen,
+ * up to `capacity` entries (then buckets are sorted in slices).
+ */
 export class SortArea {
   hi = new Uint32Array(0);
   lo = new Uint32Array(0);
@@ -66,7 +73,13 @@ export class SortArea {
   readonly readBuffer = new Uint8Array(READ_BUFFER_BYTES);
   readonly writeBuffers = newWriteBuffers();
 
+  /** `capacity`: most entries one sort holds (the budget's sort area / SORT_BYTES_PER_ENTRY). */
+  constructor(readonly capacity: number) {
+    if (!(capacity >= 1)) throw new RangeError('SortArea: capacity must be at least 1');
+  }
+
   ensure(n: number): void {
+    n = Math.min(n, this.capacity);
     if (this.hi.length >= n) return;
     const cap = Math.max(n, 1024);
     this.hi = new Uint32Array(cap);
@@ -100,24 +113,42 @@ export function mergeRound(p: RoundParams, area: SortArea): RoundResult {
       if (sink !== null) addStoredKeys(files.openReader(b, area.readBuffer), sink);
       continue;
     }
-    const t0 = performance.now();
-    const n = pending.load(b, area.hi, area.lo, area.ord, area.scratch);
-    radixSortKeys(area.hi, area.lo, area.ord, n, area.tHi, area.tLo, area.tOrd);
-    const u = dedupeSorted(area.hi, area.lo, area.ord, n);
-    const t1 = performance.now();
-    p.time?.('sort', t1 - t0, n);
     const reader = files.openReader(b, area.readBuffer);
     const outPath = files.outputPath(b);
     const writer = outPath === null ? null : new KeyWriter(p.dfs, outPath, b, sink, p.fsync, area.writeBuffers);
     try {
-      const r = mergeBucket({ hi: area.hi, lo: area.lo, ord: area.ord, n: u }, reader, writer, newBits, onHit);
-      c.diskLookups += n;
-      c.inRoundRepeats += n - u;
+      const merge = new BucketMerge(reader, writer, newBits, onHit);
+      // Sorts what is loaded in area[0, loaded) and merges it; `seen` counts the entries it stands for.
+      const pass = (seen: number, loaded: number, t0: number): void => {
+        radixSortKeys(area.hi, area.lo, area.ord, loaded, area.tHi, area.tLo, area.tOrd);
+        const u = dedupeSorted(area.hi, area.lo, area.ord, loaded);
+        const t1 = performance.now();
+        p.time?.('sort', t1 - t0, seen);
+        merge.add({ hi: area.hi, lo: area.lo, ord: area.ord, n: u });
+        c.diskLookups += seen;
+        c.inRoundRepeats += seen - u;
+        c.diskHits += seen - u;
+        c.duplicateUrls += seen - u;
+        p.time?.('merge-store', performance.now() - t1, u);
+      };
+      if (total <= area.capacity) {
+        const t0 = performance.now();
+        const n = pending.load(b, area.hi, area.lo, area.ord, area.scratch);
+        pass(n, n, t0);
+      } else {
+        for (const s of planBucket(pending, b, total, area)) {
+          const t0 = performance.now();
+          const { seen, loaded } = pending.loadSlice(b, s, area.hi, area.lo, area.ord, area.scratch);
+          pass(seen, loaded, t0);
+        }
+      }
+      const t2 = performance.now();
+      const r = merge.finish();
       c.storeHits += r.hits;
-      c.diskHits += n - u + r.hits;
-      c.duplicateUrls += n - u + r.hits;
+      c.diskHits += r.hits;
+      c.duplicateUrls += r.hits;
       if (writer !== null) written.set(b, { path: outPath!, file: writer.finish() });
-      p.time?.('merge-store', performance.now() - t1, u + r.storeKeys);
+      p.time?.('merge-store', performance.now() - t2, r.storeKeys);
     } catch (e) {
       writer?.abort();
       for (const w of written.values()) p.dfs.unlink(w.path);
@@ -139,6 +170,11 @@ export function mergeRound(p: RoundParams, area: SortArea): RoundResult {
   c.merges++;
   c.spills += pending.spillsThisRound;
   return { written, newUrls, bloom };
+}
+
+/** Key slices of bucket b that each fit the sort area, in ascending key order. */
+function planBucket(pending: PendingBuckets, b: number, total: number, area: SortArea): Slice[] {
+  return planSlices(bucketRange(b, pending.bits), total, area.capacity, (r, width, out) => pending.countChildren(b, r, width, out, area.scratch));
 }
 
 function addStoredKeys(reader: KeyReader | null, sink: (keys: Uint32Array, n: number) => void): void {

@@ -32,7 +32,7 @@ import { SortArea, type BucketFiles } from './round.js';
 
 export class Session {
   readonly timer = new StageTimer();
-  readonly area = new SortArea();
+  readonly area: SortArea;
 
   private constructor(
     readonly dir: string,
@@ -47,7 +47,9 @@ export class Session {
     readonly pool: ParsePool,
     readonly catalog: Catalog | null,
     readonly workDir: string,
-  ) {}
+  ) {
+    this.area = new SortArea(plan.sortEntries);
+  }
 
   static async open(dir: string, options: DrumOptions = {}, workDir?: string): Promise<Session> {
     if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {

@@ -2,8 +2,12 @@
 // bucket's sorted store file in one sequential pass: keys not in the store
 // are new (their ordinal's bit is set in `newBits`), keys in it are disk
 // hits. With a writer, the union goes to the new store file; without one
-// (read-only check) nothing is written. Does not look at URL text.
-// REQUIRES: pending keys ascending and unique; store file ascending.
+// (read-only check) nothing is written. The pending keys may come in several
+// slices (a bucket too big for the sort area is sorted one key range at a
+// time): BucketMerge keeps its place in the store file between add() calls.
+// Does not look at URL text.
+// REQUIRES: pending keys ascending and unique within and across add() calls;
+// store file ascending.
 
 import { DrumError } from '../errors.js';
 import type { KeyReader } from './key-reader.js';
@@ -25,6 +29,129 @@ export interface MergeResult {
 /** Called for each pending key found in the store (e.g. to warm the hot cache). */
 export type HitSink = (hi: number, lo: number, ordinal: number) => void;
 
+const NO_KEYS: Uint32Array = new Uint32Array(0);
+
+/** One bucket's merge, fed pending keys in ascending slices; finish() copies the rest of the store file. */
+export class BucketMerge {
+  private keys: Uint32Array = NO_KEYS; // current store block, interleaved hi/lo
+  private m = 0; // keys in the current block
+  private j = 0; // next store key of the block to compare
+  private runStart = 0; // first store key of the block not yet written
+  private prevHi = -1; // last key of the previous block (order check)
+  private prevLo = -1;
+  private eof: boolean;
+  private newKeys = 0;
+  private hits = 0;
+  private storeKeys = 0;
+
+  constructor(
+    private readonly reader: KeyReader | null,
+    private readonly writer: KeyWriter | null,
+    private readonly newBits: Uint8Array,
+    private readonly onHit: HitSink | null,
+  ) {
+    this.eof = reader === null;
+  }
+
+  /** Merges the next slice of pending keys (all greater than every key of earlier slices). */
+  add(p: PendingKeys): void {
+    const { hi, lo, ord, n } = p;
+    const writer = this.writer;
+    const newBits = this.newBits;
+    let i = 0;
+    let keys = this.keys, m = this.m, j = this.j, runStart = this.runStart;
+    while (i < n) {
+      if (j >= m) {
+        // This block is used up: write what is left of it and move to the next one.
+        if (writer !== null && runStart < m) writer.pushRange(keys, runStart, m);
+        if (m > 0) {
+          this.prevHi = keys[2 * (m - 1)]!;
+          this.prevLo = keys[2 * (m - 1) + 1]!;
+        }
+        if (this.eof || !this.reader!.nextBlock()) {
+          this.eof = true;
+          keys = NO_KEYS;
+          m = j = runStart = 0;
+          break;
+        }
+        keys = this.reader!.keys;
+        m = this.reader!.n;
+        j = runStart = 0;
+        this.storeKeys += m;
+        const fh = keys[0]!, fl = keys[1]!;
+        if (fh < this.prevHi || (fh === this.prevHi && fl <= this.prevLo)) disorder(this.reader!.path);
+      }
+      const sh = keys[2 * j]!;
+      const sl = keys[2 * j + 1]!;
+      const ph = hi[i]!;
+      const pl = lo[i]!;
+      if (ph < sh || (ph === sh && pl < sl)) {
+        // Smaller than this store key: new.
+        if (writer !== null) {
+          writer.pushRange(keys, runStart, j);
+          runStart = j;
+          writer.push(ph, pl);
+        }
+        const o = ord[i]!;
+        newBits[o >>> 3]! |= 1 << (o & 7);
+        this.newKeys++;
+        i++;
+      } else if (ph === sh && pl === sl) {
+        this.hits++;
+        if (this.onHit !== null) this.onHit(sh, sl, ord[i]!);
+        i++;
+      } else {
+        j++;
+        if (j < m) {
+          const nh = keys[2 * j]!, nl = keys[2 * j + 1]!;
+          if (nh < sh || (nh === sh && nl <= sl)) disorder(this.reader!.path);
+        }
+      }
+    }
+    // Past the end of the store file: the rest are new.
+    for (; i < n; i++) {
+      if (writer !== null) writer.push(hi[i]!, lo[i]!);
+      const o = ord[i]!;
+      newBits[o >>> 3]! |= 1 << (o & 7);
+      this.newKeys++;
+    }
+    this.keys = keys;
+    this.m = m;
+    this.j = j;
+    this.runStart = runStart;
+  }
+
+  /** Copies (and order-checks) the store keys after the last pending key; returns the counts. */
+  finish(): MergeResult {
+    if (!this.eof) {
+      const path = this.reader!.path;
+      let keys = this.keys, m = this.m;
+      checkOrder(keys, this.j, m, path);
+      if (this.writer !== null && this.runStart < m) this.writer.pushRange(keys, this.runStart, m);
+      if (m > 0) {
+        this.prevHi = keys[2 * (m - 1)]!;
+        this.prevLo = keys[2 * (m - 1) + 1]!;
+      }
+      while (this.reader!.nextBlock()) {
+        keys = this.reader!.keys;
+        m = this.reader!.n;
+        this.storeKeys += m;
+        const fh = keys[0]!, fl = keys[1]!;
+        if (fh < this.prevHi || (fh === this.prevHi && fl <= this.prevLo)) disorder(path);
+        checkOrder(keys, 0, m, path);
+        if (this.writer !== null) this.writer.pushRange(keys, 0, m);
+        this.prevHi = keys[2 * (m - 1)]!;
+        this.prevLo = keys[2 * (m - 1) + 1]!;
+      }
+      this.eof = true;
+      this.keys = NO_KEYS;
+      this.m = this.j = this.runStart = 0;
+    }
+    return { newKeys: this.newKeys, hits: this.hits, storeKeys: this.storeKeys };
+  }
+}
+
+/** Merges one whole bucket in a single slice (see BucketMerge). */
 export function mergeBucket(
   p: PendingKeys,
   reader: KeyReader | null,
@@ -32,67 +159,9 @@ export function mergeBucket(
   newBits: Uint8Array,
   onHit: HitSink | null,
 ): MergeResult {
-  let i = 0; // next pending key
-  let hits = 0;
-  let storeKeys = 0;
-  let prevHi = -1;
-  let prevLo = -1;
-  const { hi, lo, ord, n } = p;
-  if (reader !== null) {
-    while (reader.nextBlock()) {
-      const keys = reader.keys;
-      const m = reader.n;
-      storeKeys += m;
-      let j = 0; // next store key in this block
-      let runStart = 0; // first store key of this block not yet written
-      // Order check across blocks and inside the block, cheap and sequential.
-      const fh = keys[0]!, fl = keys[1]!;
-      if (fh < prevHi || (fh === prevHi && fl <= prevLo)) disorder(reader.path);
-      while (j < m) {
-        const sh = keys[2 * j]!;
-        const sl = keys[2 * j + 1]!;
-        // Emit pending keys smaller than this store key: they are new.
-        while (i < n && (hi[i]! < sh || (hi[i] === sh && lo[i]! < sl))) {
-          if (writer !== null) {
-            writer.pushRange(keys, runStart, j);
-            runStart = j;
-            writer.push(hi[i]!, lo[i]!);
-          }
-          const o = ord[i]!;
-          newBits[o >>> 3]! |= 1 << (o & 7);
-          i++;
-        }
-        if (i < n && hi[i] === sh && lo[i] === sl) {
-          hits++;
-          if (onHit !== null) onHit(sh, sl, ord[i]!);
-          i++;
-        }
-        if (i >= n) break;
-        j++;
-        if (j < m) {
-          const nh = keys[2 * j]!, nl = keys[2 * j + 1]!;
-          if (nh < sh || (nh === sh && nl <= sl)) disorder(reader.path);
-        }
-      }
-      if (i >= n) {
-        // No pending keys left: copy the rest of this block in one go and skip comparisons.
-        checkOrder(keys, j, m, reader.path);
-        if (writer !== null) writer.pushRange(keys, runStart, m);
-      } else if (writer !== null) {
-        writer.pushRange(keys, runStart, m);
-      }
-      prevHi = keys[2 * (m - 1)]!;
-      prevLo = keys[2 * (m - 1) + 1]!;
-    }
-  }
-  let newKeys = 0;
-  for (; i < n; i++) {
-    if (writer !== null) writer.push(hi[i]!, lo[i]!);
-    const o = ord[i]!;
-    newBits[o >>> 3]! |= 1 << (o & 7);
-  }
-  newKeys = n - hits;
-  return { newKeys, hits, storeKeys };
+  const m = new BucketMerge(reader, writer, newBits, onHit);
+  m.add(p);
+  return m.finish();
 }
 
 function checkOrder(keys: Uint32Array, from: number, to: number, path: string): void {

@@ -48,6 +48,7 @@ describe('store options', () => {
       bloom: 'gate',
       bloomBits: '12',
       workers: '0',
+      mergeEvery: '20_000',
       forcePolicy: true,
       fsync: false,
       stripWww: true,
@@ -60,6 +61,7 @@ describe('store options', () => {
       bloom: 'gate',
       bloomBitsPerKey: 12,
       workers: 0,
+      mergeEvery: 20_000,
       forcePolicy: true,
       fsync: false,
       canonical: { stripWww: true },
@@ -68,6 +70,7 @@ describe('store options', () => {
 
   for (const [name, raw] of [
     ['a memory size without a number', { memory: 'lots' }],
+    ['a merge interval of zero', { mergeEvery: '0' }],
     ['a memory budget under 1 MiB', { memory: '1000' }],
     ['a bucket count that is not a power of two', { buckets: '48' }],
     ['more than 4096 buckets', { buckets: '8192' }],

@@ -19,7 +19,9 @@ const config = fc.record({
   lineMemoEntries: fc.constantFrom(0, 4, 64, 1 << 20),
   bloom: fc.constantFrom<'off' | 'gate'>('off', 'gate'),
   bufferEntries: fc.integer({ min: 16, max: 64 }),
-  maxBucketEntries: fc.integer({ min: 4, max: 300 }),
+  maxBucketEntries: fc.option(fc.integer({ min: 4, max: 300 }), { nil: undefined }),
+  // Small sort areas sort buckets in key slices (1: every repeated key is a single-key slice).
+  sortEntries: fc.constantFrom(1, 2, 5, 40, 1 << 20),
   reopen: fc.boolean(),
 });
 
@@ -39,7 +41,7 @@ describe('drum against a Set model', () => {
         const opts: DrumOptions = {
           buckets: cfg.buckets, hostBits: cfg.hostBits, cacheEntries: cfg.cacheEntries, recentEntries: cfg.recentEntries,
           lineMemoEntries: cfg.lineMemoEntries, bloom: cfg.bloom, workers: 0, fsync: false, chunkBytes: 1024,
-          tuning: { bufferEntries: cfg.bufferEntries, maxBucketEntries: cfg.maxBucketEntries },
+          tuning: { bufferEntries: cfg.bufferEntries, maxBucketEntries: cfg.maxBucketEntries, sortEntries: cfg.sortEntries },
         };
         const seen = new Set<string>();
         let d = await Drum.open(dir, opts);

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { DrumFs } from '../../src/io/fs.js';
 import { KeyReader } from '../../src/store/key-reader.js';
 import { KeyWriter } from '../../src/store/key-writer.js';
-import { mergeBucket } from '../../src/store/merge.js';
+import { BucketMerge, mergeBucket } from '../../src/store/merge.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const big = (hi: number, lo: number): bigint => (BigInt(hi) << 32n) | BigInt(lo);
@@ -60,5 +60,85 @@ describe('mergeBucket', () => {
       }),
       { seed: 4242, numRuns: 120 },
     );
+  });
+
+  it('gives the same new bits and union when the pending keys arrive in several ascending slices', () => {
+    const dir = tempDir();
+    let run = 0;
+    fc.assert(
+      fc.property(fc.array(key, { maxLength: 400 }), fc.array(key, { maxLength: 300 }), fc.array(fc.nat({ max: 300 }), { maxLength: 6 }), (storePairs, pendPairs, cuts) => {
+        const store = [...new Set(storePairs.map(([h, l]) => big(h, l)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        const pendMap = new Map<bigint, number>();
+        pendPairs.forEach(([h, l], i) => { if (!pendMap.has(big(h, l))) pendMap.set(big(h, l), i); });
+        const pend = [...pendMap.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+        const hi = Uint32Array.from(pend.map((p) => Number(p[0] >> 32n)));
+        const lo = Uint32Array.from(pend.map((p) => Number(p[0] & 0xffffffffn)));
+        const ord = Uint32Array.from(pend.map((p) => p[1]));
+        const src = join(dir, `s${run}.keys`);
+        writeStore(src, store);
+        const dfs = new DrumFs();
+        const open = () => (store.length ? KeyReader.open(dfs, src, { bucket: 0, keys: store.length }, fs.statSync(src).size) : null);
+        const outputs: { bits: Uint8Array; keys: bigint[]; r: unknown }[] = [];
+        for (const sliced of [false, true]) {
+          const dst = join(dir, `d${run}-${sliced}.keys`);
+          const reader = open();
+          const writer = new KeyWriter(dfs, dst, 0, null, false);
+          const bits = new Uint8Array(64);
+          let r;
+          if (!sliced) {
+            r = mergeBucket({ hi, lo, ord, n: pend.length }, reader, writer, bits, null);
+          } else {
+            const m = new BucketMerge(reader, writer, bits, null);
+            const at = [...new Set([0, ...cuts.map((c) => Math.min(c, pend.length)), pend.length])].sort((a, b) => a - b);
+            for (let k = 0; k + 1 < at.length; k++) {
+              m.add({ hi: hi.subarray(at[k]), lo: lo.subarray(at[k]), ord: ord.subarray(at[k]), n: at[k + 1]! - at[k]! });
+            }
+            r = m.finish();
+          }
+          reader?.close();
+          const w = writer.finish();
+          const rr = KeyReader.open(dfs, dst, { bucket: 0, keys: w.keys }, fs.statSync(dst).size);
+          const keys: bigint[] = [];
+          while (rr.nextBlock()) for (let i = 0; i < rr.n; i++) keys.push(big(rr.keys[2 * i]!, rr.keys[2 * i + 1]!));
+          rr.close();
+          outputs.push({ bits, keys, r });
+        }
+        run++;
+        assert.deepEqual(outputs[1], outputs[0]);
+      }),
+      { seed: 4242, numRuns: 120 },
+    );
+  });
+
+  it('keeps its place across store blocks between slices (a 30,000-key store, slices cut anywhere)', () => {
+    const dir = tempDir();
+    const store = Array.from({ length: 30000 }, (_, i) => BigInt(i) * 4n);
+    const src = join(dir, 'big.keys');
+    writeStore(src, store);
+    // Pending: every 3rd multiple of 2 up to 130,000 (hits where divisible by 4), ordinal = index.
+    const pend = Array.from({ length: 21667 }, (_, i) => BigInt(i) * 6n);
+    const hi = Uint32Array.from(pend.map((k) => Number(k >> 32n)));
+    const lo = Uint32Array.from(pend.map((k) => Number(k & 0xffffffffn)));
+    const ord = Uint32Array.from(pend.map((_, i) => i));
+    const dfs = new DrumFs();
+    const results = [1, 3, 997, 8191, 8192, 20000].map((step) => {
+      const reader = KeyReader.open(dfs, src, { bucket: 0, keys: store.length }, fs.statSync(src).size);
+      const dst = join(dir, `out-${step}.keys`);
+      const writer = new KeyWriter(dfs, dst, 0, null, false);
+      const bits = new Uint8Array((pend.length >>> 3) + 1);
+      const m = new BucketMerge(reader, writer, bits, null);
+      for (let at = 0; at < pend.length; at += step) {
+        const n = Math.min(step, pend.length - at);
+        m.add({ hi: hi.subarray(at), lo: lo.subarray(at), ord: ord.subarray(at), n });
+      }
+      const r = m.finish();
+      reader.close();
+      const w = writer.finish();
+      return { r, keys: w.keys, crc: w.crc, bits: Buffer.from(bits).toString('base64') };
+    });
+    const hits = pend.filter((k) => k % 4n === 0n && k / 4n < 30000n).length;
+    assert.equal(results[0]!.r.hits, hits);
+    assert.equal(results[0]!.keys, 30000 + pend.length - hits);
+    for (const x of results) assert.deepEqual(x, results[0]);
   });
 });

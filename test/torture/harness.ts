@@ -26,9 +26,9 @@ export const haveEngine = fs.existsSync(join(distRoot, 'src', 'cli', 'main.js'))
 
 /**
  * The smallest --memory (whole MiB) the budget accepts for these options. At
- * that size the sort area stays under one chunk's worth of links, so every
- * bucket merges at 1024 keys (src/engine/budget.ts). Probed, not hard-coded:
- * the budget's reserves change as the engine is tuned.
+ * that size the sort area holds 1024 keys, so buckets are sorted in many key
+ * slices (src/engine/budget.ts, src/bucket/key-range.ts). Probed, not
+ * hard-coded: the budget's reserves change as the engine is tuned.
  */
 export function smallestBudget(o: DrumOptions): string {
   for (let m = 4; m < 1024; m++) {
@@ -42,8 +42,14 @@ export function smallestBudget(o: DrumOptions): string {
   return '1024MiB';
 }
 
-/** CLI flags for many merge rounds on small inputs: the smallest budget, 8 buckets, tiers off so every key reaches a bucket. */
-export const MANY_ROUNDS = ['--memory', smallestBudget({ buckets: 8, cacheEntries: 0, recentEntries: 0 }), '--buckets', '8', '--cache-entries', '0', '--recent-entries', '0'];
+/**
+ * CLI flags for many merge rounds on small inputs: the smallest budget, 8
+ * buckets, tiers off so every key reaches a bucket, a merge every 20,000 of them.
+ */
+export const MANY_ROUNDS = [
+  '--memory', smallestBudget({ buckets: 8, cacheEntries: 0, recentEntries: 0 }), '--buckets', '8', '--cache-entries', '0', '--recent-entries', '0',
+  '--merge-every', '20000',
+];
 
 /** mulberry32: a tiny seeded PRNG, deterministic everywhere. */
 export function rng(seed: number): () => number {
