@@ -39,8 +39,8 @@ export async function check(s: Session, req: CheckRequest): Promise<CheckResult>
     keysIn: (b) => overlay.get(b)?.keys ?? s.store.body.buckets[b]?.keys ?? 0,
   });
   const decoder = new TextDecoder();
-  const runRound = (last: boolean): void => {
-    const res = mergeRound({
+  const runRound = async (last: boolean): Promise<void> => {
+    const res = await mergeRound({
       dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: c, fsync: false,
       files: files(last), bloomKeys: 0, bloomBitsPerKey: s.opts.bloomBitsPerKey,
       emit: (buf, start, end) => req.onNew(decoder.decode(buf.subarray(start, end))),
@@ -69,10 +69,10 @@ export async function check(s: Session, req: CheckRequest): Promise<CheckResult>
       s.front.route(p, s.pending, s.aux, c, tooLong);
       countRejects(tooLong);
       tooLong.length = 0;
-      if (mergeDue(s)) runRound(false);
+      if (mergeDue(s)) return runRound(false);
     },
     onInputDone: () => {},
   });
-  runRound(true);
+  await runRound(true);
   return { linksRead: c.linksRead, newUrls: c.uniqueUrls, rejectedLines: c.rejectedLines, inputErrors };
 }

@@ -10,11 +10,14 @@ import type { ManifestBody } from '../store/manifest.js';
 import { writeBloom } from '../tiers/bloom-file.js';
 import { saveTiers, TIER_FILE } from '../tiers/tier-file.js';
 import { mergeRound } from './round.js';
+import type { BlockSink } from './dispatch.js';
 import type { Session } from './session.js';
 
 export interface CommitParams {
   counters: RunCounters;
   emit: (buf: Buffer, start: number, end: number) => void;
+  /** Takes whole blocks of new URLs when the round dispatches through a worker (round.ts). */
+  sink?: BlockSink;
   /** Makes the caller's outputs durable and returns the manifest fields it owns (run, history). */
   beforeCommit: (storeUrls: number) => Promise<Pick<ManifestBody, 'run' | 'history'>>;
 }
@@ -23,11 +26,12 @@ export interface CommitParams {
 export async function mergeAndCommit(s: Session, p: CommitParams): Promise<number> {
   const tm = performance.now();
   const body = s.store.body;
-  let res: ReturnType<typeof mergeRound>;
+  let res: Awaited<ReturnType<typeof mergeRound>>;
   try {
-    res = mergeRound({
+    res = await mergeRound({
       dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: p.counters, fsync: s.opts.fsync,
       files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit: p.emit,
+      dispatch: p.sink === undefined ? undefined : { pool: s.pool, sink: p.sink, minRecords: s.opts.tuning.workerDispatchMin },
       time: (stage, ms, items) => s.timer.add(stage, ms, items),
     }, s.area);
   } catch (e) {

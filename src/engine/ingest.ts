@@ -109,6 +109,20 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
         unique.write(buf, start, end);
         hosts.add(buf, start, end);
       },
+      sink: {
+        urlsPerFile: unique.urlsPerFile,
+        room: () => unique.room(),
+        block: (b) => {
+          unique.writeLines(b.bytes, b.len, b.n);
+          const buf = Buffer.from(b.bytes.buffer, b.bytes.byteOffset, b.len);
+          let start = 0;
+          for (let i = 0; i < b.n; i++) {
+            const end = b.ends[i]!;
+            hosts.add(buf, start, end);
+            start = end + 1;
+          }
+        },
+      },
       beforeCommit: async (storeUrls) => {
         progress('committing');
         const point = unique.sync();

@@ -1,17 +1,29 @@
 // Runs the parse stage on worker threads so canonicalize + hash use the
 // other cores while the main thread routes keys, merges and writes. Results
-// come back in submission order. With 0 workers it parses inline. Does not
-// read inputs or touch the store.
+// come back in submission order. With 0 workers it parses inline. Also lends
+// worker 0 to a merge round's dispatch (scanAux, dispatch-worker.ts). Does
+// not read inputs or touch the store.
 
 import { Worker } from 'node:worker_threads';
 import type { CanonicalPolicy } from '../canonicalize/types.js';
 import { DrumError } from '../errors.js';
 import type { LineChunk } from '../input/types.js';
 import { Parser, attach, detach, detachChunk, type ParsedChunk } from './parse.js';
+import type { DispatchBlock, ScanRequest, ScanResult } from './dispatch-scan.js';
+import type { DispatchMessage, DispatchReply } from './dispatch-worker.js';
 
 interface Pending {
   resolve: (p: ParsedChunk) => void;
   reject: (e: unknown) => void;
+}
+
+/** A dispatch scan in progress: its block handler and the first error that handler threw. */
+interface Scan {
+  resolve: (r: ScanResult) => void;
+  reject: (e: unknown) => void;
+  onBlock: (b: DispatchBlock) => void;
+  worker: Worker;
+  failed: unknown;
 }
 
 /** A parse in progress or done; `result` is set once it is done. */
@@ -26,6 +38,7 @@ const WORKER_BACKLOG = 2;
 export class ParsePool {
   private readonly workers: Worker[] = [];
   private readonly waiting = new Map<number, Pending>();
+  private readonly scans = new Map<number, Scan>();
   private readonly inline: Parser | null;
   private nextId = 0;
   private failed: unknown = null;
@@ -46,7 +59,12 @@ export class ParsePool {
         // A small young generation keeps the worker's heap (and so drum's RSS) small; it only holds a few chunks.
         resourceLimits: { maxYoungGenerationSizeMb: 16 },
       });
-      w.on('message', (m: { id: number; parsed?: ParsedChunk; error?: { message: string } }) => {
+      w.on('message', (msg: { id: number; parsed?: ParsedChunk; error?: { message: string } } | DispatchReply) => {
+        if (this.scans.has(msg.id)) {
+          this.onScanReply(msg as DispatchReply);
+          return;
+        }
+        const m = msg as { id: number; parsed?: ParsedChunk; error?: { message: string } };
         const p = this.waiting.get(m.id);
         if (!p) return;
         this.waiting.delete(m.id);
@@ -120,10 +138,51 @@ export class ParsePool {
     return job;
   }
 
+  /**
+   * Has worker 0 scan a round's aux log (dispatch-scan.ts); onBlock gets each
+   * block of new URLs in order and the block goes back to the worker after.
+   * If onBlock throws, the remaining blocks are only returned and the scan
+   * rejects with that error once the worker is done (so the worker stays usable).
+   */
+  scanAux(req: ScanRequest, onBlock: (b: DispatchBlock) => void, sizes: { blockBytes?: number; blockUrls?: number } = {}): Promise<ScanResult> {
+    if (this.failed) return Promise.reject(this.failed);
+    const w = this.workers[0];
+    if (w === undefined) return Promise.reject(new DrumError('DRUM_INTERNAL', 'scanAux needs a worker thread'));
+    const id = this.nextId++;
+    return new Promise<ScanResult>((resolve, reject) => {
+      this.scans.set(id, { resolve, reject, onBlock, worker: w, failed: null });
+      const msg: DispatchMessage = { id, scan: req, ...sizes };
+      w.postMessage(msg);
+    });
+  }
+
+  private onScanReply(m: DispatchReply): void {
+    const scan = this.scans.get(m.id)!;
+    if ('block' in m) {
+      const b = m.block;
+      if (scan.failed === null) {
+        try {
+          scan.onBlock(b);
+        } catch (e) {
+          scan.failed = e;
+        }
+      }
+      const back: DispatchMessage = { recycle: b };
+      scan.worker.postMessage(back, [b.bytes.buffer as ArrayBuffer, b.ends.buffer as ArrayBuffer]);
+      return;
+    }
+    this.scans.delete(m.id);
+    if ('error' in m) scan.reject(new DrumError('DRUM_INTERNAL', `dispatch worker: ${m.error.message}`));
+    else if (scan.failed !== null) scan.reject(scan.failed);
+    else scan.resolve(m.scanned);
+  }
+
   private fail(e: unknown): void {
     this.failed = new DrumError('DRUM_INTERNAL', `parse worker died: ${(e as Error).message}`, { cause: e });
     for (const p of this.waiting.values()) p.reject(this.failed);
     this.waiting.clear();
+    for (const s of this.scans.values()) s.reject(this.failed);
+    this.scans.clear();
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,8 @@
 // once and dispatch the new URLs in exact arrival order. A bucket larger
 // than the sort area is loaded, sorted and merged one key slice at a time
 // (bucket/key-range.ts), so the sort area bounds the merge's RAM whatever
-// the buckets' skew. Optionally rebuilds
+// the buckets' skew. With a worker and a block sink, the aux log is streamed
+// on the worker while this thread writes (dispatch.ts). Optionally rebuilds
 // the Bloom filter from every stored key as it streams past. Does not commit
 // (the caller names the new files in a manifest) and does not read inputs.
 
@@ -21,6 +22,11 @@ import { BucketMerge } from '../store/merge.js';
 import type { DrumFs } from '../io/fs.js';
 import { BlockedBloom } from '../tiers/bloom.js';
 import type { Front } from './front.js';
+import { countBoth, dispatchOnWorker, type BlockSink } from './dispatch.js';
+import type { ParsePool } from './parse-pool.js';
+
+/** Rounds with fewer aux records dispatch on this thread: a worker round trip would cost more. */
+export const WORKER_DISPATCH_MIN_RECORDS = 1 << 16;
 
 /** Where a round reads each bucket's keys and where it writes the merged file. */
 export interface BucketFiles {
@@ -51,8 +57,14 @@ export interface RoundParams {
   /** Rebuild the Bloom filter for this many keys at most (0 = no Bloom). */
   bloomKeys: number;
   bloomBitsPerKey: number;
-  /** Receives each new URL, in arrival order. */
+  /** Receives each new URL, in arrival order (when the round dispatches on this thread). */
   emit: (buf: Buffer, start: number, end: number) => void;
+  /**
+   * Dispatch through the pool's worker into `sink` (whole blocks of lines) for
+   * rounds of at least `minRecords` records (default WORKER_DISPATCH_MIN_RECORDS),
+   * when the pool has a worker; else `emit` per URL.
+   */
+  dispatch?: { pool: ParsePool; sink: BlockSink; minRecords?: number };
   /** Adds wall time per sub-stage: 'sort' (load + radix sort + dedupe), 'merge-store', 'dispatch'. */
   time?: (stage: string, ms: number, items: number) => void;
 }
@@ -91,11 +103,12 @@ export class SortArea {
   }
 }
 
-export function mergeRound(p: RoundParams, area: SortArea): RoundResult {
+export async function mergeRound(p: RoundParams, area: SortArea): Promise<RoundResult> {
   const { pending, aux, front, counters: c, files } = p;
   aux.flush();
   const entries = aux.records;
-  const newBits = new Uint8Array((entries >>> 3) + 1);
+  // Shared, so a worker can read it without a copy.
+  const newBits = new Uint8Array(new SharedArrayBuffer((entries >>> 3) + 1));
   const written = new Map<number, { path: string; file: WrittenFile }>();
   const cache = front.cache;
   const onHit = (hi: number, lo: number): void => cache.insert(hi, lo);
@@ -160,11 +173,17 @@ export function mergeRound(p: RoundParams, area: SortArea): RoundResult {
   let newUrls = 0;
   const td = performance.now();
   const maybe = front.bloomMode === 'gate' ? front.maybeSeen : null;
-  aux.forEachWanted(newBits, 4 << 20, (ordinal, buf, start, end) => {
-    p.emit(buf, start, end);
-    newUrls++;
-    if (maybe !== null && (maybe[ordinal >>> 3]! >>> (ordinal & 7)) & 1) c.bloomFalsePositives++;
-  });
+  const d = p.dispatch;
+  if (d !== undefined && d.pool.size > 0 && entries >= (d.minRecords ?? WORKER_DISPATCH_MIN_RECORDS)) {
+    newUrls = await dispatchOnWorker(d.pool, aux, newBits, d.sink, p.dfs);
+    if (maybe !== null) c.bloomFalsePositives += countBoth(newBits, maybe, (entries >>> 3) + 1);
+  } else {
+    aux.forEachWanted(newBits, 4 << 20, (ordinal, buf, start, end) => {
+      p.emit(buf, start, end);
+      newUrls++;
+      if (maybe !== null && (maybe[ordinal >>> 3]! >>> (ordinal & 7)) & 1) c.bloomFalsePositives++;
+    });
+  }
   p.time?.('dispatch', performance.now() - td, newUrls);
   c.uniqueUrls += newUrls;
   c.merges++;

@@ -69,6 +69,25 @@ export class UniqueWriter {
     this.written++;
   }
 
+  /** URLs the current file still takes before it rotates (a full file rotates first, so 1..urlsPerFile). */
+  room(): number {
+    return this.urls === this.urlsPerFile ? this.urlsPerFile : this.urlsPerFile - this.urls;
+  }
+
+  /**
+   * Appends n whole lines ("URL\n" each) held in bytes[0, len), written as
+   * they are. REQUIRES: n <= room() (a block never spans a rotation).
+   */
+  writeLines(bytes: Uint8Array, len: number, n: number): void {
+    if (this.urls === this.urlsPerFile) this.rotate();
+    if (this.urls + n > this.urlsPerFile) throw new RangeError(`writeLines: ${n} URLs do not fit the ${this.urlsPerFile - this.urls} left in this file`);
+    this.flush();
+    this.dfs.write(this.fd, bytes, 0, len, this.bytes);
+    this.bytes += len;
+    this.urls += n;
+    this.written += n;
+  }
+
   private flush(): void {
     if (this.used === 0) return;
     this.dfs.write(this.fd, this.buf, 0, this.used, this.bytes);

@@ -1,0 +1,114 @@
+// The worker's half of a merge round's dispatch: streams the round's aux log
+// (docs/file-format.md: [u16 length][URL bytes] records, record index =
+// arrival ordinal), keeps the records whose bit is set in the round's
+// new-URL bitmap, and packs them as "URL\n" lines into blocks for the main
+// thread, which writes them to the unique files and counts their hosts.
+// A block never spans a unique-file rotation (the request says how many URLs
+// the current file still takes), so the main thread writes each block whole.
+// Reads only (plain fs, positional); writes nothing. Blocks come from
+// `nextBlock`, which the caller refills with blocks the main thread returns.
+// REQUIRES: the aux log file holds at least `records` complete records.
+
+import * as fs from 'node:fs';
+
+export interface ScanRequest {
+  /** The aux log file. */
+  path: string;
+  /** Records (ordinals) to scan: the round's aux.records. */
+  records: number;
+  /** Bit o of byte o >> 3 set when ordinal o is new (a SharedArrayBuffer view: not copied). */
+  newBits: Uint8Array;
+  /** URLs the current unique file still takes before it rotates (1..urlsPerFile). */
+  room: number;
+  urlsPerFile: number;
+}
+
+/** A block of n "URL\n" lines in bytes[0, len); URL i ends (before its newline) at ends[i]. */
+export interface DispatchBlock {
+  bytes: Uint8Array;
+  ends: Uint32Array;
+  len: number;
+  n: number;
+}
+
+export interface ScanResult {
+  newUrls: number;
+  bytesRead: number;
+}
+
+const AUX_LEN_BYTES = 2;
+const AUX_MAX_URL_BYTES = 0xffff;
+const READ_BYTES = 4 << 20;
+const NL = 0x0a;
+
+let readBuffer: Uint8Array | null = null;
+
+/**
+ * Scans the aux log; hands each filled block to `emit` (which takes
+ * ownership) and gets empty ones from `nextBlock` (which may wait for the
+ * main thread to return one). Blocks must hold at least one URL
+ * (bytes.length > AUX_MAX_URL_BYTES, ends.length >= 1).
+ */
+export async function scanAux(
+  req: ScanRequest,
+  nextBlock: () => Promise<DispatchBlock>,
+  emit: (b: DispatchBlock) => void,
+): Promise<ScanResult> {
+  const chunk = (readBuffer ??= new Uint8Array(READ_BYTES + AUX_MAX_URL_BYTES + AUX_LEN_BYTES));
+  const bits = req.newBits;
+  let room = req.room;
+  let newUrls = 0;
+  let bytesRead = 0;
+  let block: DispatchBlock | null = null;
+  const fd = fs.openSync(req.path, 'r');
+  try {
+    let have = 0; // bytes in chunk
+    let at = 0; // next record in chunk
+    let pos = 0; // file position of chunk[have]
+    let ordinal = 0;
+    while (ordinal < req.records) {
+      if (at + AUX_LEN_BYTES > have || at + AUX_LEN_BYTES + (chunk[at]! | (chunk[at + 1]! << 8)) > have) {
+        // Refill: keep the unread tail, read more after it.
+        chunk.copyWithin(0, at, have);
+        have -= at;
+        at = 0;
+        const n = fs.readSync(fd, chunk, have, chunk.length - have, pos);
+        if (n === 0) throw new Error(`${req.path}: aux log ends at record ${ordinal} of ${req.records}`);
+        pos += n;
+        have += n;
+        bytesRead += n;
+        continue;
+      }
+      const len = chunk[at]! | (chunk[at + 1]! << 8);
+      const s = at + AUX_LEN_BYTES;
+      at = s + len;
+      if (((bits[ordinal >>> 3]! >>> (ordinal & 7)) & 1) === 0) {
+        ordinal++;
+        continue;
+      }
+      ordinal++;
+      if (block === null) block = await nextBlock();
+      else if (block.len + len + 1 > block.bytes.length || block.n === block.ends.length) {
+        emit(block);
+        block = await nextBlock();
+      }
+      const out = block.bytes;
+      let w = block.len;
+      for (let i = s; i < at; i++) out[w++] = chunk[i]!;
+      block.ends[block.n++] = w;
+      out[w++] = NL;
+      block.len = w;
+      newUrls++;
+      if (--room === 0) {
+        // The unique file is full after this URL: the next one goes to a new file, in a new block.
+        emit(block);
+        block = null;
+        room = req.urlsPerFile;
+      }
+    }
+    if (block !== null && block.n > 0) emit(block);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return { newUrls, bytesRead };
+}

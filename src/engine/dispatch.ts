@@ -1,0 +1,50 @@
+// The main thread's half of a merge round's dispatch when a parse worker is
+// free to help: the worker streams the aux log and packs the new URLs into
+// blocks of "URL\n" lines (dispatch-scan.ts); this side hands each block, in
+// order, to the sink (which writes it to the unique files and counts hosts)
+// and returns it to the worker. So the aux read, the bit tests and the byte
+// copies run on the worker's core while this thread writes, and every write
+// still goes through this thread's DrumFs (fault seam, counters).
+// Does not decide which URLs are new (the bitmap says) and writes nothing itself.
+// REQUIRES: the aux log flushed to its file; `newBits` on a SharedArrayBuffer.
+
+import type { AuxLog } from '../bucket/aux-log.js';
+import type { DrumFs } from '../io/fs.js';
+import type { DispatchBlock } from './dispatch-scan.js';
+import type { ParsePool } from './parse-pool.js';
+
+/** Where dispatched blocks go: a writer that takes whole blocks of lines and says how full its current file is. */
+export interface BlockSink {
+  readonly urlsPerFile: number;
+  /** URLs the current unique file still takes (1..urlsPerFile; a full file rotates before the next block). */
+  room(): number;
+  /** Takes the block's n lines in bytes[0, len); URL i ends at ends[i] (its newline follows). Valid only during the call. */
+  block(b: DispatchBlock): void;
+}
+
+/** Dispatches the round's new URLs through the worker; returns how many there were. */
+export async function dispatchOnWorker(pool: ParsePool, aux: AuxLog, newBits: Uint8Array, sink: BlockSink, dfs: DrumFs): Promise<number> {
+  const r = await pool.scanAux(
+    { path: aux.path, records: aux.records, newBits, room: sink.room(), urlsPerFile: sink.urlsPerFile },
+    (b) => sink.block(b),
+  );
+  // The worker opened and read the log front to back: count it as drum's own reads are counted.
+  dfs.counters.fileOpens++;
+  dfs.counters.seeks++;
+  dfs.counters.bytesRead += r.bytesRead;
+  return r.newUrls;
+}
+
+/** Ordinals set in both bitmaps (new URLs the Bloom gate had called "maybe seen": its false positives). */
+export function countBoth(a: Uint8Array, b: Uint8Array, bytes: number): number {
+  let n = 0;
+  const m = Math.min(bytes, a.length, b.length);
+  for (let i = 0; i < m; i++) {
+    let x = a[i]! & b[i]!;
+    while (x !== 0) {
+      x &= x - 1;
+      n++;
+    }
+  }
+  return n;
+}
