@@ -1,6 +1,6 @@
 // The ingest job: reads the inputs from the committed position, parses them
 // on the worker pool, routes keys through the tiers into the buckets, and
-// runs a merge round whenever a bucket or the round is full and at the end.
+// runs a merge round whenever the round is full (or --merge-every says so) and at the end.
 // Each round commits store files, the unique-URL and rejects bytes written so
 // far and the input position with one manifest rename, so a killed run
 // resumes where it committed and writes byte-identical outputs.
