@@ -3,8 +3,9 @@
 // busy), and hands the parsed chunks, in order, to the job. A damaged input
 // (DRUM_INPUT mid-stream) keeps every good line before the damage and is
 // reported; the loop goes on with the next input. Does not route or merge.
-// Memory: each parsed chunk's slab goes back to the pool once the job has
-// consumed it.
+// Memory: the reader reuses its buffers (a chunk is dead once the pool has
+// copied or parsed it, before the next is read), and each parsed chunk's
+// slab goes back to the pool once the job has consumed it.
 
 import { isDrumError } from '../errors.js';
 import { readInput } from '../input/read.js';
@@ -59,8 +60,9 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
     try {
       for await (const chunk of readInput(spec, i, {
         format: p.read.format ?? 'auto', maxLineBytes: s.policy.maxLineBytes, chunkBytes: s.opts.chunkBytes,
-        links: p.read.links, warcLinks: p.read.warcLinks, onBytes: p.onBytes,
+        links: p.read.links, warcLinks: p.read.warcLinks, onBytes: p.onBytes, reuseBuffers: true,
       })) {
+        // submit() copies or parses the chunk before it returns: the reader may reuse its memory after this.
         inflight.push(s.pool.submit(chunk));
         // Route whatever is ready, in order; wait only when too much is in flight.
         while (inflight.length > 0 && inflight[0]!.result !== null) await drainOne();
