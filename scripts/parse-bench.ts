@@ -1,7 +1,7 @@
 // Micro-benchmark of the parse stage (what a parse worker does per chunk):
 // splits a file into LineChunks with LineSplitter (outside the timing), then
 // runs canonicalizeBatch, keysOfBatch, the reject merge (= Parser.parse) and
-// detach/detachChunk over every chunk, R times, and prints CPU and wall
+// packParsed/packChunk (into pooled slabs) over every chunk, R times, and prints CPU and wall
 // ns/link per sub-stage, best of R, plus a digest of every output byte and key
 // (compare digests between builds: an optimization must not change them).
 // Single thread; no tiers, no IO in the timed part. The VM is shared: compare
@@ -17,7 +17,9 @@ import type { CanonicalPolicyOptions } from '../src/canonicalize/types.js';
 import { keysOfBatch } from '../src/fingerprint/key.js';
 import { LineSplitter } from '../src/input/split.js';
 import type { LineChunk } from '../src/input/types.js';
-import { Parser, detach, detachChunk } from '../src/engine/parse.js';
+import { Parser } from '../src/engine/parse.js';
+import { chunkSlabBytes, packChunk, packParsed, parsedSlabBytes } from '../src/engine/pack.js';
+import { SlabPool } from '../src/engine/slab-pool.js';
 
 interface Args { file: string; links: number; repeat: number; chunkBytes: number; policy: string; hostBits: number; json: boolean }
 
@@ -67,7 +69,7 @@ function loadChunks(a: Args, maxLineBytes: number): { chunks: LineChunk[]; links
   return { chunks, links };
 }
 
-const STAGES = ['canonicalize', 'keys', 'parse', 'parse+memo', 'detach', 'detachChunk'] as const;
+const STAGES = ['canonicalize', 'keys', 'parse', 'parse+memo', 'packParsed', 'packChunk'] as const;
 type Stage = (typeof STAGES)[number];
 type Times = Record<Stage, { cpu: number; wall: number }>;
 
@@ -94,6 +96,7 @@ function pass(chunks: LineChunk[], a: Args, policyOpts: CanonicalPolicyOptions, 
   // One thread's line memo at the engine's default size, starting empty each pass.
   const memoParser = new Parser(policy, a.hostBits, 1 << 20);
   const h = digest ? createHash('sha256') : null;
+  const slabs = new SlabPool(4);
   for (const chunk of chunks) {
     let batch!: ReturnType<typeof canonicalizeBatch>;
     time('canonicalize', () => { batch = canonicalizeBatch(chunk, policy, scratch); });
@@ -102,8 +105,8 @@ function pass(chunks: LineChunk[], a: Args, policyOpts: CanonicalPolicyOptions, 
     let parsed!: ReturnType<Parser['parse']>;
     time('parse', () => { parsed = parser.parse(chunk); });
     time('parse+memo', () => { memoParser.parse(chunk); });
-    time('detach', () => { detach(parsed); });
-    time('detachChunk', () => { detachChunk(chunk); });
+    time('packParsed', () => { const s = slabs.take(parsedSlabBytes(parsed)); packParsed(parsed, s); slabs.give(s); });
+    time('packChunk', () => { const s = slabs.take(chunkSlabBytes(chunk)); packChunk(chunk, s); slabs.give(s); });
     if (h !== null) {
       const b = parsed.batch;
       h.update(b.bytes);
@@ -144,7 +147,7 @@ function main(): void {
   console.log('stage          cpu ns/link  wall ns/link');
   for (const s of STAGES) console.log(`${s.padEnd(14)} ${String(out.nsPerLink[s].cpu).padStart(11)}  ${String(out.nsPerLink[s].wall).padStart(12)}`);
   console.log('(parse = canonicalize + keys + reject merge, as a worker runs it; parse+memo = the same behind a 2^20-entry line memo;');
-  console.log(' detach = copy for transfer back; detachChunk = main-thread copy to send)');
+  console.log(' packParsed = copy for transfer back; packChunk = main-thread copy to send)');
 }
 
 main();

@@ -259,7 +259,7 @@ export async function canonicalizeLines(
   for (let i = 0; i < inputs.length; i++) {
     for await (const chunk of readInputs([{ path: inputs[i]! }], {
       format: opts.format ?? 'auto', maxLineBytes: policy.maxLineBytes, chunkBytes: 1 << 20,
-      links: opts.links, warcLinks: opts.warcLinks,
+      links: opts.links, warcLinks: opts.warcLinks, reuseBuffers: true, // each chunk is done with in this loop body
     })) {
       const batch = canonicalizeBatch(chunk, policy, scratch);
       const rejects = chunk.rejects.concat(batch.rejects).sort((a, b) => a.line - b.line);

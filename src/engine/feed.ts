@@ -58,6 +58,7 @@ export class Feeder {
     const p: ParsedChunk = await this.s.pool.parse(chunk);
     this.keep(p.rejects);
     this.s.front.route(p, this.s.pending, this.s.aux, this.counters, this.tooLong);
+    this.s.pool.release(p); // route() copied what it keeps
     this.keep(this.tooLong);
     this.tooLong.length = 0;
     if (mergeDue(this.s) || this.s.aux.records >= this.roundUrls) await this.merge();

@@ -3,14 +3,21 @@
 // come back in submission order. With 0 workers it parses inline. Also lends
 // worker 0 to a merge round's dispatch (scanAux, dispatch-worker.ts). Does
 // not read inputs or touch the store.
+// Memory: chunks and results cross threads packed in slabs of one SlabPool
+// (main thread). A chunk's slab comes back with its result; a result's slab
+// comes back when the consumer calls release() (optional: an unreleased one
+// is just garbage). So the steady state allocates no chunk-sized buffers.
 
 import { Worker } from 'node:worker_threads';
 import type { CanonicalPolicy } from '../canonicalize/types.js';
 import { DrumError } from '../errors.js';
 import type { LineChunk } from '../input/types.js';
-import { Parser, attach, detach, detachChunk, type ParsedChunk } from './parse.js';
 import type { DispatchBlock, ScanRequest, ScanResult } from './dispatch-scan.js';
 import type { DispatchMessage, DispatchReply } from './dispatch-worker.js';
+import { chunkSlabBytes, packChunk, packParsed, parsedSlabBytes, parsedSlabGuess, unpackParsed } from './pack.js';
+import { Parser, type ParsedChunk } from './parse.js';
+import type { WorkerJob } from './parse-worker.js';
+import { SlabPool } from './slab-pool.js';
 
 interface Pending {
   resolve: (p: ParsedChunk) => void;
@@ -35,6 +42,19 @@ export interface ParseJob {
 /** Chunks a worker may have queued before the main thread parses the next one itself. */
 const WORKER_BACKLOG = 2;
 
+/**
+ * Free slabs kept per worker: enough for the chunks and results of a read
+ * loop's in-flight jobs (each holds at most a chunk slab and a result slab).
+ */
+const SLABS_PER_WORKER = 8;
+
+interface WorkerReply {
+  id: number;
+  parsed?: ParsedChunk;
+  slab?: ArrayBuffer;
+  error?: { message: string };
+}
+
 export class ParsePool {
   private readonly workers: Worker[] = [];
   private readonly waiting = new Map<number, Pending>();
@@ -48,28 +68,32 @@ export class ParsePool {
   /** Chunks parsed on the main thread while the workers were busy (work sharing). */
   inlineChunks = 0;
   private readonly local: Parser;
+  /** Slabs for chunks sent to workers and for results (the workers' and the main thread's). */
+  readonly slabs: SlabPool;
 
   /** `memoEntries`: line memo size of each parsing thread (the main thread's included); 0 = off. */
   constructor(policy: CanonicalPolicy, hostBits: number, workers: number, memoEntries = 0) {
     this.inline = workers === 0 ? new Parser(policy, hostBits, memoEntries) : null;
     this.local = this.inline ?? new Parser(policy, hostBits, memoEntries);
+    this.slabs = new SlabPool(SLABS_PER_WORKER * workers);
     for (let i = 0; i < workers; i++) {
       const w = new Worker(new URL('./parse-worker.js', import.meta.url), {
         workerData: { policy, hostBits, memoEntries },
         // A small young generation keeps the worker's heap (and so drum's RSS) small; it only holds a few chunks.
         resourceLimits: { maxYoungGenerationSizeMb: 16 },
       });
-      w.on('message', (msg: { id: number; parsed?: ParsedChunk; error?: { message: string } } | DispatchReply) => {
+      w.on('message', (msg: WorkerReply | DispatchReply) => {
         if (this.scans.has(msg.id)) {
           this.onScanReply(msg as DispatchReply);
           return;
         }
-        const m = msg as { id: number; parsed?: ParsedChunk; error?: { message: string } };
+        const m = msg as WorkerReply;
+        if (m.slab !== undefined) this.slabs.give(m.slab); // the chunk's: the worker is done with it
         const p = this.waiting.get(m.id);
         if (!p) return;
         this.waiting.delete(m.id);
         if (m.error) p.reject(new DrumError('DRUM_INTERNAL', `parse worker: ${m.error.message}`));
-        else p.resolve(attach(m.parsed!));
+        else p.resolve(unpackParsed(m.parsed!));
       });
       w.on('error', (e) => this.fail(e));
       this.workers.push(w);
@@ -97,7 +121,8 @@ export class ParsePool {
 
   /**
    * Parses a chunk. Inline: synchronously, and the result is only valid until
-   * the next call. Pooled: the chunk is copied to a worker (round robin).
+   * the next call. Pooled: the chunk is copied to a worker (round robin), so
+   * the caller may reuse the chunk's memory as soon as this returns.
    */
   parse(chunk: LineChunk): Promise<ParsedChunk> | ParsedChunk {
     if (this.failed) throw this.failed;
@@ -110,10 +135,12 @@ export class ParsePool {
     }
     const id = this.nextId++;
     const w = this.workers[id % this.workers.length]!;
-    const { chunk: own, transfer } = detachChunk(chunk);
+    const slab = this.slabs.take(chunkSlabBytes(chunk));
+    const out = this.slabs.take(parsedSlabGuess(chunk));
+    const job: WorkerJob = { id, chunk: packChunk(chunk, slab), slab, out };
     return new Promise<ParsedChunk>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      w.postMessage({ id, chunk: own }, transfer);
+      w.postMessage(job, [slab, out]);
     });
   }
 
@@ -121,13 +148,14 @@ export class ParsePool {
    * Work sharing: sends the chunk to a worker unless every worker already has
    * WORKER_BACKLOG chunks queued; then the calling (main) thread parses it
    * itself, so both cores stay busy whichever stage is the slower one. The
-   * job's result is its own copy, valid until consumed.
+   * job's result is its own copy, valid until release()d; the chunk is not
+   * referenced once this returns.
    */
   submit(chunk: LineChunk): ParseJob {
     if (this.failed) throw this.failed;
     if (this.workers.length === 0 || this.waiting.size >= this.workers.length * WORKER_BACKLOG) {
       const t = performance.now();
-      const r = this.workers.length === 0 ? this.local.parse(chunk) : detach(this.local.parse(chunk)).parsed;
+      const r = this.workers.length === 0 ? this.local.parse(chunk) : this.pack(this.local.parse(chunk));
       r.parseMs = performance.now() - t;
       this.inlineMs += r.parseMs;
       this.inlineChunks++;
@@ -177,6 +205,23 @@ export class ParsePool {
     else scan.resolve(m.scanned);
   }
 
+  /**
+   * The consumer is done with a result: its slab goes back to the pool and
+   * its arrays detach (length 0), so a stale use reads nothing rather than
+   * another chunk's data. A no-op for results that own no slab (inline
+   * parsing with 0 workers). Call at most once per result.
+   */
+  release(p: ParsedChunk): void {
+    if (p.slab === null) return;
+    const slab = p.slab;
+    p.slab = null;
+    this.slabs.give(slab);
+  }
+
+  private pack(p: ParsedChunk): ParsedChunk {
+    return packParsed(p, this.slabs.take(parsedSlabBytes(p)));
+  }
+
   private fail(e: unknown): void {
     this.failed = new DrumError('DRUM_INTERNAL', `parse worker died: ${(e as Error).message}`, { cause: e });
     for (const p of this.waiting.values()) p.reject(this.failed);
@@ -188,5 +233,6 @@ export class ParsePool {
   async close(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.terminate()));
     this.workers.length = 0;
+    this.slabs.clear();
   }
 }

@@ -1,21 +1,34 @@
-// Worker-thread body of the parse pool: receives chunks, runs the parse
-// stage (line memo, canonicalize, fingerprint) and posts the result back with
-// its arrays transferred. Holds no state beyond its Parser's scratch buffers
-// and line memo, which a { clear: true } message empties, and the dispatch
-// service's blocks (dispatch-worker.ts: scan a round's aux log for the main thread).
+// Worker-thread body of the parse pool: receives a chunk packed in a slab
+// (plus an empty slab for the result), runs the parse stage (line memo,
+// canonicalize, fingerprint), packs the result and posts it back with both
+// slabs transferred, so their memory returns to the main thread's pool.
+// Holds no state beyond its Parser's scratch buffers and line memo, which a
+// { clear: true } message empties, and the dispatch service's blocks
+// (dispatch-worker.ts: scans a round's aux log for the main thread); keeps
+// no slab between messages.
 // REQUIRES: workerData = { policy: CanonicalPolicy, hostBits: number, memoEntries: number }.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CanonicalPolicy } from '../canonicalize/types.js';
 import type { LineChunk } from '../input/types.js';
-import { Parser, attachChunk, detach } from './parse.js';
 import { DispatchService } from './dispatch-worker.js';
+import { packParsed, parsedSlabBytes, unpackChunk } from './pack.js';
+import { Parser } from './parse.js';
+import { slabBytesFor } from './slab-pool.js';
+
+/** A chunk to parse: `chunk` is packed in `slab`; `out` is a free slab for the result (too small: a new one is made). */
+export interface WorkerJob {
+  id: number;
+  chunk: LineChunk;
+  slab: ArrayBuffer;
+  out: ArrayBuffer;
+}
 
 const { policy, hostBits, memoEntries } = workerData as { policy: CanonicalPolicy; hostBits: number; memoEntries: number };
 const parser = new Parser(policy, hostBits, memoEntries);
 const dispatch = new DispatchService((m, transfer) => parentPort!.postMessage(m, transfer));
 
-parentPort!.on('message', (msg: { id: number; chunk: LineChunk } | { clear: true }) => {
+parentPort!.on('message', (msg: WorkerJob | { clear: true }) => {
   if (dispatch.handle(msg)) return;
   if ('clear' in msg) {
     parser.memo.clear();
@@ -23,10 +36,14 @@ parentPort!.on('message', (msg: { id: number; chunk: LineChunk } | { clear: true
   }
   try {
     const t = performance.now();
-    const { parsed, transfer } = detach(parser.parse(attachChunk(msg.chunk)));
+    const p = parser.parse(unpackChunk(msg.chunk));
+    const need = parsedSlabBytes(p);
+    const out = msg.out.byteLength >= need ? msg.out : new ArrayBuffer(slabBytesFor(need));
+    const parsed = packParsed(p, out);
     parsed.parseMs = performance.now() - t;
     parsed.onWorker = true;
-    parentPort!.postMessage({ id: msg.id, parsed }, transfer);
+    // The chunk's slab goes back too: nothing here refers to it once parse() returned.
+    parentPort!.postMessage({ id: msg.id, parsed, slab: msg.slab }, [out, msg.slab]);
   } catch (e) {
     parentPort!.postMessage({ id: msg.id, error: { message: (e as Error).message, stack: (e as Error).stack } });
   }

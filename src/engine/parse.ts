@@ -34,6 +34,8 @@ export interface ParsedChunk {
   input: number;
   endOffset: number;
   endLine: number;
+  /** The slab every array above is a view of (pack.ts), or null when they are a Parser's own reusable arrays. */
+  slab: ArrayBuffer | null;
 }
 
 export class Parser {
@@ -90,7 +92,7 @@ export class Parser {
     }
     return {
       batch, keys: this.keys, repeats: this.repeats, repeatCount, lineRepeats, lineLookups: memo === null ? 0 : chunk.count, parseMs: 0, onWorker: false, rejects,
-      input: chunk.input, endOffset: chunk.endOffset, endLine: chunk.endLine,
+      input: chunk.input, endOffset: chunk.endOffset, endLine: chunk.endLine, slab: null,
     };
   }
 }
@@ -157,62 +159,4 @@ function anyLonger(ends: Uint32Array, n: number, max: number): boolean {
     start = ends[k]!;
   }
   return false;
-}
-
-/** Copies a parsed chunk into exact-size arrays of its own (for transfer between threads). */
-export function detach(p: ParsedChunk): { parsed: ParsedChunk; transfer: ArrayBuffer[] } {
-  const b = p.batch;
-  const n = b.count;
-  const used = n === 0 ? 0 : b.ends[n - 1]!;
-  const bytes = Buffer.from(Uint8Array.prototype.slice.call(b.bytes, 0, used).buffer);
-  const batch: CanonicalBatch = {
-    input: b.input, count: n, bytes,
-    ends: b.ends.slice(0, n), hostStarts: b.hostStarts.slice(0, n), hostEnds: b.hostEnds.slice(0, n),
-    lines: b.lines.slice(0, n), rejects: [], endOffset: b.endOffset, endLine: b.endLine,
-  };
-  const keys = p.keys.slice(0, 2 * n);
-  const repeats = p.repeats.slice(0, n);
-  const rejects = p.rejects.map((r) => ({ ...r, excerpt: Buffer.from(r.excerpt) }));
-  return {
-    parsed: {
-      batch, keys, repeats, repeatCount: p.repeatCount, lineRepeats: p.lineRepeats, lineLookups: p.lineLookups, parseMs: p.parseMs, onWorker: p.onWorker,
-      rejects, input: p.input, endOffset: p.endOffset, endLine: p.endLine,
-    },
-    transfer: [bytes.buffer as ArrayBuffer, batch.ends.buffer as ArrayBuffer, batch.hostStarts.buffer as ArrayBuffer,
-      batch.hostEnds.buffer as ArrayBuffer, batch.lines.buffer as ArrayBuffer, keys.buffer as ArrayBuffer, repeats.buffer as ArrayBuffer],
-  };
-}
-
-/** Re-wraps arrays that crossed a thread boundary (Buffers arrive as plain Uint8Arrays). */
-export function attach(p: ParsedChunk): ParsedChunk {
-  const asBuf = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
-  p.batch.bytes = asBuf(p.batch.bytes);
-  for (const r of p.rejects) r.excerpt = asBuf(r.excerpt);
-  return p;
-}
-
-/** Copies a chunk into arrays of its own so it can be transferred to a worker. */
-export function detachChunk(c: LineChunk): { chunk: LineChunk; transfer: ArrayBuffer[] } {
-  const n = c.count;
-  const buf = Buffer.from(Uint8Array.prototype.slice.call(c.buf).buffer);
-  const chunk: LineChunk = {
-    input: c.input, buf, count: n,
-    urlStarts: c.urlStarts.slice(0, n), urlEnds: c.urlEnds.slice(0, n),
-    baseStarts: c.baseStarts.slice(0, n), baseEnds: c.baseEnds.slice(0, n),
-    lines: c.lines.slice(0, n),
-    rejects: c.rejects.map((r) => ({ ...r, excerpt: Buffer.from(r.excerpt) })),
-    endOffset: c.endOffset, endLine: c.endLine,
-  };
-  return {
-    chunk,
-    transfer: [buf.buffer as ArrayBuffer, chunk.urlStarts.buffer as ArrayBuffer, chunk.urlEnds.buffer as ArrayBuffer,
-      chunk.baseStarts.buffer as ArrayBuffer, chunk.baseEnds.buffer as ArrayBuffer, chunk.lines.buffer as ArrayBuffer],
-  };
-}
-
-export function attachChunk(c: LineChunk): LineChunk {
-  const asBuf = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
-  c.buf = asBuf(c.buf);
-  for (const r of c.rejects) r.excerpt = asBuf(r.excerpt);
-  return c;
 }

@@ -3,6 +3,9 @@
 // busy), and hands the parsed chunks, in order, to the job. A damaged input
 // (DRUM_INPUT mid-stream) keeps every good line before the damage and is
 // reported; the loop goes on with the next input. Does not route or merge.
+// Memory: the reader reuses its buffers (a chunk is dead once the pool has
+// copied or parsed it, before the next is read), and each parsed chunk's
+// slab goes back to the pool once the job has consumed it.
 
 import { isDrumError } from '../errors.js';
 import { readInput } from '../input/read.js';
@@ -29,7 +32,7 @@ export interface ReadLoopParams {
   skip: boolean[];
   read: ReadOptions;
   onBytes: (delta: number) => void;
-  /** Called for each parsed chunk, in input order. */
+  /** Called for each parsed chunk, in input order; the chunk is invalid once the call (and its promise) is done. */
   onChunk: (p: ParsedChunk) => Promise<void> | void;
   /** Called when an input has been read to its end. */
   onInputDone: (input: number) => void;
@@ -52,12 +55,14 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
       s.timer.add('wait-parse', tr - tp, 0);
       await p.onChunk(parsed);
       s.timer.add('route+merge', performance.now() - tr, parsed.batch.count);
+      s.pool.release(parsed);
     };
     try {
       for await (const chunk of readInput(spec, i, {
         format: p.read.format ?? 'auto', maxLineBytes: s.policy.maxLineBytes, chunkBytes: s.opts.chunkBytes,
-        links: p.read.links, warcLinks: p.read.warcLinks, onBytes: p.onBytes,
+        links: p.read.links, warcLinks: p.read.warcLinks, onBytes: p.onBytes, reuseBuffers: true,
       })) {
+        // submit() copies or parses the chunk before it returns: the reader may reuse its memory after this.
         inflight.push(s.pool.submit(chunk));
         // Route whatever is ready, in order; wait only when too much is in flight.
         while (inflight.length > 0 && inflight[0]!.result !== null) await drainOne();

@@ -3,7 +3,8 @@
 // LineChunks from the splitter (or from the WARC reader). Does not
 // canonicalize, count rejects, or decide what to do after a DRUM_INPUT error
 // (the engine does). Preconditions: resume offsets/lines come from an earlier
-// chunk's endOffset/endLine of the same, unchanged input.
+// chunk's endOffset/endLine of the same, unchanged input. With reuseBuffers,
+// a chunk is valid only until the next one is asked for (see the option).
 
 import type { FileHandle } from 'node:fs/promises';
 import type { InputFormat } from '../engine/api.js';
@@ -45,6 +46,14 @@ export interface ReadInputsOptions {
   onInput?: (info: InputInfo) => void;
   /** What `-` reads. Default process.stdin. */
   stdin?: ByteStream;
+  /**
+   * Chunks may borrow the reader's memory (plain files: a ring of two read
+   * buffers; any input: the splitter's index arrays): a chunk is valid only
+   * until the next chunk is asked for, and its arrays read as empty once
+   * reused. For consumers done with each chunk before the next (the engine's
+   * read loop). Default false: every chunk owns its memory.
+   */
+  reuseBuffers?: boolean;
 }
 
 /** Reads the inputs in order; chunk.input is the spec's index in `specs`. */
@@ -82,12 +91,13 @@ export async function* readInput(spec: InputSpec, index: number, opts: ReadInput
       chunkBytes: opts.chunkBytes,
       startOffset,
       startLine,
+      lease: opts.reuseBuffers ?? false,
       headerCheck:
         det.format === 'tsv' &&
         (startOffset === 0 || (det.firstDataLineEnd !== null && startOffset < det.firstDataLineEnd)),
     });
     if (src.fh) {
-      yield* splitFile(src.fh, splitter, startOffset, src.rawSize ?? 0, opts.chunkBytes, onBytes, src.path);
+      yield* splitFile(src.fh, splitter, startOffset, src.rawSize ?? 0, opts.chunkBytes, onBytes, src.path, opts.reuseBuffers ?? false);
       return;
     }
     try {
@@ -150,8 +160,14 @@ function failing(e: unknown): AsyncIterator<Buffer> {
 
 /**
  * Reads a plain file from `from` through LineSplitter.pushOwned: each read
- * lands in a fresh buffer behind room for the carried partial line (the only
+ * lands in a buffer behind room for the carried partial line (the only
  * bytes copied), and the next read is in flight while this one is split.
+ * Fresh buffers, or with `reuse` two that alternate: a read goes into the
+ * buffer of the read before last, whose chunks were all consumed once the
+ * consumer asked for a chunk after them (the splitter keeps no view of a
+ * pushed buffer between calls). Before it is read into, the buffer's memory
+ * moves to a new ArrayBuffer, so a chunk kept past its turn reads as empty
+ * rather than as later data.
  */
 async function* splitFile(
   fh: FileHandle,
@@ -161,12 +177,22 @@ async function* splitFile(
   chunkBytes: number,
   onBytes: (n: number) => void,
   path: string,
+  reuse: boolean,
 ): AsyncGenerator<LineChunk> {
   if (from > size) throw inputError(path, `resume offset ${from} is past the end of input`);
   if (from > 0) onBytes(from);
   const room = splitter.frontRoom();
+  const ring: (Buffer | undefined)[] = [undefined, undefined];
+  let turn = 0;
+  const readBuffer = (): Buffer => {
+    const old = reuse ? (ring[turn]?.buffer as ArrayBuffer | undefined) : undefined;
+    const buf = old === undefined ? Buffer.allocUnsafeSlow(room + chunkBytes) : Buffer.from(structuredClone(old, { transfer: [old] }));
+    if (reuse) ring[turn] = buf;
+    turn ^= 1;
+    return buf;
+  };
   const readAt = async (pos: number): Promise<{ buf: Buffer; n: number }> => {
-    const buf = Buffer.allocUnsafeSlow(room + chunkBytes);
+    const buf = readBuffer();
     const { bytesRead } = await fh.read(buf, room, chunkBytes, pos);
     return { buf, n: bytesRead };
   };

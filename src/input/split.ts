@@ -7,8 +7,10 @@
 // Preconditions: the first byte pushed is at decompressed offset `startOffset`
 // and starts a line. A chunk may be a zero-copy view of a pushed buffer, so a
 // caller reusing its buffers must be done with the chunks first; the splitter
-// itself keeps no reference to pushed buffers between calls.
+// itself keeps no reference to pushed buffers between calls. With `lease`, a
+// chunk returned alone also borrows the splitter's index arrays (line-index.ts).
 
+import { LineIndex } from './line-index.js';
 import type { LineChunk, Reject } from './types.js';
 
 export interface SplitOptions {
@@ -22,6 +24,13 @@ export interface SplitOptions {
   startLine?: number;
   /** TSV: treat the first data line as a header when none of its fields has `://`. Default: tsv && startOffset === 0. */
   headerCheck?: boolean;
+  /**
+   * Chunks returned alone (by pushOwned, end, flushComplete) borrow the
+   * splitter's index arrays instead of copies: such a chunk is valid only
+   * until the next call into the splitter, which detaches them (length 0).
+   * push() may return several chunks, so its chunks own copies. Default false.
+   */
+  lease?: boolean;
 }
 
 export const EXCERPT_BYTES = 200;
@@ -50,15 +59,11 @@ export class LineSplitter {
   /** Rejects and consumed lines not yet attached to an emitted chunk. */
   private pendingRejects: Reject[] = [];
   private pendingLines = 0;
-  // Per-chunk scratch, grown by doubling.
-  private us = new Uint32Array(4096);
-  private ue = new Uint32Array(4096);
-  private bs = new Uint32Array(4096);
-  private be = new Uint32Array(4096);
-  private ln = new Float64Array(4096);
+  /** Per-chunk index arrays, copied or lent to each chunk. */
+  private readonly ix = new LineIndex();
 
   constructor(opts: SplitOptions) {
-    this.o = { input: opts.input, format: opts.format, maxLineBytes: opts.maxLineBytes, chunkBytes: opts.chunkBytes };
+    this.o = { input: opts.input, format: opts.format, maxLineBytes: opts.maxLineBytes, chunkBytes: opts.chunkBytes, lease: opts.lease ?? false };
     this.base = opts.startOffset ?? 0;
     this.line = opts.startLine ?? 0;
     this.atStart = this.base === 0;
@@ -87,7 +92,7 @@ export class LineSplitter {
       }
       const c = this.o.chunkBytes;
       if (this.asmLen === 0 && b.length >= c) {
-        this.process(b.subarray(0, c), false, out, false); // zero-copy window
+        this.process(b.subarray(0, c), false, out, false, false); // zero-copy window
         b = b.subarray(c);
         continue;
       }
@@ -96,7 +101,7 @@ export class LineSplitter {
       this.asmLen += take;
       this.asmNew += take;
       b = b.subarray(take);
-      if (this.asmNew === c) this.processAsm(false, out);
+      if (this.asmNew === c) this.processAsm(false, out, false);
     }
     return out;
   }
@@ -112,7 +117,8 @@ export class LineSplitter {
    * The carried partial line is copied into that room right before the data,
    * so it is the only thing ever copied, and the chunk cut from `buf` is the
    * sole user of buf's memory (allocate it with Buffer.allocUnsafeSlow so it
-   * can be transferred). Other states fall back to push().
+   * can be transferred). Returns at most one chunk. Other states fall back to
+   * push().
    */
   pushOwned(buf: Buffer, at: number, n: number): LineChunk[] {
     const held = this.asmLen;
@@ -123,7 +129,7 @@ export class LineSplitter {
     if (held > 0) this.asm!.copy(buf, from, 0, held);
     this.asmLen = 0;
     const out: LineChunk[] = [];
-    this.process(buf.subarray(from, at + n), false, out, false);
+    this.process(buf.subarray(from, at + n), false, out, false, this.o.lease);
     return out;
   }
 
@@ -131,7 +137,7 @@ export class LineSplitter {
   end(): LineChunk[] {
     const out: LineChunk[] = [];
     if (this.skipping) this.endSkip(0);
-    this.processAsm(true, out);
+    this.processAsm(true, out, this.o.lease);
     return out;
   }
 
@@ -139,7 +145,7 @@ export class LineSplitter {
   flushComplete(): LineChunk[] {
     const out: LineChunk[] = [];
     if (this.skipping) return out; // the unfinished long line is not a complete line; nothing else is held
-    this.processAsm(false, out);
+    this.processAsm(false, out, this.o.lease);
     this.asmLen = 0;
     this.asmNew = 0;
     return out;
@@ -149,11 +155,11 @@ export class LineSplitter {
     return (this.asm ??= Buffer.allocUnsafeSlow(this.o.maxLineBytes + 1 + this.o.chunkBytes));
   }
 
-  private processAsm(final: boolean, out: LineChunk[]): void {
+  private processAsm(final: boolean, out: LineChunk[], lend: boolean): void {
     const w = this.asm === null ? EMPTY : this.asm.subarray(0, this.asmLen);
     this.asmLen = 0;
     this.asmNew = 0;
-    this.process(w, final, out, true);
+    this.process(w, final, out, true, lend);
   }
 
   /** While skipping: keeps the line's first EXCERPT_BYTES (+1 to see a CR before LF). */
@@ -179,8 +185,11 @@ export class LineSplitter {
   /**
    * Splits window `w` (starting at a line start, offset this.base) into one
    * chunk; keeps the partial tail in asm. `fromAsm`: w is a view of asm.
+   * `lend`: the chunk borrows the index arrays.
    */
-  private process(w: Buffer, final: boolean, out: LineChunk[], fromAsm: boolean): void {
+  private process(w: Buffer, final: boolean, out: LineChunk[], fromAsm: boolean, lend: boolean): void {
+    const ix = this.ix;
+    ix.reclaim();
     const max = this.o.maxLineBytes;
     const tsv = this.o.format === 'tsv';
     const wl = w.length;
@@ -193,7 +202,7 @@ export class LineSplitter {
     }
     let n = 0;
     let tab = -1; // first tab at or after the current scan point (wl = none left)
-    let us = this.us, ue = this.ue, bs = this.bs, be = this.be, ln = this.ln;
+    let us = ix.us, ue = ix.ue, bs = ix.bs, be = ix.be, ln = ix.ln;
     while (pos < wl) {
       let nl = w.indexOf(LF, pos);
       if (nl < 0) {
@@ -214,8 +223,8 @@ export class LineSplitter {
       while (a < e && (w[a] === SPACE || w[a] === TAB)) a++;
       if (a === e || w[a] === HASH) continue; // blank or comment
       if (n === us.length) {
-        this.grow();
-        us = this.us; ue = this.ue; bs = this.bs; be = this.be; ln = this.ln;
+        ix.grow();
+        us = ix.us; ue = ix.ue; bs = ix.bs; be = ix.be; ln = ix.ln;
       }
       if (!tsv) {
         let z = e;
@@ -254,7 +263,7 @@ export class LineSplitter {
     }
     if (pos > wl) pos = wl; // final line without newline
     const emitted = this.pendingLines > 0;
-    if (emitted) out.push(this.emit(w.subarray(0, pos), n));
+    if (emitted) out.push(this.emit(w.subarray(0, pos), n, lend));
     if (fromAsm && emitted) this.asm = null; // the chunk owns it now
     this.base += pos;
     const tail = wl - pos;
@@ -280,16 +289,12 @@ export class LineSplitter {
     this.pendingRejects.push({ line, input: this.o.input, reason, excerpt });
   }
 
-  private emit(buf: Buffer, n: number): LineChunk {
+  private emit(buf: Buffer, n: number, lend: boolean): LineChunk {
     const chunk: LineChunk = {
       input: this.o.input,
       buf,
       count: n,
-      urlStarts: this.us.slice(0, n),
-      urlEnds: this.ue.slice(0, n),
-      baseStarts: this.bs.slice(0, n),
-      baseEnds: this.be.slice(0, n),
-      lines: this.ln.slice(0, n),
+      ...(lend ? this.ix.lend(n) : this.ix.copy(n)),
       rejects: this.pendingRejects,
       endOffset: this.base + buf.length,
       endLine: this.line,
@@ -297,21 +302,5 @@ export class LineSplitter {
     this.pendingRejects = [];
     this.pendingLines = 0;
     return chunk;
-  }
-
-  private grow(): void {
-    const c = this.us.length * 2;
-    const u32 = (a: Uint32Array) => {
-      const b = new Uint32Array(c);
-      b.set(a);
-      return b;
-    };
-    this.us = u32(this.us);
-    this.ue = u32(this.ue);
-    this.bs = u32(this.bs);
-    this.be = u32(this.be);
-    const l = new Float64Array(c);
-    l.set(this.ln);
-    this.ln = l;
   }
 }

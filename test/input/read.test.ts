@@ -1,9 +1,11 @@
 // Tests of readInputs: files, gzip by name and by magic, stdin through the
 // `stdin` seam, several inputs, resume offsets, the real Heritrix TSV, WARC
-// dispatch, and DRUM_INPUT for missing, corrupt and truncated inputs.
+// dispatch, DRUM_INPUT for missing, corrupt and truncated inputs, and
+// reuseBuffers (same lines; a chunk kept too long reads as empty, not stale).
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -29,6 +31,36 @@ const file = (name: string, data: string | Buffer) => {
 const urls = (chunks: LineChunk[]) => flatten(chunks).links.map((l) => l[1]);
 const LINES = Array.from({ length: 300 }, (_, i) => `http://example.com/page/${i}`);
 const TEXT = LINES.join('\n') + '\n';
+
+/** What a chunk reads as now: its lines, or null once its memory was taken back (empty buffer or arrays). */
+function readsAs(c: LineChunk): Omit<ReturnType<typeof flatten>, 'chunks'> | null {
+  if (c.count > 0 && (c.buf.length === 0 || c.urlStarts.length === 0)) return null;
+  const { links, rejects } = flatten([c]);
+  return { links, rejects };
+}
+
+/** Reads with reuseBuffers, checking at every chunk that no earlier chunk reads as anything but itself or nothing. */
+async function readReusing(
+  p: string, o: ReadInputsOptions, stdin?: () => Readable,
+): Promise<{ f: ReturnType<typeof readsAs>[]; emptied: number; emptiedBufs: number }> {
+  const kept: { c: LineChunk; was: ReturnType<typeof readsAs> }[] = [];
+  let emptied = 0;
+  let emptiedBufs = 0;
+  for await (const c of readInputs([{ path: p }], { ...o, reuseBuffers: true, stdin: stdin?.() })) {
+    for (const k of kept) {
+      const now = readsAs(k.c);
+      if (now === null) emptied++;
+      else assert.deepEqual(now, k.was, 'a kept chunk changed: its memory was reused while it still read as itself');
+      if (k.c.buf.length === 0) emptiedBufs++;
+    }
+    // Let the read ahead land: a buffer reused too early would now hold later bytes.
+    await new Promise((r) => setImmediate(r));
+    kept.push({ c, was: readsAs(c) });
+  }
+  return { f: kept.map((k) => k.was), emptied, emptiedBufs };
+}
+
+const merged = (fs: (ReturnType<typeof readsAs>)[]) => ({ links: fs.flatMap((f) => f!.links), rejects: fs.flatMap((f) => f!.rejects) });
 
 async function rejectsWith(p: Promise<unknown>, code: string): Promise<void> {
   await assert.rejects(p, (e: unknown) => isDrumError(e) && e.code === code);
@@ -190,5 +222,40 @@ describe('readInputs', () => {
     const chunks = await collect(readInputs([{ path: WARC }], { ...OPTS, chunkBytes: 1 << 20, onInput: (i) => infos.push(i) }));
     assert.equal(infos[0]!.format, 'warc');
     assert.ok(flatten(chunks).links.length > 1000);
+  });
+
+  it('reuses a read buffer only after every chunk cut from it was consumed', async () => {
+    const p = file('reuse.txt', TEXT);
+    const want = flatten(await collect(readInputs([{ path: p }], OPTS)));
+    const { f, emptied, emptiedBufs } = await readReusing(p, OPTS);
+    assert.deepEqual(merged(f), { links: want.links, rejects: want.rejects });
+    assert.ok(f.length > 5 && emptied > 0, 'kept chunks read as empty once their memory was reused');
+    assert.ok(emptiedBufs > 0, 'a reused read buffer leaves the chunks cut from it empty');
+  });
+
+  it('gives the same lines with reuseBuffers as without, for plain, gzip and stdin inputs and tiny chunks (fast-check)', async () => {
+    const lineArb = fc.oneof(
+      fc.nat(50).map((n) => `http://h.example/${'p'.repeat(n)}`),
+      fc.constant('http://s/\thttp://t/'), fc.constant(''), fc.constant('# c'), fc.constant('x'.repeat(90)),
+    );
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(lineArb, { maxLength: 120 }),
+        fc.constantFrom(16, 40, 100),
+        fc.constantFrom('plain', 'gzip', 'stdin'),
+        async (lines, chunkBytes, kind) => {
+          const text = lines.join('\n') + '\n';
+          const data = kind === 'gzip' ? gzipSync(text) : Buffer.from(text, 'latin1');
+          const p = kind === 'stdin' ? '-' : file(`prop-${run++}${kind === 'gzip' ? '.gz' : '.txt'}`, data);
+          const o = { ...OPTS, chunkBytes, maxLineBytes: 60 };
+          const stdin = () => Readable.from([data.subarray(0, 7), data.subarray(7)]);
+          const want = flatten(await collect(readInputs([{ path: p }], { ...o, stdin: stdin() })));
+          const { f } = await readReusing(p, o, stdin);
+          assert.deepEqual(merged(f), { links: want.links, rejects: want.rejects });
+        },
+      ),
+      { seed: 4242, numRuns: 120 },
+    );
   });
 });

@@ -1,6 +1,7 @@
 // Tests of LineSplitter: line endings, BOM, blank/comment lines, line
 // numbers, offsets, TSV fields and header, too-long lines in bounded memory,
-// and a fast-check model test over random pieces and both feeding paths.
+// a fast-check model test over random pieces and both feeding paths, and
+// leased index arrays (valid until the next call, then empty, never stale).
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,21 +26,30 @@ function split(text: string | Buffer, o: Partial<SplitOptions> = {}, pieces = [I
   return flatten(out);
 }
 
-/** Feeds through pushOwned() with read sizes from `reads`, as the file reader does. */
-function splitWindowed(buf: Buffer, o: SplitOptions, reads: number[]): LineChunk[] {
+/** Feeds through pushOwned() with read sizes from `reads`, as the file reader does; `each` sees every call's chunks. */
+function splitWindowed(buf: Buffer, o: SplitOptions, reads: number[], each: (cs: LineChunk[]) => void = () => {}): LineChunk[] {
   const s = new LineSplitter(o);
   const out: LineChunk[] = [];
   const room = s.frontRoom();
+  const took = (cs: LineChunk[]): void => {
+    out.push(...cs);
+    each(cs);
+  };
   let pos = 0, k = 0;
   while (pos < buf.length) {
     const n = Math.min(o.chunkBytes, buf.length - pos, Math.max(1, reads[k++ % reads.length]!));
     const w = Buffer.allocUnsafeSlow(room + o.chunkBytes).fill(0x3f);
     buf.copy(w, room, pos, pos + n);
     pos += n;
-    out.push(...s.pushOwned(w, room, n));
+    took(s.pushOwned(w, room, n));
   }
-  out.push(...s.end());
+  took(s.end());
   return out;
+}
+
+/** The index arrays of a chunk, copied. */
+function indexOf(c: LineChunk): number[][] {
+  return [c.urlStarts, c.urlEnds, c.baseStarts, c.baseEnds, c.lines].map((a) => [...a]);
 }
 
 /** The reference: a plain split('\n') reading of the documented rules. */
@@ -219,5 +229,39 @@ describe('LineSplitter', () => {
       },
     );
     fc.assert(p, { seed: 4242, numRuns: 400 });
+  });
+
+  it('lends its index arrays to a lone chunk until the next call, then empties them, never showing other lines (fast-check)', () => {
+    const lineArb = fc.oneof(fc.constant('http://s/\thttp://t/'), fc.nat(40).map((n) => `http://h/${'p'.repeat(n)}`), fc.constant(''), fc.constant('x'.repeat(70)));
+    let emptied = 0;
+    const p = fc.property(
+      fc.array(lineArb, { maxLength: 80 }),
+      fc.constantFrom('lines', 'tsv') as fc.Arbitrary<'lines' | 'tsv'>,
+      fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 6 }),
+      (lines, format, reads) => {
+        const buf = Buffer.from(lines.join('\n') + '\n', 'latin1');
+        const o = { input: 0, format, maxLineBytes: 60, chunkBytes: 16 };
+        const want = flatten(splitWindowed(buf, o, reads));
+        const copies: LineChunk[] = [];
+        const lent: { c: LineChunk; index: number[][] }[] = [];
+        splitWindowed(buf, { ...o, lease: true }, reads, (cs) => {
+          assert.ok(cs.length <= 1, 'pushOwned and end give at most one chunk');
+          // Every chunk lent before this call reads as it did, or as nothing.
+          for (const l of lent) {
+            if (l.c.urlStarts.length === 0 && l.c.lines.length === 0) emptied++;
+            else assert.deepEqual(indexOf(l.c), l.index);
+          }
+          for (const c of cs) {
+            lent.push({ c, index: indexOf(c) });
+            copies.push({ ...c, urlStarts: c.urlStarts.slice(), urlEnds: c.urlEnds.slice(), baseStarts: c.baseStarts.slice(), baseEnds: c.baseEnds.slice(), lines: c.lines.slice() });
+          }
+        });
+        const got = flatten(copies);
+        assert.deepEqual(got.links, want.links);
+        assert.deepEqual(got.rejects, want.rejects);
+      },
+    );
+    fc.assert(p, { seed: 4242, numRuns: 300 });
+    assert.ok(emptied > 100, `only ${emptied} lent chunks were emptied`);
   });
 });
