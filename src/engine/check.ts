@@ -2,7 +2,9 @@
 // the store yet, in input order, first occurrence only — DRUM's "check"
 // without "update". Runs the same pipeline as ingest against a read-only
 // session whose spills, aux log and any intermediate merged files live in a
-// private temporary directory; the state directory is never written.
+// private temporary directory; the state directory is never written. The
+// tiers it fed are reset afterwards (Session.resetTiers), so they vouch only
+// for stored keys again.
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +27,15 @@ export interface CheckResult {
 }
 
 export async function check(s: Session, req: CheckRequest): Promise<CheckResult> {
+  try {
+    return await checkInputs(s, req);
+  } finally {
+    // The checked keys were routed through the tiers but never stored.
+    await s.resetTiers();
+  }
+}
+
+async function checkInputs(s: Session, req: CheckRequest): Promise<CheckResult> {
   const inputs = await describeInputs(req.inputs);
   const c = newRunCounters();
   // Buckets merged by an earlier round of this check live in the work dir (an overlay over the store).

@@ -102,6 +102,22 @@ export class Session {
     };
   }
 
+  /**
+   * Puts the in-RAM tiers back to what the committed store vouches for:
+   * forgets the line memos, reloads the hot cache and recent table from the
+   * commit's tiers.cache (empty if it has none) and the Bloom filter from its
+   * file. For jobs that route keys they never store (check): otherwise a
+   * later ingest would call those URLs seen.
+   */
+  async resetTiers(): Promise<void> {
+    this.pool.clearMemo();
+    this.front.cache.clear();
+    this.front.recent.clear();
+    loadTiers(join(this.dir, TIER_FILE), this.store.body.commit, [this.front.cache, this.front.recent]);
+    const bf = this.store.body.bloom;
+    this.front.bloom = this.opts.bloom !== 'off' && bf !== null ? await readBloom(join(this.dir, bf.file)) : null;
+  }
+
   verifyStore(): StoreVerifyResult {
     return verifyKeyFiles(this.dfs, this.dir, this.store.body);
   }
