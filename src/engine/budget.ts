@@ -45,18 +45,25 @@ export const DEFAULT_LINE_MEMO_ENTRIES = 1 << 20;
 
 export const IO_BUFFER_BYTES = 8 << 20; // aux log, unique writer, store reads/writes, input chunks
 /**
- * What the runtime itself takes at most, measured on 10 M links: Node and V8
- * (~55 MiB at start), the parse worker's isolate and chunks in flight, the
- * main heap during a merge (host counts, level batches). Not drum's data.
+ * What the runtime itself takes, measured on the bench's 100 M-link file
+ * (scripts/memory-probe.ts, docs/performance.md "Memory at 100 M links"):
+ * peak RSS minus drum's budgeted structures was ~159 MiB — Node's own code
+ * pages (~42 MiB) and V8 heaps of both threads (~40 MiB), malloc arenas,
+ * chunks and dispatch blocks in flight, the catalog's LevelDB. Plus ~10 %.
+ * On budgets too small to hold it, at most RESERVE_SHARE of the budget
+ * (such runs overshoot; the runtime does not shrink with --memory).
  */
-export const RUNTIME_RESERVE_BYTES = 150 << 20;
+export const RUNTIME_RESERVE_BYTES = 176 << 20;
+export const RESERVE_SHARE = 0.7;
 
 export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPlan {
   const total = o.memoryBytes;
-  const runtimeReserve = Math.min(RUNTIME_RESERVE_BYTES, Math.floor(total * 0.55));
   const hotCache = HotCache.bytesFor(o.cacheEntries);
   const recentTable = RecentTable.bytesFor(o.recentEntries);
   const minLeft = o.buckets * 1024 * BUFFER_BYTES_PER_ENTRY + (1 << 20);
+  // A small budget cannot hold the runtime; it still gets the configured tiers and the smallest buckets.
+  const smallest = o.bloom === 'off' ? minLeft : Math.ceil((minLeft * 4) / 3); // the Bloom filter takes a quarter of what is left
+  const runtimeReserve = Math.max(0, Math.min(RUNTIME_RESERVE_BYTES, Math.floor(total * RESERVE_SHARE), total - hotCache - recentTable - IO_BUFFER_BYTES - smallest));
   const threads = o.workers + 1;
   // What is left for the Bloom filter and the buckets once the line memos take `memo` entries per thread.
   const rest = (memo: number): number => total - runtimeReserve - hotCache - recentTable - threads * LineMemo.bytesFor(memo) - IO_BUFFER_BYTES;

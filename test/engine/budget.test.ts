@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chunkLinksMax, DEFAULT_LINE_MEMO_ENTRIES, planBudget } from '../../src/engine/budget.js';
+import { chunkLinksMax, DEFAULT_LINE_MEMO_ENTRIES, planBudget, RUNTIME_RESERVE_BYTES, SORT_BYTES_PER_ENTRY } from '../../src/engine/budget.js';
 import { resolveOptions } from '../../src/options.js';
 import { LineMemo } from '../../src/tiers/line-memo.js';
 
@@ -22,5 +22,29 @@ describe('planBudget and the line memo', () => {
   it('refuses a line memo the user asked for that leaves the buckets too little, with DRUM_BAD_OPTION', () => {
     assert.throws(() => plan({ memoryBytes: 48 << 20, lineMemoEntries: 1 << 22 }), { code: 'DRUM_BAD_OPTION' });
     assert.equal(plan({ lineMemoEntries: 0 }).lineMemo, 0);
+  });
+});
+
+describe('planBudget and the runtime', () => {
+  it('reserves the whole measured runtime at the default budget and gives the data structures only the rest', () => {
+    const p = plan({});
+    assert.equal(p.runtimeReserve, RUNTIME_RESERVE_BYTES);
+    const data = p.hotCache + p.recentTable + p.lineMemo + p.bloom + p.bucketBuffers + p.sortArea + p.newBitmap + p.ioBuffers;
+    assert.ok(p.runtimeReserve + data <= p.totalBytes, `${p.runtimeReserve + data} > ${p.totalBytes}`);
+    assert.equal(p.sortEntries, Math.floor(p.sortArea / SORT_BYTES_PER_ENTRY));
+    assert.equal(p.maxBucketEntries, Number.POSITIVE_INFINITY, 'bucket size never forces a merge by default');
+  });
+
+  it('still opens budgets too small for the runtime, with every tier configured and the smallest buckets', () => {
+    for (const bloom of ['off', 'gate'] as const) {
+      const p = plan({ memoryBytes: 48 << 20, bloom });
+      assert.ok(p.runtimeReserve < RUNTIME_RESERVE_BYTES);
+      assert.ok(p.bucketBuffers > 0 && p.sortEntries >= 1024);
+    }
+  });
+
+  it('caps rounds at --merge-every', () => {
+    assert.equal(plan({ mergeEvery: 5000 }).maxRoundEntries, 5000);
+    assert.ok(plan({}).maxRoundEntries > 1_000_000);
   });
 });
