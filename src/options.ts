@@ -15,9 +15,9 @@ export interface DrumOptions {
   buckets?: number;
   /** Host-fingerprint bits H at the top of each 64-bit key (0..32). Default 24. Fixed at store creation. */
   hostBits?: number;
-  /** Hot-URL cache size in entries (0 disables). Default 2^18. */
+  /** Hot-URL cache size in entries (0 disables). Default 2^16 (0.5 MiB: bigger tables cost more in cache misses than they save; docs/tiers.md). */
   cacheEntries?: number;
-  /** Recently-added table size in entries (0 disables). Default 2^20. */
+  /** Recently-added table size in entries (0 disables). Default 2^18 (2.1 MiB; docs/tiers.md). */
   recentEntries?: number;
   /**
    * Line memo size in entries per parsing thread (0 disables): raw input
@@ -104,8 +104,8 @@ export const DEFAULTS = {
   memoryBytes: 256 * 1024 * 1024,
   buckets: 64,
   hostBits: 24,
-  cacheEntries: 1 << 18,
-  recentEntries: 1 << 20,
+  cacheEntries: 1 << 16,
+  recentEntries: 1 << 18,
   bloom: 'off' as BloomMode,
   bloomBitsPerKey: 10,
   chunkBytes: 1 << 20,

@@ -1,5 +1,5 @@
 // HotCache: a fixed-size set of 64-bit keys known to be in the store (the
-// "popular URLs" cache of Mercator, default 2^18 entries). A hit is a certain
+// "popular URLs" cache of Mercator, default 2^16 entries). A hit is a certain
 // duplicate. Set-associative CLOCK: S sets × W ways (W = 8, so one set's keys
 // are 8 × 8 bytes = one 64-byte cache line); a lookup scans one set; a hit sets
 // the way's reference bit; an insert fills a free way, else advances the set's
@@ -27,7 +27,7 @@ export class HotCache extends SetAssocTable {
     return setAssocBytes(entries, 'hot cache');
   }
 
-  constructor(entries: number = 1 << 18) {
+  constructor(entries: number = 1 << 16) {
     super(entries, 'hot cache');
   }
 

@@ -29,7 +29,7 @@ export class RecentTable extends SetAssocTable {
     return setAssocBytes(entries, 'recent table');
   }
 
-  constructor(entries: number = 1 << 20) {
+  constructor(entries: number = 1 << 18) {
     super(entries, 'recent table');
   }
 

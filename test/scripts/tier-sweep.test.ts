@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { cacheConfigs, renderMarkdown, runSweep, type SweepResult } from '../../scripts/tier-sweep.js';
+import { DEFAULTS } from '../../src/options.js';
 import { meanFpOverFill } from '../../scripts/lib/tier-runs.js';
 import { blockedFpRate } from '../../src/tiers/bloom.js';
 
@@ -27,9 +28,9 @@ describe('tier sweep', () => {
   after(() => rmSync(work, { recursive: true, force: true }));
 
   it('sweeps the cache off and each size, with the recent table at its default and off', () => {
-    assert.deepEqual(cacheConfigs([10]).map((c) => [c.cacheEntries, c.recentEntries]), [[0, 2 ** 20], [1024, 2 ** 20], [0, 0], [1024, 0]]);
+    assert.deepEqual(cacheConfigs([10]).map((c) => [c.cacheEntries, c.recentEntries]), [[0, DEFAULTS.recentEntries], [1024, DEFAULTS.recentEntries], [0, 0], [1024, 0]]);
     assert.equal(r.scenarios.length, 1);
-    assert.deepEqual(r.scenarios[0]!.rows.map((x) => [x.cacheEntries, x.recentEntries]), [[0, 2 ** 20], [0, 0]]);
+    assert.deepEqual(r.scenarios[0]!.rows.map((x) => [x.cacheEntries, x.recentEntries]), [[0, DEFAULTS.recentEntries], [0, 0]]);
   });
 
   it('finds the same new URLs in every configuration', () => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { HotCache, HOT_WAYS } from '../../src/tiers/hot-cache.js';
 import { id, narrowFamilies } from './keys.js';
+import { DEFAULTS } from '../../src/options.js';
 
 // Few distinct halves so that keys repeat and sets overflow in tiny caches.
 const smallKey = fc.tuple(fc.integer({ min: 0, max: 7 }), fc.integer({ min: 0, max: 15 }))
@@ -106,7 +107,7 @@ describe('HotCache', () => {
       assert.equal(c.bytes, HotCache.bytesFor(n));
       assert.ok(c.entries <= n && c.entries > n - HOT_WAYS, `entries ${c.entries} for ${n}`);
     }
-    assert.equal(new HotCache().entries, 1 << 18);
+    assert.equal(new HotCache().entries, DEFAULTS.cacheEntries, 'the class default is the engine default');
   });
 
   it('rejects a negative or fractional size as DRUM_BAD_OPTION', () => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { RecentTable, RECENT_WAYS } from '../../src/tiers/recent-table.js';
 import { id, narrowFamilies } from './keys.js';
+import { DEFAULTS } from '../../src/options.js';
 
 const smallKey = fc.tuple(fc.integer({ min: 0, max: 7 }), fc.integer({ min: 0, max: 15 }))
   .map(([a, b]): [number, number] => [(a * 0x01000001) >>> 0, (b * 0x10001) >>> 0]);
@@ -109,7 +110,7 @@ describe('RecentTable', () => {
       assert.equal(t.bytes, RecentTable.bytesFor(n));
       assert.ok(t.entries <= n && t.entries > n - RECENT_WAYS);
     }
-    assert.equal(new RecentTable().entries, 1 << 20);
+    assert.equal(new RecentTable().entries, DEFAULTS.recentEntries, 'the class default is the engine default');
     assert.throws(() => new RecentTable(2 ** 29), { code: 'DRUM_BAD_OPTION' });
   });
 
