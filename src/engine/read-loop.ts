@@ -16,7 +16,7 @@ import type { ParseJob } from './parse-pool.js';
 import type { Session } from './session.js';
 
 /** Parsed chunks in flight per worker: enough to keep workers busy during a merge. */
-const INFLIGHT_PER_WORKER = 3;
+const INFLIGHT_PER_WORKER = 4;
 
 export interface InputError {
   path: string;
