@@ -74,6 +74,8 @@ export interface SpawnOptions {
   cwd: string;
   env?: Record<string, string>;
   input?: string;
+  /** Leave stdin open after `input` (the caller writes more and ends it). */
+  stdinOpen?: boolean;
 }
 
 /** Starts bin/drum with args; the promise settles when it exits. */
@@ -91,7 +93,8 @@ export function startDrum(args: string[], o: SpawnOptions): { child: ChildProces
     child.on('error', fail);
     child.on('close', (status, signal) => ok({ status, signal, stdout, stderr }));
   });
-  child.stdin!.end(o.input ?? '');
+  if (o.stdinOpen) child.stdin!.write(o.input ?? '');
+  else child.stdin!.end(o.input ?? '');
   return { child, done };
 }
 
