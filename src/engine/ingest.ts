@@ -209,6 +209,8 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
   }
   unique.close();
   await rejects.close();
+  // Every parsed chunk was routed and committed: the memos now vouch only for stored URLs.
+  await s.saveMemos();
   progress('done');
   if (s.catalog !== null) await s.catalog.putRun(catalogRecord(run, report!));
   return report!;

@@ -59,6 +59,7 @@ export class ParsePool {
   private readonly workers: Worker[] = [];
   private readonly waiting = new Map<number, Pending>();
   private readonly scans = new Map<number, Scan>();
+  private readonly memoGets = new Map<number, (t: Uint32Array) => void>();
   private readonly inline: Parser | null;
   private nextId = 0;
   private failed: unknown = null;
@@ -87,6 +88,11 @@ export class ParsePool {
           this.onScanReply(msg as DispatchReply);
           return;
         }
+        if ('memo' in msg) {
+          this.memoGets.get(msg.id)?.((msg as { memo: Uint32Array }).memo);
+          this.memoGets.delete(msg.id);
+          return;
+        }
         const m = msg as WorkerReply;
         if (m.slab !== undefined) this.slabs.give(m.slab); // the chunk's: the worker is done with it
         const p = this.waiting.get(m.id);
@@ -104,6 +110,11 @@ export class ParsePool {
     return this.workers.length;
   }
 
+  /** Line memo entries of each parsing thread (0 when off). */
+  get memoEntries(): number {
+    return this.local.memo.entries;
+  }
+
   /** Threads that parse (workers and the main thread, which parses when they are busy). */
   static parsingThreads(workers: number): number {
     return workers + 1;
@@ -117,6 +128,34 @@ export class ParsePool {
   clearMemo(): void {
     this.local.memo.clear();
     for (const w of this.workers) w.postMessage({ clear: true });
+  }
+
+  /**
+   * Copies of every thread's line memo table (the main thread's first). The
+   * workers answer after the chunks queued to them: call when none are
+   * in flight, or the copies include lines of chunks not yet routed.
+   */
+  async memoTables(): Promise<Uint32Array[]> {
+    if (!this.local.memo.enabled) return [];
+    const own = this.local.memo.copyTable();
+    const theirs = this.workers.map((w) => {
+      const id = this.nextId++;
+      return new Promise<Uint32Array>((resolve) => {
+        this.memoGets.set(id, resolve);
+        w.postMessage({ memoGet: id });
+      });
+    });
+    return [own, ...(await Promise.all(theirs))];
+  }
+
+  /** Loads saved memo tables: the main thread's memo takes the first, worker i the (i + 2)th; extra tables are dropped. */
+  loadMemoTables(tables: readonly Uint32Array[]): void {
+    if (tables.length === 0 || !this.local.memo.enabled) return;
+    this.local.memo.loadTable(tables[0]!);
+    this.workers.forEach((w, i) => {
+      const t = tables[i + 1];
+      if (t !== undefined) w.postMessage({ memoSet: t }, [t.buffer as ArrayBuffer]);
+    });
   }
 
   /**
@@ -228,6 +267,9 @@ export class ParsePool {
     this.waiting.clear();
     for (const s of this.scans.values()) s.reject(this.failed);
     this.scans.clear();
+    // An empty table: the caller's save finds it the wrong size and skips the file (a cache).
+    for (const r of this.memoGets.values()) r(new Uint32Array(0));
+    this.memoGets.clear();
   }
 
   async close(): Promise<void> {

@@ -3,7 +3,8 @@
 // canonicalize, fingerprint), packs the result and posts it back with both
 // slabs transferred, so their memory returns to the main thread's pool.
 // Holds no state beyond its Parser's scratch buffers and line memo, which a
-// { clear: true } message empties, and the dispatch service's blocks
+// { clear: true } message empties (memoGet / memoSet copy it out and in),
+// and the dispatch service's blocks
 // (dispatch-worker.ts: scans a round's aux log for the main thread); keeps
 // no slab between messages.
 // REQUIRES: workerData = { policy: CanonicalPolicy, hostBits: number, memoEntries: number }.
@@ -28,10 +29,22 @@ const { policy, hostBits, memoEntries } = workerData as { policy: CanonicalPolic
 const parser = new Parser(policy, hostBits, memoEntries);
 const dispatch = new DispatchService((m, transfer) => parentPort!.postMessage(m, transfer));
 
-parentPort!.on('message', (msg: WorkerJob | { clear: true }) => {
+/** Line memo transfer: a copy of this thread's table out, or a saved table in (memo-file.ts). */
+export type MemoMessage = { memoGet: number } | { memoSet: Uint32Array };
+
+parentPort!.on('message', (msg: WorkerJob | { clear: true } | MemoMessage) => {
   if (dispatch.handle(msg)) return;
   if ('clear' in msg) {
     parser.memo.clear();
+    return;
+  }
+  if ('memoGet' in msg) {
+    const t = parser.memo.copyTable();
+    parentPort!.postMessage({ id: msg.memoGet, memo: t }, [t.buffer as ArrayBuffer]);
+    return;
+  }
+  if ('memoSet' in msg) {
+    parser.memo.loadTable(msg.memoSet);
     return;
   }
   try {

@@ -25,6 +25,7 @@ import { readBloom } from '../tiers/bloom-file.js';
 import { HotCache } from '../tiers/hot-cache.js';
 import { RecentTable } from '../tiers/recent-table.js';
 import { loadTiers, TIER_FILE } from '../tiers/tier-file.js';
+import { loadMemos, MEMO_FILE, saveMemos } from '../tiers/memo-file.js';
 import { chunkLinksMax, planBudget, type BudgetPlan } from './budget.js';
 import { Front } from './front.js';
 import { ParsePool } from './parse-pool.js';
@@ -85,7 +86,9 @@ export class Session {
       // Fold piled-up per-round host deltas now, off the ingest's hot path.
       if (catalog !== null && (await catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) await catalog.compactHosts();
       const pool = new ParsePool(policy, eff.hostBits, eff.workers, plan.lineMemoEntries);
-      return new Session(dir, dfs, store, eff, policy, plan, front, pending, aux, pool, catalog, wd);
+      const session = new Session(dir, dfs, store, eff, policy, plan, front, pending, aux, pool, catalog, wd);
+      session.loadMemos();
+      return session;
     } catch (e) {
       store.close();
       throw e;
@@ -111,11 +114,33 @@ export class Session {
    */
   async resetTiers(): Promise<void> {
     this.pool.clearMemo();
+    this.loadMemos();
     this.front.cache.clear();
     this.front.recent.clear();
     loadTiers(join(this.dir, TIER_FILE), this.store.body.commit, [this.front.cache, this.front.recent]);
     const bf = this.store.body.bloom;
     this.front.bloom = this.opts.bloom !== 'off' && bf !== null ? await readBloom(join(this.dir, bf.file)) : null;
+  }
+
+  /** Warms the line memos from memo.cache if it was saved after the committed state (else they stay as they are). */
+  private loadMemos(): void {
+    const tables = loadMemos(join(this.dir, MEMO_FILE), this.store.body.commit, this.policy.id, this.pool.memoEntries);
+    this.pool.loadMemoTables(tables);
+  }
+
+  /**
+   * Saves the line memos after a run's final commit. REQUIRES: no chunk in
+   * flight (then every line a memo holds gave a URL that is now stored). A
+   * cache: a failed save only means a cold start next time.
+   */
+  async saveMemos(): Promise<void> {
+    if (this.opts.readOnly || this.pool.memoEntries === 0) return;
+    try {
+      const tables = await this.pool.memoTables();
+      saveMemos(join(this.dir, MEMO_FILE), this.store.body.commit, this.policy.id, this.pool.memoEntries, tables);
+    } catch {
+      // ignored on purpose (see memo-file.ts)
+    }
   }
 
   verifyStore(): StoreVerifyResult {

@@ -173,6 +173,18 @@ export class LineMemo {
   clear(): void {
     this.table.fill(0);
   }
+
+  /** A copy of the table (for memo-file.ts). */
+  copyTable(): Uint32Array {
+    return this.table.slice();
+  }
+
+  /** Replaces the table with a saved one of the same size; false (nothing changed) otherwise. */
+  loadTable(t: Uint32Array): boolean {
+    if (t.length !== this.table.length) return false;
+    this.table.set(t);
+    return true;
+  }
 }
 
 /** True if b[s, e) starts with "http://" or "https://" (then no base can change what it means). */

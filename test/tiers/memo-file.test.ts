@@ -1,0 +1,47 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { loadMemos, MEMO_HEADER_BYTES, saveMemos } from '../../src/tiers/memo-file.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const table = (entries: number, seed: number): Uint32Array => Uint32Array.from({ length: entries * 2 }, (_, i) => (i * 2654435761 + seed) >>> 0);
+
+describe('memo.cache', () => {
+  it('gives back the saved tables for the same commit, policy and size', () => {
+    const p = join(tempDir(), 'memo.cache');
+    saveMemos(p, 7, 'default/v3', 64, [table(64, 1), table(64, 2)]);
+    const got = loadMemos(p, 7, 'default/v3', 64);
+    assert.deepEqual(got, [table(64, 1), table(64, 2)]);
+    assert.notEqual(got[0]!.buffer, got[1]!.buffer, 'each table has memory of its own (it goes to another thread)');
+  });
+
+  for (const [what, load] of [
+    ['another commit', (p: string) => loadMemos(p, 8, 'default/v3', 64)],
+    ['another policy', (p: string) => loadMemos(p, 7, 'none/v3', 64)],
+    ['another memo size', (p: string) => loadMemos(p, 7, 'default/v3', 128)],
+    ['memo off', (p: string) => loadMemos(p, 7, 'default/v3', 0)],
+  ] as const) {
+    it(`is ignored under ${what}`, () => {
+      const p = join(tempDir(), 'memo.cache');
+      saveMemos(p, 7, 'default/v3', 64, [table(64, 1)]);
+      assert.deepEqual(load(p), []);
+    });
+  }
+
+  it('is ignored when a byte of a table or the header is damaged, or the file is cut short or missing', () => {
+    const dir = tempDir();
+    const p = join(dir, 'memo.cache');
+    saveMemos(p, 7, 'default/v3', 64, [table(64, 1)]);
+    const good = fs.readFileSync(p);
+    for (const at of [0, 8, 20, MEMO_HEADER_BYTES, good.length - 1]) {
+      const b = Buffer.from(good);
+      b[at] = b[at]! ^ 0x01;
+      fs.writeFileSync(p, b);
+      assert.deepEqual(loadMemos(p, 7, 'default/v3', 64), [], `flipped byte ${at}`);
+    }
+    fs.writeFileSync(p, good.subarray(0, good.length - 8));
+    assert.deepEqual(loadMemos(p, 7, 'default/v3', 64), []);
+    assert.deepEqual(loadMemos(join(dir, 'absent'), 7, 'default/v3', 64), []);
+  });
+});
