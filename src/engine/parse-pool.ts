@@ -131,13 +131,14 @@ export class ParsePool {
   }
 
   /**
-   * Copies of every thread's line memo table (the main thread's first). The
-   * workers answer after the chunks queued to them: call when none are
-   * in flight, or the copies include lines of chunks not yet routed.
+   * Every thread's line memo table, lent without a copy (the main thread's
+   * first); give them back with returnMemoTables. The workers answer after
+   * the chunks queued to them: call only when none are in flight, or the
+   * tables include lines of chunks not yet routed.
    */
-  async memoTables(): Promise<Uint32Array[]> {
+  async lendMemoTables(): Promise<Uint32Array[]> {
     if (!this.local.memo.enabled) return [];
-    const own = this.local.memo.copyTable();
+    const own = this.local.memo.tableView();
     const theirs = this.workers.map((w) => {
       const id = this.nextId++;
       return new Promise<Uint32Array>((resolve) => {
@@ -146,6 +147,14 @@ export class ParsePool {
       });
     });
     return [own, ...(await Promise.all(theirs))];
+  }
+
+  /** Gives the tables lendMemoTables lent back to their workers (the main thread's never left). */
+  returnMemoTables(tables: readonly Uint32Array[]): void {
+    this.workers.forEach((w, i) => {
+      const t = tables[i + 1];
+      if (t !== undefined && t.length > 0) w.postMessage({ memoBack: t }, [t.buffer as ArrayBuffer]);
+    });
   }
 
   /** Loads saved memo tables: the main thread's memo takes the first, worker i the (i + 2)th; extra tables are dropped. */

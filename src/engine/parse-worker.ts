@@ -3,7 +3,7 @@
 // canonicalize, fingerprint), packs the result and posts it back with both
 // slabs transferred, so their memory returns to the main thread's pool.
 // Holds no state beyond its Parser's scratch buffers and line memo, which a
-// { clear: true } message empties (memoGet / memoSet copy it out and in),
+// { clear: true } message empties (memoGet lends it out, memoBack returns it, memoSet loads a saved one),
 // and the dispatch service's blocks
 // (dispatch-worker.ts: scans a round's aux log for the main thread); keeps
 // no slab between messages.
@@ -29,8 +29,8 @@ const { policy, hostBits, memoEntries } = workerData as { policy: CanonicalPolic
 const parser = new Parser(policy, hostBits, memoEntries);
 const dispatch = new DispatchService((m, transfer) => parentPort!.postMessage(m, transfer));
 
-/** Line memo transfer: a copy of this thread's table out, or a saved table in (memo-file.ts). */
-export type MemoMessage = { memoGet: number } | { memoSet: Uint32Array };
+/** Line memo transfer (memo-file.ts): lend this thread's table out, take a lent one back, or load a saved one. */
+export type MemoMessage = { memoGet: number } | { memoBack: Uint32Array } | { memoSet: Uint32Array };
 
 parentPort!.on('message', (msg: WorkerJob | { clear: true } | MemoMessage) => {
   if (dispatch.handle(msg)) return;
@@ -39,8 +39,13 @@ parentPort!.on('message', (msg: WorkerJob | { clear: true } | MemoMessage) => {
     return;
   }
   if ('memoGet' in msg) {
-    const t = parser.memo.copyTable();
+    // Lent, not copied: no chunk is being parsed while the main thread saves it, and it comes back as memoBack.
+    const t = parser.memo.tableView();
     parentPort!.postMessage({ id: msg.memoGet, memo: t }, [t.buffer as ArrayBuffer]);
+    return;
+  }
+  if ('memoBack' in msg) {
+    parser.memo.adoptTable(msg.memoBack);
     return;
   }
   if ('memoSet' in msg) {

@@ -135,11 +135,14 @@ export class Session {
    */
   async saveMemos(): Promise<void> {
     if (this.opts.readOnly || this.pool.memoEntries === 0) return;
+    let tables: Uint32Array[] = [];
     try {
-      const tables = await this.pool.memoTables();
+      tables = await this.pool.lendMemoTables();
       saveMemos(join(this.dir, MEMO_FILE), this.store.body.commit, this.policy.id, this.pool.memoEntries, tables);
     } catch {
       // ignored on purpose (see memo-file.ts)
+    } finally {
+      this.pool.returnMemoTables(tables);
     }
   }
 

@@ -40,7 +40,7 @@ export class LineMemo {
   lastLocals = 0;
   /** Capacity in entries (a power of two, 0 when off). */
   readonly entries: number;
-  private readonly table: Uint32Array;
+  private table: Uint32Array;
   private readonly setMask: number;
   private readonly chunkSet = new ChunkSet();
   private hashes = new Uint32Array(0);
@@ -174,9 +174,20 @@ export class LineMemo {
     this.table.fill(0);
   }
 
-  /** A copy of the table (for memo-file.ts). */
-  copyTable(): Uint32Array {
-    return this.table.slice();
+  /**
+   * The table itself, to save it (memo-file.ts) without a copy. Read it only
+   * while this memo marks nothing; a lent table that is transferred away
+   * leaves this memo empty (every line a miss) until adoptTable gives one back.
+   */
+  tableView(): Uint32Array {
+    return this.table;
+  }
+
+  /** Takes a table of this memo's size as its own (a lent table coming back); false (nothing changed) otherwise. */
+  adoptTable(t: Uint32Array): boolean {
+    if (t.length !== this.entries * 2) return false;
+    this.table = t;
+    return true;
   }
 
   /** Replaces the table with a saved one of the same size; false (nothing changed) otherwise. */

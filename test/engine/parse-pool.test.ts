@@ -144,3 +144,34 @@ describe('ParsePool', () => {
     }
   });
 });
+
+describe('ParsePool line memos', () => {
+  it('lends every thread\'s memo table without a copy and keeps answering from them once they are back', async () => {
+    const pool = new ParsePool(policy, 24, 1, 1 << 14); // roomy: no set of 4 overflows with 400 lines
+    try {
+      const dir = tempDir('drum-pool-memo-');
+      const path = join(dir, 'links.txt');
+      writeFileSync(path, Array.from({ length: 400 }, (_, i) => `http://m${i % 5}.example/${i}`).join('\n') + '\n');
+      const parseAll = async (): Promise<number> => {
+        let hits = 0;
+        for await (const c of readInputs([{ path }], { format: 'lines', maxLineBytes: policy.maxLineBytes, chunkBytes: 512 })) {
+          const p = await pool.parse(c);
+          hits += p.lineRepeats;
+        }
+        return hits;
+      };
+      assert.equal(await parseAll(), 0, 'nothing remembered yet');
+      const lent = await pool.lendMemoTables();
+      assert.equal(lent.length, 2);
+      assert.ok(lent[1]!.some((x) => x !== 0), 'the worker remembered the lines it parsed');
+      const snapshot = lent.map((t) => t.slice());
+      pool.returnMemoTables(lent);
+      const again = await pool.lendMemoTables();
+      assert.deepEqual(again, snapshot, 'the same tables came back');
+      pool.returnMemoTables(again);
+      assert.equal(await parseAll(), 400, 'every line answered by the worker\'s memo after the round trip');
+    } finally {
+      await pool.close();
+    }
+  });
+});
