@@ -1,10 +1,11 @@
-// The read-only job behind `drum check`: which URLs of the inputs are not in
-// the store yet, in input order, first occurrence only — DRUM's "check"
-// without "update". Runs the same pipeline as ingest against a read-only
-// session whose spills, aux log and any intermediate merged files live in a
-// private temporary directory; the state directory is never written. The
-// tiers it fed are reset afterwards (Session.resetTiers), so they vouch only
-// for stored keys again.
+// The job behind `drum check`: which URLs of the inputs are not in the store
+// yet, in input order, first occurrence only — DRUM's "check" without
+// "update". Runs the same pipeline as ingest; its spills, aux log and any
+// intermediate merged bucket files (an overlay over the store) go to the
+// session's work directory (a private temporary one for a read-only
+// session), and the store itself is never written. Afterwards, whether it
+// finished or threw, the pending round and overlay files are dropped and the
+// tiers it fed reset (Session.resetTiers), so nothing vouches for its keys.
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ import type { CheckRequest } from './api.js';
 import { describeInputs } from './run-setup.js';
 import { readLoop, type InputError } from './read-loop.js';
 import { mergeRound, type BucketFiles } from './round.js';
-import { mergeDue } from './commit.js';
+import { forgetRound, mergeDue } from './commit.js';
 import type { Session } from './session.js';
 
 export interface CheckResult {
@@ -27,19 +28,21 @@ export interface CheckResult {
 }
 
 export async function check(s: Session, req: CheckRequest): Promise<CheckResult> {
+  const overlay = new Map<number, { path: string; keys: number; bytes: number }>();
   try {
-    return await checkInputs(s, req);
+    return await checkInputs(s, req, overlay);
   } finally {
-    // The checked keys were routed through the tiers but never stored.
+    // The checked keys were routed through the tiers but never stored; a check that threw also left them pending.
+    forgetRound(s);
+    for (const o of overlay.values()) fs.rmSync(o.path, { force: true });
     await s.resetTiers();
   }
 }
 
-async function checkInputs(s: Session, req: CheckRequest): Promise<CheckResult> {
+async function checkInputs(s: Session, req: CheckRequest, overlay: Map<number, { path: string; keys: number; bytes: number }>): Promise<CheckResult> {
   const inputs = await describeInputs(req.inputs);
   const c = newRunCounters();
   // Buckets merged by an earlier round of this check live in the work dir (an overlay over the store).
-  const overlay = new Map<number, { path: string; keys: number; bytes: number }>();
   let round = 0;
   const files = (last: boolean): BucketFiles => ({
     openReader: (b, buffer) => {

@@ -63,6 +63,7 @@ export class Drum {
     const s = this.use();
     this.busy = true;
     try {
+      await abandonLeftovers(s);
       return await fn(s);
     } finally {
       this.busy = false;
@@ -77,7 +78,7 @@ export class Drum {
         return await ingest(s, req);
       } catch (e) {
         // Routed but uncommitted keys are gone; nothing in RAM may vouch for them in a later job.
-        forgetRound(s);
+        await abandonRound(s);
         throw e;
       }
     });
@@ -96,12 +97,20 @@ export class Drum {
   async *checkUpdate(source: Iterable<string | Buffer | readonly string[]> | AsyncIterable<string | Buffer | readonly string[]>): AsyncGenerator<string> {
     const s = this.use();
     this.busy = true;
+    let completed = false;
     try {
+      await abandonLeftovers(s);
       const f = new Feeder(s);
       for await (const item of source) yield* await f.push(item);
       yield* await f.end();
+      completed = true;
     } finally {
-      this.busy = false;
+      // A source that threw or a consumer that stopped early leaves keys routed but never committed.
+      try {
+        if (!completed) await abandonRound(s);
+      } finally {
+        this.busy = false;
+      }
     }
   }
 
@@ -112,9 +121,20 @@ export class Drum {
   stream(): UrlStream {
     const s = this.use();
     this.busy = true;
+    if (s.pending.total > 0 || s.aux.records > 0) forgetRound(s); // a leftover round (tiers reset below if this stream fails)
     const t = feederStream(new Feeder(s));
+    let ended = false;
+    t.once('end', () => (ended = true));
+    let settled = false;
     const done = (): void => {
-      this.busy = false;
+      if (settled) return;
+      settled = true;
+      if (ended) {
+        this.busy = false;
+        return;
+      }
+      // Destroyed or failed before its end: what it routed was never committed.
+      abandonRound(s).catch(() => undefined).finally(() => (this.busy = false));
     };
     t.once('end', done);
     t.once('error', done);
@@ -274,4 +294,20 @@ export async function canonicalizeLines(
       while (r < rejects.length) onLine(`!reject\t${rejects[r++]!.reason}`);
     }
   }
+}
+
+/**
+ * A job stopped with keys routed but not committed: drop them (pending
+ * buckets, aux log) and put every tier back to what the committed store
+ * vouches for, the in-RAM Bloom filter included (forgetRound alone would
+ * leave the round's keys there).
+ */
+async function abandonRound(s: Session): Promise<void> {
+  forgetRound(s);
+  await s.resetTiers();
+}
+
+/** Before a job: a round an earlier job abandoned without cleaning up (it should not happen) is dropped the same way. */
+async function abandonLeftovers(s: Session): Promise<void> {
+  if (s.pending.total > 0 || s.aux.records > 0) await abandonRound(s);
 }

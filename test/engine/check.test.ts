@@ -46,3 +46,64 @@ describe('check on a writable store', () => {
     });
   }
 });
+
+describe('an abandoned job', () => {
+  const urls = (p: string, n: number): string[] => Array.from({ length: n }, (_, i) => `http://${p}.example/${i}`);
+
+  async function nextIngest(d: Drum, dir: string): Promise<string> {
+    const c = file(dir, 'c.txt', ['http://c.example/1']);
+    await d.ingest({ inputs: [c], outDir: join(dir, 'out-c') });
+    return fs.readFileSync(join(dir, 'out-c', 'unique-00001.txt'), 'utf8');
+  }
+
+  for (const workers of [0, 1]) {
+    it(`leaves no key of a check that threw for the next ingest to emit (workers ${workers})`, async () => {
+      const dir = tempDir();
+      const d = await Drum.open(join(dir, 'state'), { fsync: false, workers });
+      try {
+        const b = file(dir, 'b.txt', urls('checked', 2));
+        await assert.rejects(d.check({ inputs: [b], onNew: () => { throw new Error('consumer failed'); } }), /consumer failed/);
+        assert.equal(await nextIngest(d, dir), 'http://c.example/1\n');
+        assert.deepEqual(await checked(d, b), urls('checked', 2), 'the checked URLs are still new');
+      } finally {
+        await d.close();
+      }
+    });
+  }
+
+  it('leaves no key of a checkUpdate whose source threw for the next ingest to emit', async () => {
+    const dir = tempDir();
+    const d = await Drum.open(join(dir, 'state'), { fsync: false, workers: 0, chunkBytes: 1024 });
+    try {
+      async function* source() {
+        yield urls('fed', 100);
+        throw new Error('source failed');
+      }
+      await assert.rejects(async () => {
+        for await (const _ of d.checkUpdate(source())) void _;
+      }, /source failed/);
+      assert.equal(await nextIngest(d, dir), 'http://c.example/1\n');
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('leaves no key of a checkUpdate its consumer stopped early for the next ingest to emit', async () => {
+    const dir = tempDir();
+    const d = await Drum.open(join(dir, 'state'), { fsync: false, workers: 0, chunkBytes: 1024, mergeEvery: 50, cacheEntries: 0, recentEntries: 0 });
+    try {
+      // A merge commits the first ~90 URLs; the tail of the 130 is still pending when the consumer stops.
+      let got = 0;
+      for await (const u of d.checkUpdate([urls('early', 130)])) {
+        void u;
+        if (++got === 1) break;
+      }
+      assert.equal(await nextIngest(d, dir), 'http://c.example/1\n');
+      const again: string[] = [];
+      for await (const u of d.checkUpdate([urls('early', 130)])) again.push(u);
+      assert.ok(again.length > 0 && again.length < 130, `the uncommitted tail is new again: ${again.length}`);
+    } finally {
+      await d.close();
+    }
+  });
+});
