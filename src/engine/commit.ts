@@ -65,7 +65,7 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   // Every key in the cache and the recent table is stored now: save them so the next process starts warm.
   // A cache, not state: a failed save only means a cold start next time.
   try {
-    saveTiers(join(s.dir, TIER_FILE), s.store.body.commit, [s.front.cache, s.front.recent]);
+    saveTiers(join(s.dir, TIER_FILE), s.store.committed, [s.front.cache, s.front.recent]);
   } catch {
     // ignored on purpose (see tier-file.ts)
   }

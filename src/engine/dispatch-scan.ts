@@ -43,16 +43,23 @@ const NL = 0x0a;
 
 let readBuffer: Uint8Array | null = null;
 
+/** Thrown when the caller cancelled the scan (its block sink failed): nothing more is wanted. */
+export class ScanCancelled extends Error {}
+
 /**
  * Scans the aux log; hands each filled block to `emit` (which takes
  * ownership) and gets empty ones from `nextBlock` (which may wait for the
- * main thread to return one). Blocks must hold at least one URL
+ * main thread to return one). A block held when the scan fails or is
+ * cancelled (`cancelled()` is asked at every read) goes to `release`, so
+ * none is lost. Blocks must hold at least one URL
  * (bytes.length > AUX_MAX_URL_BYTES, ends.length >= 1).
  */
 export async function scanAux(
   req: ScanRequest,
   nextBlock: () => Promise<DispatchBlock>,
   emit: (b: DispatchBlock) => void,
+  release: (b: DispatchBlock) => void = () => undefined,
+  cancelled: () => boolean = () => false,
 ): Promise<ScanResult> {
   const chunk = (readBuffer ??= new Uint8Array(READ_BYTES + AUX_MAX_URL_BYTES + AUX_LEN_BYTES));
   const bits = req.newBits;
@@ -69,6 +76,7 @@ export async function scanAux(
     while (ordinal < req.records) {
       if (at + AUX_LEN_BYTES > have || at + AUX_LEN_BYTES + (chunk[at]! | (chunk[at + 1]! << 8)) > have) {
         // Refill: keep the unread tail, read more after it.
+        if (cancelled()) throw new ScanCancelled('dispatch scan cancelled');
         chunk.copyWithin(0, at, have);
         have -= at;
         at = 0;
@@ -107,8 +115,10 @@ export async function scanAux(
       }
     }
     if (block !== null && block.n > 0) emit(block);
+    block = null;
   } finally {
     fs.closeSync(fd);
+    if (block !== null) release(block);
   }
   return { newUrls, bytesRead };
 }

@@ -16,7 +16,8 @@ export const BLOCK_URLS = 1 << 16;
 
 export type DispatchMessage =
   | { id: number; scan: ScanRequest; blockBytes?: number; blockUrls?: number }
-  | { recycle: DispatchBlock };
+  | { recycle: DispatchBlock }
+  | { cancelScan: number };
 
 /** What the worker posts: a filled block, the final result, or an error. */
 export type DispatchReply =
@@ -28,23 +29,32 @@ export class DispatchService {
   private free: DispatchBlock[] = [];
   private allocated = 0;
   private waiter: ((b: DispatchBlock) => void) | null = null;
+  private readonly cancelled = new Set<number>();
 
   constructor(private readonly post: (msg: DispatchReply, transfer: ArrayBuffer[]) => void) {}
 
   /** Handles a dispatch message; returns false if the message is not one. */
   handle(msg: unknown): boolean {
-    const m = msg as Partial<{ id: number; scan: ScanRequest; blockBytes: number; blockUrls: number; recycle: DispatchBlock }>;
+    const m = msg as Partial<{ id: number; scan: ScanRequest; blockBytes: number; blockUrls: number; recycle: DispatchBlock; cancelScan: number }>;
     if (m.recycle !== undefined) {
       this.give(m.recycle);
+      return true;
+    }
+    if (m.cancelScan !== undefined) {
+      this.cancelled.add(m.cancelScan);
       return true;
     }
     if (m.scan === undefined) return false;
     const id = m.id!;
     const bytes = m.blockBytes ?? BLOCK_BYTES;
     const urls = m.blockUrls ?? BLOCK_URLS;
-    scanAux(m.scan, () => this.take(bytes, urls), (b) => this.post({ id, block: b }, [b.bytes.buffer as ArrayBuffer, b.ends.buffer as ArrayBuffer]))
+    scanAux(
+      m.scan, () => this.take(bytes, urls), (b) => this.post({ id, block: b }, [b.bytes.buffer as ArrayBuffer, b.ends.buffer as ArrayBuffer]),
+      (b) => this.give(b), () => this.cancelled.has(id),
+    )
       .then((r) => this.post({ id, scanned: r }, []))
-      .catch((e: Error) => this.post({ id, error: { message: e.message, stack: e.stack } }, []));
+      .catch((e: Error) => this.post({ id, error: { message: e.message, stack: e.stack } }, []))
+      .finally(() => this.cancelled.delete(id));
     return true;
   }
 

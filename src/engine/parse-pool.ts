@@ -60,6 +60,7 @@ export class ParsePool {
   private readonly waiting = new Map<number, Pending>();
   private readonly scans = new Map<number, Scan>();
   private readonly memoGets = new Map<number, (t: Uint32Array) => void>();
+  private closing = false;
   private readonly inline: Parser | null;
   private nextId = 0;
   private failed: unknown = null;
@@ -102,6 +103,10 @@ export class ParsePool {
         else p.resolve(unpackParsed(m.parsed!));
       });
       w.on('error', (e) => this.fail(e));
+      // A worker that exits on its own (not terminated by close()) would leave every request to it waiting.
+      w.on('exit', (code) => {
+        if (!this.closing) this.fail(new Error(`exited with code ${code}`));
+      });
       this.workers.push(w);
     }
   }
@@ -137,7 +142,7 @@ export class ParsePool {
    * tables include lines of chunks not yet routed.
    */
   async lendMemoTables(): Promise<Uint32Array[]> {
-    if (!this.local.memo.enabled) return [];
+    if (!this.local.memo.enabled || this.failed) return [];
     const own = this.local.memo.tableView();
     const theirs = this.workers.map((w) => {
       const id = this.nextId++;
@@ -157,13 +162,16 @@ export class ParsePool {
     });
   }
 
-  /** Loads saved memo tables: the main thread's memo takes the first, worker i the (i + 2)th; extra tables are dropped. */
+  /**
+   * Takes saved memo tables as the threads' own (no copy): the main thread's
+   * memo the first, worker i the (i + 2)th; extra tables are dropped.
+   */
   loadMemoTables(tables: readonly Uint32Array[]): void {
     if (tables.length === 0 || !this.local.memo.enabled) return;
-    this.local.memo.loadTable(tables[0]!);
+    this.local.memo.adoptTable(tables[0]!);
     this.workers.forEach((w, i) => {
       const t = tables[i + 1];
-      if (t !== undefined) w.postMessage({ memoSet: t }, [t.buffer as ArrayBuffer]);
+      if (t !== undefined) w.postMessage({ memoBack: t }, [t.buffer as ArrayBuffer]);
     });
   }
 
@@ -241,6 +249,9 @@ export class ParsePool {
           scan.onBlock(b);
         } catch (e) {
           scan.failed = e;
+          // Nothing more is wanted: let the worker stop reading instead of scanning to the end.
+          const cancel: DispatchMessage = { cancelScan: m.id };
+          scan.worker.postMessage(cancel);
         }
       }
       const back: DispatchMessage = { recycle: b };
@@ -248,8 +259,8 @@ export class ParsePool {
       return;
     }
     this.scans.delete(m.id);
-    if ('error' in m) scan.reject(new DrumError('DRUM_INTERNAL', `dispatch worker: ${m.error.message}`));
-    else if (scan.failed !== null) scan.reject(scan.failed);
+    if (scan.failed !== null) scan.reject(scan.failed);
+    else if ('error' in m) scan.reject(new DrumError('DRUM_INTERNAL', `dispatch worker: ${m.error.message}`));
     else scan.resolve(m.scanned);
   }
 
@@ -282,6 +293,7 @@ export class ParsePool {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await Promise.all(this.workers.map((w) => w.terminate()));
     this.workers.length = 0;
     this.slabs.clear();

@@ -3,7 +3,7 @@
 // canonicalize, fingerprint), packs the result and posts it back with both
 // slabs transferred, so their memory returns to the main thread's pool.
 // Holds no state beyond its Parser's scratch buffers and line memo, which a
-// { clear: true } message empties (memoGet lends it out, memoBack returns it, memoSet loads a saved one),
+// { clear: true } message empties (memoGet lends it out, memoBack hands it one: lent back or loaded),
 // and the dispatch service's blocks
 // (dispatch-worker.ts: scans a round's aux log for the main thread); keeps
 // no slab between messages.
@@ -29,8 +29,8 @@ const { policy, hostBits, memoEntries } = workerData as { policy: CanonicalPolic
 const parser = new Parser(policy, hostBits, memoEntries);
 const dispatch = new DispatchService((m, transfer) => parentPort!.postMessage(m, transfer));
 
-/** Line memo transfer (memo-file.ts): lend this thread's table out, take a lent one back, or load a saved one. */
-export type MemoMessage = { memoGet: number } | { memoBack: Uint32Array } | { memoSet: Uint32Array };
+/** Line memo transfer (memo-file.ts): lend this thread's table out, or take a table (lent back or loaded) as its own. */
+export type MemoMessage = { memoGet: number } | { memoBack: Uint32Array };
 
 parentPort!.on('message', (msg: WorkerJob | { clear: true } | MemoMessage) => {
   if (dispatch.handle(msg)) return;
@@ -46,10 +46,6 @@ parentPort!.on('message', (msg: WorkerJob | { clear: true } | MemoMessage) => {
   }
   if ('memoBack' in msg) {
     parser.memo.adoptTable(msg.memoBack);
-    return;
-  }
-  if ('memoSet' in msg) {
-    parser.memo.loadTable(msg.memoSet);
     return;
   }
   try {

@@ -174,7 +174,7 @@ export async function mergeRound(p: RoundParams, area: SortArea): Promise<RoundR
   const td = performance.now();
   const maybe = front.bloomMode === 'gate' ? front.maybeSeen : null;
   const d = p.dispatch;
-  if (d !== undefined && d.pool.size > 0 && entries >= (d.minRecords ?? WORKER_DISPATCH_MIN_RECORDS)) {
+  if (d !== undefined && d.pool.size > 0 && entries > 0 && entries >= (d.minRecords ?? WORKER_DISPATCH_MIN_RECORDS)) {
     newUrls = await dispatchOnWorker(d.pool, aux, newBits, d.sink, p.dfs);
     if (maybe !== null) c.bloomFalsePositives += countBoth(newBits, maybe, (entries >>> 3) + 1);
   } else {

@@ -73,7 +73,7 @@ export class Session {
       if (eff.bloom !== 'off' && store.body.bloom !== null) bloom = await readBloom(join(dir, store.body.bloom.file));
       const front = new Front(new HotCache(eff.cacheEntries), new RecentTable(eff.recentEntries), bloom, eff.bloom);
       // Warm tiers from the last commit's saved tables (ignored unless they match this commit exactly).
-      loadTiers(join(dir, TIER_FILE), store.body.commit, [front.cache, front.recent]);
+      loadTiers(join(dir, TIER_FILE), store.committed, [front.cache, front.recent]);
       const wd = workDir ?? join(dir, 'work');
       dfs.mkdirp(wd);
       const pending = new PendingBuckets(dfs, wd, eff.bucketBits, plan.bufferEntries);
@@ -117,14 +117,16 @@ export class Session {
     this.loadMemos();
     this.front.cache.clear();
     this.front.recent.clear();
-    loadTiers(join(this.dir, TIER_FILE), this.store.body.commit, [this.front.cache, this.front.recent]);
+    loadTiers(join(this.dir, TIER_FILE), this.store.committed, [this.front.cache, this.front.recent]);
     const bf = this.store.body.bloom;
+    // Dropped first: if the reload fails, no key of the abandoned work stays in the filter.
+    this.front.bloom = null;
     this.front.bloom = this.opts.bloom !== 'off' && bf !== null ? await readBloom(join(this.dir, bf.file)) : null;
   }
 
   /** Warms the line memos from memo.cache if it was saved after the committed state (else they stay as they are). */
   private loadMemos(): void {
-    const tables = loadMemos(join(this.dir, MEMO_FILE), this.store.body.commit, this.policy.id, this.pool.memoEntries);
+    const tables = loadMemos(join(this.dir, MEMO_FILE), this.store.committed, this.policy.id, this.pool.memoEntries);
     this.pool.loadMemoTables(tables);
   }
 
@@ -138,7 +140,7 @@ export class Session {
     let tables: Uint32Array[] = [];
     try {
       tables = await this.pool.lendMemoTables();
-      saveMemos(join(this.dir, MEMO_FILE), this.store.body.commit, this.policy.id, this.pool.memoEntries, tables);
+      saveMemos(join(this.dir, MEMO_FILE), this.store.committed, this.policy.id, this.pool.memoEntries, tables);
     } catch {
       // ignored on purpose (see memo-file.ts)
     } finally {

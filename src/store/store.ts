@@ -5,6 +5,7 @@
 // Does not merge (merge.ts) or decide when to (src/engine).
 
 import * as fs from 'node:fs';
+import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
@@ -88,6 +89,17 @@ export class Store {
 
   get params(): StoreParams {
     return this.body.params;
+  }
+
+  /**
+   * Which committed state this is: its commit number and the CRC of its
+   * manifest body (creation time, run history, file names), which tells two
+   * states with the same number apart (a store restored from a backup, or a
+   * --no-fsync commit lost to a power cut and redone differently). Caches of
+   * RAM tiers are tied to it.
+   */
+  get committed(): CommitId {
+    return { commit: this.body.commit, stateId: crc32(JSON.stringify(this.body)) >>> 0 };
   }
 
   /** Cheap checks of every named file: present, of the recorded size. Full checks are verify's. */
@@ -238,4 +250,10 @@ function safeList(dir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** A committed state: its number and the CRC of its manifest body (Store.committed). */
+export interface CommitId {
+  commit: number;
+  stateId: number;
 }

@@ -189,13 +189,6 @@ export class LineMemo {
     this.table = t;
     return true;
   }
-
-  /** Replaces the table with a saved one of the same size; false (nothing changed) otherwise. */
-  loadTable(t: Uint32Array): boolean {
-    if (t.length !== this.table.length) return false;
-    this.table.set(t);
-    return true;
-  }
 }
 
 /** True if b[s, e) starts with "http://" or "https://" (then no base can change what it means). */

@@ -1,20 +1,22 @@
 // Saves and loads the hot cache and the recent table between processes, so a
 // crawl's next batch starts with warm tiers. The file is a cache, not state:
 // it is written after a commit (when every key in both tables is stored), is
-// tied to that commit's number, and is ignored — never trusted — when its
-// commit, geometry, length or CRC disagree. Layout (little-endian):
-//   TIER_MAGIC u32 | version u16 | flags u16 | commit u32 | crc u32 | then per table:
+// tied to that committed state (its number and manifest CRC, Store.committed),
+// and is ignored — never trusted — when its state, geometry, length or CRC
+// disagree. Layout (little-endian):
+//   TIER_MAGIC u32 | version u16 | flags u16 | commit u32 | stateId u32 | crc u32 | then per table:
 //   sets u32 | ways u32 | occupied u32 | keys (sets·ways·2 u32) | meta (sets u32)
-// TIER_HEADER_BYTES = 4 + 2 + 2 + 4 + 4; TABLE_HEADER_BYTES = 4 + 4 + 4.
+// TIER_HEADER_BYTES = 4 + 2 + 2 + 4 + 4 + 4; TABLE_HEADER_BYTES = 4 + 4 + 4.
 
 import * as fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { SetAssocTable } from './set-assoc.js';
+import type { CommitId } from '../store/store.js';
 
 export const TIER_FILE = 'tiers.cache';
 export const TIER_MAGIC = 0x54524444; // "DDRT" read as little-endian u32
-export const TIER_VERSION = 1;
-export const TIER_HEADER_BYTES = 4 + 2 + 2 + 4 + 4; // magic, version, flags, commit, crc of the rest
+export const TIER_VERSION = 2; // 2: the state id joined the commit number
+export const TIER_HEADER_BYTES = 4 + 2 + 2 + 4 + 4 + 4; // magic, version, flags, commit, stateId, crc of the rest
 const TABLE_HEADER_BYTES = 4 + 4 + 4; // sets, ways, occupied
 
 type Table = SetAssocTable;
@@ -24,15 +26,15 @@ type Table = SetAssocTable;
  * ignored next time). Writes the tables' own arrays one after another with a
  * running CRC, then the header: no copy of the tables is made.
  */
-export function saveTiers(path: string, commit: number, tables: Table[]): void {
+export function saveTiers(path: string, at: CommitId, tables: Table[]): void {
   const tmp = `${path}.tmp`;
   const fd = fs.openSync(tmp, 'w');
   try {
     let crc = 0;
-    let at = TIER_HEADER_BYTES;
+    let pos = TIER_HEADER_BYTES;
     const put = (b: Uint8Array): void => {
-      fs.writeSync(fd, b, 0, b.length, at);
-      at += b.length;
+      fs.writeSync(fd, b, 0, b.length, pos);
+      pos += b.length;
       crc = crc32(b, crc);
     };
     for (const t of tables) {
@@ -49,8 +51,9 @@ export function saveTiers(path: string, commit: number, tables: Table[]): void {
     head.writeUInt32LE(TIER_MAGIC, 0);
     head.writeUInt16LE(TIER_VERSION, 4);
     head.writeUInt16LE(0, 6);
-    head.writeUInt32LE(commit >>> 0, 8);
-    head.writeUInt32LE(crc >>> 0, 12);
+    head.writeUInt32LE(at.commit >>> 0, 8);
+    head.writeUInt32LE(at.stateId >>> 0, 12);
+    head.writeUInt32LE(crc >>> 0, 16);
     fs.writeSync(fd, head, 0, head.length, 0);
   } finally {
     fs.closeSync(fd);
@@ -58,8 +61,8 @@ export function saveTiers(path: string, commit: number, tables: Table[]): void {
   fs.renameSync(tmp, path);
 }
 
-/** Loads both tables if the file matches `commit` and checks out; returns whether it did. */
-export function loadTiers(path: string, commit: number, tables: Table[]): boolean {
+/** Loads both tables if the file matches the committed state `at` and checks out; returns whether it did. */
+export function loadTiers(path: string, committed: CommitId, tables: Table[]): boolean {
   let b: Buffer;
   try {
     b = fs.readFileSync(path);
@@ -67,7 +70,8 @@ export function loadTiers(path: string, commit: number, tables: Table[]): boolea
     return false;
   }
   if (b.length < TIER_HEADER_BYTES || b.readUInt32LE(0) !== TIER_MAGIC || b.readUInt16LE(4) !== TIER_VERSION) return false;
-  if (b.readUInt32LE(8) !== commit >>> 0 || crc32(b.subarray(TIER_HEADER_BYTES)) !== b.readUInt32LE(12)) return false;
+  if (b.readUInt32LE(8) !== committed.commit >>> 0 || b.readUInt32LE(12) !== committed.stateId >>> 0) return false;
+  if (crc32(b.subarray(TIER_HEADER_BYTES)) !== b.readUInt32LE(16)) return false;
   // Parse everything first; restore only if every table fits.
   const parsed: { sets: number; ways: number; occupied: number; keys: Uint32Array; meta: Uint32Array }[] = [];
   let at = TIER_HEADER_BYTES;

@@ -91,6 +91,36 @@ describe('dispatch through the worker', () => {
   });
 });
 
+describe('dispatch through the worker, when things go wrong', () => {
+  it('keeps its blocks when scans fail, so a later scan still completes (no hang after many failures)', { timeout: 20_000 }, async () => {
+    const dir = tempDir();
+    const urls = Array.from({ length: 10 }, (_, i) => `http://f.example/${i}`);
+    const aux = auxOf(dir, urls);
+    const bits = new Uint8Array(new SharedArrayBuffer(8)).fill(0xff);
+    for (let i = 0; i < 6; i++) {
+      // One record more than the log holds: the worker fails mid-scan while holding a block.
+      await assert.rejects(pool.scanAux({ path: aux.path, records: 11, newBits: bits, room: 100, urlsPerFile: 100 }, () => undefined), /aux log ends/);
+    }
+    const ok = await scan(aux, bits, 100, 100, {});
+    assert.deepEqual(ok.blocks.flat(), urls);
+    aux.discard();
+  });
+
+  it('stops the worker soon after the block handler fails, and reports the handler\'s error', async () => {
+    const dir = tempDir();
+    const urls = Array.from({ length: 3000 }, (_, i) => `http://g.example/${i}`);
+    const aux = auxOf(dir, urls);
+    const bits = new Uint8Array(new SharedArrayBuffer(400)).fill(0xff);
+    let calls = 0;
+    await assert.rejects(scan(aux, bits, 10_000, 10_000, { blockUrls: 2 }, () => {
+      calls++;
+      throw new Error('sink failed');
+    }), /sink failed/);
+    assert.equal(calls, 1, 'no block is handed over after the failure');
+    aux.discard();
+  });
+});
+
 describe('a round dispatched through the worker', () => {
   function input(dir: string): string {
     const lines: string[] = [];
@@ -113,6 +143,14 @@ describe('a round dispatched through the worker', () => {
       await d.close();
     }
   }
+
+  it('dispatches an empty round (every line rejected) without touching a log that was never written', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(join(dir, 'bad.txt'), 'mailto:a@b.example\nmailto:c@d.example\n');
+    const r = await run(join(dir, 'state'), join(dir, 'bad.txt'), join(dir, 'out'), { fsync: false, workers: 1, tuning: { workerDispatchMin: 0 } });
+    assert.equal(r.r.uniqueUrls, 0);
+    assert.equal(r.r.rejectedLines, 2);
+  });
 
   for (const bloom of ['off', 'gate'] as const) {
     it(`writes the same unique files and counts as dispatching on the main thread (bloom ${bloom})`, async () => {

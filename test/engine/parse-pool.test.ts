@@ -175,3 +175,20 @@ describe('ParsePool line memos', () => {
     }
   });
 });
+
+describe('ParsePool when its worker dies', () => {
+  it('fails what is asked of it afterwards instead of waiting forever', { timeout: 20_000 }, async () => {
+    const pool = new ParsePool(policy, 24, 1, 1 << 10);
+    try {
+      // The worker goes away without an error event (as an out-of-memory kill would look from here).
+      const w = (pool as unknown as { workers: { terminate(): Promise<number> }[] }).workers[0]!;
+      await w.terminate();
+      await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(await pool.lendMemoTables(), [], 'no tables to save: the save is skipped');
+      await assert.rejects(pool.scanAux({ path: '/nonexistent', records: 1, newBits: new Uint8Array(new SharedArrayBuffer(1)), room: 1, urlsPerFile: 1 }, () => undefined), { code: 'DRUM_INTERNAL' });
+    } finally {
+      await pool.close();
+    }
+  });
+});
+

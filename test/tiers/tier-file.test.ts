@@ -17,14 +17,17 @@ function filled(): [HotCache, RecentTable] {
   return [c, r];
 }
 
+/** A committed state: commit 7 of some manifest. */
+const AT = { commit: 7, stateId: 0x5eed1234 };
+
 describe('tier file', () => {
   it('restores both tables exactly for the same commit', () => {
     const path = join(tempDir(), 'tiers.cache');
     const [c, r] = filled();
-    saveTiers(path, 7, [c, r]);
+    saveTiers(path, AT, [c, r]);
     const c2 = new HotCache(1024);
     const r2 = new RecentTable(4096);
-    assert.equal(loadTiers(path, 7, [c2, r2]), true);
+    assert.equal(loadTiers(path, AT, [c2, r2]), true);
     for (let i = 0; i < 3000; i++) {
       assert.equal(r2.has(i, i * 7), r.has(i, i * 7));
       assert.equal(c2.has(i, i * 7), c.has(i, i * 7));
@@ -32,18 +35,19 @@ describe('tier file', () => {
     assert.equal(r2.size, r.size);
   });
 
-  it('ignores a file of another commit, of other sizes, or with a flipped byte, leaving the tables empty', () => {
+  it('ignores a file of another committed state, of other sizes, or with a flipped byte, leaving the tables empty', () => {
     const path = join(tempDir(), 'tiers.cache');
-    saveTiers(path, 7, filled());
+    saveTiers(path, AT, filled());
     const fresh = (): [HotCache, RecentTable] => [new HotCache(1024), new RecentTable(4096)];
-    assert.equal(loadTiers(path, 8, fresh()), false);
-    assert.equal(loadTiers(path, 7, [new HotCache(2048), new RecentTable(4096)]), false);
+    assert.equal(loadTiers(path, { ...AT, commit: 8 }, fresh()), false);
+    assert.equal(loadTiers(path, { ...AT, stateId: AT.stateId + 1 }, fresh()), false, 'another history at the same commit number');
+    assert.equal(loadTiers(path, AT, [new HotCache(2048), new RecentTable(4096)]), false);
     const b = fs.readFileSync(path);
     b[b.length - 5]! ^= 1;
     fs.writeFileSync(path, b);
     const t = fresh();
-    assert.equal(loadTiers(path, 7, t), false);
+    assert.equal(loadTiers(path, AT, t), false);
     assert.equal(t[1].size, 0);
-    assert.equal(loadTiers(join(tempDir(), 'absent'), 7, fresh()), false);
+    assert.equal(loadTiers(join(tempDir(), 'absent'), AT, fresh()), false);
   });
 });
