@@ -36,6 +36,8 @@ export interface BudgetPlan {
   sortEntries: number;
   /** A merge starts once a round holds this many entries (the new-URL bitmap must fit). */
   maxRoundEntries: number;
+  /** Entries a round can reach: the merge starts after the chunk that crosses maxRoundEntries. */
+  roundCapacity: number;
   /** Keys the Bloom filter may be sized for at most. */
   bloomMaxKeys: number;
 }
@@ -102,6 +104,7 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPla
     maxBucketEntries: t.maxBucketEntries ?? Number.POSITIVE_INFINITY,
     sortEntries: t.sortEntries ?? sortEntries,
     maxRoundEntries: t.maxRoundEntries ?? maxRoundEntries,
+    roundCapacity: (t.maxRoundEntries ?? maxRoundEntries) + chunkLinksMax,
     bloomMaxKeys,
   };
 }

@@ -67,9 +67,9 @@ async function checkInputs(s: Session, req: CheckRequest, overlay: Map<number, {
     round++;
     s.pending.reset();
     s.aux.discard();
-    s.front.startRound(s.plan.maxRoundEntries + 1);
+    s.front.startRound(s.plan.roundCapacity);
   };
-  s.front.startRound(s.plan.maxRoundEntries + 1);
+  s.front.startRound(s.plan.roundCapacity);
   const tooLong: Reject[] = [];
   const countRejects = (rs: readonly Reject[]): void => {
     c.rejectedLines += rs.length;

@@ -61,7 +61,7 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   s.pending.reset();
   s.aux.discard();
   s.front.recent.onMerged();
-  s.front.startRound(s.plan.maxRoundEntries + 1);
+  s.front.startRound(s.plan.roundCapacity);
   // Every key in the cache and the recent table is stored now: save them so the next process starts warm.
   // A cache, not state: a failed save only means a cold start next time.
   try {

@@ -31,7 +31,7 @@ export class Feeder {
   ) {
     splitterCheck(s);
     this.splitter = new LineSplitter({ input: 0, format: 'lines', maxLineBytes: s.policy.maxLineBytes, chunkBytes: s.opts.chunkBytes });
-    s.front.startRound(s.plan.maxRoundEntries + 1);
+    s.front.startRound(s.plan.roundCapacity);
   }
 
   /** Feeds URLs; returns the new URLs of any merge this triggered, in arrival order. */

@@ -27,7 +27,7 @@ export class Front {
     readonly bloomMode: BloomMode,
   ) {}
 
-  /** Starts a round: clears the gate's per-ordinal bits. */
+  /** Starts a round of at most `maxEntries` entries: clears the gate's per-ordinal bits. */
   startRound(maxEntries: number): void {
     if (this.bloomMode === 'gate') {
       const need = (maxEntries >>> 3) + 1;

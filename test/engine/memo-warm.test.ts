@@ -36,6 +36,19 @@ describe('line memos across processes', () => {
     assert.ok(r.tiers.lineMemo.hits >= 2000, `memo hits ${r.tiers.lineMemo.hits}`);
   });
 
+  it('saves and loads the worker\'s memo too, and stays exact whichever thread parses a chunk the next time', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    fs.writeFileSync(join(dir, 'a.txt'), lines(0, 20_000));
+    fs.writeFileSync(join(dir, 'b.txt'), lines(0, 20_000) + lines(50_000, 300));
+    const w: DrumOptions = { ...o, workers: 1 };
+    await ingest(state, join(dir, 'a.txt'), join(dir, 'out-a'), w);
+    const r = await ingest(state, join(dir, 'b.txt'), join(dir, 'out-b'), w);
+    assert.equal(r.uniqueUrls, 300);
+    assert.equal(fs.readFileSync(join(dir, 'out-b', 'unique-00001.txt'), 'utf8'), lines(50_000, 300));
+    assert.ok(r.tiers.lineMemo.hits > 0, 'some lines answered by a loaded memo');
+  });
+
   it('ignores the saved memo under another canonicalization policy', async () => {
     const dir = tempDir();
     const state = join(dir, 'state');
