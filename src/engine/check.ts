@@ -33,9 +33,8 @@ export async function check(s: Session, req: CheckRequest): Promise<CheckResult>
     return await checkInputs(s, req, overlay);
   } finally {
     // The checked keys were routed through the tiers but never stored; a check that threw also left them pending.
-    forgetRound(s);
+    await forgetRound(s);
     for (const o of overlay.values()) fs.rmSync(o.path, { force: true });
-    await s.resetTiers();
   }
 }
 

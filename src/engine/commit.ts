@@ -22,22 +22,20 @@ export interface CommitParams {
   beforeCommit: (storeUrls: number) => Promise<Pick<ManifestBody, 'run' | 'history'>>;
 }
 
-/** Merges everything pending and commits it. Returns the number of new URLs dispatched. */
+/**
+ * Merges everything pending and commits it. Returns the number of new URLs
+ * dispatched. On failure it leaves the round as it is: the job that owns the
+ * round (Drum) calls forgetRound.
+ */
 export async function mergeAndCommit(s: Session, p: CommitParams): Promise<number> {
   const tm = performance.now();
   const body = s.store.body;
-  let res: Awaited<ReturnType<typeof mergeRound>>;
-  try {
-    res = await mergeRound({
-      dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: p.counters, fsync: s.opts.fsync,
-      files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit: p.emit,
-      dispatch: p.sink === undefined ? undefined : { pool: s.pool, sink: p.sink, minRecords: s.opts.tuning.workerDispatchMin },
-      time: (stage, ms, items) => s.timer.add(stage, ms, items),
-    }, s.area);
-  } catch (e) {
-    forgetRound(s);
-    throw e;
-  }
+  const res = await mergeRound({
+    dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: p.counters, fsync: s.opts.fsync,
+    files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit: p.emit,
+    dispatch: p.sink === undefined ? undefined : { pool: s.pool, sink: p.sink, minRecords: s.opts.tuning.workerDispatchMin },
+    time: (stage, ms, items) => s.timer.add(stage, ms, items),
+  }, s.area);
   s.timer.add('merge', performance.now() - tm, s.aux.records);
   const buckets = body.buckets.slice();
   for (const [b, w] of res.written) {
@@ -49,14 +47,9 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
     await writeBloom(join(s.dir, name), res.bloom, { fsync: s.opts.fsync });
     bloom = { file: name, keys: res.bloom.keys, bitsPerKey: s.opts.bloomBitsPerKey };
   }
-  try {
-    const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);
-    const owned = await p.beforeCommit(storeUrls);
-    s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls });
-  } catch (e) {
-    forgetRound(s);
-    throw e;
-  }
+  const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);
+  const owned = await p.beforeCommit(storeUrls);
+  s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls });
   if (res.bloom !== null) s.front.bloom = res.bloom;
   s.pending.reset();
   s.aux.discard();
@@ -73,21 +66,21 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
 }
 
 /**
- * After a failed merge, commit or run: the tiers and the parse threads' line
- * memos vouch for keys of the round that never reached the store, so they
- * forget everything; pending work is dropped (the caller's committed input
- * position is where a retry starts).
+ * After a job that failed or stopped early (ingest, check, checkUpdate,
+ * stream): the keys it routed but never committed are dropped (pending
+ * buckets, aux log), and every tier is put back to what the committed store
+ * vouches for — line memos, hot cache, recent table and the in-RAM Bloom
+ * filter (Session.resetTiers) — since they may vouch for those keys. The
+ * committed input position is where a retry starts.
  */
-export function forgetRound(s: Session): void {
-  s.front.cache.clear();
-  s.front.recent.clear();
-  s.pool.clearMemo();
+export async function forgetRound(s: Session): Promise<void> {
   try {
     s.pending.reset();
     s.aux.discard();
   } catch {
     // Leftover work files are removed when the store is next opened for writing.
   }
+  await s.resetTiers();
 }
 
 /** True when the buckets or the round are full enough that a merge must run now. */

@@ -78,7 +78,7 @@ export class Drum {
         return await ingest(s, req);
       } catch (e) {
         // Routed but uncommitted keys are gone; nothing in RAM may vouch for them in a later job.
-        await abandonRound(s);
+        await forgetRound(s);
         throw e;
       }
     });
@@ -107,7 +107,7 @@ export class Drum {
     } finally {
       // A source that threw or a consumer that stopped early leaves keys routed but never committed.
       try {
-        if (!completed) await abandonRound(s);
+        if (!completed) await forgetRound(s);
       } finally {
         this.busy = false;
       }
@@ -121,7 +121,6 @@ export class Drum {
   stream(): UrlStream {
     const s = this.use();
     this.busy = true;
-    if (s.pending.total > 0 || s.aux.records > 0) forgetRound(s); // a leftover round (tiers reset below if this stream fails)
     const t = feederStream(new Feeder(s));
     let ended = false;
     t.once('end', () => (ended = true));
@@ -134,7 +133,7 @@ export class Drum {
         return;
       }
       // Destroyed or failed before its end: what it routed was never committed.
-      abandonRound(s).catch(() => undefined).finally(() => (this.busy = false));
+      forgetRound(s).catch(() => undefined).finally(() => (this.busy = false));
     };
     t.once('end', done);
     t.once('error', done);
@@ -296,18 +295,7 @@ export async function canonicalizeLines(
   }
 }
 
-/**
- * A job stopped with keys routed but not committed: drop them (pending
- * buckets, aux log) and put every tier back to what the committed store
- * vouches for, the in-RAM Bloom filter included (forgetRound alone would
- * leave the round's keys there).
- */
-async function abandonRound(s: Session): Promise<void> {
-  forgetRound(s);
-  await s.resetTiers();
-}
-
-/** Before a job: a round an earlier job abandoned without cleaning up (it should not happen) is dropped the same way. */
+/** Before a job: a round an earlier job left without cleaning up (every job path forgets its own; a backstop) is forgotten. */
 async function abandonLeftovers(s: Session): Promise<void> {
-  if (s.pending.total > 0 || s.aux.records > 0) await abandonRound(s);
+  if (s.pending.total > 0 || s.aux.records > 0) await forgetRound(s);
 }

@@ -109,8 +109,8 @@ export class Session {
    * Puts the in-RAM tiers back to what the committed store vouches for:
    * forgets the line memos, reloads the hot cache and recent table from the
    * commit's tiers.cache (empty if it has none) and the Bloom filter from its
-   * file. For jobs that route keys they never store (check): otherwise a
-   * later ingest would call those URLs seen.
+   * file. forgetRound calls it after a job routed keys it never stored:
+   * otherwise a later job would call those URLs seen.
    */
   async resetTiers(): Promise<void> {
     this.pool.clearMemo();
