@@ -63,30 +63,10 @@ export class AuxLog {
     if (this.fd >= 0) {
       const rfd = this.fs.open(this.path, 'r');
       try {
-        let chunk: Buffer = Buffer.allocUnsafe(Math.max(chunkBytes, 2 * (AUX_MAX_URL_BYTES + AUX_LEN_BYTES)));
-        let have = 0; // bytes in chunk
-        let pos = 0; // file position of chunk end
-        let at = 0;
-        for (;;) {
-          // Refill: keep the unread tail, read more after it.
-          if (at > 0) {
-            chunk.copy(chunk, 0, at, have);
-            have -= at;
-            at = 0;
-          }
-          const n = this.fs.read(rfd, chunk, have, chunk.length - have, pos);
-          pos += n;
-          have += n;
-          if (have === 0) break;
-          while (at + AUX_LEN_BYTES <= have) {
-            const len = chunk[at]! | (chunk[at + 1]! << 8);
-            if (at + AUX_LEN_BYTES + len > have) break;
-            if ((wanted[ordinal >>> 3]! >>> (ordinal & 7)) & 1) visit(ordinal, chunk, at + 2, at + 2 + len);
-            ordinal++;
-            at += AUX_LEN_BYTES + len;
-          }
-          if (n === 0) break;
-          if (chunk.length - have + at < AUX_MAX_URL_BYTES + AUX_LEN_BYTES) chunk = grow(chunk);
+        const cur = new AuxCursor(Buffer.allocUnsafe(Math.max(chunkBytes, AUX_CURSOR_MIN_BYTES)), (b, off, len, pos) => this.fs.read(rfd, b, off, len, pos));
+        while (cur.next()) {
+          if ((wanted[ordinal >>> 3]! >>> (ordinal & 7)) & 1) visit(ordinal, cur.buf, cur.start, cur.end);
+          ordinal++;
         }
       } finally {
         this.fs.close(rfd);
@@ -117,8 +97,56 @@ export class AuxLog {
   }
 }
 
-function grow(b: Buffer): Buffer {
-  const g = Buffer.allocUnsafe(b.length * 2);
-  b.copy(g);
-  return g;
+/** Smallest AuxCursor buffer: room for a whole longest record after any partial one kept from the last read. */
+export const AUX_CURSOR_MIN_BYTES = 2 * (AUX_MAX_URL_BYTES + AUX_LEN_BYTES);
+
+/**
+ * Reads a file of aux records front to back through one buffer: next()
+ * moves to the next complete record, whose URL is buf[start, end) until the
+ * next call. `read(buf, offset, length, position)` returns the bytes it read
+ * (0 at the end; a partial record there is dropped). The main thread's
+ * dispatch (forEachWanted, through DrumFs) and the worker's
+ * (engine/dispatch-scan.ts, plain fs) each bring their own read.
+ */
+export class AuxCursor<B extends Uint8Array> {
+  start = 0;
+  end = 0;
+  /** Bytes read from the file so far. */
+  bytesRead = 0;
+  private have = 0; // bytes in buf
+  private at = 0; // next record in buf
+  private pos = 0; // file position of buf[have]
+
+  constructor(
+    readonly buf: B,
+    private readonly read: (buf: B, offset: number, length: number, position: number) => number,
+  ) {
+    if (buf.length < AUX_CURSOR_MIN_BYTES) throw new RangeError(`AuxCursor: a buffer of at least ${AUX_CURSOR_MIN_BYTES} bytes is needed`);
+  }
+
+  next(): boolean {
+    const b = this.buf;
+    for (;;) {
+      const at = this.at;
+      if (at + AUX_LEN_BYTES <= this.have) {
+        const s = at + AUX_LEN_BYTES;
+        const e = s + (b[at]! | (b[at + 1]! << 8));
+        if (e <= this.have) {
+          this.start = s;
+          this.end = e;
+          this.at = e;
+          return true;
+        }
+      }
+      // Refill: keep the unread tail, read more after it.
+      b.copyWithin(0, at, this.have);
+      this.have -= at;
+      this.at = 0;
+      const n = this.read(b, this.have, b.length - this.have, this.pos);
+      if (n === 0) return false;
+      this.pos += n;
+      this.have += n;
+      this.bytesRead += n;
+    }
+  }
 }

@@ -10,6 +10,7 @@
 // REQUIRES: the aux log file holds at least `records` complete records.
 
 import * as fs from 'node:fs';
+import { AuxCursor, AUX_CURSOR_MIN_BYTES } from '../bucket/aux-log.js';
 
 export interface ScanRequest {
   /** The aux log file. */
@@ -36,8 +37,6 @@ export interface ScanResult {
   bytesRead: number;
 }
 
-const AUX_LEN_BYTES = 2;
-const AUX_MAX_URL_BYTES = 0xffff;
 const READ_BYTES = 4 << 20;
 const NL = 0x0a;
 
@@ -52,7 +51,7 @@ export class ScanCancelled extends Error {}
  * main thread to return one). A block held when the scan fails or is
  * cancelled (`cancelled()` is asked at every read) goes to `release`, so
  * none is lost. Blocks must hold at least one URL
- * (bytes.length > AUX_MAX_URL_BYTES, ends.length >= 1).
+ * (bytes.length > the longest aux record, 65,535 bytes; ends.length >= 1).
  */
 export async function scanAux(
   req: ScanRequest,
@@ -61,40 +60,23 @@ export async function scanAux(
   release: (b: DispatchBlock) => void = () => undefined,
   cancelled: () => boolean = () => false,
 ): Promise<ScanResult> {
-  const chunk = (readBuffer ??= new Uint8Array(READ_BYTES + AUX_MAX_URL_BYTES + AUX_LEN_BYTES));
   const bits = req.newBits;
   let room = req.room;
   let newUrls = 0;
-  let bytesRead = 0;
   let block: DispatchBlock | null = null;
   const fd = fs.openSync(req.path, 'r');
+  const cur = new AuxCursor((readBuffer ??= new Uint8Array(READ_BYTES + AUX_CURSOR_MIN_BYTES)), (b, off, len, pos) => {
+    if (cancelled()) throw new ScanCancelled('dispatch scan cancelled');
+    return fs.readSync(fd, b, off, len, pos);
+  });
   try {
-    let have = 0; // bytes in chunk
-    let at = 0; // next record in chunk
-    let pos = 0; // file position of chunk[have]
-    let ordinal = 0;
-    while (ordinal < req.records) {
-      if (at + AUX_LEN_BYTES > have || at + AUX_LEN_BYTES + (chunk[at]! | (chunk[at + 1]! << 8)) > have) {
-        // Refill: keep the unread tail, read more after it.
-        if (cancelled()) throw new ScanCancelled('dispatch scan cancelled');
-        chunk.copyWithin(0, at, have);
-        have -= at;
-        at = 0;
-        const n = fs.readSync(fd, chunk, have, chunk.length - have, pos);
-        if (n === 0) throw new Error(`${req.path}: aux log ends at record ${ordinal} of ${req.records}`);
-        pos += n;
-        have += n;
-        bytesRead += n;
-        continue;
-      }
-      const len = chunk[at]! | (chunk[at + 1]! << 8);
-      const s = at + AUX_LEN_BYTES;
-      at = s + len;
-      if (((bits[ordinal >>> 3]! >>> (ordinal & 7)) & 1) === 0) {
-        ordinal++;
-        continue;
-      }
-      ordinal++;
+    const chunk = cur.buf;
+    for (let ordinal = 0; ordinal < req.records; ordinal++) {
+      if (!cur.next()) throw new Error(`${req.path}: aux log ends at record ${ordinal} of ${req.records}`);
+      if (((bits[ordinal >>> 3]! >>> (ordinal & 7)) & 1) === 0) continue;
+      const s = cur.start;
+      const e = cur.end;
+      const len = e - s;
       if (block === null) block = await nextBlock();
       else if (block.len + len + 1 > block.bytes.length || block.n === block.ends.length) {
         emit(block);
@@ -102,7 +84,7 @@ export async function scanAux(
       }
       const out = block.bytes;
       let w = block.len;
-      for (let i = s; i < at; i++) out[w++] = chunk[i]!;
+      for (let i = s; i < e; i++) out[w++] = chunk[i]!;
       block.ends[block.n++] = w;
       out[w++] = NL;
       block.len = w;
@@ -120,5 +102,5 @@ export async function scanAux(
     fs.closeSync(fd);
     if (block !== null) release(block);
   }
-  return { newUrls, bytesRead };
+  return { newUrls, bytesRead: cur.bytesRead };
 }
