@@ -3,7 +3,7 @@
 // state: tied to the committed state it was written after (its number and
 // manifest CRC, Store.committed) and to the canonicalization policy, checked
 // by CRC, and ignored — never trusted — on any mismatch.
-// Layout (little-endian, docs/file-format.md "Saved line memos"):
+// Layout (little-endian, docs/file-format.md "Saved line memos"; the envelope is cache-file.ts's):
 //   MEMO_MAGIC u32 | version u16 | flags u16 | commit u32 | stateId u32 |
 //   policyHash u32 | entries u32 | tables u32 | crc u32 | tables × (entries × 2 u32)
 // MEMO_HEADER_BYTES = 4 + 2 + 2 + 4 + 4 + 4 + 4 + 4 + 4.
@@ -13,6 +13,7 @@
 import * as fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { CommitId } from '../store/store.js';
+import { readCacheHeader, writeCacheFile } from './cache-file.js';
 
 export const MEMO_FILE = 'memo.cache';
 export const MEMO_MAGIC = 0x4d444444; // "DDDM" read as little-endian u32
@@ -26,35 +27,13 @@ export function policyHash(policyId: string): number {
   return h >>> 0;
 }
 
-/** Writes the tables (each `entries` × 2 u32) with a running CRC; tmp + rename, no fsync. */
+/** Writes the tables (each `entries` × 2 u32, written as they are); tmp + rename, no fsync. */
 export function saveMemos(path: string, at: CommitId, policyId: string, entries: number, tables: Uint32Array[]): void {
-  const tmp = `${path}.tmp`;
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    let crc = 0;
-    let pos = MEMO_HEADER_BYTES;
-    for (const t of tables) {
-      if (t.length !== entries * 2) throw new RangeError(`saveMemos: a table of ${t.length / 2} entries, ${entries} expected`);
-      const b = new Uint8Array(t.buffer, t.byteOffset, t.byteLength);
-      fs.writeSync(fd, b, 0, b.length, pos);
-      pos += b.length;
-      crc = crc32(b, crc);
-    }
-    const h = Buffer.alloc(MEMO_HEADER_BYTES);
-    h.writeUInt32LE(MEMO_MAGIC, 0);
-    h.writeUInt16LE(MEMO_VERSION, 4);
-    h.writeUInt16LE(0, 6);
-    h.writeUInt32LE(at.commit >>> 0, 8);
-    h.writeUInt32LE(at.stateId >>> 0, 12);
-    h.writeUInt32LE(policyHash(policyId), 16);
-    h.writeUInt32LE(entries, 20);
-    h.writeUInt32LE(tables.length, 24);
-    h.writeUInt32LE(crc >>> 0, 28);
-    fs.writeSync(fd, h, 0, h.length, 0);
-  } finally {
-    fs.closeSync(fd);
+  for (const t of tables) {
+    if (t.length !== entries * 2) throw new RangeError(`saveMemos: a table of ${t.length / 2} entries, ${entries} expected`);
   }
-  fs.renameSync(tmp, path);
+  const body = tables.map((t) => new Uint8Array(t.buffer, t.byteOffset, t.byteLength));
+  writeCacheFile(path, MEMO_MAGIC, MEMO_VERSION, at, [policyHash(policyId), entries, tables.length], body);
 }
 
 /**
@@ -73,10 +52,10 @@ export function loadMemos(path: string, committed: CommitId, policyId: string, e
   try {
     const h = Buffer.alloc(MEMO_HEADER_BYTES);
     if (fs.readSync(fd, h, 0, h.length, 0) !== h.length) return [];
-    if (h.readUInt32LE(0) !== MEMO_MAGIC || h.readUInt16LE(4) !== MEMO_VERSION) return [];
-    if (h.readUInt32LE(8) !== committed.commit >>> 0 || h.readUInt32LE(12) !== committed.stateId >>> 0) return [];
-    if (h.readUInt32LE(16) !== policyHash(policyId) || h.readUInt32LE(20) !== entries) return [];
-    const n = h.readUInt32LE(24);
+    const head = readCacheHeader(h, MEMO_MAGIC, MEMO_VERSION, committed, 3);
+    if (head === null) return [];
+    const [policy, tableEntries, n] = head.fields as [number, number, number];
+    if (policy !== policyHash(policyId) || tableEntries !== entries) return [];
     const tableBytes = entries * 8;
     if (fs.fstatSync(fd).size !== MEMO_HEADER_BYTES + n * tableBytes) return [];
     const out: Uint32Array[] = [];
@@ -88,7 +67,7 @@ export function loadMemos(path: string, committed: CommitId, policyId: string, e
       crc = crc32(b, crc);
       out.push(t);
     }
-    return crc >>> 0 === h.readUInt32LE(28) ? out : [];
+    return crc >>> 0 === head.crc ? out : [];
   } catch {
     return [];
   } finally {

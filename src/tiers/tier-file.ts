@@ -3,7 +3,7 @@
 // it is written after a commit (when every key in both tables is stored), is
 // tied to that committed state (its number and manifest CRC, Store.committed),
 // and is ignored — never trusted — when its state, geometry, length or CRC
-// disagree. Layout (little-endian):
+// disagree. Layout (little-endian; the envelope is cache-file.ts's):
 //   TIER_MAGIC u32 | version u16 | flags u16 | commit u32 | stateId u32 | crc u32 | then per table:
 //   sets u32 | ways u32 | occupied u32 | keys (sets·ways·2 u32) | meta (sets u32)
 // TIER_HEADER_BYTES = 4 + 2 + 2 + 4 + 4 + 4; TABLE_HEADER_BYTES = 4 + 4 + 4.
@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { SetAssocTable } from './set-assoc.js';
 import type { CommitId } from '../store/store.js';
+import { readCacheHeader, writeCacheFile } from './cache-file.js';
 
 export const TIER_FILE = 'tiers.cache';
 export const TIER_MAGIC = 0x54524444; // "DDRT" read as little-endian u32
@@ -23,42 +24,21 @@ type Table = SetAssocTable;
 
 /**
  * Writes both tables (tmp + rename; no fsync: a lost or torn file is simply
- * ignored next time). Writes the tables' own arrays one after another with a
- * running CRC, then the header: no copy of the tables is made.
+ * ignored next time): the tables' own arrays one after another, no copy.
  */
 export function saveTiers(path: string, at: CommitId, tables: Table[]): void {
-  const tmp = `${path}.tmp`;
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    let crc = 0;
-    let pos = TIER_HEADER_BYTES;
-    const put = (b: Uint8Array): void => {
-      fs.writeSync(fd, b, 0, b.length, pos);
-      pos += b.length;
-      crc = crc32(b, crc);
-    };
+  writeCacheFile(path, TIER_MAGIC, TIER_VERSION, at, [], (function* () {
     for (const t of tables) {
       const s = t.snapshot();
       const h = Buffer.alloc(TABLE_HEADER_BYTES);
       h.writeUInt32LE(s.sets, 0);
       h.writeUInt32LE(s.ways, 4);
       h.writeUInt32LE(s.occupied, 8);
-      put(h);
-      put(new Uint8Array(s.keys.buffer, s.keys.byteOffset, s.keys.byteLength));
-      put(new Uint8Array(s.meta.buffer, s.meta.byteOffset, s.meta.byteLength));
+      yield h;
+      yield new Uint8Array(s.keys.buffer, s.keys.byteOffset, s.keys.byteLength);
+      yield new Uint8Array(s.meta.buffer, s.meta.byteOffset, s.meta.byteLength);
     }
-    const head = Buffer.alloc(TIER_HEADER_BYTES);
-    head.writeUInt32LE(TIER_MAGIC, 0);
-    head.writeUInt16LE(TIER_VERSION, 4);
-    head.writeUInt16LE(0, 6);
-    head.writeUInt32LE(at.commit >>> 0, 8);
-    head.writeUInt32LE(at.stateId >>> 0, 12);
-    head.writeUInt32LE(crc >>> 0, 16);
-    fs.writeSync(fd, head, 0, head.length, 0);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, path);
+  })());
 }
 
 /** Loads both tables if the file matches the committed state `at` and checks out; returns whether it did. */
@@ -69,9 +49,8 @@ export function loadTiers(path: string, committed: CommitId, tables: Table[]): b
   } catch {
     return false;
   }
-  if (b.length < TIER_HEADER_BYTES || b.readUInt32LE(0) !== TIER_MAGIC || b.readUInt16LE(4) !== TIER_VERSION) return false;
-  if (b.readUInt32LE(8) !== committed.commit >>> 0 || b.readUInt32LE(12) !== committed.stateId >>> 0) return false;
-  if (crc32(b.subarray(TIER_HEADER_BYTES)) !== b.readUInt32LE(16)) return false;
+  const head = readCacheHeader(b, TIER_MAGIC, TIER_VERSION, committed, 0);
+  if (head === null || crc32(b.subarray(TIER_HEADER_BYTES)) !== head.crc) return false;
   // Parse everything first; restore only if every table fits.
   const parsed: { sets: number; ways: number; occupied: number; keys: Uint32Array; meta: Uint32Array }[] = [];
   let at = TIER_HEADER_BYTES;

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { loadMemos, MEMO_HEADER_BYTES, saveMemos } from '../../src/tiers/memo-file.js';
+import { TIER_HEADER_BYTES } from '../../src/tiers/tier-file.js';
+import { cacheHeaderBytes } from '../../src/tiers/cache-file.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /** A committed state: commit 7 of some manifest. */
@@ -46,5 +48,10 @@ describe('memo.cache', () => {
     fs.writeFileSync(p, good.subarray(0, good.length - 8));
     assert.deepEqual(loadMemos(p, AT, 'default/v3', 64), []);
     assert.deepEqual(loadMemos(join(dir, 'absent'), AT, 'default/v3', 64), []);
+  });
+
+  it('spells out the same header sizes as the shared envelope computes (docs/file-format.md)', () => {
+    assert.equal(MEMO_HEADER_BYTES, cacheHeaderBytes(3));
+    assert.equal(TIER_HEADER_BYTES, cacheHeaderBytes(0));
   });
 });
