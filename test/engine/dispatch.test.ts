@@ -26,6 +26,13 @@ function auxOf(dir: string, urls: string[]): AuxLog {
   return aux;
 }
 
+/** An aux log of n URLs of host `h`, every one marked new. */
+function allNew(h: string, n: number): { urls: string[]; aux: AuxLog; bits: Uint8Array } {
+  const urls = Array.from({ length: n }, (_, i) => `http://${h}.example/${i}`);
+  const bits = new Uint8Array(new SharedArrayBuffer((n >>> 3) + 1)).fill(0xff);
+  return { urls, aux: auxOf(tempDir(), urls), bits };
+}
+
 async function scan(aux: AuxLog, bits: Uint8Array, room: number, perFile: number, sizes: { blockUrls?: number }, onBlock?: (b: DispatchBlock) => void) {
   const blocks: string[][] = [];
   const r = await pool.scanAux({ path: aux.path, records: aux.records, newBits: bits, room, urlsPerFile: perFile }, (b) => {
@@ -77,10 +84,7 @@ describe('dispatch through the worker', () => {
   });
 
   it('fails the scan with the block handler\'s error and leaves the worker able to scan again', async () => {
-    const dir = tempDir();
-    const urls = Array.from({ length: 50 }, (_, i) => `http://e.example/${i}`);
-    const aux = auxOf(dir, urls);
-    const bits = new Uint8Array(new SharedArrayBuffer(8)).fill(0xff);
+    const { urls, aux, bits } = allNew('e', 50);
     let calls = 0;
     await assert.rejects(scan(aux, bits, 1000, 1000, { blockUrls: 4 }, () => {
       if (++calls === 2) throw new Error('disk full');
@@ -93,10 +97,7 @@ describe('dispatch through the worker', () => {
 
 describe('dispatch through the worker, when things go wrong', () => {
   it('keeps its blocks when scans fail, so a later scan still completes (no hang after many failures)', { timeout: 20_000 }, async () => {
-    const dir = tempDir();
-    const urls = Array.from({ length: 10 }, (_, i) => `http://f.example/${i}`);
-    const aux = auxOf(dir, urls);
-    const bits = new Uint8Array(new SharedArrayBuffer(8)).fill(0xff);
+    const { urls, aux, bits } = allNew('f', 10);
     for (let i = 0; i < 6; i++) {
       // One record more than the log holds: the worker fails mid-scan while holding a block.
       await assert.rejects(pool.scanAux({ path: aux.path, records: 11, newBits: bits, room: 100, urlsPerFile: 100 }, () => undefined), /aux log ends/);
@@ -107,10 +108,7 @@ describe('dispatch through the worker, when things go wrong', () => {
   });
 
   it('stops the worker soon after the block handler fails, and reports the handler\'s error', async () => {
-    const dir = tempDir();
-    const urls = Array.from({ length: 3000 }, (_, i) => `http://g.example/${i}`);
-    const aux = auxOf(dir, urls);
-    const bits = new Uint8Array(new SharedArrayBuffer(400)).fill(0xff);
+    const { urls, aux, bits } = allNew('g', 3000);
     let calls = 0;
     await assert.rejects(scan(aux, bits, 10_000, 10_000, { blockUrls: 2 }, () => {
       calls++;
