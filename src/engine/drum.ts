@@ -1,20 +1,16 @@
 // The public engine: open a store on a state directory, then ingest (check +
 // update, writing a run's outputs), check (read-only), stats and verify;
-// close() releases everything. Also canonicalizeLines for `drum
-// canonicalize`. The CLI and the stream API are thin layers over this class.
+// close() releases everything. Re-exports canonicalizeLines (its own file)
+// for `drum canonicalize`. The CLI and the stream API are thin layers over this class.
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { BatchScratch, canonicalizeBatch } from '../canonicalize/batch.js';
-import { resolvePolicy } from '../canonicalize/policy.js';
-import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
 import { DrumError } from '../errors.js';
 import { expectedCollisions } from '../fingerprint/key.js';
-import { readInputs } from '../input/read.js';
 import type { DrumOptions } from '../options.js';
 import { readBloom } from '../tiers/bloom-file.js';
-import type { CheckRequest, IngestRequest, ReadOptions, RunReport, StoreStats, VerifyProblem, VerifyResult } from './api.js';
+import type { CheckRequest, IngestRequest, RunReport, StoreStats, VerifyProblem, VerifyResult } from './api.js';
 import { check, type CheckResult } from './check.js';
 import { forgetRound } from './commit.js';
 import { ingest } from './ingest.js';
@@ -264,36 +260,7 @@ export async function verifyStateDir(stateDir: string): Promise<VerifyResult> {
   }
 }
 
-/**
- * For `drum canonicalize`: one output line per listed input line, in line
- * order: the canonical URL, or `!reject<TAB><reason>`.
- */
-export async function canonicalizeLines(
-  inputs: string[],
-  opts: { canonical: CanonicalPolicyOptions } & ReadOptions,
-  onLine: (line: string) => void,
-): Promise<void> {
-  const policy = resolvePolicy(opts.canonical);
-  const scratch = new BatchScratch();
-  for (let i = 0; i < inputs.length; i++) {
-    for await (const chunk of readInputs([{ path: inputs[i]! }], {
-      format: opts.format ?? 'auto', maxLineBytes: policy.maxLineBytes, chunkBytes: 1 << 20,
-      links: opts.links, warcLinks: opts.warcLinks, reuseBuffers: true, // each chunk is done with in this loop body
-    })) {
-      const batch = canonicalizeBatch(chunk, policy, scratch);
-      const rejects = chunk.rejects.concat(batch.rejects).sort((a, b) => a.line - b.line);
-      let r = 0;
-      let start = 0;
-      for (let k = 0; k < batch.count; k++) {
-        const line = batch.lines[k]!;
-        while (r < rejects.length && rejects[r]!.line < line) onLine(`!reject\t${rejects[r++]!.reason}`);
-        onLine(batch.bytes.toString('latin1', start, batch.ends[k]!));
-        start = batch.ends[k]!;
-      }
-      while (r < rejects.length) onLine(`!reject\t${rejects[r++]!.reason}`);
-    }
-  }
-}
+export { canonicalizeLines } from './canonicalize-lines.js';
 
 /** Before a job: a round an earlier job left without cleaning up (every job path forgets its own; a backstop) is forgotten. */
 async function abandonLeftovers(s: Session): Promise<void> {

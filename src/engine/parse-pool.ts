@@ -13,7 +13,8 @@ import type { CanonicalPolicy } from '../canonicalize/types.js';
 import { DrumError } from '../errors.js';
 import type { LineChunk } from '../input/types.js';
 import type { DispatchBlock, ScanRequest, ScanResult } from './dispatch-scan.js';
-import type { DispatchMessage, DispatchReply } from './dispatch-worker.js';
+import type { DispatchReply } from './dispatch-worker.js';
+import { WorkerScans } from './dispatch.js';
 import { chunkSlabBytes, packChunk, packParsed, parsedSlabBytes, parsedSlabGuess, unpackParsed } from './pack.js';
 import { Parser, type ParsedChunk } from './parse.js';
 import type { WorkerJob } from './parse-worker.js';
@@ -22,15 +23,6 @@ import { SlabPool } from './slab-pool.js';
 interface Pending {
   resolve: (p: ParsedChunk) => void;
   reject: (e: unknown) => void;
-}
-
-/** A dispatch scan in progress: its block handler and the first error that handler threw. */
-interface Scan {
-  resolve: (r: ScanResult) => void;
-  reject: (e: unknown) => void;
-  onBlock: (b: DispatchBlock) => void;
-  worker: Worker;
-  failed: unknown;
 }
 
 /** A parse in progress or done; `result` is set once it is done. */
@@ -58,7 +50,7 @@ interface WorkerReply {
 export class ParsePool {
   private readonly workers: Worker[] = [];
   private readonly waiting = new Map<number, Pending>();
-  private readonly scans = new Map<number, Scan>();
+  private readonly scans = new WorkerScans();
   private readonly memoGets = new Map<number, (t: Uint32Array) => void>();
   private closing = false;
   private readonly inline: Parser | null;
@@ -86,7 +78,7 @@ export class ParsePool {
       });
       w.on('message', (msg: WorkerReply | DispatchReply) => {
         if (this.scans.has(msg.id)) {
-          this.onScanReply(msg as DispatchReply);
+          this.scans.reply(msg as DispatchReply);
           return;
         }
         if ('memo' in msg) {
@@ -222,46 +214,12 @@ export class ParsePool {
     return job;
   }
 
-  /**
-   * Has worker 0 scan a round's aux log (dispatch-scan.ts); onBlock gets each
-   * block of new URLs in order and the block goes back to the worker after.
-   * If onBlock throws, the remaining blocks are only returned and the scan
-   * rejects with that error once the worker is done (so the worker stays usable).
-   */
+  /** Has worker 0 scan a round's aux log (dispatch.ts WorkerScans: block order, recycling, errors). */
   scanAux(req: ScanRequest, onBlock: (b: DispatchBlock) => void, sizes: { blockBytes?: number; blockUrls?: number } = {}): Promise<ScanResult> {
     if (this.failed) return Promise.reject(this.failed);
     const w = this.workers[0];
     if (w === undefined) return Promise.reject(new DrumError('DRUM_INTERNAL', 'scanAux needs a worker thread'));
-    const id = this.nextId++;
-    return new Promise<ScanResult>((resolve, reject) => {
-      this.scans.set(id, { resolve, reject, onBlock, worker: w, failed: null });
-      const msg: DispatchMessage = { id, scan: req, ...sizes };
-      w.postMessage(msg);
-    });
-  }
-
-  private onScanReply(m: DispatchReply): void {
-    const scan = this.scans.get(m.id)!;
-    if ('block' in m) {
-      const b = m.block;
-      if (scan.failed === null) {
-        try {
-          scan.onBlock(b);
-        } catch (e) {
-          scan.failed = e;
-          // Nothing more is wanted: let the worker stop reading instead of scanning to the end.
-          const cancel: DispatchMessage = { cancelScan: m.id };
-          scan.worker.postMessage(cancel);
-        }
-      }
-      const back: DispatchMessage = { recycle: b };
-      scan.worker.postMessage(back, [b.bytes.buffer as ArrayBuffer, b.ends.buffer as ArrayBuffer]);
-      return;
-    }
-    this.scans.delete(m.id);
-    if (scan.failed !== null) scan.reject(scan.failed);
-    else if ('error' in m) scan.reject(new DrumError('DRUM_INTERNAL', `dispatch worker: ${m.error.message}`));
-    else scan.resolve(m.scanned);
+    return this.scans.start(w, this.nextId++, req, onBlock, sizes);
   }
 
   /**
@@ -285,8 +243,7 @@ export class ParsePool {
     this.failed = new DrumError('DRUM_INTERNAL', `parse worker died: ${(e as Error).message}`, { cause: e });
     for (const p of this.waiting.values()) p.reject(this.failed);
     this.waiting.clear();
-    for (const s of this.scans.values()) s.reject(this.failed);
-    this.scans.clear();
+    this.scans.failAll(this.failed);
     // An empty table: the caller's save finds it the wrong size and skips the file (a cache).
     for (const r of this.memoGets.values()) r(new Uint32Array(0));
     this.memoGets.clear();
