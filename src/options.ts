@@ -72,7 +72,7 @@ export interface Tuning {
   maxRoundEntries?: number;
   /** URLs per unique-NNNNN.txt file. Default 1,000,000. */
   urlsPerFile?: number;
-  /** Rounds with at least this many aux records dispatch through a worker thread. Default 65,536. */
+  /** Rounds with at least this many aux records sort and dispatch through a worker thread. Default 65,536. */
   workerDispatchMin?: number;
 }
 

@@ -88,3 +88,16 @@ export function dedupeSorted(hi: Uint32Array, lo: Uint32Array, ord: Uint32Array,
   }
   return w;
 }
+
+/**
+ * One unit of a merge round's sort: sorts hi/lo/ord[0, n) (radixSortKeys,
+ * scratch in tHi/tLo/tOrd) and drops repeated keys (dedupeSorted). Returns
+ * the number of unique keys, left in hi/lo/ord[0, u). Runs on whichever
+ * thread the round picks (engine/sort-stage.ts).
+ */
+export function sortUnique(
+  hi: Uint32Array, lo: Uint32Array, ord: Uint32Array, n: number, tHi: Uint32Array, tLo: Uint32Array, tOrd: Uint32Array,
+): number {
+  radixSortKeys(hi, lo, ord, n, tHi, tLo, tOrd);
+  return dedupeSorted(hi, lo, ord, n);
+}

@@ -9,8 +9,12 @@ import { RecentTable } from '../tiers/recent-table.js';
 import type { ResolvedOptions } from '../options.js';
 import { DrumError } from '../errors.js';
 
-/** Bytes per pending entry in the sort area: hi, lo, ordinal, and the radix sort's scratch copy. */
-export const SORT_BYTES_PER_ENTRY = 2 * (4 + 4 + 4);
+/**
+ * Bytes per pending entry in the sort area: two slots of hi, lo, ordinal
+ * (the worker sorts one while the main thread merges the other) and the
+ * radix sort's scratch copy.
+ */
+export const SORT_BYTES_PER_ENTRY = 3 * (4 + 4 + 4);
 /** Bytes per pending entry in a RAM bucket buffer: hi, lo, ordinal. */
 export const BUFFER_BYTES_PER_ENTRY = 4 + 4 + 4;
 

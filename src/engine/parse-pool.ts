@@ -1,8 +1,9 @@
 // Runs the parse stage on worker threads so canonicalize + hash use the
 // other cores while the main thread routes keys, merges and writes. Results
 // come back in submission order. With 0 workers it parses inline. Also lends
-// worker 0 to a merge round's dispatch (scanAux, dispatch-worker.ts). Does
-// not read inputs or touch the store.
+// worker 0 to a merge round: its sort units (sortKeys, sort-stage.ts) and
+// its dispatch (scanAux, dispatch-worker.ts). Does not read inputs or touch
+// the store.
 // Memory: chunks and results cross threads packed in slabs of one SlabPool
 // (main thread). A chunk's slab comes back with its result; a result's slab
 // comes back when the consumer calls release() (optional: an unreleased one
@@ -17,11 +18,11 @@ import type { DispatchReply } from './dispatch-worker.js';
 import { WorkerScans } from './dispatch.js';
 import { chunkSlabBytes, packChunk, packParsed, parsedSlabBytes, parsedSlabGuess, unpackParsed } from './pack.js';
 import { Parser, type ParsedChunk } from './parse.js';
-import type { WorkerJob } from './parse-worker.js';
+import type { SortMessage, SortReply, WorkerJob } from './parse-worker.js';
 import { SlabPool } from './slab-pool.js';
 
-interface Pending {
-  resolve: (p: ParsedChunk) => void;
+interface Pending<T = ParsedChunk> {
+  resolve: (p: T) => void;
   reject: (e: unknown) => void;
 }
 
@@ -52,6 +53,7 @@ export class ParsePool {
   private readonly waiting = new Map<number, Pending>();
   private readonly scans = new WorkerScans();
   private readonly memoGets = new Map<number, (t: Uint32Array) => void>();
+  private readonly sorts = new Map<number, Pending<number>>();
   private closing = false;
   private readonly inline: Parser | null;
   private nextId = 0;
@@ -76,7 +78,14 @@ export class ParsePool {
         // A small young generation keeps the worker's heap (and so drum's RSS) small; it only holds a few chunks.
         resourceLimits: { maxYoungGenerationSizeMb: 16 },
       });
-      w.on('message', (msg: WorkerReply | DispatchReply) => {
+      w.on('message', (msg: WorkerReply | DispatchReply | SortReply) => {
+        if ('sortId' in msg) {
+          const p = this.sorts.get(msg.sortId);
+          this.sorts.delete(msg.sortId);
+          if ('error' in msg) p?.reject(new DrumError('DRUM_INTERNAL', `sort worker: ${msg.error.message}`));
+          else p?.resolve(msg.unique);
+          return;
+        }
         if (this.scans.has(msg.id)) {
           this.scans.reply(msg as DispatchReply);
           return;
@@ -214,6 +223,23 @@ export class ParsePool {
     return job;
   }
 
+  /**
+   * Has worker 0 sort a merge round's unit in place (sortUnique over
+   * SharedArrayBuffer views, so nothing is copied); resolves with the number
+   * of unique keys. The caller must not touch the arrays until it settles.
+   */
+  sortKeys(job: Omit<SortMessage, 'sortId'>): Promise<number> {
+    if (this.failed) return Promise.reject(this.failed);
+    const w = this.workers[0];
+    if (w === undefined) return Promise.reject(new DrumError('DRUM_INTERNAL', 'sortKeys needs a worker thread'));
+    const sortId = this.nextId++;
+    return new Promise<number>((resolve, reject) => {
+      this.sorts.set(sortId, { resolve, reject });
+      const msg: SortMessage = { sortId, ...job };
+      w.postMessage(msg);
+    });
+  }
+
   /** Has worker 0 scan a round's aux log (dispatch.ts WorkerScans: block order, recycling, errors). */
   scanAux(req: ScanRequest, onBlock: (b: DispatchBlock) => void, sizes: { blockBytes?: number; blockUrls?: number } = {}): Promise<ScanResult> {
     if (this.failed) return Promise.reject(this.failed);
@@ -244,6 +270,8 @@ export class ParsePool {
     for (const p of this.waiting.values()) p.reject(this.failed);
     this.waiting.clear();
     this.scans.failAll(this.failed);
+    for (const p of this.sorts.values()) p.reject(this.failed);
+    this.sorts.clear();
     // An empty table: the caller's save finds it the wrong size and skips the file (a cache).
     for (const r of this.memoGets.values()) r(new Uint32Array(0));
     this.memoGets.clear();

@@ -5,12 +5,14 @@
 // Holds no state beyond its Parser's scratch buffers and line memo, which a
 // { clear: true } message empties (memoGet lends it out, memoBack hands it one: lent back or loaded),
 // and the dispatch service's blocks
-// (dispatch-worker.ts: scans a round's aux log for the main thread); keeps
+// (dispatch-worker.ts: scans a round's aux log for the main thread); also
+// sorts a merge round's units in shared memory (sort-stage.ts); keeps
 // no slab between messages.
 // REQUIRES: workerData = { policy: CanonicalPolicy, hostBits: number, memoEntries: number }.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CanonicalPolicy } from '../canonicalize/types.js';
+import { sortUnique } from '../bucket/radix-sort.js';
 import type { LineChunk } from '../input/types.js';
 import { DispatchService } from './dispatch-worker.js';
 import { packParsed, parsedSlabBytes, unpackChunk } from './pack.js';
@@ -29,11 +31,36 @@ const { policy, hostBits, memoEntries } = workerData as { policy: CanonicalPolic
 const parser = new Parser(policy, hostBits, memoEntries);
 const dispatch = new DispatchService((m, transfer) => parentPort!.postMessage(m, transfer));
 
+/** A merge round's sort unit (sort-stage.ts): SharedArrayBuffer views, sorted and deduplicated in place. */
+export interface SortMessage {
+  sortId: number;
+  hi: Uint32Array;
+  lo: Uint32Array;
+  ord: Uint32Array;
+  tHi: Uint32Array;
+  tLo: Uint32Array;
+  tOrd: Uint32Array;
+  n: number;
+}
+
+/** The worker's answer to a SortMessage: the unique keys left, or an error. */
+export type SortReply = { sortId: number; unique: number } | { sortId: number; error: { message: string } };
+
 /** Line memo transfer (memo-file.ts): lend this thread's table out, or take a table (lent back or loaded) as its own. */
 export type MemoMessage = { memoGet: number } | { memoBack: Uint32Array };
 
-parentPort!.on('message', (msg: WorkerJob | { clear: true } | MemoMessage) => {
+parentPort!.on('message', (msg: WorkerJob | { clear: true } | MemoMessage | SortMessage) => {
   if (dispatch.handle(msg)) return;
+  if ('sortId' in msg) {
+    let reply: SortReply;
+    try {
+      reply = { sortId: msg.sortId, unique: sortUnique(msg.hi, msg.lo, msg.ord, msg.n, msg.tHi, msg.tLo, msg.tOrd) };
+    } catch (e) {
+      reply = { sortId: msg.sortId, error: { message: (e as Error).message } };
+    }
+    parentPort!.postMessage(reply);
+    return;
+  }
   if ('clear' in msg) {
     parser.memo.clear();
     return;

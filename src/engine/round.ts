@@ -1,42 +1,29 @@
-// One merge round, DRUM's "check+update" over everything pending: for each
-// bucket with pending keys, load them (spill file + RAM buffer), radix-sort,
-// drop in-round repeats, merge sequentially with the bucket's sorted key
-// file (writing the union to a new file when asked), then stream the aux log
-// once and dispatch the new URLs in exact arrival order. A bucket larger
-// than the sort area is loaded, sorted and merged one key slice at a time
-// (bucket/key-range.ts), so the sort area bounds the merge's RAM whatever
-// the buckets' skew. With a worker and a block sink, the aux log is streamed
-// on the worker while this thread writes (dispatch.ts). Optionally rebuilds
-// the Bloom filter from every stored key as it streams past. Does not commit
-// (the caller names the new files in a manifest) and does not read inputs.
+// One merge round, DRUM's "check+update" over everything pending: every
+// bucket's pending keys are sorted, deduplicated and merged sequentially
+// with its sorted key file (sort-stage.ts: a bucket bigger than a sort slot
+// goes one key slice at a time, and with a worker the sort of the next unit
+// overlaps this thread's merge), then the aux log is streamed once and the
+// new URLs dispatched in exact arrival order. With a worker and a block
+// sink, the aux log is streamed on the worker while this thread writes
+// (dispatch.ts). Optionally rebuilds the Bloom filter from every stored key
+// as it streams past. Does not commit (the caller names the new files in a
+// manifest) and does not read inputs.
 
 import type { AuxLog } from '../bucket/aux-log.js';
 import type { PendingBuckets } from '../bucket/pending.js';
-import { bucketRange, planSlices, type Slice } from '../bucket/key-range.js';
-import { dedupeSorted, radixSortKeys } from '../bucket/radix-sort.js';
 import type { RunCounters } from '../stats/counters.js';
-import type { KeyReader } from '../store/key-reader.js';
-import { KeyWriter, newWriteBuffers, type WrittenFile } from '../store/key-writer.js';
-import { READ_BUFFER_BYTES } from '../store/key-reader.js';
-import { BucketMerge } from '../store/merge.js';
+import type { WrittenFile } from '../store/key-writer.js';
 import type { DrumFs } from '../io/fs.js';
 import { BlockedBloom } from '../tiers/bloom.js';
 import type { Front } from './front.js';
 import { countBoth, dispatchOnWorker, type BlockSink } from './dispatch.js';
 import type { ParsePool } from './parse-pool.js';
+import { mergeBuckets, type BucketFiles, type SortArea } from './sort-stage.js';
 
-/** Rounds with fewer aux records dispatch on this thread: a worker round trip would cost more. */
+export { SortArea, type BucketFiles } from './sort-stage.js';
+
+/** Rounds with fewer aux records sort and dispatch on this thread: worker round trips would cost more. */
 export const WORKER_DISPATCH_MIN_RECORDS = 1 << 16;
-
-/** Where a round reads each bucket's keys and where it writes the merged file. */
-export interface BucketFiles {
-  /** `buffer`, when given, is lent to the reader (see READ_BUFFER_BYTES). */
-  openReader(b: number, buffer?: Uint8Array): KeyReader | null;
-  /** Path for bucket b's merged file, or null to merge without writing (read-only check). */
-  outputPath(b: number): string | null;
-  /** Keys currently stored in bucket b (before this round). */
-  keysIn(b: number): number;
-}
 
 export interface RoundResult {
   /** Merged files written, by bucket. */
@@ -65,42 +52,13 @@ export interface RoundParams {
    * when the pool has a worker; else `emit` per URL.
    */
   dispatch?: { pool: ParsePool; sink: BlockSink; minRecords?: number };
-  /** Adds wall time per sub-stage: 'sort' (load + radix sort + dedupe), 'merge-store', 'dispatch'. */
+  /** Sort the units on the pool's worker (overlapping this thread's merge) in rounds of at least `minRecords` records. */
+  sortOn?: { pool: ParsePool; minRecords?: number };
+  /**
+   * Adds wall time per sub-stage: 'sort' (load + radix sort + dedupe; with a
+   * worker sorting, only this thread's load and wait), 'merge-store', 'dispatch'.
+   */
   time?: (stage: string, ms: number, items: number) => void;
-}
-
-/**
- * Sort arrays reused across rounds; they grow to the largest bucket seen,
- * up to `capacity` entries (then buckets are sorted in slices).
- */
-export class SortArea {
-  hi = new Uint32Array(0);
-  lo = new Uint32Array(0);
-  ord = new Uint32Array(0);
-  tHi = new Uint32Array(0);
-  tLo = new Uint32Array(0);
-  tOrd = new Uint32Array(0);
-  readonly scratch = new Uint8Array(1 << 20);
-  /** Read and write buffers lent to every bucket's key reader and writer in turn. */
-  readonly readBuffer = new Uint8Array(READ_BUFFER_BYTES);
-  readonly writeBuffers = newWriteBuffers();
-
-  /** `capacity`: most entries one sort holds (the budget's sort area / SORT_BYTES_PER_ENTRY). */
-  constructor(readonly capacity: number) {
-    if (!(capacity >= 1)) throw new RangeError('SortArea: capacity must be at least 1');
-  }
-
-  ensure(n: number): void {
-    n = Math.min(n, this.capacity);
-    if (this.hi.length >= n) return;
-    const cap = Math.max(n, 1024);
-    this.hi = new Uint32Array(cap);
-    this.lo = new Uint32Array(cap);
-    this.ord = new Uint32Array(cap);
-    this.tHi = new Uint32Array(cap);
-    this.tLo = new Uint32Array(cap);
-    this.tOrd = new Uint32Array(cap);
-  }
 }
 
 export async function mergeRound(p: RoundParams, area: SortArea): Promise<RoundResult> {
@@ -109,7 +67,6 @@ export async function mergeRound(p: RoundParams, area: SortArea): Promise<RoundR
   const entries = aux.records;
   // Shared, so a worker can read it without a copy.
   const newBits = new Uint8Array(new SharedArrayBuffer((entries >>> 3) + 1));
-  const written = new Map<number, { path: string; file: WrittenFile }>();
   const cache = front.cache;
   const onHit = (hi: number, lo: number): void => cache.insert(hi, lo);
   let bloom: BlockedBloom | null = null;
@@ -118,58 +75,11 @@ export async function mergeRound(p: RoundParams, area: SortArea): Promise<RoundR
     for (let b = 0; b < pending.count; b++) expected += files.keysIn(b);
     bloom = BlockedBloom.forKeys(Math.min(p.bloomKeys, Math.max(1024, Math.ceil(expected * 1.5))), p.bloomBitsPerKey);
   }
-  const sink = bloom === null ? null : (keys: Uint32Array, n: number): void => bloom!.addPairs(keys, n);
-  area.ensure(pending.largest);
-  for (let b = 0; b < pending.count; b++) {
-    const total = pending.totals[b]!;
-    if (total === 0) {
-      if (sink !== null) addStoredKeys(files.openReader(b, area.readBuffer), sink);
-      continue;
-    }
-    const reader = files.openReader(b, area.readBuffer);
-    const outPath = files.outputPath(b);
-    const writer = outPath === null ? null : new KeyWriter(p.dfs, outPath, b, sink, p.fsync, area.writeBuffers);
-    try {
-      const merge = new BucketMerge(reader, writer, newBits, onHit);
-      // Sorts what is loaded in area[0, loaded) and merges it; `seen` counts the entries it stands for.
-      const pass = (seen: number, loaded: number, t0: number): void => {
-        radixSortKeys(area.hi, area.lo, area.ord, loaded, area.tHi, area.tLo, area.tOrd);
-        const u = dedupeSorted(area.hi, area.lo, area.ord, loaded);
-        const t1 = performance.now();
-        p.time?.('sort', t1 - t0, seen);
-        merge.add({ hi: area.hi, lo: area.lo, ord: area.ord, n: u });
-        c.diskLookups += seen;
-        c.inRoundRepeats += seen - u;
-        c.diskHits += seen - u;
-        c.duplicateUrls += seen - u;
-        p.time?.('merge-store', performance.now() - t1, u);
-      };
-      if (total <= area.capacity) {
-        const t0 = performance.now();
-        const n = pending.load(b, area.hi, area.lo, area.ord, area.scratch);
-        pass(n, n, t0);
-      } else {
-        for (const s of planBucket(pending, b, total, area)) {
-          const t0 = performance.now();
-          const { seen, loaded } = pending.loadSlice(b, s, area.hi, area.lo, area.ord, area.scratch);
-          pass(seen, loaded, t0);
-        }
-      }
-      const t2 = performance.now();
-      const r = merge.finish();
-      c.storeHits += r.hits;
-      c.diskHits += r.hits;
-      c.duplicateUrls += r.hits;
-      if (writer !== null) written.set(b, { path: outPath!, file: writer.finish() });
-      p.time?.('merge-store', performance.now() - t2, r.storeKeys);
-    } catch (e) {
-      writer?.abort();
-      for (const w of written.values()) p.dfs.unlink(w.path);
-      throw e;
-    } finally {
-      reader?.close();
-    }
-  }
+  const keySink = bloom === null ? null : (keys: Uint32Array, n: number): void => bloom!.addPairs(keys, n);
+  const worker = p.sortOn !== undefined && entries >= (p.sortOn.minRecords ?? WORKER_DISPATCH_MIN_RECORDS) ? p.sortOn.pool : null;
+  const written = await mergeBuckets({
+    dfs: p.dfs, pending, files, fsync: p.fsync, counters: c, newBits, onHit, keySink, worker, time: p.time,
+  }, area);
   let newUrls = 0;
   const td = performance.now();
   const maybe = front.bloomMode === 'gate' ? front.maybeSeen : null;
@@ -189,18 +99,4 @@ export async function mergeRound(p: RoundParams, area: SortArea): Promise<RoundR
   c.merges++;
   c.spills += pending.spillsThisRound;
   return { written, newUrls, bloom };
-}
-
-/** Key slices of bucket b that each fit the sort area, in ascending key order. */
-function planBucket(pending: PendingBuckets, b: number, total: number, area: SortArea): Slice[] {
-  return planSlices(bucketRange(b, pending.bits), total, area.capacity, (r, width, out) => pending.countChildren(b, r, width, out, area.scratch));
-}
-
-function addStoredKeys(reader: KeyReader | null, sink: (keys: Uint32Array, n: number) => void): void {
-  if (reader === null) return;
-  try {
-    while (reader.nextBlock()) sink(reader.keys, reader.n);
-  } finally {
-    reader.close();
-  }
 }

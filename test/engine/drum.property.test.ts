@@ -22,6 +22,8 @@ const config = fc.record({
   maxBucketEntries: fc.option(fc.integer({ min: 4, max: 300 }), { nil: undefined }),
   // Small sort areas sort buckets in key slices (1: every repeated key is a single-key slice).
   sortEntries: fc.constantFrom(1, 2, 5, 40, 1 << 20),
+  // 1: a worker parses, sorts the merge's units (overlapping the main thread's merge) and scans the aux log.
+  workers: fc.constantFrom(0, 1),
   reopen: fc.boolean(),
 });
 
@@ -40,8 +42,8 @@ describe('drum against a Set model', () => {
         const dir = tempDir();
         const opts: DrumOptions = {
           buckets: cfg.buckets, hostBits: cfg.hostBits, cacheEntries: cfg.cacheEntries, recentEntries: cfg.recentEntries,
-          lineMemoEntries: cfg.lineMemoEntries, bloom: cfg.bloom, workers: 0, fsync: false, chunkBytes: 1024,
-          tuning: { bufferEntries: cfg.bufferEntries, maxBucketEntries: cfg.maxBucketEntries, sortEntries: cfg.sortEntries },
+          lineMemoEntries: cfg.lineMemoEntries, bloom: cfg.bloom, workers: cfg.workers, fsync: false, chunkBytes: 1024,
+          tuning: { bufferEntries: cfg.bufferEntries, maxBucketEntries: cfg.maxBucketEntries, sortEntries: cfg.sortEntries, workerDispatchMin: 0 },
         };
         const seen = new Set<string>();
         let d = await Drum.open(dir, opts);
