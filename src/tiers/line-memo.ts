@@ -1,7 +1,9 @@
 // The line memo: the first tier, run by each parse thread before it
 // canonicalizes. Remembers 64-bit hashes of raw input lines whose URL that
 // same thread accepted in an earlier chunk (a table of 4-way sets, 32 bytes
-// each, FIFO by shifting the ways: one probe touches one cache line),
+// each, LRU by shifting the ways: a new line enters at the front and pushes
+// the oldest out, a hit moves its line to the front; one probe touches one
+// cache line),
 // and spots raw lines repeated inside the chunk. A line found either way is
 // a certain duplicate — an identical line came earlier in the stream, and
 // the same bytes canonicalize to the same URL — so it is neither
@@ -21,7 +23,7 @@ import { ChunkSet } from './chunk-set.js';
 const SEED_A = 0x3c6ef372;
 const SEED_B = 0xa54ff53a;
 
-/** Ways per set: 4 × [hi, lo] = 32 bytes. An all-zero way is empty (a zero hash is stored as lo = 1). */
+/** Ways per set: 4 × [hi, lo] = 32 bytes, most recently used first. An all-zero way is empty (a zero hash is stored as lo = 1). */
 export const MEMO_WAYS = 4;
 
 /** skip[i] values written by mark(). */
@@ -111,8 +113,23 @@ export class LineMemo {
       let lo = h[2 * i + 1]!;
       if (hi === 0 && lo === 0) lo = 1;
       const b = (lo & mask) << 3;
-      if ((t[b] === hi && t[b + 1] === lo) || (t[b + 2] === hi && t[b + 3] === lo) ||
-        (t[b + 4] === hi && t[b + 5] === lo) || (t[b + 6] === hi && t[b + 7] === lo)) {
+      if (t[b] === hi && t[b + 1] === lo) {
+        skip[i] = SKIP_MEMO;
+        hits++;
+        continue;
+      }
+      let w = -1;
+      if (t[b + 2] === hi && t[b + 3] === lo) w = 2;
+      else if (t[b + 4] === hi && t[b + 5] === lo) w = 4;
+      else if (t[b + 6] === hi && t[b + 7] === lo) w = 6;
+      if (w > 0) {
+        // A hit moves its line to the front (LRU): popular lines stay, one-off lines fall out first.
+        for (let v = w; v > 0; v -= 2) {
+          t[b + v] = t[b + v - 2]!;
+          t[b + v + 1] = t[b + v - 1]!;
+        }
+        t[b] = hi;
+        t[b + 1] = lo;
         skip[i] = SKIP_MEMO;
         hits++;
         continue;

@@ -61,6 +61,17 @@ describe('LineMemo', () => {
     assert.deepEqual(marks(m, chunkOf(`${lines[MEMO_WAYS]}\n`)), [SKIP_MEMO]);
   });
 
+  it('keeps a line that keeps coming back while one-off lines pass through its set', () => {
+    const m = new LineMemo(MEMO_WAYS); // one set
+    const popular = 'http://a.example/popular';
+    marks(m, chunkOf(`${popular}\n`));
+    for (let i = 0; i < 4 * MEMO_WAYS; i++) {
+      // Each one-off line pushes the oldest way out; a hit on the popular line moves it back to the front.
+      marks(m, chunkOf(`http://a.example/once-${i}\n`));
+      if (i % (MEMO_WAYS - 1) === MEMO_WAYS - 2) assert.deepEqual(marks(m, chunkOf(`${popular}\n`)), [SKIP_MEMO], `after ${i + 1} one-off lines`);
+    }
+  });
+
   it('forgets everything on clear() and answers nothing when sized 0', () => {
     const m = new LineMemo(1 << 10);
     marks(m, chunkOf('http://a.example/1\n'));
