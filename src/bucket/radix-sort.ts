@@ -3,11 +3,23 @@
 // buckets, where a 2^16-bin histogram would dominate), skipping passes
 // whose digit is the same for every key (e.g. a bucket's top bits). Then
 // drops repeated keys keeping the first (smallest-ordinal) one. Works on
-// caller-provided scratch arrays; allocates only the histograms.
+// caller-provided scratch arrays; its histograms are one module-level array
+// reused by every call on a thread (not reentrant: nothing here awaits).
 // REQUIRES: entries appended in ascending ordinal order (stability keeps it).
 
 /** Below this many keys, 8-bit digits: a 16-bit pass's 2^16-bin histogram would cost more than the keys. */
 const SMALL = 1 << 16;
+
+/** The histograms, reused: a 16-bit sort needs 2 MB of them, which per call was garbage on whichever thread sorted. */
+let counts: Uint32Array = new Uint32Array(0);
+
+/** `size` zeroed counters (a view of the reused array). */
+function histogram(size: number): Uint32Array {
+  if (counts.length < size) counts = new Uint32Array(size);
+  const h = counts.subarray(0, size);
+  h.fill(0);
+  return h;
+}
 
 /**
  * Sorts hi[0,n), lo[0,n), ord[0,n) in place by (hi, lo) ascending, stable.
@@ -28,7 +40,7 @@ export function radixSortKeys(
   const mask = radix - 1;
   const perWord = 32 / bits;
   const digits = 2 * perWord; // lo's digits first (least significant), then hi's
-  const counts = new Uint32Array(radix * digits);
+  const counts = histogram(radix * digits);
   for (let i = 0; i < n; i++) {
     const l = lo[i]!;
     const h = hi[i]!;
