@@ -12,6 +12,7 @@ import { generateLinks } from '../../scripts/gen-links.js';
 import { HostTable } from '../../scripts/lib/link-model.js';
 import { setDedup } from '../../scripts/peers/set-dedup.js';
 import { levelDedup } from '../../scripts/peers/level-dedup.js';
+import { medianRow, type BenchRow } from '../../scripts/lib/bench-report.js';
 
 const N = 100_000;
 let dir = '';
@@ -122,5 +123,19 @@ describe('peer dedups', () => {
     const s = await levelDedup(input, join(dir, 'level5k.out'), 5000);
     assert.equal(s.links, 5000);
     assert.equal(s.truncated, true);
+  });
+});
+
+describe('bench repeats', () => {
+  it('keeps the median run\'s times and the worst peak RSS of the repeats', () => {
+    const row = (wallMs: number, peakRssBytes: number): BenchRow => ({
+      id: 'drum', dataset: 'main', label: 'drum', links: 1, wallMs, linksPerSec: null, cpuMs: wallMs, cpuPct: null,
+      peakRssBytes, bytesWritten: null, unique: null, ratioToSort: null, extrapolated: false, status: 'ok', note: '',
+    });
+    const m = medianRow([row(5000, 100), row(3000, 300), row(4000, 200)]);
+    assert.equal(m.wallMs, 4000);
+    assert.equal(m.cpuMs, 4000);
+    assert.equal(m.peakRssBytes, 300);
+    assert.match(m.note, /median of 3 \(5\.0\/3\.0\/4\.0 s\)/);
   });
 });
