@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import {
   MANY_ROUNDS, smallestBudget, drum, manifestOf, outputs, rng, runAndKill, tempRoot, writeLinks, distRoot, type KillAim,
 } from '../test/torture/harness.js';
-import { faultAt, traceOps, FAULT_OPTS, type FaultOutcome } from '../test/torture/io-faults.js';
+import { faultAt, faultHandled, traceOps, FAULT_OPTS, type FaultOutcome } from '../test/torture/io-faults.js';
 import { checkHostile, hostileBytes, openHostile } from '../test/torture/hostile.js';
 
 const { values: a } = parseArgs({
@@ -105,8 +105,7 @@ async function faultSection(): Promise<void> {
         const o = await faultAt(join(dir, label), input, trace, at, code, opts);
         cases++;
         byOp[o.op] = (byOp[o.op] ?? 0) + 1;
-        const ok = o.surfaced === 'DRUM_IO' && o.clearMessage && (o.verifyAfterFault === 'ok' || o.verifyAfterFault === 'no-store') && o.rerunIdentical && o.rerunVerify === 'ok';
-        if (!ok) bad.push(o);
+        if (!faultHandled(o)) bad.push(o);
       }
     }
     log(`IO faults (${label}): ${trace.ops.length} operations, ${cases} cases so far, ${bad.length} bad`);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { RunCounters } from '../stats/counters.js';
 import type { ManifestBody } from '../store/manifest.js';
 import { writeBloom } from '../tiers/bloom-file.js';
+import { saveCache } from '../tiers/cache-file.js';
 import { saveTiers, TIER_FILE } from '../tiers/tier-file.js';
 import { mergeRound } from './round.js';
 import type { BlockSink } from './dispatch.js';
@@ -58,11 +59,7 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   s.front.startRound(s.plan.roundCapacity);
   // Every key in the cache and the recent table is stored now: save them so the next process starts warm.
   // A cache, not state: a failed save only means a cold start next time.
-  try {
-    saveTiers(join(s.dir, TIER_FILE), s.store.committed, [s.front.cache, s.front.recent]);
-  } catch {
-    // ignored on purpose (see tier-file.ts)
-  }
+  saveCache(() => saveTiers(s.dfs, join(s.dir, TIER_FILE), s.store.committed, [s.front.cache, s.front.recent]));
   return res.newUrls;
 }
 

@@ -25,6 +25,7 @@ import { readBloom } from '../tiers/bloom-file.js';
 import { HotCache } from '../tiers/hot-cache.js';
 import { RecentTable } from '../tiers/recent-table.js';
 import { loadTiers, TIER_FILE } from '../tiers/tier-file.js';
+import { saveCache } from '../tiers/cache-file.js';
 import { loadMemos, MEMO_FILE, saveMemos } from '../tiers/memo-file.js';
 import { chunkLinksMax, planBudget, type BudgetPlan } from './budget.js';
 import { Front } from './front.js';
@@ -140,9 +141,9 @@ export class Session {
     let tables: Uint32Array[] = [];
     try {
       tables = await this.pool.lendMemoTables();
-      saveMemos(join(this.dir, MEMO_FILE), this.store.committed, this.policy.id, this.pool.memoEntries, tables);
-    } catch {
-      // ignored on purpose (see memo-file.ts)
+      // A worker that died lends an empty table: then there is nothing whole to save.
+      if (tables.some((t) => t.length !== this.pool.memoEntries * 2)) return;
+      saveCache(() => saveMemos(this.dfs, join(this.dir, MEMO_FILE), this.store.committed, this.policy.id, this.pool.memoEntries, tables));
     } finally {
       this.pool.returnMemoTables(tables);
     }

@@ -1,12 +1,14 @@
 // The envelope the saved tiers share (tiers.cache, memo.cache): a header of
 //   magic u32 | version u16 | flags u16 | commit u32 | stateId u32 | fields u32 × k | crc u32
 // (the CRC covers everything after the header), written to `*.tmp` and
-// renamed, without fsync: a cache, never state — a lost or torn file is
-// ignored next time. Does not know what the body holds; each file module
-// does (tier-file.ts, memo-file.ts, docs/file-format.md).
+// renamed through DrumFs, without fsync: a cache, never state — a lost or
+// torn file is ignored next time. Does not know what the body holds; each
+// file module does (tier-file.ts, memo-file.ts, docs/file-format.md).
 
 import * as fs from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { isDrumError } from '../errors.js';
+import type { DrumFs } from '../io/fs.js';
 import type { CommitId } from '../store/store.js';
 
 /** Bytes of the header with `fields` file-specific u32 fields. */
@@ -14,16 +16,22 @@ export function cacheHeaderBytes(fields: number): number {
   return 4 + 2 + 2 + 4 + 4 + 4 * fields + 4; // magic, version, flags, commit, stateId, fields, crc
 }
 
-/** Writes the body parts (with a running CRC, no copy of them) after the header, then the header; tmp + rename. */
-export function writeCacheFile(path: string, magic: number, version: number, at: CommitId, fields: readonly number[], body: Iterable<Uint8Array>): void {
+/**
+ * Writes the body parts (with a running CRC, no copy of them) after the
+ * header, then the header; tmp + rename, all through `dfs` (the fault seam
+ * and the IO counters see them). On failure the tmp file is removed (best
+ * effort) and the error rethrown: callers treat DRUM_IO as "no cache this
+ * time" and let anything else (a simulated crash) through.
+ */
+export function writeCacheFile(dfs: DrumFs, path: string, magic: number, version: number, at: CommitId, fields: readonly number[], body: Iterable<Uint8Array>): void {
   const headBytes = cacheHeaderBytes(fields.length);
   const tmp = `${path}.tmp`;
-  const fd = fs.openSync(tmp, 'w');
+  const fd = dfs.open(tmp, 'w');
   try {
     let crc = 0;
     let pos = headBytes;
     for (const b of body) {
-      fs.writeSync(fd, b, 0, b.length, pos);
+      dfs.write(fd, b, 0, b.length, pos);
       pos += b.length;
       crc = crc32(b, crc);
     }
@@ -35,11 +43,31 @@ export function writeCacheFile(path: string, magic: number, version: number, at:
     h.writeUInt32LE(at.stateId >>> 0, 12);
     fields.forEach((f, i) => h.writeUInt32LE(f >>> 0, 16 + 4 * i));
     h.writeUInt32LE(crc >>> 0, headBytes - 4);
-    fs.writeSync(fd, h, 0, h.length, 0);
-  } finally {
-    fs.closeSync(fd);
+    dfs.write(fd, h, 0, h.length, 0);
+    dfs.close(fd);
+  } catch (e) {
+    try {
+      dfs.close(fd);
+    } catch {
+      // already closed, or the descriptor is gone: nothing more to do
+    }
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      // a leftover tmp file is overwritten next time
+    }
+    throw e;
   }
-  fs.renameSync(tmp, path);
+  dfs.rename(tmp, path);
+}
+
+/** Runs a cache save: an IO failure (DRUM_IO) only means no cache this time; anything else propagates. */
+export function saveCache(save: () => void): void {
+  try {
+    save();
+  } catch (e) {
+    if (!isDrumError(e, 'DRUM_IO')) throw e;
+  }
 }
 
 /**

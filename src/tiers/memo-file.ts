@@ -13,6 +13,7 @@
 import * as fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { CommitId } from '../store/store.js';
+import type { DrumFs } from '../io/fs.js';
 import { readCacheHeader, writeCacheFile } from './cache-file.js';
 
 export const MEMO_FILE = 'memo.cache';
@@ -28,12 +29,12 @@ export function policyHash(policyId: string): number {
 }
 
 /** Writes the tables (each `entries` × 2 u32, written as they are); tmp + rename, no fsync. */
-export function saveMemos(path: string, at: CommitId, policyId: string, entries: number, tables: Uint32Array[]): void {
+export function saveMemos(dfs: DrumFs, path: string, at: CommitId, policyId: string, entries: number, tables: Uint32Array[]): void {
   for (const t of tables) {
     if (t.length !== entries * 2) throw new RangeError(`saveMemos: a table of ${t.length / 2} entries, ${entries} expected`);
   }
   const body = tables.map((t) => new Uint8Array(t.buffer, t.byteOffset, t.byteLength));
-  writeCacheFile(path, MEMO_MAGIC, MEMO_VERSION, at, [policyHash(policyId), entries, tables.length], body);
+  writeCacheFile(dfs, path, MEMO_MAGIC, MEMO_VERSION, at, [policyHash(policyId), entries, tables.length], body);
 }
 
 /**

@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { SetAssocTable } from './set-assoc.js';
 import type { CommitId } from '../store/store.js';
+import type { DrumFs } from '../io/fs.js';
 import { readCacheHeader, writeCacheFile } from './cache-file.js';
 
 export const TIER_FILE = 'tiers.cache';
@@ -26,8 +27,8 @@ type Table = SetAssocTable;
  * Writes both tables (tmp + rename; no fsync: a lost or torn file is simply
  * ignored next time): the tables' own arrays one after another, no copy.
  */
-export function saveTiers(path: string, at: CommitId, tables: Table[]): void {
-  writeCacheFile(path, TIER_MAGIC, TIER_VERSION, at, [], (function* () {
+export function saveTiers(dfs: DrumFs, path: string, at: CommitId, tables: Table[]): void {
+  writeCacheFile(dfs, path, TIER_MAGIC, TIER_VERSION, at, [], (function* () {
     for (const t of tables) {
       const s = t.snapshot();
       const h = Buffer.alloc(TABLE_HEADER_BYTES);

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { DrumFs } from '../../src/io/fs.js';
 import { loadMemos, MEMO_HEADER_BYTES, saveMemos } from '../../src/tiers/memo-file.js';
 import { TIER_HEADER_BYTES } from '../../src/tiers/tier-file.js';
 import { cacheHeaderBytes } from '../../src/tiers/cache-file.js';
@@ -14,7 +15,7 @@ const table = (entries: number, seed: number): Uint32Array => Uint32Array.from({
 describe('memo.cache', () => {
   it('gives back the saved tables for the same commit, policy and size', () => {
     const p = join(tempDir(), 'memo.cache');
-    saveMemos(p, AT, 'default/v3', 64, [table(64, 1), table(64, 2)]);
+    saveMemos(new DrumFs(), p, AT, 'default/v3', 64, [table(64, 1), table(64, 2)]);
     const got = loadMemos(p, AT, 'default/v3', 64);
     assert.deepEqual(got, [table(64, 1), table(64, 2)]);
     assert.notEqual(got[0]!.buffer, got[1]!.buffer, 'each table has memory of its own (it goes to another thread)');
@@ -29,7 +30,7 @@ describe('memo.cache', () => {
   ] as const) {
     it(`is ignored under ${what}`, () => {
       const p = join(tempDir(), 'memo.cache');
-      saveMemos(p, AT, 'default/v3', 64, [table(64, 1)]);
+      saveMemos(new DrumFs(), p, AT, 'default/v3', 64, [table(64, 1)]);
       assert.deepEqual(load(p), []);
     });
   }
@@ -37,7 +38,7 @@ describe('memo.cache', () => {
   it('is ignored when a byte of a table or the header is damaged, or the file is cut short or missing', () => {
     const dir = tempDir();
     const p = join(dir, 'memo.cache');
-    saveMemos(p, AT, 'default/v3', 64, [table(64, 1)]);
+    saveMemos(new DrumFs(), p, AT, 'default/v3', 64, [table(64, 1)]);
     const good = fs.readFileSync(p);
     for (const at of [0, 8, 12, 24, MEMO_HEADER_BYTES, good.length - 1]) {
       const b = Buffer.from(good);

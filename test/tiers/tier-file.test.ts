@@ -4,7 +4,9 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { HotCache } from '../../src/tiers/hot-cache.js';
 import { RecentTable } from '../../src/tiers/recent-table.js';
+import { DrumFs } from '../../src/io/fs.js';
 import { loadTiers, saveTiers } from '../../src/tiers/tier-file.js';
+import { saveCache } from '../../src/tiers/cache-file.js';
 import { tempDir } from '../helpers/tmp.js';
 
 function filled(): [HotCache, RecentTable] {
@@ -24,7 +26,7 @@ describe('tier file', () => {
   it('restores both tables exactly for the same commit', () => {
     const path = join(tempDir(), 'tiers.cache');
     const [c, r] = filled();
-    saveTiers(path, AT, [c, r]);
+    saveTiers(new DrumFs(), path, AT, [c, r]);
     const c2 = new HotCache(1024);
     const r2 = new RecentTable(4096);
     assert.equal(loadTiers(path, AT, [c2, r2]), true);
@@ -37,7 +39,7 @@ describe('tier file', () => {
 
   it('ignores a file of another committed state, of other sizes, or with a flipped byte, leaving the tables empty', () => {
     const path = join(tempDir(), 'tiers.cache');
-    saveTiers(path, AT, filled());
+    saveTiers(new DrumFs(), path, AT, filled());
     const fresh = (): [HotCache, RecentTable] => [new HotCache(1024), new RecentTable(4096)];
     assert.equal(loadTiers(path, { ...AT, commit: 8 }, fresh()), false);
     assert.equal(loadTiers(path, { ...AT, stateId: AT.stateId + 1 }, fresh()), false, 'another history at the same commit number');
@@ -49,5 +51,27 @@ describe('tier file', () => {
     assert.equal(loadTiers(path, AT, t), false);
     assert.equal(t[1].size, 0);
     assert.equal(loadTiers(join(tempDir(), 'absent'), AT, fresh()), false);
+  });
+
+  it('keeps the previous file and leaves no tmp file when a write fails, and saveCache lets only IO errors pass', () => {
+    const dir = tempDir();
+    const path = join(dir, 'tiers.cache');
+    saveTiers(new DrumFs(), path, AT, filled());
+    const before = fs.readFileSync(path);
+    let writes = 0;
+    const eio = new DrumFs(undefined, (op) => {
+      if (op === 'write' && ++writes === 2) throw Object.assign(new Error('EIO: injected'), { code: 'EIO' });
+    });
+    assert.throws(() => saveTiers(eio, path, { ...AT, commit: 8 }, filled()), { code: 'DRUM_IO' });
+    assert.ok(fs.readFileSync(path).equals(before));
+    assert.deepEqual(fs.readdirSync(dir), ['tiers.cache']);
+    writes = 0;
+    saveCache(() => saveTiers(eio, path, { ...AT, commit: 8 }, filled()));
+    class Crash extends Error {}
+    const crash = new DrumFs(undefined, (op) => {
+      if (op === 'rename') throw new Crash('simulated crash');
+    });
+    assert.throws(() => saveCache(() => saveTiers(crash, path, AT, filled())), Crash);
+    assert.equal(loadTiers(path, AT, [new HotCache(1024), new RecentTable(4096)]), true);
   });
 });
