@@ -2,13 +2,15 @@
 // buffer of the bucket named by its top bits; a full buffer spills to that
 // bucket's disk file. At merge time a bucket's keys (spilled + in RAM, in
 // arrival order) are loaded into sort arrays, whole or one key slice at a
-// time (key-range.ts plans the slices; countChildren feeds it). Does not
-// sort, merge or hold URL text (the aux log does).
+// time (key-range.ts plans the slices; countChildren feeds it; a bucket cut
+// into several slices is split into per-slice files in one pass first,
+// slice-partition.ts). Does not sort, merge or hold URL text (the aux log does).
 // REQUIRES: ordinals handed in ascending order.
 
 import { join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
 import { digitOf, inPrefix, inSlice, rangeWords, type PrefixRange, type Slice } from './key-range.js';
+import { SlicePartition } from './slice-partition.js';
 import { SpillFile } from './spill-file.js';
 
 export class PendingBuckets {
@@ -29,7 +31,7 @@ export class PendingBuckets {
 
   constructor(
     private readonly fs: DrumFs,
-    workDir: string,
+    private readonly workDir: string,
     bucketBits: number,
     readonly bufferEntries: number,
   ) {
@@ -143,6 +145,22 @@ export class PendingBuckets {
       throw new Error(`bucket ${b}: slice holds ${seen} entries (${n} loaded), ${s.count} planned`);
     }
     return { seen, loaded: n };
+  }
+
+  /**
+   * Splits bucket b's entries by slice into per-slice work files in one pass
+   * (slice-partition.ts; `ramBytes` for its buffers). The caller loads each
+   * slice from it and discards it.
+   */
+  partition(b: number, slices: readonly Slice[], scratch: Uint8Array, ramBytes: number): SlicePartition {
+    const part = new SlicePartition(this.fs, this.workDir, b, slices, ramBytes);
+    try {
+      this.forEachBlock(b, scratch, (w, n) => part.add(w, n));
+    } catch (e) {
+      part.discard();
+      throw e;
+    }
+    return part;
   }
 
   /** Empties every bucket and deletes spill files, ready for the next round. */

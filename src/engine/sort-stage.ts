@@ -2,7 +2,9 @@
 // them (spill file + RAM buffer), sort and deduplicate them, and merge them
 // sequentially with the bucket's sorted key file (store/merge.ts), writing
 // the union when asked. A bucket larger than a sort slot is loaded, sorted
-// and merged one key slice at a time (bucket/key-range.ts). The work is cut
+// and merged one key slice at a time (bucket/key-range.ts; split into
+// per-slice files in one pass first when there are several,
+// bucket/slice-partition.ts). The work is cut
 // into units (a bucket or a slice) and pipelined over two slots: while this
 // thread merges unit i from one slot, the parse pool's worker sorts unit
 // i + 1 in the other (shared memory, no copy), so a round's sort and its
@@ -14,6 +16,7 @@
 
 import type { PendingBuckets } from '../bucket/pending.js';
 import { bucketRange, planSlices, type Slice } from '../bucket/key-range.js';
+import { MAX_PARTS, type SlicePartition } from '../bucket/slice-partition.js';
 import { sortUnique } from '../bucket/radix-sort.js';
 import type { DrumFs } from '../io/fs.js';
 import type { RunCounters } from '../stats/counters.js';
@@ -97,13 +100,24 @@ export interface BucketRoundParams {
   time?: (stage: string, ms: number, items: number) => void;
 }
 
-/** A unit to sort and merge: bucket b whole (slice null) or one key slice of it. */
+/**
+ * A unit to sort and merge: bucket b whole (slice null) or one key slice of
+ * it, loaded with its own pass over the bucket or, when the bucket was
+ * partitioned, from slice `k` of `part`.
+ */
 interface Unit {
   b: number;
   slice: Slice | null;
+  part: SlicePartition | null;
+  k: number;
   first: boolean;
   last: boolean;
 }
+
+/** A bucket cut into at least this many slices is partitioned first (below, a pass per slice costs about the same). */
+const PARTITION_MIN_SLICES = 3;
+/** RAM for a partition's per-slice buffers together. */
+const PARTITION_RAM_BYTES = 1 << 20;
 
 /** A unit loaded into a slot, its sort under way or done. */
 interface Loaded extends Unit {
@@ -123,7 +137,8 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
     // Buckets with nothing pending keep their files; the rebuilt Bloom filter still needs their keys.
     for (let b = 0; b < pending.count; b++) if (pending.totals[b] === 0) addStoredKeys(files.openReader(b, area.readBuffer), p.keySink);
   }
-  const units = unitsOf(pending, area);
+  const parts: SlicePartition[] = [];
+  const units = unitsOf(pending, area, parts);
   let turn = 0;
   const load = (): Loaded | null => {
     const u = units.next();
@@ -133,8 +148,10 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
     turn = (turn + 1) % area.slots.length;
     let seen: number;
     let loaded: number;
-    if (u.value.slice === null) seen = loaded = pending.load(u.value.b, slot.hi, slot.lo, slot.ord, area.scratch);
-    else ({ seen, loaded } = pending.loadSlice(u.value.b, u.value.slice, slot.hi, slot.lo, slot.ord, area.scratch));
+    const { b, slice, part, k } = u.value;
+    if (slice === null) seen = loaded = pending.load(b, slot.hi, slot.lo, slot.ord, area.scratch);
+    else if (part !== null) ({ seen, loaded } = part.load(k, slot.hi, slot.lo, slot.ord, area.scratch));
+    else ({ seen, loaded } = pending.loadSlice(b, slice, slot.hi, slot.lo, slot.ord, area.scratch));
     const job = { hi: slot.hi, lo: slot.lo, ord: slot.ord, tHi: area.tHi, tLo: area.tLo, tOrd: area.tOrd, n: loaded };
     const sorted = pool === null ? sortUnique(job.hi, job.lo, job.ord, loaded, job.tHi, job.tLo, job.tOrd) : pool.sortKeys(job);
     return { ...u.value, slot, seen, sorted, loadMs: performance.now() - t0 };
@@ -190,21 +207,33 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
     if (next !== null) await Promise.resolve(next.sorted).catch(() => undefined);
     for (const w of written.values()) p.dfs.unlink(w.path);
     throw e;
+  } finally {
+    // Slices never loaded (after an error) leave work files: remove them now rather than at the next open.
+    for (const part of parts) part.discard();
   }
   return written;
 }
 
-/** Units in key order: each bucket with pending keys whole, or its slices when it is bigger than a slot. */
-function* unitsOf(pending: PendingBuckets, area: SortArea): Generator<Unit> {
+/**
+ * Units in key order: each bucket with pending keys whole, or its slices
+ * when it is bigger than a slot (partitioned first when there are several;
+ * each partition made is pushed to `parts`, for cleanup).
+ */
+function* unitsOf(pending: PendingBuckets, area: SortArea, parts: SlicePartition[]): Generator<Unit> {
   for (let b = 0; b < pending.count; b++) {
     const total = pending.totals[b]!;
     if (total === 0) continue;
     if (total <= area.capacity) {
-      yield { b, slice: null, first: true, last: true };
+      yield { b, slice: null, part: null, k: 0, first: true, last: true };
       continue;
     }
     const slices = planSlices(bucketRange(b, pending.bits), total, area.capacity, (r, width, out) => pending.countChildren(b, r, width, out, area.scratch));
-    for (let i = 0; i < slices.length; i++) yield { b, slice: slices[i]!, first: i === 0, last: i === slices.length - 1 };
+    let part: SlicePartition | null = null;
+    if (slices.length >= PARTITION_MIN_SLICES && slices.length <= MAX_PARTS) {
+      part = pending.partition(b, slices, area.scratch, PARTITION_RAM_BYTES);
+      parts.push(part);
+    }
+    for (let i = 0; i < slices.length; i++) yield { b, slice: slices[i]!, part, k: i, first: i === 0, last: i === slices.length - 1 };
   }
 }
 
