@@ -10,13 +10,13 @@
 /** Below this many keys, 8-bit digits: a 16-bit pass's 2^16-bin histogram would cost more than the keys. */
 const SMALL = 1 << 16;
 
-/** The histograms, reused: a 16-bit sort needs 2 MB of them, which per call was garbage on whichever thread sorted. */
-let counts: Uint32Array = new Uint32Array(0);
+/** The histograms, reused: a 16-bit sort needs 1 MiB of them (4 digits × 2^16 × 4 B), which per call was garbage on whichever thread sorted. */
+let histograms: Uint32Array = new Uint32Array(0);
 
 /** `size` zeroed counters (a view of the reused array). */
 function histogram(size: number): Uint32Array {
-  if (counts.length < size) counts = new Uint32Array(size);
-  const h = counts.subarray(0, size);
+  if (histograms.length < size) histograms = new Uint32Array(size);
+  const h = histograms.subarray(0, size);
   h.fill(0);
   return h;
 }

@@ -7,7 +7,8 @@
 // (spill-bNNNN-sNNNN.dat in the work dir, transient, through DrumFs) are
 // deleted as each slice is loaded, or by discard(). Does not sort or plan.
 // REQUIRES: slices ascending and disjoint, covering every entry added; at
-// most MAX_PARTS of them (each keeps a file open while it fills).
+// most MAX_PARTS of them (each keeps a file open from its first spill until
+// its slice is loaded or discarded).
 
 import { join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
@@ -99,9 +100,17 @@ export class SlicePartition {
     return { seen, loaded: n };
   }
 
-  /** Deletes every work file still there (after an error, or slices never loaded). */
+  /** Deletes every work file still there (after an error, or slices never loaded); throws the first failure after trying all. */
   discard(): void {
-    for (const f of this.files) f.discard();
+    let first: unknown = null;
+    for (const f of this.files) {
+      try {
+        f.discard();
+      } catch (e) {
+        first ??= e;
+      }
+    }
     this.used.fill(0);
+    if (first !== null) throw first;
   }
 }

@@ -12,9 +12,11 @@ import { DrumError } from '../errors.js';
 /**
  * Bytes per pending entry in the sort area: two slots of hi, lo, ordinal
  * (the worker sorts one while the main thread merges the other) and the
- * radix sort's scratch copy.
+ * radix sort's scratch copy; with no worker, one slot and the scratch.
  */
-export const SORT_BYTES_PER_ENTRY = 3 * (4 + 4 + 4);
+export function sortBytesPerEntry(workers: number): number {
+  return (workers > 0 ? 3 : 2) * (4 + 4 + 4);
+}
 /** Bytes per pending entry in a RAM bucket buffer: hi, lo, ordinal. */
 export const BUFFER_BYTES_PER_ENTRY = 4 + 4 + 4;
 
@@ -36,7 +38,7 @@ export interface BudgetPlan {
   bufferEntries: number;
   /** A merge starts once a bucket holds this many entries (default: never; a big bucket is sorted in slices). */
   maxBucketEntries: number;
-  /** Entries one sort holds: the sort area / SORT_BYTES_PER_ENTRY. */
+  /** Entries one sort holds: the sort area / sortBytesPerEntry(workers). */
   sortEntries: number;
   /** A merge starts once a round holds this many entries (the new-URL bitmap must fit). */
   maxRoundEntries: number;
@@ -97,7 +99,7 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPla
   const sortArea = left - newBitmap - bucketBuffers;
   const bufferEntries = Math.max(16, Math.floor(bucketBuffers / (o.buckets * BUFFER_BYTES_PER_ENTRY)));
   // A bucket bigger than the sort area is sorted one key slice at a time, so no bucket size forces a merge.
-  const sortEntries = Math.max(1024, Math.floor(sortArea / SORT_BYTES_PER_ENTRY));
+  const sortEntries = Math.max(1024, Math.floor(sortArea / sortBytesPerEntry(o.workers)));
   const maxRoundEntries = Math.min(2 ** 32 - 1 - chunkLinksMax, newBitmap * 8 - chunkLinksMax, o.mergeEvery ?? Number.POSITIVE_INFINITY);
   const bloomMaxKeys = o.bloom === 'off' ? 0 : Math.floor((bloom * 8) / o.bloomBitsPerKey);
   const t = o.tuning;

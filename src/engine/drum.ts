@@ -117,7 +117,8 @@ export class Drum {
   stream(): UrlStream {
     const s = this.use();
     this.busy = true;
-    const t = feederStream(new Feeder(s));
+    const feeder = new Feeder(s);
+    const t = feederStream(feeder);
     let ended = false;
     t.once('end', () => (ended = true));
     let settled = false;
@@ -128,8 +129,10 @@ export class Drum {
         this.busy = false;
         return;
       }
-      // Destroyed or failed before its end: what it routed was never committed.
-      forgetRound(s).catch(() => undefined).finally(() => (this.busy = false));
+      // Destroyed or failed before its end: what it routed was never committed. A push may still be
+      // merging (destroying the stream does not stop it): let it finish before the round is dropped.
+      feeder.abandon();
+      feeder.settled().then(() => forgetRound(s)).catch(() => undefined).finally(() => (this.busy = false));
     };
     t.once('end', done);
     t.once('error', done);

@@ -34,18 +34,52 @@ export class Feeder {
     s.front.startRound(s.plan.roundCapacity);
   }
 
+  /** Settles when every push() and end() so far has (their failures are their callers'; settled() only waits). */
+  private busy: Promise<unknown> = Promise.resolve();
+
   /** Feeds URLs; returns the new URLs of any merge this triggered, in arrival order. */
-  async push(item: string | Buffer | readonly string[]): Promise<string[]> {
-    const buf = typeof item === 'string' ? Buffer.from(`${item}\n`) : Buffer.isBuffer(item) ? item : Buffer.from(`${item.join('\n')}\n`);
-    for (const chunk of this.splitter.push(buf)) await this.chunk(chunk);
-    return this.take();
+  push(item: string | Buffer | readonly string[]): Promise<string[]> {
+    return this.track(async () => {
+      const buf = typeof item === 'string' ? Buffer.from(`${item}\n`) : Buffer.isBuffer(item) ? item : Buffer.from(`${item.join('\n')}\n`);
+      for (const chunk of this.splitter.push(buf)) await this.chunk(chunk);
+      return this.take();
+    });
   }
 
   /** Ends the input: merges what is pending and commits. Returns the last new URLs. */
-  async end(): Promise<string[]> {
-    for (const chunk of this.splitter.end()) await this.chunk(chunk);
-    await this.merge();
-    return this.take();
+  end(): Promise<string[]> {
+    return this.track(async () => {
+      for (const chunk of this.splitter.end()) await this.chunk(chunk);
+      await this.merge();
+      return this.take();
+    });
+  }
+
+  /**
+   * Resolves once no push() or end() is running (whatever its outcome): a
+   * caller abandoning the feed (a destroyed stream) waits for this before it
+   * forgets the round, so it does not reset buckets a merge is still reading.
+   */
+  settled(): Promise<void> {
+    return this.busy.then(() => undefined, () => undefined);
+  }
+
+  /**
+   * The caller gives up on the feed (a destroyed stream): later push() and
+   * end() calls fail with DRUM_CLOSED instead of routing or committing
+   * anything; await settled() for the one already running.
+   */
+  abandon(): void {
+    this.abandoned = true;
+  }
+
+  private abandoned = false;
+
+  private track<T>(f: () => Promise<T>): Promise<T> {
+    if (this.abandoned) return Promise.reject(new DrumError('DRUM_CLOSED', 'this feed was abandoned (its stream was destroyed)'));
+    const p = f();
+    this.busy = Promise.allSettled([this.busy, p]);
+    return p;
   }
 
   private take(): string[] {

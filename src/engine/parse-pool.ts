@@ -270,8 +270,16 @@ export class ParsePool {
     for (const p of this.waiting.values()) p.reject(this.failed);
     this.waiting.clear();
     this.scans.failAll(this.failed);
-    for (const p of this.sorts.values()) p.reject(this.failed);
-    this.sorts.clear();
+    // A sort in progress writes into shared memory on a worker that may still be alive (another one died):
+    // its caller must not hear of the failure (and reuse the arrays) before every worker has stopped.
+    if (this.sorts.size > 0) {
+      const sorts = [...this.sorts.values()];
+      this.sorts.clear();
+      const failed = this.failed;
+      void Promise.allSettled(this.workers.map((w) => w.terminate())).then(() => {
+        for (const p of sorts) p.reject(failed);
+      });
+    }
     // An empty table: the caller's save finds it the wrong size and skips the file (a cache).
     for (const r of this.memoGets.values()) r(new Uint32Array(0));
     this.memoGets.clear();

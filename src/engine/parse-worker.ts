@@ -6,8 +6,9 @@
 // { clear: true } message empties (memoGet lends it out, memoBack hands it one: lent back or loaded),
 // and the dispatch service's blocks
 // (dispatch-worker.ts: scans a round's aux log for the main thread); also
-// sorts a merge round's units in shared memory (sort-stage.ts); keeps
-// no slab between messages.
+// sorts a merge round's units in shared memory (sort-stage.ts; the radix
+// sort keeps its 1 MiB of histograms between calls); keeps no slab
+// between messages.
 // REQUIRES: workerData = { policy: CanonicalPolicy, hostBits: number, memoEntries: number }.
 
 import { parentPort, workerData } from 'node:worker_threads';

@@ -141,8 +141,8 @@ export class Session {
     let tables: Uint32Array[] = [];
     try {
       tables = await this.pool.lendMemoTables();
-      // A worker that died lends an empty table: then there is nothing whole to save.
-      if (tables.some((t) => t.length !== this.pool.memoEntries * 2)) return;
+      // A failed pool lends no tables, a worker that died an empty one: then there is nothing whole to save.
+      if (tables.length === 0 || tables.some((t) => t.length !== this.pool.memoEntries * 2)) return;
       saveCache(() => saveMemos(this.dfs, join(this.dir, MEMO_FILE), this.store.committed, this.policy.id, this.pool.memoEntries, tables));
     } finally {
       this.pool.returnMemoTables(tables);

@@ -12,7 +12,9 @@
 // Does not dispatch URLs or commit; reads and writes files only through the
 // BucketFiles and DrumFs it is given (on this thread).
 // REQUIRES: units' keys are disjoint and ascending from one unit to the next
-// (buckets in order, slices in key order), so one BucketMerge per bucket works.
+// (buckets in order, slices in key order), so one BucketMerge per bucket
+// works; nothing else uses the SortArea or the pool's worker 0 while
+// mergeBuckets runs (it returns or throws only once no sort is in flight).
 
 import type { PendingBuckets } from '../bucket/pending.js';
 import { bucketRange, planSlices, type Slice } from '../bucket/key-range.js';
@@ -64,7 +66,7 @@ export class SortArea {
   readonly readBuffer = new Uint8Array(READ_BUFFER_BYTES);
   readonly writeBuffers = newWriteBuffers();
 
-  /** `capacity`: most entries one sort holds (the budget's sort area / SORT_BYTES_PER_ENTRY). */
+  /** `capacity`: most entries one sort holds (the budget's sort area / sortBytesPerEntry). */
   constructor(readonly capacity: number) {
     if (!(capacity >= 1)) throw new RangeError('SortArea: capacity must be at least 1');
   }
@@ -201,15 +203,28 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
       if (pool === null) next = load();
     }
   } catch (e) {
-    writer?.abort();
-    reader?.close();
-    // A sort still running on the worker writes into the slots: wait for it before anyone reuses them.
+    // First of all: a sort still running on the worker writes into a slot and the scratch; wait for it
+    // before anything here can throw, so nobody reuses them under it.
     if (next !== null) await Promise.resolve(next.sorted).catch(() => undefined);
-    for (const w of written.values()) p.dfs.unlink(w.path);
+    // Then clean up, each step on its own: the first error (the one that stopped the round) is what surfaces.
+    const steps: (() => void)[] = [() => writer?.abort(), () => reader?.close(), ...[...written.values()].map((w) => () => p.dfs.unlink(w.path))];
+    for (const step of steps) {
+      try {
+        step();
+      } catch {
+        // best effort: work files are removed at the next open anyway
+      }
+    }
     throw e;
   } finally {
     // Slices never loaded (after an error) leave work files: remove them now rather than at the next open.
-    for (const part of parts) part.discard();
+    for (const part of parts) {
+      try {
+        part.discard();
+      } catch {
+        // as above
+      }
+    }
   }
   return written;
 }

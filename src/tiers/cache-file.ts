@@ -5,7 +5,6 @@
 // torn file is ignored next time. Does not know what the body holds; each
 // file module does (tier-file.ts, memo-file.ts, docs/file-format.md).
 
-import * as fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { isDrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
@@ -44,21 +43,36 @@ export function writeCacheFile(dfs: DrumFs, path: string, magic: number, version
     fields.forEach((f, i) => h.writeUInt32LE(f >>> 0, 16 + 4 * i));
     h.writeUInt32LE(crc >>> 0, headBytes - 4);
     dfs.write(fd, h, 0, h.length, 0);
-    dfs.close(fd);
   } catch (e) {
-    try {
-      dfs.close(fd);
-    } catch {
-      // already closed, or the descriptor is gone: nothing more to do
-    }
-    try {
-      fs.unlinkSync(tmp);
-    } catch {
-      // a leftover tmp file is overwritten next time
-    }
+    closeQuietly(dfs, fd);
+    removeTmp(dfs, tmp, e);
     throw e;
   }
-  dfs.rename(tmp, path);
+  dfs.close(fd);
+  try {
+    dfs.rename(tmp, path);
+  } catch (e) {
+    removeTmp(dfs, tmp, e);
+    throw e;
+  }
+}
+
+function closeQuietly(dfs: DrumFs, fd: number): void {
+  try {
+    dfs.close(fd);
+  } catch {
+    // the descriptor is gone: nothing more to do
+  }
+}
+
+/** After an IO failure, deletes the tmp file (through DrumFs; a leftover is overwritten next time). Not after anything else: a simulated crash leaves it. */
+function removeTmp(dfs: DrumFs, tmp: string, cause: unknown): void {
+  if (!isDrumError(cause, 'DRUM_IO')) return;
+  try {
+    dfs.unlink(tmp);
+  } catch {
+    // a leftover tmp file is overwritten next time
+  }
 }
 
 /** Runs a cache save: an IO failure (DRUM_IO) only means no cache this time; anything else propagates. */

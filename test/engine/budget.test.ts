@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chunkLinksMax, DEFAULT_LINE_MEMO_ENTRIES, planBudget, RUNTIME_RESERVE_BYTES, SORT_BYTES_PER_ENTRY } from '../../src/engine/budget.js';
+import { chunkLinksMax, DEFAULT_LINE_MEMO_ENTRIES, planBudget, RUNTIME_RESERVE_BYTES, sortBytesPerEntry } from '../../src/engine/budget.js';
 import { resolveOptions } from '../../src/options.js';
 import { LineMemo } from '../../src/tiers/line-memo.js';
 
@@ -31,8 +31,15 @@ describe('planBudget and the runtime', () => {
     assert.equal(p.runtimeReserve, RUNTIME_RESERVE_BYTES);
     const data = p.hotCache + p.recentTable + p.lineMemo + p.bloom + p.bucketBuffers + p.sortArea + p.newBitmap + p.ioBuffers;
     assert.ok(p.runtimeReserve + data <= p.totalBytes, `${p.runtimeReserve + data} > ${p.totalBytes}`);
-    assert.equal(p.sortEntries, Math.floor(p.sortArea / SORT_BYTES_PER_ENTRY));
+    assert.equal(p.sortEntries, Math.floor(p.sortArea / sortBytesPerEntry(1)));
     assert.equal(p.maxBucketEntries, Number.POSITIVE_INFINITY, 'bucket size never forces a merge by default');
+  });
+
+  it('gives one sort slot the whole sort area when there is no worker to sort the other', () => {
+    const one = plan({ workers: 0 });
+    const two = plan({ workers: 1 });
+    assert.equal(one.sortEntries, Math.floor(one.sortArea / 24));
+    assert.equal(two.sortEntries, Math.floor(two.sortArea / 36));
   });
 
   it('still opens budgets too small for the runtime, with every tier configured and the smallest buckets', () => {
