@@ -190,5 +190,36 @@ describe('ParsePool when its worker dies', () => {
       await pool.close();
     }
   });
+
+  it('fails a sort only once no worker can still write the shared arrays, when another worker dies mid-sort', { timeout: 20_000 }, async () => {
+    const n = 2_000_000;
+    const sh = (): Uint32Array => new Uint32Array(new SharedArrayBuffer(4 * n));
+    const [hi, lo, ord, tHi, tLo, tOrd] = [sh(), sh(), sh(), sh(), sh(), sh()];
+    let x = 12345;
+    for (let i = 0; i < n; i++) {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      hi[i] = x;
+      lo[i] = Math.imul(x, 2654435761) >>> 0;
+      ord[i] = i;
+    }
+    const pool = new ParsePool(policy, 8, 2, 0);
+    try {
+      await new Promise((r) => setTimeout(r, 200)); // both workers up
+      const sorting = pool.sortKeys({ hi, lo, ord, tHi, tLo, tOrd, n }); // on worker 0
+      const workers = (pool as unknown as { workers: { terminate(): Promise<number> }[] }).workers;
+      setTimeout(() => void workers[1]!.terminate(), 5); // worker 1 exits on its own
+      let failed = false;
+      try {
+        await sorting;
+      } catch {
+        failed = true;
+      }
+      const snap = hi.slice(0, 4096);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(hi.slice(0, 4096), snap, `no write after the sort ${failed ? 'failed' : 'finished'}`);
+    } finally {
+      await pool.close();
+    }
+  });
 });
 
