@@ -28,6 +28,8 @@ export class Drum {
   private session: Session | null;
   private tempWork: string | null;
   private busy = false;
+  /** Settles when a destroyed stream's last push and its forgetRound are done (close() waits for it). */
+  private cleanup: Promise<unknown> = Promise.resolve();
 
   private constructor(session: Session, tempWork: string | null) {
     this.session = session;
@@ -132,7 +134,7 @@ export class Drum {
       // Destroyed or failed before its end: what it routed was never committed. A push may still be
       // merging (destroying the stream does not stop it): let it finish before the round is dropped.
       feeder.abandon();
-      feeder.settled().then(() => forgetRound(s)).catch(() => undefined).finally(() => (this.busy = false));
+      this.cleanup = feeder.settled().then(() => forgetRound(s)).catch(() => undefined).finally(() => (this.busy = false));
     };
     t.once('end', done);
     t.once('error', done);
@@ -211,6 +213,8 @@ export class Drum {
     const s = this.session;
     if (s === null) return;
     this.session = null;
+    // A destroyed stream's last push may still be running: the session (pool, store, catalog) goes only after it.
+    await this.cleanup;
     try {
       await s.close();
     } finally {

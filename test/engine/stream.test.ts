@@ -5,12 +5,22 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
 import { Drum } from '../../src/engine/drum.js';
 import type { DrumOptions } from '../../src/options.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const OPTS: DrumOptions = { workers: 1, fsync: false, chunkBytes: 1024, tuning: { workerDispatchMin: 0, sortEntries: 40 } };
 const urls = (n: number, seed: number): string[] => Array.from({ length: n }, (_, i) => `http://h${(i * seed) % 13}.example/p/${(i * 7919 + seed) % (n / 2)}`);
+
+/** Every file under dir with its size and mtime. */
+function listTree(dir: string): [string, number, number][] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).sort().map((f) => {
+    const st = fs.statSync(join(dir, f));
+    return [f, st.isDirectory() ? -1 : st.size, st.mtimeMs];
+  });
+}
 
 async function collect(d: Drum, chunks: string[]): Promise<string[]> {
   const s = d.stream();
@@ -71,6 +81,30 @@ describe('Drum.stream', () => {
       assert.equal(new Set(next).size, next.length);
     } finally {
       await d.close();
+    }
+  });
+
+  it('closes cleanly right after a stream is destroyed mid-way, and nothing writes to the state directory after close', async () => {
+    const dir = tempDir();
+    // Inline parsing and frequent merges: the destroyed stream's last push is most likely merging when close() is called.
+    const opts: DrumOptions = { workers: 0, fsync: false, chunkBytes: 1024, mergeEvery: 500 };
+    const d = await Drum.open(dir, opts);
+    const s = d.stream();
+    s.resume();
+    s.write(`${Array.from({ length: 20_000 }, (_, i) => `http://c${i % 40}.example/${i}`).join('\n')}\n`);
+    await new Promise((r) => setTimeout(r, 5));
+    s.destroy();
+    await d.close();
+    const snapshot = (): string => JSON.stringify(listTree(dir));
+    const closed = snapshot();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(snapshot(), closed, 'the state directory changed after close() returned');
+    const again = await Drum.open(dir, opts);
+    try {
+      const v = await again.verify();
+      assert.equal(v.ok, true, JSON.stringify(v.problems));
+    } finally {
+      await again.close();
     }
   });
 });
