@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
 import { digitOf, inPrefix, inSlice, rangeWords, type PrefixRange, type Slice } from './key-range.js';
 import { SlicePartition } from './slice-partition.js';
-import { SpillFile } from './spill-file.js';
+import { SpillFile, unpackTriples } from './spill-file.js';
 
 export class PendingBuckets {
   readonly count: number;
@@ -86,16 +86,8 @@ export class PendingBuckets {
    * index 0, in arrival order. Returns the number loaded.
    */
   load(b: number, hi: Uint32Array, lo: Uint32Array, ord: Uint32Array, scratch: Uint8Array): number {
-    let n = this.spills[b]!.readAll(hi, lo, ord, scratch);
-    const buf = this.buffers[b]!;
-    const u = this.used[b]!;
-    for (let i = 0; i < u; i++) {
-      hi[n] = buf[3 * i]!;
-      lo[n] = buf[3 * i + 1]!;
-      ord[n] = buf[3 * i + 2]!;
-      n++;
-    }
-    return n;
+    const n = this.spills[b]!.readAll(hi, lo, ord, scratch);
+    return unpackTriples(this.buffers[b]!, this.used[b]!, hi, lo, ord, n);
   }
 
   /**

@@ -13,7 +13,7 @@
 import { join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
 import type { Slice } from './key-range.js';
-import { SpillFile } from './spill-file.js';
+import { SpillFile, unpackTriples } from './spill-file.js';
 
 const NO_ENTRIES = new Uint32Array(0);
 
@@ -82,15 +82,7 @@ export class SlicePartition {
    */
   load(k: number, hi: Uint32Array, lo: Uint32Array, ord: Uint32Array, scratch: Uint8Array): { seen: number; loaded: number } {
     const f = this.files[k]!;
-    let n = f.readAll(hi, lo, ord, scratch);
-    const buf = this.bufs[k]!;
-    const u = this.used[k]!;
-    for (let i = 0; i < u; i++) {
-      hi[n] = buf[3 * i]!;
-      lo[n] = buf[3 * i + 1]!;
-      ord[n] = buf[3 * i + 2]!;
-      n++;
-    }
+    const n = unpackTriples(this.bufs[k]!, this.used[k]!, hi, lo, ord, f.readAll(hi, lo, ord, scratch));
     f.discard();
     this.used[k] = 0;
     this.bufs[k] = NO_ENTRIES; // its RAM goes as soon as the slice is loaded

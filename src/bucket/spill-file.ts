@@ -6,6 +6,20 @@ import type { DrumFs } from '../io/fs.js';
 
 export const SPILL_RECORD_BYTES = 4 + 4 + 4; // hi, lo, ordinal
 
+/**
+ * Copies n interleaved (hi, lo, ordinal) triples from words[0, 3n) into
+ * hi/lo/ord from index `at`; returns at + n. The one de-interleaving loop of
+ * spill files, RAM bucket buffers and slice partitions.
+ */
+export function unpackTriples(words: Uint32Array, n: number, hi: Uint32Array, lo: Uint32Array, ord: Uint32Array, at: number): number {
+  for (let i = 0; i < n; i++) {
+    hi[at + i] = words[3 * i]!;
+    lo[at + i] = words[3 * i + 1]!;
+    ord[at + i] = words[3 * i + 2]!;
+  }
+  return at + n;
+}
+
 export class SpillFile {
   private fd = -1;
   /** Records written so far. */
@@ -32,12 +46,7 @@ export class SpillFile {
   readAll(hi: Uint32Array, lo: Uint32Array, ord: Uint32Array, scratch: Uint8Array): number {
     let done = 0;
     this.forEachBlock(scratch, (words, n) => {
-      for (let i = 0; i < n; i++) {
-        hi[done + i] = words[3 * i]!;
-        lo[done + i] = words[3 * i + 1]!;
-        ord[done + i] = words[3 * i + 2]!;
-      }
-      done += n;
+      done = unpackTriples(words, n, hi, lo, ord, done);
     });
     return done;
   }

@@ -16,7 +16,8 @@ import { keysFileName } from '../store/format.js';
 import type { CheckRequest } from './api.js';
 import { describeInputs } from './run-setup.js';
 import { readLoop, type InputError } from './read-loop.js';
-import { mergeRound, type BucketFiles } from './round.js';
+import { mergeRound } from './round.js';
+import type { BucketFiles } from './sort-stage.js';
 import { forgetRound, mergeDue } from './commit.js';
 import type { Session } from './session.js';
 

@@ -20,8 +20,6 @@ import { countBoth, dispatchOnWorker, type BlockSink } from './dispatch.js';
 import type { ParsePool } from './parse-pool.js';
 import { mergeBuckets, type BucketFiles, type SortArea } from './sort-stage.js';
 
-export { SortArea, type BucketFiles } from './sort-stage.js';
-
 /** Rounds with fewer aux records sort and dispatch on this thread: worker round trips would cost more. */
 export const WORKER_DISPATCH_MIN_RECORDS = 1 << 16;
 

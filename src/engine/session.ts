@@ -30,7 +30,7 @@ import { loadMemos, MEMO_FILE, saveMemos } from '../tiers/memo-file.js';
 import { chunkLinksMax, planBudget, type BudgetPlan } from './budget.js';
 import { Front } from './front.js';
 import { ParsePool } from './parse-pool.js';
-import { SortArea, type BucketFiles } from './round.js';
+import { SortArea, type BucketFiles } from './sort-stage.js';
 
 export class Session {
   readonly timer = new StageTimer();
