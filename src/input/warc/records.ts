@@ -6,8 +6,10 @@
 // wanted blocks over `maxRecordBytes` keep only their first `headBytes`.
 // A malformed or truncated record becomes a 'malformed' event and the reader
 // resyncs at the next line starting with "WARC/". Does not decompress (gzip
-// is undone before), does not look inside blocks.
+// is undone before), does not look inside blocks; the header block's own
+// syntax is header.ts's.
 
+import { findBlankLine, parseWarcHeader } from './header.js';
 import type { WarcEvent, WarcReaderOptions } from './record-events.js';
 
 export type { WarcEvent, WarcMalformedEvent, WarcReaderOptions, WarcRecordEvent } from './record-events.js';
@@ -190,35 +192,19 @@ export class WarcRecordReader {
     return pos;
   }
 
-  /** Parses the header in hdr[0, hdrLen); on success moves to 'block' and returns true. */
+  /** Parses the header in hdr[0, hdrLen) (header.ts); on success moves to 'block' and returns true. */
   private startRecord(): boolean {
-    const text = this.hdr.toString('latin1', 0, this.hdrLen);
-    const lines = text.split(/\r?\n/);
-    if (!/^WARC\/\d+\.\d+\s*$/.test(lines[0] ?? '')) return false;
-    let length = -1;
-    let type = '';
-    let target = '';
-    let ctype = '';
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const c = line.indexOf(':');
-      if (c <= 0) continue;
-      const name = line.slice(0, c).trim().toLowerCase();
-      const value = line.slice(c + 1).trim();
-      if (name === 'content-length') length = /^\d+$/.test(value) ? Number(value) : -2;
-      else if (name === 'warc-type') type = value.toLowerCase();
-      else if (name === 'warc-target-uri') target = value.startsWith('<') && value.endsWith('>') ? value.slice(1, -1) : value;
-      else if (name === 'content-type') ctype = value;
-    }
-    if (length < 0 || !Number.isSafeInteger(length)) return false;
+    const h = parseWarcHeader(this.hdr.toString('latin1', 0, this.hdrLen));
+    if (h === null) return false;
+    const { length, type, contentType } = h;
     this.excerpt = Buffer.from(this.hdr.subarray(0, Math.min(this.hdrLen, 200)));
     this.type = type;
-    this.targetUri = target;
-    this.contentType = ctype;
+    this.targetUri = h.targetUri;
+    this.contentType = contentType;
     this.length = length;
     this.got = 0;
     this.blockLen = 0;
-    this.keep = this.opts.want(type, ctype) ? (length <= this.opts.maxRecordBytes ? 'all' : 'head') : 'none';
+    this.keep = this.opts.want(type, contentType) ? (length <= this.opts.maxRecordBytes ? 'all' : 'head') : 'none';
     this.block = length === 0 && this.keep === 'all' ? Buffer.alloc(0) : null;
     this.state = length === 0 ? 'trailer' : 'block';
     this.trailerSeen = 0;
@@ -290,22 +276,4 @@ export class WarcRecordReader {
     this.state = 'header';
     this.hdrLen = 0;
   }
-}
-
-/** Index just after the first "\n\n" or "\n\r\n" in buf[from, to), or -1. */
-function findBlankLine(buf: Buffer, from: number, to: number): number {
-  let i = from;
-  while (i < to) {
-    const nl = buf.indexOf(LF, i);
-    if (nl < 0 || nl >= to) return -1;
-    if (nl + 1 >= to) return -1; // undecided until more bytes arrive
-    const c = buf[nl + 1];
-    if (c === LF) return nl + 2;
-    if (c === CR) {
-      if (nl + 2 >= to) return -1;
-      if (buf[nl + 2] === LF) return nl + 3;
-    }
-    i = nl + 1;
-  }
-  return -1;
 }
