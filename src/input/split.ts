@@ -1,6 +1,7 @@
 // LineSplitter: turns a stream of decompressed Buffers into LineChunks of
 // complete lines (~chunkBytes each). Handles LF/CRLF, a leading UTF-8 BOM,
-// blank and `#` lines, the TSV header, `empty` rows, and `too-long` lines,
+// blank and `#` lines, the TSV header, `empty` rows (a row's fields:
+// tsv-row.ts), and `too-long` lines,
 // which are rejected without being buffered (bounded memory on any input).
 // Does no I/O, no decompression, no format detection, no UTF-8 checking
 // (invalid bytes pass through to the canonicalizer).
@@ -11,6 +12,7 @@
 // chunk returned alone also borrows the splitter's index arrays (line-index.ts).
 
 import { LineIndex } from './line-index.js';
+import { TsvRow } from './tsv-row.js';
 import type { LineChunk, Reject } from './types.js';
 
 export interface SplitOptions {
@@ -61,6 +63,8 @@ export class LineSplitter {
   private pendingLines = 0;
   /** Per-chunk index arrays, copied or lent to each chunk. */
   private readonly ix = new LineIndex();
+  /** TSV: the fields of the row being read (tsv-row.ts). */
+  private readonly row = new TsvRow();
 
   constructor(opts: SplitOptions) {
     this.o = { input: opts.input, format: opts.format, maxLineBytes: opts.maxLineBytes, chunkBytes: opts.chunkBytes, lease: opts.lease ?? false };
@@ -201,7 +205,8 @@ export class LineSplitter {
       }
     }
     let n = 0;
-    let tab = -1; // first tab at or after the current scan point (wl = none left)
+    const row = this.row;
+    row.reset();
     let us = ix.us, ue = ix.ue, bs = ix.bs, be = ix.be, ln = ix.ln;
     while (pos < wl) {
       let nl = w.indexOf(LF, pos);
@@ -237,28 +242,11 @@ export class LineSplitter {
         this.headerPending = false;
         if (w.subarray(s, e).indexOf(SCHEME_SEP) < 0) continue; // header row
       }
-      if (tab < s) {
-        tab = w.indexOf(TAB, s);
-        if (tab < 0) tab = wl;
-      }
-      if (tab >= e) {
+      if (!row.read(w, s, e)) {
         this.reject(line, 'empty', w, s, e);
         continue;
       }
-      const t1 = tab;
-      tab = w.indexOf(TAB, t1 + 1);
-      if (tab < 0) tab = wl;
-      const t2 = tab < e ? tab : e;
-      let u0 = t1 + 1, u1 = t2, b0 = s, b1 = t1;
-      while (u0 < u1 && w[u0] === SPACE) u0++;
-      while (u1 > u0 && w[u1 - 1] === SPACE) u1--;
-      if (u0 === u1) {
-        this.reject(line, 'empty', w, s, e);
-        continue;
-      }
-      while (b0 < b1 && w[b0] === SPACE) b0++;
-      while (b1 > b0 && w[b1 - 1] === SPACE) b1--;
-      us[n] = u0; ue[n] = u1; bs[n] = b0; be[n] = b1; ln[n] = line;
+      us[n] = row.u0; ue[n] = row.u1; bs[n] = row.b0; be[n] = row.b1; ln[n] = line;
       n++;
     }
     if (pos > wl) pos = wl; // final line without newline
