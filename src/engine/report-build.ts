@@ -97,11 +97,5 @@ export function peakRss(): number {
 export function writeReport(dfs: DrumFs, outDir: string, r: RunReport): void {
   const path = join(outDir, 'report.json');
   const bytes = Buffer.from(`${JSON.stringify(r, null, 2)}\n`);
-  const fd = dfs.open(`${path}.tmp`, 'w');
-  try {
-    dfs.write(fd, bytes, 0, bytes.length, 0);
-  } finally {
-    dfs.close(fd);
-  }
-  dfs.rename(`${path}.tmp`, path);
+  dfs.replaceFile(path, (fd) => dfs.write(fd, bytes, 0, bytes.length, 0));
 }

@@ -164,16 +164,6 @@ export function readManifest(stateDir: string): ManifestBody | null {
 
 /** Atomically replaces the manifest: MANIFEST.tmp, fsync, rename, fsync dir. */
 export function writeManifest(dfs: DrumFs, stateDir: string, body: ManifestBody, doFsync: boolean): void {
-  const file = join(stateDir, MANIFEST_NAME);
-  const tmp = `${file}.tmp`;
   const bytes = encodeManifest(body);
-  const fd = dfs.open(tmp, 'w');
-  try {
-    dfs.write(fd, bytes, 0, bytes.length, 0);
-    if (doFsync) dfs.fsync(fd);
-  } finally {
-    dfs.close(fd);
-  }
-  dfs.rename(tmp, file);
-  if (doFsync) dfs.fsyncDir(stateDir);
+  dfs.replaceFile(join(stateDir, MANIFEST_NAME), (fd) => dfs.write(fd, bytes, 0, bytes.length, 0), { fsync: doFsync, fsyncDir: doFsync ? stateDir : undefined });
 }

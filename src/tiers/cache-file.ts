@@ -17,16 +17,13 @@ export function cacheHeaderBytes(fields: number): number {
 
 /**
  * Writes the body parts (with a running CRC, no copy of them) after the
- * header, then the header; tmp + rename, all through `dfs` (the fault seam
- * and the IO counters see them). On failure the tmp file is removed (best
- * effort) and the error rethrown: callers treat DRUM_IO as "no cache this
- * time" and let anything else (a simulated crash) through.
+ * header, then the header, replacing `path` through DrumFs.replaceFile (no
+ * fsync). Callers treat DRUM_IO as "no cache this time" (saveCache) and let
+ * anything else (a simulated crash) through.
  */
 export function writeCacheFile(dfs: DrumFs, path: string, magic: number, version: number, at: CommitId, fields: readonly number[], body: Iterable<Uint8Array>): void {
   const headBytes = cacheHeaderBytes(fields.length);
-  const tmp = `${path}.tmp`;
-  const fd = dfs.open(tmp, 'w');
-  try {
+  dfs.replaceFile(path, (fd) => {
     let crc = 0;
     let pos = headBytes;
     for (const b of body) {
@@ -43,36 +40,7 @@ export function writeCacheFile(dfs: DrumFs, path: string, magic: number, version
     fields.forEach((f, i) => h.writeUInt32LE(f >>> 0, 16 + 4 * i));
     h.writeUInt32LE(crc >>> 0, headBytes - 4);
     dfs.write(fd, h, 0, h.length, 0);
-  } catch (e) {
-    closeQuietly(dfs, fd);
-    removeTmp(dfs, tmp, e);
-    throw e;
-  }
-  dfs.close(fd);
-  try {
-    dfs.rename(tmp, path);
-  } catch (e) {
-    removeTmp(dfs, tmp, e);
-    throw e;
-  }
-}
-
-function closeQuietly(dfs: DrumFs, fd: number): void {
-  try {
-    dfs.close(fd);
-  } catch {
-    // the descriptor is gone: nothing more to do
-  }
-}
-
-/** After an IO failure, deletes the tmp file (through DrumFs; a leftover is overwritten next time). Not after anything else: a simulated crash leaves it. */
-function removeTmp(dfs: DrumFs, tmp: string, cause: unknown): void {
-  if (!isDrumError(cause, 'DRUM_IO')) return;
-  try {
-    dfs.unlink(tmp);
-  } catch {
-    // a leftover tmp file is overwritten next time
-  }
+  });
 }
 
 /** Runs a cache save: an IO failure (DRUM_IO) only means no cache this time; anything else propagates. */
