@@ -58,8 +58,6 @@ export class ParsePool {
   private readonly inline: Parser | null;
   private nextId = 0;
   private failed: unknown = null;
-  /** Milliseconds the main thread spent parsing inline. */
-  inlineMs = 0;
 
   /** Chunks parsed on the main thread while the workers were busy (work sharing). */
   inlineChunks = 0;
@@ -187,7 +185,6 @@ export class ParsePool {
       const t = performance.now();
       const r = this.inline.parse(chunk);
       r.parseMs = performance.now() - t;
-      this.inlineMs += r.parseMs;
       return r;
     }
     const id = this.nextId++;
@@ -214,7 +211,6 @@ export class ParsePool {
       const t = performance.now();
       const r = this.workers.length === 0 ? this.local.parse(chunk) : this.pack(this.local.parse(chunk));
       r.parseMs = performance.now() - t;
-      this.inlineMs += r.parseMs;
       this.inlineChunks++;
       return { result: r, promise: null };
     }

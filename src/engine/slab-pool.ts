@@ -7,6 +7,8 @@
 // Does not know the layout of what is packed into a slab (pack.ts does).
 // REQUIRES: a slab is given back only by its one owner, once it is done with it.
 
+import { moveBuffer } from '../io/transfer.js';
+
 import { DrumError } from '../errors.js';
 
 /** Slab sizes are rounded up to this, so slabs of similar chunks are interchangeable. */
@@ -16,14 +18,6 @@ const SLAB_ROUND = 64 * 1024;
 export function slabBytesFor(need: number): number {
   const want = need + (need >>> 3);
   return Math.max(SLAB_ROUND, Math.ceil(want / SLAB_ROUND) * SLAB_ROUND);
-}
-
-/**
- * Takes `slab`'s memory away from every view of it: returns a new ArrayBuffer
- * over the same bytes; the old one (and its views) now have length 0.
- */
-export function moveSlab(slab: ArrayBuffer): ArrayBuffer {
-  return structuredClone(slab, { transfer: [slab] });
 }
 
 export class SlabPool {
@@ -69,7 +63,7 @@ export class SlabPool {
    */
   give(slab: ArrayBuffer): void {
     if (slab.byteLength === 0) throw new DrumError('DRUM_INTERNAL', 'slab pool: a slab was given back twice');
-    const moved = moveSlab(slab);
+    const moved = moveBuffer(slab);
     if (this.free.length < this.max) {
       this.free.push(moved);
       return;

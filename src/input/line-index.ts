@@ -6,6 +6,8 @@
 // views detach (length 0) instead of showing the next chunk's entries.
 // Does not split lines (split.ts does). No I/O.
 
+import { moveBuffer } from '../io/transfer.js';
+
 export interface IndexArrays {
   urlStarts: Uint32Array;
   urlEnds: Uint32Array;
@@ -37,7 +39,7 @@ export class LineIndex {
     if (!this.lent) return;
     this.lent = false;
     const cap = this.capacity; // read before the move empties the views
-    this.view(structuredClone(this.mem, { transfer: [this.mem] }), cap);
+    this.view(moveBuffer(this.mem), cap);
   }
 
   /** Doubles the capacity, keeping the entries. */

@@ -6,6 +6,7 @@
 // chunk's endOffset/endLine of the same, unchanged input. With reuseBuffers,
 // a chunk is valid only until the next one is asked for (see the option).
 
+import { moveBuffer } from '../io/transfer.js';
 import type { FileHandle } from 'node:fs/promises';
 import type { InputFormat } from '../engine/api.js';
 import { DrumError } from '../errors.js';
@@ -186,7 +187,7 @@ async function* splitFile(
   let turn = 0;
   const readBuffer = (): Buffer => {
     const old = reuse ? (ring[turn]?.buffer as ArrayBuffer | undefined) : undefined;
-    const buf = old === undefined ? Buffer.allocUnsafeSlow(room + chunkBytes) : Buffer.from(structuredClone(old, { transfer: [old] }));
+    const buf = old === undefined ? Buffer.allocUnsafeSlow(room + chunkBytes) : Buffer.from(moveBuffer(old));
     if (reuse) ring[turn] = buf;
     turn ^= 1;
     return buf;

@@ -14,12 +14,12 @@ import * as fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { CommitId } from '../store/store.js';
 import type { DrumFs } from '../io/fs.js';
-import { readCacheHeader, writeCacheFile } from './cache-file.js';
+import { cacheHeaderBytes, readCacheHeader, writeCacheFile } from './cache-file.js';
 
 export const MEMO_FILE = 'memo.cache';
 export const MEMO_MAGIC = 0x4d444444; // "DDDM" read as little-endian u32
 export const MEMO_VERSION = 1;
-export const MEMO_HEADER_BYTES = 4 + 2 + 2 + 4 + 4 + 4 + 4 + 4 + 4; // magic, version, flags, commit, stateId, policyHash, entries, tables, crc
+export const MEMO_HEADER_BYTES = cacheHeaderBytes(3); // magic, version, flags, commit, stateId, policyHash, entries, tables, crc
 
 /** FNV-1a of the policy id: a memo is only valid under the policy that accepted its lines. */
 export function policyHash(policyId: string): number {

@@ -13,12 +13,12 @@ import { crc32 } from 'node:zlib';
 import type { SetAssocTable } from './set-assoc.js';
 import type { CommitId } from '../store/store.js';
 import type { DrumFs } from '../io/fs.js';
-import { readCacheHeader, writeCacheFile } from './cache-file.js';
+import { cacheHeaderBytes, readCacheHeader, writeCacheFile } from './cache-file.js';
 
 export const TIER_FILE = 'tiers.cache';
 export const TIER_MAGIC = 0x54524444; // "DDRT" read as little-endian u32
 export const TIER_VERSION = 2; // 2: the state id joined the commit number
-export const TIER_HEADER_BYTES = 4 + 2 + 2 + 4 + 4 + 4; // magic, version, flags, commit, stateId, crc of the rest
+export const TIER_HEADER_BYTES = cacheHeaderBytes(0); // magic, version, flags, commit, stateId, crc of the rest
 const TABLE_HEADER_BYTES = 4 + 4 + 4; // sets, ways, occupied
 
 type Table = SetAssocTable;
@@ -28,18 +28,15 @@ type Table = SetAssocTable;
  * ignored next time): the tables' own arrays one after another, no copy.
  */
 export function saveTiers(dfs: DrumFs, path: string, at: CommitId, tables: Table[]): void {
-  writeCacheFile(dfs, path, TIER_MAGIC, TIER_VERSION, at, [], (function* () {
-    for (const t of tables) {
-      const s = t.snapshot();
-      const h = Buffer.alloc(TABLE_HEADER_BYTES);
-      h.writeUInt32LE(s.sets, 0);
-      h.writeUInt32LE(s.ways, 4);
-      h.writeUInt32LE(s.occupied, 8);
-      yield h;
-      yield new Uint8Array(s.keys.buffer, s.keys.byteOffset, s.keys.byteLength);
-      yield new Uint8Array(s.meta.buffer, s.meta.byteOffset, s.meta.byteLength);
-    }
-  })());
+  const body = tables.flatMap((t) => {
+    const s = t.snapshot();
+    const h = Buffer.alloc(TABLE_HEADER_BYTES);
+    h.writeUInt32LE(s.sets, 0);
+    h.writeUInt32LE(s.ways, 4);
+    h.writeUInt32LE(s.occupied, 8);
+    return [h, new Uint8Array(s.keys.buffer, s.keys.byteOffset, s.keys.byteLength), new Uint8Array(s.meta.buffer, s.meta.byteOffset, s.meta.byteLength)];
+  });
+  writeCacheFile(dfs, path, TIER_MAGIC, TIER_VERSION, at, [], body);
 }
 
 /** Loads both tables if the file matches the committed state `at` and checks out; returns whether it did. */
