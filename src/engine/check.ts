@@ -66,11 +66,9 @@ async function checkInputs(s: Session, req: CheckRequest, overlay: Map<number, {
       if (old) fs.rmSync(old.path, { force: true });
     }
     round++;
-    s.pending.reset();
-    s.aux.discard();
-    s.front.startRound(s.plan.roundCapacity);
+    s.nextRound();
   };
-  s.front.startRound(s.plan.roundCapacity);
+  s.front.startRound();
   const tooLong: Reject[] = [];
   const countRejects = (rs: readonly Reject[]): void => {
     c.rejectedLines += rs.length;

@@ -53,10 +53,8 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   const owned = await p.beforeCommit(storeUrls);
   s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls });
   if (res.bloom !== null) s.front.bloom = res.bloom;
-  s.pending.reset();
-  s.aux.discard();
   s.front.recent.onMerged();
-  s.front.startRound(s.plan.roundCapacity);
+  s.nextRound();
   // Every key in the cache and the recent table is stored now: save them so the next process starts warm.
   // A cache, not state: a failed save only means a cold start next time.
   saveCache(() => saveTiers(s.dfs, join(s.dir, TIER_FILE), s.store.committed, [s.front.cache, s.front.recent]));

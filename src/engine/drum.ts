@@ -121,10 +121,8 @@ export class Drum {
     this.busy = true;
     const feeder = new Feeder(s);
     const t = feederStream(feeder);
-    let ended = false;
-    t.once('end', () => (ended = true));
     let settled = false;
-    const done = (): void => {
+    const done = (ended: boolean): void => {
       if (settled) return;
       settled = true;
       if (ended) {
@@ -136,9 +134,9 @@ export class Drum {
       feeder.abandon();
       this.cleanup = feeder.settled().then(() => forgetRound(s)).catch(() => undefined).finally(() => (this.busy = false));
     };
-    t.once('end', done);
-    t.once('error', done);
-    t.once('close', done);
+    t.once('end', () => done(true));
+    t.once('error', () => done(false));
+    t.once('close', () => done(false));
     return t;
   }
 

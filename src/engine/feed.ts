@@ -31,7 +31,7 @@ export class Feeder {
   ) {
     splitterCheck(s);
     this.splitter = new LineSplitter({ input: 0, format: 'lines', maxLineBytes: s.policy.maxLineBytes, chunkBytes: s.opts.chunkBytes });
-    s.front.startRound(s.plan.roundCapacity);
+    s.front.startRound();
   }
 
   /** Settles when every push() and end() so far has (their failures are their callers'; settled() only waits). */

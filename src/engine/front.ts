@@ -25,12 +25,14 @@ export class Front {
     readonly recent: RecentTable,
     public bloom: BlockedBloom | null,
     readonly bloomMode: BloomMode,
+    /** Entries a round can reach (the budget's roundCapacity): sizes the gate's per-ordinal bits. */
+    private readonly roundCapacity: number,
   ) {}
 
-  /** Starts a round of at most `maxEntries` entries: clears the gate's per-ordinal bits. */
-  startRound(maxEntries: number): void {
+  /** Starts a round: clears the gate's per-ordinal bits. */
+  startRound(): void {
     if (this.bloomMode === 'gate') {
-      const need = (maxEntries >>> 3) + 1;
+      const need = (this.roundCapacity >>> 3) + 1;
       if (this.maybeSeen.length < need) this.maybeSeen = new Uint8Array(need);
       else this.maybeSeen.fill(0);
     }

@@ -83,7 +83,7 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
   const progress = (phase: 'reading' | 'merging' | 'committing' | 'done'): void => {
     req.onProgress?.({ phase, bytesRead, bytesTotal, links: c.linksRead, elapsedMs: performance.now() - t0 });
   };
-  s.front.startRound(s.plan.roundCapacity);
+  s.front.startRound();
 
   // Counters restored from the last commit, plus what this process adds.
   const base = plan.resume ? restoreCounters(run.counters) : newRunCounters();

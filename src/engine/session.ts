@@ -72,7 +72,7 @@ export class Session {
       const plan = planBudget(eff, chunkLinksMax(eff.chunkBytes));
       let bloom: BlockedBloom | null = null;
       if (eff.bloom !== 'off' && store.body.bloom !== null) bloom = await readBloom(join(dir, store.body.bloom.file));
-      const front = new Front(new HotCache(eff.cacheEntries), new RecentTable(eff.recentEntries), bloom, eff.bloom);
+      const front = new Front(new HotCache(eff.cacheEntries), new RecentTable(eff.recentEntries), bloom, eff.bloom, plan.roundCapacity);
       // Warm tiers from the last commit's saved tables (ignored unless they match this commit exactly).
       loadTiers(join(dir, TIER_FILE), store.committed, [front.cache, front.recent]);
       const wd = workDir ?? join(dir, 'work');
@@ -113,6 +113,13 @@ export class Session {
    * file. forgetRound calls it after a job routed keys it never stored:
    * otherwise a later job would call those URLs seen.
    */
+  /** After a round's merge: empties the buckets and the aux log and starts the next round. */
+  nextRound(): void {
+    this.pending.reset();
+    this.aux.discard();
+    this.front.startRound();
+  }
+
   async resetTiers(): Promise<void> {
     this.pool.clearMemo();
     this.loadMemos();
