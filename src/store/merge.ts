@@ -63,23 +63,12 @@ export class BucketMerge {
     while (i < n) {
       if (j >= m) {
         // This block is used up: write what is left of it and move to the next one.
-        if (writer !== null && runStart < m) writer.pushRange(keys, runStart, m);
-        if (m > 0) {
-          this.prevHi = keys[2 * (m - 1)]!;
-          this.prevLo = keys[2 * (m - 1) + 1]!;
-        }
-        if (this.eof || !this.reader!.nextBlock()) {
-          this.eof = true;
-          keys = NO_KEYS;
-          m = j = runStart = 0;
-          break;
-        }
-        keys = this.reader!.keys;
-        m = this.reader!.n;
+        this.runStart = runStart;
+        const more = this.advance();
+        keys = this.keys;
+        m = this.m;
         j = runStart = 0;
-        this.storeKeys += m;
-        const fh = keys[0]!, fl = keys[1]!;
-        if (fh < this.prevHi || (fh === this.prevHi && fl <= this.prevLo)) disorder(this.reader!.path);
+        if (!more) break;
       }
       const sh = keys[2 * j]!;
       const sl = keys[2 * j + 1]!;
@@ -121,32 +110,38 @@ export class BucketMerge {
     this.runStart = runStart;
   }
 
-  /** Copies (and order-checks) the store keys after the last pending key; returns the counts. */
-  finish(): MergeResult {
-    if (!this.eof) {
-      const path = this.reader!.path;
-      let keys = this.keys, m = this.m;
-      checkOrder(keys, this.j, m, path);
-      if (this.writer !== null && this.runStart < m) this.writer.pushRange(keys, this.runStart, m);
-      if (m > 0) {
-        this.prevHi = keys[2 * (m - 1)]!;
-        this.prevLo = keys[2 * (m - 1) + 1]!;
-      }
-      while (this.reader!.nextBlock()) {
-        keys = this.reader!.keys;
-        m = this.reader!.n;
-        this.storeKeys += m;
-        const fh = keys[0]!, fl = keys[1]!;
-        if (fh < this.prevHi || (fh === this.prevHi && fl <= this.prevLo)) disorder(path);
-        checkOrder(keys, 0, m, path);
-        if (this.writer !== null) this.writer.pushRange(keys, 0, m);
-        this.prevHi = keys[2 * (m - 1)]!;
-        this.prevLo = keys[2 * (m - 1) + 1]!;
-      }
+  /**
+   * Leaves the current store block: writes it from runStart on, remembers
+   * its last key, and loads the next block (its first key order-checked
+   * against that one). False at the end of the file (then no block is held).
+   */
+  private advance(): boolean {
+    const keys = this.keys, m = this.m;
+    if (this.writer !== null && this.runStart < m) this.writer.pushRange(keys, this.runStart, m);
+    if (m > 0) {
+      this.prevHi = keys[2 * (m - 1)]!;
+      this.prevLo = keys[2 * (m - 1) + 1]!;
+    }
+    if (this.eof || !this.reader!.nextBlock()) {
       this.eof = true;
       this.keys = NO_KEYS;
       this.m = this.j = this.runStart = 0;
+      return false;
     }
+    const next = this.reader!.keys;
+    this.keys = next;
+    this.m = this.reader!.n;
+    this.j = this.runStart = 0;
+    this.storeKeys += this.m;
+    const fh = next[0]!, fl = next[1]!;
+    if (fh < this.prevHi || (fh === this.prevHi && fl <= this.prevLo)) disorder(this.reader!.path);
+    return true;
+  }
+
+  /** Copies (and order-checks) the store keys after the last pending key; returns the counts. */
+  finish(): MergeResult {
+    if (!this.eof) checkOrder(this.keys, this.j, this.m, this.reader!.path);
+    while (this.advance()) checkOrder(this.keys, 0, this.m, this.reader!.path);
     return { newKeys: this.newKeys, hits: this.hits, storeKeys: this.storeKeys };
   }
 }
