@@ -1,6 +1,7 @@
 // A WARC record's header block: where it ends (the first blank line) and
 // the named fields drum reads from it (version line, Content-Length,
-// WARC-Type, WARC-Target-URI, Content-Type). Pure functions over bytes and
+// WARC-Type, WARC-Target-URI, Content-Type); also the `Name: value` line
+// syntax HTTP headers share (payload.ts). Pure functions over bytes and
 // text; does not read input or track records (records.ts does).
 
 const CR = 13;
@@ -16,6 +17,20 @@ export interface WarcHeader {
   targetUri: string;
   /** Content-Type as written ('' when absent). */
   contentType: string;
+}
+
+/**
+ * Calls visit(name, value) for each `Name: value` line of lines[from..]
+ * (name trimmed and lowercased, value trimmed; lines without a name are
+ * skipped). The field syntax WARC headers share with HTTP headers (payload.ts).
+ */
+export function forEachField(lines: readonly string[], from: number, visit: (name: string, value: string) => void): void {
+  for (let i = from; i < lines.length; i++) {
+    const line = lines[i]!;
+    const c = line.indexOf(':');
+    if (c <= 0) continue;
+    visit(line.slice(0, c).trim().toLowerCase(), line.slice(c + 1).trim());
+  }
 }
 
 /** Index just after the first "\n\n" or "\n\r\n" in buf[from, to), or -1. */
@@ -47,17 +62,12 @@ export function parseWarcHeader(text: string): WarcHeader | null {
   let type = '';
   let targetUri = '';
   let contentType = '';
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    const c = line.indexOf(':');
-    if (c <= 0) continue;
-    const name = line.slice(0, c).trim().toLowerCase();
-    const value = line.slice(c + 1).trim();
+  forEachField(lines, 1, (name, value) => {
     if (name === 'content-length') length = /^\d+$/.test(value) ? Number(value) : -2;
     else if (name === 'warc-type') type = value.toLowerCase();
     else if (name === 'warc-target-uri') targetUri = value.startsWith('<') && value.endsWith('>') ? value.slice(1, -1) : value;
     else if (name === 'content-type') contentType = value;
-  }
+  });
   if (length < 0 || !Number.isSafeInteger(length)) return null;
   return { length, type, targetUri, contentType };
 }

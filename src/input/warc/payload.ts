@@ -6,6 +6,7 @@
 // Does not extract links and does not decode text.
 
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { forEachField } from './header.js';
 
 export interface HttpPayload {
   status: number;
@@ -44,12 +45,7 @@ export function parseHttpHead(block: Buffer): HttpPayload | null {
     contentEncoding: '',
     bodyStart: end < 0 ? block.length : end + sep,
   };
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    const c = line.indexOf(':');
-    if (c <= 0) continue;
-    const name = line.slice(0, c).trim().toLowerCase();
-    const value = line.slice(c + 1).trim();
+  forEachField(lines, 1, (name, value) => {
     if (name === 'content-type') {
       const ct = parseContentType(value);
       p.mediaType = ct.mediaType;
@@ -57,7 +53,7 @@ export function parseHttpHead(block: Buffer): HttpPayload | null {
     } else if (name === 'location') p.location = value;
     else if (name === 'transfer-encoding') p.transferEncoding = value.toLowerCase();
     else if (name === 'content-encoding') p.contentEncoding = value.toLowerCase();
-  }
+  });
   return p;
 }
 
