@@ -3,9 +3,11 @@
 // "update". Runs the same pipeline as ingest; its spills, aux log and any
 // intermediate merged bucket files (an overlay over the store) go to the
 // session's work directory (a private temporary one for a read-only
-// session), and the store itself is never written. Afterwards, whether it
-// finished or threw, the pending round and overlay files are dropped and the
-// tiers it fed reset (Session.resetTiers), so nothing vouches for its keys.
+// session), and the store itself is never written. The tiers answer but
+// are not fed (Front.route's and the line memo's `learn` false, no hot-cache
+// promotion in the merge), so nothing vouches for a checked key afterwards
+// and a check costs no tier reload. Afterwards, whether it finished or
+// threw, the pending round and overlay files are dropped.
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +20,7 @@ import { describeInputs } from './run-setup.js';
 import { readLoop, type InputError } from './read-loop.js';
 import { mergeRound } from './round.js';
 import type { BucketFiles } from './sort-stage.js';
-import { forgetRound, mergeDue } from './commit.js';
+import { dropRound, mergeDue } from './commit.js';
 import type { Session } from './session.js';
 
 export interface CheckResult {
@@ -33,8 +35,8 @@ export async function check(s: Session, req: CheckRequest): Promise<CheckResult>
   try {
     return await checkInputs(s, req, overlay);
   } finally {
-    // The checked keys were routed through the tiers but never stored; a check that threw also left them pending.
-    await forgetRound(s);
+    // The checked keys were never stored; a check that threw also left them pending.
+    dropRound(s);
     for (const o of overlay.values()) fs.rmSync(o.path, { force: true });
   }
 }
@@ -56,7 +58,7 @@ async function checkInputs(s: Session, req: CheckRequest, overlay: Map<number, {
   const runRound = async (last: boolean): Promise<void> => {
     const res = await mergeRound({
       dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: c, fsync: false,
-      files: files(last), bloomKeys: 0, bloomBitsPerKey: s.opts.bloomBitsPerKey,
+      files: files(last), bloomKeys: 0, bloomBitsPerKey: s.opts.bloomBitsPerKey, learn: false,
       emit: (buf, start, end) => req.onNew(decoder.decode(buf.subarray(start, end))),
       sortOn: { pool: s.pool, minRecords: s.opts.tuning.workerDispatchMin },
     }, s.area);
@@ -79,12 +81,13 @@ async function checkInputs(s: Session, req: CheckRequest, overlay: Map<number, {
     onBytes: () => {},
     onChunk: (p) => {
       countRejects(p.rejects);
-      s.front.route(p, s.pending, s.aux, c, tooLong);
+      s.front.route(p, s.pending, s.aux, c, tooLong, false);
       countRejects(tooLong);
       tooLong.length = 0;
       if (mergeDue(s)) return runRound(false);
     },
     onInputDone: () => {},
+    learn: false,
   });
   await runRound(true);
   return { linksRead: c.linksRead, newUrls: c.uniqueUrls, rejectedLines: c.rejectedLines, inputErrors };

@@ -62,21 +62,30 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
 }
 
 /**
- * After a job that failed or stopped early (ingest, check, checkUpdate,
- * stream): the keys it routed but never committed are dropped (pending
- * buckets, aux log), and every tier is put back to what the committed store
- * vouches for — line memos, hot cache, recent table and the in-RAM Bloom
- * filter (Session.resetTiers) — since they may vouch for those keys. The
- * committed input position is where a retry starts.
+ * After a job that failed or stopped early (ingest, checkUpdate, stream):
+ * the keys it routed but never committed are dropped (dropRound), and every
+ * tier is put back to what the committed store vouches for — line memos, hot
+ * cache, recent table and the in-RAM Bloom filter (Session.resetTiers) —
+ * since they may vouch for those keys. The committed input position is where
+ * a retry starts.
  */
 export async function forgetRound(s: Session): Promise<void> {
+  dropRound(s);
+  await s.resetTiers();
+}
+
+/**
+ * Drops the keys a job routed but never committed: pending buckets and aux
+ * log. Enough on its own after a check, which routes without feeding the
+ * tiers (Front.route's `learn`).
+ */
+export function dropRound(s: Session): void {
   try {
     s.pending.reset();
     s.aux.discard();
   } catch {
     // Leftover work files are removed when the store is next opened for writing.
   }
-  await s.resetTiers();
 }
 
 /** True when the buckets or the round are full enough that a merge must run now. */

@@ -41,8 +41,11 @@ export class Front {
   /**
    * Routes every URL of `p`. Counts accepted links and in-RAM duplicates into
    * `c`; URLs too long for the aux log are appended to `tooLong` as rejects.
+   * `learn` false (a check, whose URLs are never stored): the tiers answer
+   * but take in nothing — no recent-table add, no promotion, no Bloom add —
+   * so a repeat within the job reaches the buckets, where the merge drops it.
    */
-  route(p: ParsedChunk, pending: PendingBuckets, aux: AuxLog, c: RunCounters, tooLong: Reject[]): void {
+  route(p: ParsedChunk, pending: PendingBuckets, aux: AuxLog, c: RunCounters, tooLong: Reject[], learn = true): void {
     const { batch, keys, repeats } = p;
     const anyRepeats = p.repeatCount > 0;
     const n = batch.count;
@@ -78,9 +81,9 @@ export class Front {
         dups++;
         continue;
       }
-      if (recent.hasOrAdd(hi, lo)) {
+      if (learn ? recent.hasOrAdd(hi, lo) : recent.has(hi, lo)) {
         // Seen twice now: popular enough for the hot cache.
-        cache.insert(hi, lo);
+        if (learn) cache.insert(hi, lo);
         dups++;
         continue;
       }
@@ -98,7 +101,7 @@ export class Front {
           }
         } else {
           c.bloomDefinitelyNew++;
-          bloom.add(hi, lo);
+          if (learn) bloom.add(hi, lo);
         }
       }
       pending.add(hi, lo, aux.records);

@@ -178,12 +178,13 @@ export class ParsePool {
    * Parses a chunk. Inline: synchronously, and the result is only valid until
    * the next call. Pooled: the chunk is copied to a worker (round robin), so
    * the caller may reuse the chunk's memory as soon as this returns.
+   * `learn` false: the line memos answer but remember nothing (a check).
    */
-  parse(chunk: LineChunk): Promise<ParsedChunk> | ParsedChunk {
+  parse(chunk: LineChunk, learn = true): Promise<ParsedChunk> | ParsedChunk {
     if (this.failed) throw this.failed;
     if (this.inline !== null) {
       const t = performance.now();
-      const r = this.inline.parse(chunk);
+      const r = this.inline.parse(chunk, learn);
       r.parseMs = performance.now() - t;
       return r;
     }
@@ -191,7 +192,7 @@ export class ParsePool {
     const w = this.workers[id % this.workers.length]!;
     const slab = this.slabs.take(chunkSlabBytes(chunk));
     const out = this.slabs.take(parsedSlabGuess(chunk));
-    const job: WorkerJob = { id, chunk: packChunk(chunk, slab), slab, out };
+    const job: WorkerJob = { id, chunk: packChunk(chunk, slab), slab, out, learn };
     return new Promise<ParsedChunk>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       w.postMessage(job, [slab, out]);
@@ -205,17 +206,17 @@ export class ParsePool {
    * job's result is its own copy, valid until release()d; the chunk is not
    * referenced once this returns.
    */
-  submit(chunk: LineChunk): ParseJob {
+  submit(chunk: LineChunk, learn = true): ParseJob {
     if (this.failed) throw this.failed;
     if (this.workers.length === 0 || this.waiting.size >= this.workers.length * WORKER_BACKLOG) {
       const t = performance.now();
-      const r = this.workers.length === 0 ? this.local.parse(chunk) : this.pack(this.local.parse(chunk));
+      const r = this.workers.length === 0 ? this.local.parse(chunk, learn) : this.pack(this.local.parse(chunk, learn));
       r.parseMs = performance.now() - t;
       this.inlineChunks++;
       return { result: r, promise: null };
     }
     const job: ParseJob = { result: null, promise: null };
-    job.promise = (this.parse(chunk) as Promise<ParsedChunk>).then((r) => (job.result = r));
+    job.promise = (this.parse(chunk, learn) as Promise<ParsedChunk>).then((r) => (job.result = r));
     return job;
   }
 

@@ -26,6 +26,8 @@ export interface WorkerJob {
   chunk: LineChunk;
   slab: ArrayBuffer;
   out: ArrayBuffer;
+  /** False: the line memo answers but remembers nothing (Parser.parse). */
+  learn: boolean;
 }
 
 const { policy, hostBits, memoEntries } = workerData as { policy: CanonicalPolicy; hostBits: number; memoEntries: number };
@@ -78,7 +80,7 @@ parentPort!.on('message', (msg: WorkerJob | { clear: true } | MemoMessage | Sort
   }
   try {
     const t = performance.now();
-    const p = parser.parse(unpackChunk(msg.chunk));
+    const p = parser.parse(unpackChunk(msg.chunk), msg.learn);
     const need = parsedSlabBytes(p);
     const out = msg.out.byteLength >= need ? msg.out : new ArrayBuffer(slabBytesFor(need));
     const parsed = packParsed(p, out);

@@ -55,15 +55,19 @@ export class Parser {
     this.memo = new LineMemo(memoEntries);
   }
 
-  /** Parses a chunk; the result's arrays are reused by the next call (copy them to keep them). */
-  parse(chunk: LineChunk): ParsedChunk {
+  /**
+   * Parses a chunk; the result's arrays are reused by the next call (copy
+   * them to keep them). `learn` false: the line memo answers but remembers
+   * nothing (LineMemo.mark).
+   */
+  parse(chunk: LineChunk, learn = true): ParsedChunk {
     const memo = this.memo.enabled ? this.memo : null;
     let skip: Uint8Array | null = null;
     let lineRepeats = 0;
     if (memo !== null) {
       if (this.skip.length < chunk.count) this.skip = new Uint8Array(Math.max(chunk.count, 2 * this.skip.length));
       skip = this.skip;
-      lineRepeats = memo.mark(chunk, skip);
+      lineRepeats = memo.mark(chunk, skip, learn);
     }
     let batch = canonicalizeBatch(chunk, this.policy, this.scratch, { skip });
     if (memo !== null && (batch.rejects.length > 0 || anyLonger(batch.ends, batch.count, AUX_MAX_URL_BYTES))) {

@@ -36,6 +36,8 @@ export interface ReadLoopParams {
   onChunk: (p: ParsedChunk) => Promise<void> | void;
   /** Called when an input has been read to its end. */
   onInputDone: (input: number) => void;
+  /** False: the parse threads' line memos answer but remember nothing (a check). Default true. */
+  learn?: boolean;
 }
 
 export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputError[]> {
@@ -63,7 +65,7 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
         links: p.read.links, warcLinks: p.read.warcLinks, onBytes: p.onBytes, reuseBuffers: true,
       })) {
         // submit() copies or parses the chunk before it returns: the reader may reuse its memory after this.
-        inflight.push(s.pool.submit(chunk));
+        inflight.push(s.pool.submit(chunk, p.learn ?? true));
         // Route whatever is ready, in order; wait only when too much is in flight.
         while (inflight.length > 0 && inflight[0]!.result !== null) await drainOne();
         if (inflight.length >= maxInflight) await drainOne();

@@ -50,6 +50,8 @@ export interface RoundParams {
    * when the pool has a worker; else `emit` per URL.
    */
   dispatch?: { pool: ParsePool; sink: BlockSink; minRecords?: number };
+  /** False (a check): store hits are not promoted into the hot cache, whose keys a later job trusts. Default true. */
+  learn?: boolean;
   /** Sort the units on the pool's worker (overlapping this thread's merge) in rounds of at least `minRecords` records. */
   sortOn?: { pool: ParsePool; minRecords?: number };
   /**
@@ -66,7 +68,7 @@ export async function mergeRound(p: RoundParams, area: SortArea): Promise<RoundR
   // Shared, so a worker can read it without a copy.
   const newBits = new Uint8Array(new SharedArrayBuffer((entries >>> 3) + 1));
   const cache = front.cache;
-  const onHit = (hi: number, lo: number): void => cache.insert(hi, lo);
+  const onHit = p.learn === false ? null : (hi: number, lo: number): void => cache.insert(hi, lo);
   let bloom: BlockedBloom | null = null;
   if (p.bloomKeys > 0) {
     let expected = pending.total;

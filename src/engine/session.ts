@@ -106,13 +106,6 @@ export class Session {
     };
   }
 
-  /**
-   * Puts the in-RAM tiers back to what the committed store vouches for:
-   * forgets the line memos, reloads the hot cache and recent table from the
-   * commit's tiers.cache (empty if it has none) and the Bloom filter from its
-   * file. forgetRound calls it after a job routed keys it never stored:
-   * otherwise a later job would call those URLs seen.
-   */
   /** After a round's merge: empties the buckets and the aux log and starts the next round. */
   nextRound(): void {
     this.pending.reset();
@@ -120,6 +113,13 @@ export class Session {
     this.front.startRound();
   }
 
+  /**
+   * Puts the in-RAM tiers back to what the committed store vouches for:
+   * forgets the line memos, reloads the hot cache and recent table from the
+   * commit's tiers.cache (empty if it has none) and the Bloom filter from its
+   * file. forgetRound calls it after a job routed keys it never stored:
+   * otherwise a later job would call those URLs seen.
+   */
   async resetTiers(): Promise<void> {
     this.pool.clearMemo();
     this.loadMemos();

@@ -94,7 +94,7 @@ export interface BucketRoundParams {
   /** Bit o set for each new ordinal o. */
   newBits: Uint8Array;
   /** Each pending key found in the store (warms the hot cache). */
-  onHit: (hi: number, lo: number) => void;
+  onHit: ((hi: number, lo: number) => void) | null;
   /** Receives every key written to the new files (Bloom rebuild), or null. */
   keySink: ((keys: Uint32Array, n: number) => void) | null;
   /** Sorts on this pool's worker when given (and it has one); else on this thread. */

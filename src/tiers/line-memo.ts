@@ -74,10 +74,12 @@ export class LineMemo {
 
   /**
    * Hashes every line of the chunk and sets skip[i] to SKIP_MEMO, SKIP_LOCAL
-   * or SKIP_NONE; remembers each SKIP_NONE line at once (the caller forgets
-   * the ones that turn out rejected). Returns how many lines are marked.
+   * or SKIP_NONE; with `learn`, remembers each SKIP_NONE line at once (the
+   * caller forgets the ones that turn out rejected). Without it the memo only
+   * answers (a check, whose URLs are never stored, must not be vouched for).
+   * Returns how many lines are marked.
    */
-  mark(chunk: LineChunk, skip: Uint8Array): number {
+  mark(chunk: LineChunk, skip: Uint8Array, learn = true): number {
     const n = chunk.count;
     if (this.hashes.length < 2 * n) this.hashes = new Uint32Array(Math.max(2 * n, 2 * this.hashes.length));
     if (this.local.length < n) this.local = new Uint8Array(Math.max(n, 2 * this.local.length));
@@ -134,6 +136,8 @@ export class LineMemo {
         hits++;
         continue;
       }
+      skip[i] = SKIP_NONE;
+      if (!learn) continue;
       // Not seen: the oldest way falls out, the others move down one.
       t[b + 6] = t[b + 4]!;
       t[b + 7] = t[b + 5]!;
@@ -143,7 +147,6 @@ export class LineMemo {
       t[b + 3] = t[b + 1]!;
       t[b] = hi;
       t[b + 1] = lo;
-      skip[i] = SKIP_NONE;
     }
     this.lookups += n;
     this.hits += hits + locals;

@@ -1,5 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { Drum } from '../../src/engine/drum.js';
 import type { DrumOptions } from '../../src/options.js';
@@ -27,7 +29,7 @@ const config = fc.record({
   reopen: fc.boolean(),
 });
 
-const batches = fc.array(fc.array(fc.nat({ max: RAW.length - 1 }), { maxLength: 150 }), { minLength: 1, maxLength: 5 });
+const batches = fc.array(fc.array(fc.nat({ max: RAW.length - 1 }), { maxLength: 150, size: 'max' }), { minLength: 1, maxLength: 5 });
 
 async function collect(d: Drum, urls: string[]): Promise<string[]> {
   const out: string[] = [];
@@ -73,6 +75,63 @@ describe('drum against a Set model', () => {
         }
       }),
       { seed: 4242, numRuns: 60 },
+    );
+  });
+
+  it('answers checks between batches like the Set, and a check teaches the store nothing', async () => {
+    // Each batch is checked (inputs as a file: new URLs reported, nothing stored) or ingested through checkUpdate.
+    // A checked batch may come twice in its file: with mergeEvery, the repeats meet their first copies in a
+    // later round, in the check's own merged files, which vouch for nothing once the check is over.
+    const steps = fc.array(
+      // size 'max': up to 150 draws (fast-check's default size keeps arrays near 10 long, too few for rounds).
+      fc.record({ check: fc.boolean(), twice: fc.boolean(), urls: fc.array(fc.nat({ max: RAW.length - 1 }), { maxLength: 150, size: 'max' }) }),
+      { minLength: 1, maxLength: 6 },
+    );
+    const mergeEvery = fc.option(fc.integer({ min: 5, max: 100 }), { nil: undefined });
+    await fc.assert(
+      fc.asyncProperty(config, steps, mergeEvery, async (cfg, ss, every) => {
+        const dir = tempDir();
+        const opts: DrumOptions = {
+          buckets: cfg.buckets, hostBits: cfg.hostBits, cacheEntries: cfg.cacheEntries, recentEntries: cfg.recentEntries,
+          lineMemoEntries: cfg.lineMemoEntries, bloom: cfg.bloom, workers: cfg.workers, fsync: false, chunkBytes: 1024, mergeEvery: every,
+          tuning: { bufferEntries: cfg.bufferEntries, maxBucketEntries: cfg.maxBucketEntries, sortEntries: cfg.sortEntries, workerDispatchMin: 0 },
+        };
+        const seen = new Set<string>();
+        let d = await Drum.open(join(dir, 'state'), opts);
+        try {
+          for (const [k, step] of ss.entries()) {
+            if (cfg.reopen) {
+              await d.close();
+              d = await Drum.open(join(dir, 'state'), opts);
+            }
+            const urls = step.urls.map((i) => RAW[i]!);
+            const fresh = new Set<string>();
+            const expected: string[] = [];
+            for (const raw of urls) {
+              const u = canonicalOf(raw);
+              if (u !== null && !seen.has(u) && !fresh.has(u)) {
+                fresh.add(u);
+                expected.push(u);
+              }
+            }
+            if (step.check) {
+              const input = join(dir, `check-${k}.txt`);
+              fs.writeFileSync(input, (step.twice ? urls.concat(urls) : urls).map((u) => `${u}\n`).join(''));
+              const got: string[] = [];
+              await d.check({ inputs: [input], onNew: (u) => got.push(u) });
+              assert.deepEqual(got, expected, 'check');
+            } else {
+              assert.deepEqual(await collect(d, urls), expected, 'update');
+              for (const u of fresh) seen.add(u);
+            }
+          }
+          assert.equal((await d.stats()).storeUrls, seen.size);
+        } finally {
+          await d.close();
+        }
+      }),
+      // Each run is a whole drum; shrinking a 150-URL failure could take an hour, so the search stops after a minute.
+      { seed: 2718, numRuns: 40, plugins: [fc.interruptAfterTimeLimit(60_000, { failOnInterrupt: true })] },
     );
   });
 
