@@ -53,6 +53,7 @@ async function checkInputs(s: Session, req: CheckRequest, overlay: Map<number, {
     },
     outputPath: (b) => (last ? null : join(s.workDir, keysFileName(b, round + 1).replace('store/', ''))),
     keysIn: (b) => overlay.get(b)?.keys ?? s.store.body.buckets[b]?.keys ?? 0,
+    firstKeys: (b, reader) => (overlay.has(b) ? reader.firstKeys() : s.store.firstKeys(b, reader)),
   });
   const decoder = new TextDecoder();
   const runRound = async (last: boolean): Promise<void> => {

@@ -36,7 +36,16 @@ export interface BucketFiles {
   outputPath(b: number): string | null;
   /** Keys currently stored in bucket b (before this round). */
   keysIn(b: number): number;
+  /**
+   * Block first keys of the file `reader` reads (KeyReader.firstKeys, maybe
+   * cached): given, a merge that writes nothing skips the blocks no pending
+   * key can be in when the bucket has fewer pending keys than blocks/SKIP_RATIO.
+   */
+  firstKeys?(b: number, reader: KeyReader): Uint32Array;
 }
+
+/** A merge without output skips blocks when pending keys x SKIP_RATIO < blocks (each key reads at most one block). */
+const SKIP_RATIO = 2;
 
 /** One slot of the sort area: a unit's keys and ordinals, in shared memory so a worker can sort them in place. */
 interface SortSlot {
@@ -178,7 +187,8 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
         reader = files.openReader(cur.b, area.readBuffer);
         outPath = files.outputPath(cur.b);
         writer = outPath === null ? null : new KeyWriter(p.dfs, outPath, cur.b, p.keySink, p.fsync, area.writeBuffers);
-        merge = new BucketMerge(reader, writer, p.newBits, p.onHit);
+        const skip = writer === null && reader !== null && files.firstKeys !== undefined && pending.totals[cur.b]! * SKIP_RATIO < reader.blocks;
+        merge = new BucketMerge(reader, writer, p.newBits, p.onHit, skip ? files.firstKeys!(cur.b, reader!) : null);
       }
       merge!.add({ hi: cur.slot.hi, lo: cur.slot.lo, ord: cur.slot.ord, n: u });
       c.diskLookups += cur.seen;

@@ -1,7 +1,9 @@
 // Reads a store key file front to back in large sequential chunks, checking
 // the header, every block's CRC and the exact file length, and hands out one
 // block at a time as an interleaved [hi, lo, hi, lo, ...] Uint32Array view.
-// Does not check key order (merge and verify do). Any mismatch is
+// A skipping reader (seekBlock) jumps forward over blocks and then reads one
+// block at a time; firstKeys() gives each block's first key to choose the
+// jumps by. Does not check key order (merge and verify do). Any mismatch is
 // DRUM_CORRUPT_FILE naming the file; never treated as empty.
 
 import { crc32 } from 'node:zlib';
@@ -29,6 +31,8 @@ export class KeyReader {
   private chunkBlocks = 0;
   private chunkAt = 0;
   private filePos = KEYS_HEADER_BYTES;
+  /** Blocks per read: READ_BLOCKS streaming, 1 once the reader skips. */
+  private readBlocks = READ_BLOCKS;
   private closed = false;
 
   private constructor(
@@ -70,6 +74,45 @@ export class KeyReader {
     }
   }
 
+  /** Blocks in the file. */
+  get blocks(): number {
+    return Math.ceil(this.header.count / this.header.blockKeys);
+  }
+
+  /** Index of the block the next nextBlock() returns. */
+  get nextBlockIndex(): number {
+    return Math.ceil(this.delivered / this.header.blockKeys);
+  }
+
+  /**
+   * The first key of every block, interleaved hi/lo: one 8-byte positioned
+   * read per block, so not CRC-checked. Only for choosing blocks to skip: a
+   * caller landing on a block checks its verified first key (BucketMerge).
+   */
+  firstKeys(): Uint32Array {
+    const n = this.blocks;
+    const out = new Uint32Array(2 * n);
+    const bytes = new Uint8Array(out.buffer); // little-endian words, like nextBlock()'s views
+    for (let b = 0; b < n; b++) {
+      const got = this.fs.readFully(this.fd, bytes, 8 * b, KEY_BYTES, KEYS_HEADER_BYTES + b * this.blockBytes);
+      if (got !== KEY_BYTES) throw new DrumError('DRUM_CORRUPT_FILE', `${this.path}: ends early (truncated)`, { file: this.path });
+    }
+    return out;
+  }
+
+  /**
+   * Makes block `b` the next one nextBlock() returns, dropping what was read
+   * ahead; from now on the reader reads one block at a time (a skipping
+   * reader reads only the blocks it lands on). REQUIRES: nextBlockIndex <= b <= blocks.
+   */
+  seekBlock(b: number): void {
+    if (b < this.nextBlockIndex || b > this.blocks) throw new RangeError(`seekBlock(${b}): next block is ${this.nextBlockIndex} of ${this.blocks}`);
+    this.readBlocks = 1;
+    this.delivered = Math.min(this.header.count, b * this.header.blockKeys);
+    this.filePos = KEYS_HEADER_BYTES + b * this.blockBytes;
+    this.chunkBlocks = this.chunkAt = 0;
+  }
+
   /** Advances to the next block; false at end of file. */
   nextBlock(): boolean {
     const remaining = this.header.count - this.delivered;
@@ -97,7 +140,7 @@ export class KeyReader {
 
   private fill(remainingKeys: number): void {
     const blocksLeft = Math.ceil(remainingKeys / this.header.blockKeys);
-    const blocks = Math.min(READ_BLOCKS, blocksLeft);
+    const blocks = Math.min(this.readBlocks, blocksLeft);
     const want = blocks === blocksLeft
       ? (remainingKeys * KEY_BYTES + blocks * BLOCK_CRC_BYTES)
       : blocks * this.blockBytes;

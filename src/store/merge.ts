@@ -2,7 +2,10 @@
 // bucket's sorted store file in one sequential pass: keys not in the store
 // are new (their ordinal's bit is set in `newBits`), keys in it are disk
 // hits. With a writer, the union goes to the new store file; without one
-// (read-only check) nothing is written. The pending keys may come in several
+// (read-only check) nothing is written, and given the store file's block
+// first keys (KeyReader.firstKeys) the merge skips: it jumps over blocks no
+// pending key can be in and reads only those it lands on, each still CRC-
+// and order-checked. The pending keys may come in several
 // slices (a bucket too big for the sort area is sorted one key range at a
 // time): BucketMerge keeps its place in the store file between add() calls.
 // Does not look at URL text.
@@ -44,13 +47,21 @@ export class BucketMerge {
   private hits = 0;
   private storeKeys = 0;
 
+  /**
+   * `firstKeys`: the store file's block first keys (interleaved hi/lo), to
+   * skip blocks; only without a writer (a written merge copies every block).
+   */
   constructor(
     private readonly reader: KeyReader | null,
     private readonly writer: KeyWriter | null,
     private readonly newBits: Uint8Array,
     private readonly onHit: HitSink | null,
+    private readonly firstKeys: Uint32Array | null = null,
   ) {
+    if (firstKeys !== null && writer !== null) throw new RangeError('BucketMerge: a merge that writes cannot skip blocks');
     this.eof = reader === null;
+    // Skipping: read one block at a time from the start, not a streaming read-ahead.
+    if (firstKeys !== null && reader !== null) reader.seekBlock(reader.nextBlockIndex);
   }
 
   /** Merges the next slice of pending keys (all greater than every key of earlier slices). */
@@ -62,13 +73,18 @@ export class BucketMerge {
     let keys = this.keys, m = this.m, j = this.j, runStart = this.runStart;
     while (i < n) {
       if (j >= m) {
-        // This block is used up: write what is left of it and move to the next one.
+        // This block is used up: write what is left of it and move to the next one (or, skipping, to the one the key is in).
         this.runStart = runStart;
+        const jumped = this.firstKeys !== null && this.skipTo(hi[i]!, lo[i]!);
         const more = this.advance();
         keys = this.keys;
         m = this.m;
         j = runStart = 0;
         if (!more) break;
+        // The index is not CRC-checked: the block landed on must really start at or below the key, or a skipped block could hold it.
+        if (jumped && (keys[0]! > hi[i]! || (keys[0] === hi[i] && keys[1]! > lo[i]!))) {
+          throw new DrumError('DRUM_CORRUPT_FILE', `${this.reader!.path}: block first key differs from the one read before`, { file: this.reader!.path });
+        }
       }
       const sh = keys[2 * j]!;
       const sl = keys[2 * j + 1]!;
@@ -138,9 +154,38 @@ export class BucketMerge {
     return true;
   }
 
-  /** Copies (and order-checks) the store keys after the last pending key; returns the counts. */
+  /**
+   * Positions the reader on the last block whose first key is at or below
+   * (h, l), when that is past the next block; true if it jumped.
+   */
+  private skipTo(h: number, l: number): boolean {
+    const r = this.reader;
+    if (r === null || this.eof) return false;
+    const fk = this.firstKeys!;
+    const next = r.nextBlockIndex;
+    let a = next;
+    let z = r.blocks - 1;
+    let t = next;
+    while (a <= z) {
+      const mid = (a + z) >>> 1;
+      const fh = fk[2 * mid]!, fl = fk[2 * mid + 1]!;
+      if (fh < h || (fh === h && fl <= l)) {
+        t = mid;
+        a = mid + 1;
+      } else z = mid - 1;
+    }
+    if (t <= next) return false;
+    r.seekBlock(t);
+    return true;
+  }
+
+  /**
+   * Copies (and order-checks) the store keys after the last pending key;
+   * returns the counts. A skipping merge reads no further blocks.
+   */
   finish(): MergeResult {
     if (!this.eof) checkOrder(this.keys, this.j, this.m, this.reader!.path);
+    if (this.firstKeys !== null) return { newKeys: this.newKeys, hits: this.hits, storeKeys: this.storeKeys };
     while (this.advance()) checkOrder(this.keys, 0, this.m, this.reader!.path);
     return { newKeys: this.newKeys, hits: this.hits, storeKeys: this.storeKeys };
   }

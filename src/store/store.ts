@@ -25,6 +25,8 @@ export interface StoreOpenOptions {
 export class Store {
   body: ManifestBody;
   private release: (() => void) | null;
+  /** firstKeys() by bucket, with the file they were read from. */
+  private readonly firstKeyCache = new Map<number, { file: string; keys: Uint32Array }>();
 
   private constructor(
     readonly dir: string,
@@ -153,6 +155,20 @@ export class Store {
     const e = this.body.buckets[b];
     if (!e) return null;
     return KeyReader.open(this.dfs, join(this.dir, e.file), { bucket: b, keys: e.keys }, e.bytes, buffer);
+  }
+
+  /**
+   * Block first keys of bucket b's file, read once per file through
+   * `reader` (opened on it) and kept while the file is current: 8 bytes per
+   * 8,192 keys (4 MiB at 4 billion keys). For merges that skip (check).
+   */
+  firstKeys(b: number, reader: KeyReader): Uint32Array {
+    const file = this.body.buckets[b]?.file;
+    const hit = this.firstKeyCache.get(b);
+    if (hit !== undefined && hit.file === file) return hit.keys;
+    const keys = reader.firstKeys();
+    if (file !== undefined) this.firstKeyCache.set(b, { file, keys });
+    return keys;
   }
 
   /** Path (absolute) and manifest name of bucket b's file for the next commit. */

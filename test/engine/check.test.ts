@@ -47,6 +47,23 @@ describe('check on a writable store', () => {
   }
 });
 
+describe('a small check against a big bucket', () => {
+  it('reports exactly the URLs not stored when the merge skips most of the bucket file', async () => {
+    const dir = tempDir();
+    // One bucket of 40,000 URLs: five blocks; a check of 4 URLs lands on at most 4 of them.
+    const d = await Drum.open(join(dir, 'state'), { fsync: false, buckets: 1, workers: 0 });
+    try {
+      const stored = Array.from({ length: 40000 }, (_, i) => `http://h${i % 97}.example/p/${i}`);
+      await d.ingest({ inputs: [file(dir, 'a.txt', stored)], outDir: join(dir, 'out-a') });
+      const probe = ['http://h5.example/p/5', 'http://h5.example/p/new', `http://h${39999 % 97}.example/p/39999`, 'http://zz.example/'];
+      assert.deepEqual(await checked(d, file(dir, 'b.txt', probe)), ['http://h5.example/p/new', 'http://zz.example/']);
+      assert.deepEqual(await checked(d, file(dir, 'c.txt', stored.slice(20000, 20003))), []);
+    } finally {
+      await d.close();
+    }
+  });
+});
+
 describe('an abandoned job', () => {
   const urls = (p: string, n: number): string[] => Array.from({ length: n }, (_, i) => `http://${p}.example/${i}`);
 

@@ -141,4 +141,52 @@ describe('mergeBucket', () => {
     assert.equal(results[0]!.keys, 30000 + pend.length - hits);
     for (const x of results) assert.deepEqual(x, results[0]);
   });
+
+  describe('without a writer, given the block first keys', () => {
+    // Five blocks: 40,000 keys, multiples of 4 (a pending multiple of 4 below 160,000 is a hit).
+    const dir = tempDir();
+    const store = Array.from({ length: 40000 }, (_, i) => BigInt(i) * 4n);
+    const src = join(dir, 'five-blocks.keys');
+    writeStore(src, store);
+    const size = fs.statSync(src).size;
+
+    function run(pend: number[], skip: boolean | Uint32Array): { bits: string; hits: number; newKeys: number; bytesRead: number } {
+      const dfs = new DrumFs();
+      const reader = KeyReader.open(dfs, src, { bucket: 0, keys: store.length }, size);
+      const first = skip === true ? reader.firstKeys() : skip === false ? null : skip;
+      const before = dfs.counters.bytesRead;
+      const bits = new Uint8Array((pend.length >>> 3) + 1);
+      try {
+        const m = new BucketMerge(reader, null, bits, null, first);
+        m.add({ hi: new Uint32Array(pend.length), lo: Uint32Array.from(pend), ord: Uint32Array.from(pend.map((_, i) => i)), n: pend.length });
+        const r = m.finish();
+        return { bits: Buffer.from(bits).toString('hex'), hits: r.hits, newKeys: r.newKeys, bytesRead: dfs.counters.bytesRead - before };
+      } finally {
+        reader.close();
+      }
+    }
+
+    it('answers exactly like the full pass and reads only the blocks it lands on', () => {
+      fc.assert(
+        fc.property(fc.uniqueArray(fc.nat({ max: 170000 }), { minLength: 1, maxLength: 4 }), (keys) => {
+          const pend = keys.sort((a, b) => a - b);
+          const full = run(pend, false);
+          const skipped = run(pend, true);
+          assert.deepEqual({ ...skipped, bytesRead: 0 }, { ...full, bytesRead: 0 });
+          assert.equal(full.hits, pend.filter((k) => k % 4 === 0 && k < 160000).length);
+          // At most one block per key (64 KiB + CRC) and the 8-byte first keys, instead of all five blocks.
+          assert.ok(skipped.bytesRead <= pend.length * (8192 * 8 + 4) + 5 * 8, `${skipped.bytesRead} bytes read`);
+          assert.ok(full.bytesRead >= 40000 * 8);
+        }),
+        { seed: 4242, numRuns: 200 },
+      );
+    });
+
+    it('refuses with DRUM_CORRUPT_FILE when the block it jumps to starts above the key', () => {
+      // First keys that lie: block 4 claimed to start at 0, so key 100 (in block 0) jumps there.
+      const lying = new Uint32Array(10);
+      assert.throws(() => run([100], lying), (e: unknown) => (e as { code?: string }).code === 'DRUM_CORRUPT_FILE');
+    });
+  });
 });
+
