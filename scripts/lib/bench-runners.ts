@@ -4,7 +4,7 @@
 // Does not compare rows or judge goals (bench-report.ts does). Preconditions:
 // `ctx.distDir` is the compiled tree holding scripts/ (and src/ for drum).
 
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { spawnSync } from 'node:child_process';
@@ -63,9 +63,22 @@ function fill(row: BenchRow, m: Measured, timeoutMs: number): BenchRow {
 }
 const lastLine = (s: string): string => (s.trim().split('\n').pop() ?? '').slice(0, 160);
 
-/** Flush dirty pages so one run's write-back does not land on the next run's clock. */
-export function settle(): void {
+/**
+ * Before every timed run: flush dirty pages, so one run's write-back does not
+ * land on the next run's clock, and read the input once, so every contender
+ * starts with it in the page cache. Without this the order decided it: at
+ * 100 M links the peers before drum pushed the 5.8 GiB input out, and the
+ * first of three drum runs took 47-54 s against 41-42 s for the others.
+ */
+export function settle(input: string): void {
   spawnSync('sync');
+  const buf = Buffer.allocUnsafe(8 << 20);
+  const fd = openSync(input, 'r');
+  try {
+    while (readSync(fd, buf, 0, buf.length, null) > 0);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 const load = (): string => `load ${loadavg()[0]!.toFixed(1)}`;
@@ -89,7 +102,7 @@ export async function runDrum(ctx: BenchContext, r: DrumRun): Promise<BenchRow> 
   if (r.fresh) rmSync(r.state, { recursive: true, force: true });
   rmSync(out, { recursive: true, force: true });
   const before = pathBytes(r.state);
-  settle();
+  settle(r.file);
   const note = load();
   const m = await runMeasured(process.execPath, [
     join(ctx.repoRoot, 'bin', 'drum'), 'ingest', '--state', r.state, '--out', out, '--json', '--no-progress',
@@ -116,7 +129,7 @@ export async function runSort(ctx: BenchContext, dataset: BenchRow['dataset'], f
   const row = baseRow('sort', dataset, 'LC_ALL=C sort -u', links);
   const out = join(ctx.work, `sort-${dataset}.out`);
   rmSync(out, { force: true });
-  settle();
+  settle(file);
   const note = load();
   const m = await runMeasured('sort', ['-u', '-o', out, file], { env: { ...process.env, LC_ALL: 'C' }, timeoutMs: ctx.timeoutMs });
   fill(row, m, ctx.timeoutMs);
@@ -136,7 +149,7 @@ export async function runPeer(ctx: BenchContext, peer: 'set' | 'level', dataset:
   const args = [join(ctx.distDir, 'scripts', 'peers', `${peer}-dedup.js`), file, out];
   if (peer === 'level') args.push('--db', db);
   if (Number.isFinite(maxLinks) && maxLinks < links) args.push('--max-links', String(maxLinks));
-  settle();
+  settle(file);
   const note = load();
   const m = await runMeasured(process.execPath, args, { timeoutMs: ctx.timeoutMs });
   fill(row, m, ctx.timeoutMs);
