@@ -44,7 +44,11 @@ export interface BucketFiles {
   firstKeys?(b: number, reader: KeyReader): Uint32Array;
 }
 
-/** A merge without output skips blocks when pending keys x SKIP_RATIO < blocks (each key reads at most one block). */
+/**
+ * A merge without output skips blocks when pending keys x SKIP_RATIO < blocks.
+ * Each key reads at most two blocks: the one it lands on, and the next when
+ * the key falls in the gap after it (the unchecked first keys cannot settle that).
+ */
 const SKIP_RATIO = 2;
 
 /** One slot of the sort area: a unit's keys and ordinals, in shared memory so a worker can sort them in place. */
