@@ -12,7 +12,7 @@ import type { DrumOptions } from '../options.js';
 import { readBloom } from '../tiers/bloom-file.js';
 import type { CheckRequest, IngestRequest, RunReport, StoreStats, VerifyProblem, VerifyResult } from './api.js';
 import { check, type CheckResult } from './check.js';
-import { forgetRound } from './commit.js';
+import { dropRound, forgetRound } from './commit.js';
 import { ingest } from './ingest.js';
 import { Session } from './session.js';
 import { Catalog } from '../catalog/catalog.js';
@@ -267,7 +267,15 @@ export async function verifyStateDir(stateDir: string): Promise<VerifyResult> {
 
 export { canonicalizeLines } from './canonicalize-lines.js';
 
-/** Before a job: a round an earlier job left without cleaning up (every job path forgets its own; a backstop) is forgotten. */
+/**
+ * Before a job: a round an earlier job left without cleaning up (every job
+ * path forgets its own; a backstop) is forgotten. A read-only session only
+ * ever checks, which teaches the tiers nothing, so it drops the round
+ * without reloading them (its Bloom file is not pinned: a writer elsewhere
+ * may have replaced it).
+ */
 async function abandonLeftovers(s: Session): Promise<void> {
-  if (s.pending.total > 0 || s.aux.records > 0) await forgetRound(s);
+  if (s.pending.total === 0 && s.aux.records === 0) return;
+  if (s.opts.readOnly) dropRound(s);
+  else await forgetRound(s);
 }
