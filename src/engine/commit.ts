@@ -46,7 +46,7 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   let bloom = body.bloom;
   if (res.bloom !== null) {
     const name = `bloom-g${String(body.commit + 1).padStart(6, '0')}.bloom`;
-    await writeBloom(join(s.dir, name), res.bloom, { fsync: s.opts.fsync });
+    await writeBloom(s.dfs, join(s.dir, name), res.bloom, { fsync: s.opts.fsync });
     bloom = { file: name, keys: res.bloom.keys, bitsPerKey: s.opts.bloomBitsPerKey };
   }
   const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);

@@ -73,7 +73,7 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
     s.store.commit({ ...s.store.body, run: { ...run }, history });
   }
   s.dfs.mkdirp(run.outDir);
-  const rejects = RejectsWriter.open(join(run.outDir, 'rejects.tsv'), { resumeLength: plan.resume ? run.rejectsBytes : 0, fsync: s.opts.fsync });
+  const rejects = RejectsWriter.open(s.dfs, join(run.outDir, 'rejects.tsv'), { resumeLength: plan.resume ? run.rejectsBytes : 0, fsync: s.opts.fsync });
   const unique = new UniqueWriter(s.dfs, run.outDir, run.unique, s.opts.fsync);
   // Host counts of a round: sealed parts past a few MiB go to a work file, not RAM.
   const hosts = new HostCounter({ dfs: s.dfs, path: join(s.workDir, 'hosts.parts') });

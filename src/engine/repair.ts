@@ -60,7 +60,7 @@ async function rebuildBloom(dfs: DrumFs, dir: string, body: ManifestBody, bits?:
   });
   const commit = body.commit + 1;
   const file = `bloom-g${String(commit).padStart(6, '0')}.bloom`;
-  await writeBloom(join(dir, file), bloom, { fsync: true });
+  await writeBloom(dfs, join(dir, file), bloom, { fsync: true });
   const entry = { file, keys: bloom.keys, bitsPerKey };
   writeManifest(dfs, dir, { ...body, commit, bloom: entry }, true);
   if (body.bloom && body.bloom.file !== file) dfs.unlink(join(dir, body.bloom.file));

@@ -4,10 +4,13 @@
 // sync() makes rows durable and moves committedLength(); reopening for resume
 // truncates the file back to a committed length. Does not count rejects (the
 // stats stage does) and does not decide commit points (the engine does).
-// Preconditions: one writer per file; rows are added in the run's order.
+// Every file operation goes through DrumFs (counted, and seen by the fault
+// seam like the unique files'). Preconditions: one writer per file; rows are
+// added in the run's order.
 
-import { closeSync, fsyncSync, ftruncateSync, fstatSync, openSync, writeSync } from 'node:fs';
-import { DrumError, ioError } from '../errors.js';
+import { existsSync } from 'node:fs';
+import { DrumError } from '../errors.js';
+import type { DrumFs } from '../io/fs.js';
 import type { Reject } from '../input/types.js';
 
 export const REJECTS_HEADER = 'input\tline\treason\texcerpt\n';
@@ -77,6 +80,7 @@ export class RejectsWriter {
   private fd: number | null;
 
   private constructor(
+    private readonly dfs: DrumFs,
     readonly path: string,
     fd: number,
     start: number,
@@ -87,31 +91,24 @@ export class RejectsWriter {
     this.committed = start;
   }
 
-  /** Opens (creates or truncates) `path`. Errors: DRUM_IO, DRUM_CORRUPT_FILE on a short file at resume. */
-  static open(path: string, opts: RejectsOpenOptions = {}): RejectsWriter {
+  /** Opens (creates or truncates) `path`. Errors: DRUM_IO, DRUM_CORRUPT_FILE on a missing or short file at resume. */
+  static open(dfs: DrumFs, path: string, opts: RejectsOpenOptions = {}): RejectsWriter {
     const resume = opts.resumeLength ?? 0;
-    let fd: number;
-    try {
-      fd = openSync(path, resume > 0 ? 'r+' : 'w');
-    } catch (e) {
-      if (resume > 0 && (e as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new DrumError('DRUM_CORRUPT_FILE', `rejects file missing at resume: ${path}`, { file: path, cause: e });
-      }
-      throw ioError('cannot open rejects file', e, path);
-    }
+    if (resume > 0 && !existsSync(path)) throw new DrumError('DRUM_CORRUPT_FILE', `rejects file missing at resume: ${path}`, { file: path });
+    const fd = dfs.open(path, resume > 0 ? 'r+' : 'w');
     try {
       if (resume > 0) {
-        const size = fstatSync(fd).size;
+        const size = dfs.size(path);
         if (size < resume) {
           throw new DrumError('DRUM_CORRUPT_FILE', `rejects file is ${size} bytes, shorter than its committed ${resume}`, { file: path });
         }
-        ftruncateSync(fd, resume);
+        dfs.truncate(fd, resume);
       }
     } catch (e) {
-      closeSync(fd);
-      throw ioError('cannot truncate rejects file', e, path);
+      dfs.close(fd);
+      throw e;
     }
-    const w = new RejectsWriter(path, fd, resume, opts.fsync ?? true);
+    const w = new RejectsWriter(dfs, path, fd, resume, opts.fsync ?? true);
     if (resume === 0) w.append(REJECTS_HEADER);
     return w;
   }
@@ -143,11 +140,7 @@ export class RejectsWriter {
   /** Flushes and fsyncs; committedLength() becomes length(). */
   async sync(): Promise<void> {
     this.flushSync();
-    try {
-      if (this.doFsync) fsyncSync(this.open_());
-    } catch (e) {
-      throw ioError('cannot sync rejects file', e, this.path);
-    }
+    if (this.doFsync) this.dfs.fsync(this.open_());
     this.committed = this.written;
   }
 
@@ -156,11 +149,7 @@ export class RejectsWriter {
     this.flushSync();
     const fd = this.fd;
     this.fd = null;
-    try {
-      closeSync(fd);
-    } catch (e) {
-      throw ioError('cannot close rejects file', e, this.path);
-    }
+    this.dfs.close(fd);
   }
 
   private append(s: string): void {
@@ -174,12 +163,7 @@ export class RejectsWriter {
     if (this.buffered === 0) return;
     const fd = this.open_();
     const buf = Buffer.from(this.parts.join(''), 'latin1');
-    try {
-      let off = 0;
-      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off, this.written + off);
-    } catch (e) {
-      throw ioError('cannot write rejects file', e, this.path);
-    }
+    this.dfs.write(fd, buf, 0, buf.length, this.written);
     this.written += buf.length;
     this.parts = [];
     this.buffered = 0;

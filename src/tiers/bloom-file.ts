@@ -1,5 +1,6 @@
 // Persistence of a BlockedBloom in the state directory: writeBloom writes
-// `path.tmp`, fsyncs it, renames it over `path` and fsyncs the directory;
+// `path.tmp`, fsyncs it, renames it over `path` and fsyncs the directory,
+// through DrumFs;
 // readBloom checks magic, version, flags, header CRC, length and the CRC32 of
 // the bit array and throws DRUM_CORRUPT_FILE on any mismatch (never returns an
 // empty filter for a bad file). Byte layout (all little-endian, docs/tiers.md):
@@ -16,11 +17,12 @@
 // Does not decide when to rebuild or where the file lives (the engine does).
 // Errors: DRUM_CORRUPT_FILE (bad content), DRUM_IO (the OS refused, incl. ENOENT).
 
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { endianness } from 'node:os';
 import { crc32 } from 'node:zlib';
 import { DrumError, ioError } from '../errors.js';
+import type { DrumFs } from '../io/fs.js';
 import { BLOCK_BYTES, BLOCK_WORDS, BlockedBloom, MAX_BLOCKS, MAX_K } from './bloom.js';
 
 export const BLOOM_MAGIC = 0x46425244; // "DRBF" read as a little-endian u32
@@ -63,40 +65,20 @@ function header(bloom: BlockedBloom, dataCrc: number): Buffer {
   return h;
 }
 
-/** Writes the filter atomically: path.tmp, fsync, rename, fsync of the directory. */
-export async function writeBloom(path: string, bloom: BlockedBloom, opts: WriteBloomOptions = {}): Promise<void> {
+/**
+ * Writes the filter atomically through `dfs` (counted, and seen by the fault
+ * seam): path.tmp, fsync, rename, fsync of the directory (DrumFs.replaceFile).
+ */
+export async function writeBloom(dfs: DrumFs, path: string, bloom: BlockedBloom, opts: WriteBloomOptions = {}): Promise<void> {
   const fsync = opts.fsync ?? true;
-  const tmp = `${path}.tmp`;
-  try {
-    const fh = await open(tmp, 'w');
-    try {
-      await fh.write(header(bloom, crcOfWords(bloom.words)), 0, HEADER_BYTES, 0);
-      const words = bloom.words;
-      for (let off = 0; off < words.byteLength; off += CHUNK) {
-        const chunk = leBytes(words, off, Math.min(words.byteLength, off + CHUNK));
-        let done = 0;
-        while (done < chunk.length) {
-          const { bytesWritten } = await fh.write(chunk, done, chunk.length - done, HEADER_BYTES + off + done);
-          done += bytesWritten;
-        }
-      }
-      if (fsync) await fh.sync();
-    } finally {
-      await fh.close();
+  dfs.replaceFile(path, (fd) => {
+    dfs.write(fd, header(bloom, crcOfWords(bloom.words)), 0, HEADER_BYTES, 0);
+    const words = bloom.words;
+    for (let off = 0; off < words.byteLength; off += CHUNK) {
+      const chunk = leBytes(words, off, Math.min(words.byteLength, off + CHUNK));
+      dfs.write(fd, chunk, 0, chunk.length, HEADER_BYTES + off);
     }
-    await rename(tmp, path);
-    if (fsync) {
-      const dir = await open(dirname(path), 'r');
-      try {
-        await dir.sync();
-      } finally {
-        await dir.close();
-      }
-    }
-  } catch (e) {
-    await unlink(tmp).catch(() => undefined);
-    throw ioError('writing bloom filter', e, path);
-  }
+  }, { fsync, fsyncDir: fsync ? dirname(path) : undefined });
 }
 
 function corrupt(path: string, why: string): never {

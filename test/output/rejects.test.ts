@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
+import { DrumFs } from '../../src/io/fs.js';
 import { escapeExcerpt, formatReject, REJECTS_HEADER, RejectsWriter, unescapeExcerpt } from '../../src/output/rejects.js';
 import { isDrumError } from '../../src/errors.js';
 import type { Reject } from '../../src/input/types.js';
@@ -49,7 +50,7 @@ describe('rejects.tsv writer', () => {
 
   it('writes a header row and one input/line/reason/excerpt row per reject', async () => {
     const p = path.join(dir, 'a.tsv');
-    const w = RejectsWriter.open(p, { fsync: false });
+    const w = RejectsWriter.open(new DrumFs(), p, { fsync: false });
     w.add({ input: 2, line: 17, reason: 'too-long', excerpt: Buffer.from('http://x/\ty') });
     w.addAll([rej(18, 'mailto:a@b', 'unsupported-scheme')]);
     await w.close();
@@ -61,7 +62,7 @@ describe('rejects.tsv writer', () => {
 
   it('moves committedLength only at sync', async () => {
     const p = path.join(dir, 'b.tsv');
-    const w = RejectsWriter.open(p, { fsync: false });
+    const w = RejectsWriter.open(new DrumFs(), p, { fsync: false });
     assert.equal(w.committedLength(), 0);
     w.add(rej(1, 'x'));
     await w.flush();
@@ -75,12 +76,12 @@ describe('rejects.tsv writer', () => {
   it('resumes by truncating to the committed length, byte-identical to an uninterrupted run', async () => {
     const rows = Array.from({ length: 3000 }, (_, i) => rej(i + 1, `http://h/${i}\x00\xff`.repeat(1 + (i % 5))));
     const whole = path.join(dir, 'whole.tsv');
-    const w0 = RejectsWriter.open(whole, { fsync: false });
+    const w0 = RejectsWriter.open(new DrumFs(), whole, { fsync: false });
     w0.addAll(rows);
     await w0.close();
 
     const p = path.join(dir, 'resumed.tsv');
-    const w1 = RejectsWriter.open(p, { fsync: false });
+    const w1 = RejectsWriter.open(new DrumFs(), p, { fsync: false });
     w1.addAll(rows.slice(0, 1000));
     await w1.sync();
     const committed = w1.committedLength();
@@ -88,7 +89,7 @@ describe('rejects.tsv writer', () => {
     await w1.close();
     assert.ok(readFileSync(p).length > committed);
 
-    const w2 = RejectsWriter.open(p, { resumeLength: committed, fsync: false });
+    const w2 = RejectsWriter.open(new DrumFs(), p, { resumeLength: committed, fsync: false });
     assert.equal(w2.committedLength(), committed);
     w2.addAll(rows.slice(1000));
     await w2.close();
@@ -98,13 +99,13 @@ describe('rejects.tsv writer', () => {
   it('refuses to resume a file shorter than its committed length with DRUM_CORRUPT_FILE', () => {
     const p = path.join(dir, 'short.tsv');
     writeFileSync(p, REJECTS_HEADER);
-    assert.throws(() => RejectsWriter.open(p, { resumeLength: 1000 }), (e: unknown) => isDrumError(e, 'DRUM_CORRUPT_FILE') && e.file === p);
-    assert.throws(() => RejectsWriter.open(path.join(dir, 'gone.tsv'), { resumeLength: 10 }), (e: unknown) => isDrumError(e, 'DRUM_CORRUPT_FILE'));
+    assert.throws(() => RejectsWriter.open(new DrumFs(), p, { resumeLength: 1000 }), (e: unknown) => isDrumError(e, 'DRUM_CORRUPT_FILE') && e.file === p);
+    assert.throws(() => RejectsWriter.open(new DrumFs(), path.join(dir, 'gone.tsv'), { resumeLength: 10 }), (e: unknown) => isDrumError(e, 'DRUM_CORRUPT_FILE'));
   });
 
   it('reports an unwritable location as DRUM_IO and use after close as DRUM_CLOSED', async () => {
-    assert.throws(() => RejectsWriter.open(path.join(dir, 'no', 'such', 'dir.tsv')), (e: unknown) => isDrumError(e, 'DRUM_IO'));
-    const w = RejectsWriter.open(path.join(dir, 'c.tsv'), { fsync: false });
+    assert.throws(() => RejectsWriter.open(new DrumFs(), path.join(dir, 'no', 'such', 'dir.tsv')), (e: unknown) => isDrumError(e, 'DRUM_IO'));
+    const w = RejectsWriter.open(new DrumFs(), path.join(dir, 'c.tsv'), { fsync: false });
     await w.close();
     assert.throws(() => w.add(rej(1, 'x')), (e: unknown) => isDrumError(e, 'DRUM_CLOSED'));
   });

@@ -9,6 +9,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BlockedBloom } from '../../src/tiers/bloom.js';
+import { DrumFs } from '../../src/io/fs.js';
 import { HEADER_BYTES, readBloom, writeBloom } from '../../src/tiers/bloom-file.js';
 import { isDrumError } from '../../src/errors.js';
 import { randomKeys } from './keys.js';
@@ -40,7 +41,7 @@ describe('bloom filter files', () => {
   it('round-trips a filter: same size, k, bits per key, key count and bits', async () => {
     const f = sample();
     const path = join(dir, 'rt.bloom');
-    await writeBloom(path, f, { fsync: true });
+    await writeBloom(new DrumFs(), path, f, { fsync: true });
     const g = await readBloom(path);
     assert.equal(g.blocks, f.blocks);
     assert.equal(g.k, f.k);
@@ -54,8 +55,8 @@ describe('bloom filter files', () => {
 
   it('replaces an existing file and leaves no temporary file behind', async () => {
     const path = join(dir, 'replace.bloom');
-    await writeBloom(path, sample(100), { fsync: false });
-    await writeBloom(path, sample(5000, 8), { fsync: false });
+    await writeBloom(new DrumFs(), path, sample(100), { fsync: false });
+    await writeBloom(new DrumFs(), path, sample(5000, 8), { fsync: false });
     const g = await readBloom(path);
     assert.equal(g.keys, 5000);
     assert.equal(g.bitsPerKey, 8);
@@ -64,7 +65,7 @@ describe('bloom filter files', () => {
 
   it('reads a file with a flipped byte anywhere in the header or bit array as DRUM_CORRUPT_FILE', async () => {
     const path = join(dir, 'good.bloom');
-    await writeBloom(path, sample(200), { fsync: false });
+    await writeBloom(new DrumFs(), path, sample(200), { fsync: false });
     const good = await readFile(path);
     const bad = join(dir, 'flipped.bloom');
     const positions = [...Array(HEADER_BYTES).keys(), HEADER_BYTES, HEADER_BYTES + 17, good.length - 1];
@@ -78,7 +79,7 @@ describe('bloom filter files', () => {
 
   it('reads a truncated or extended file as DRUM_CORRUPT_FILE', async () => {
     const path = join(dir, 'good2.bloom');
-    await writeBloom(path, sample(200), { fsync: false });
+    await writeBloom(new DrumFs(), path, sample(200), { fsync: false });
     const good = await readFile(path);
     const bad = join(dir, 'cut.bloom');
     for (const len of [0, 3, HEADER_BYTES - 1, HEADER_BYTES, good.length - 64, good.length - 1]) {
@@ -102,6 +103,6 @@ describe('bloom filter files', () => {
   });
 
   it('reports an unwritable path as DRUM_IO', async () => {
-    await assert.rejects(writeBloom(join(dir, 'no-such-dir', 'x.bloom'), sample(10)), { code: 'DRUM_IO' });
+    await assert.rejects(writeBloom(new DrumFs(), join(dir, 'no-such-dir', 'x.bloom'), sample(10)), { code: 'DRUM_IO' });
   });
 });

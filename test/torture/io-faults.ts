@@ -16,7 +16,7 @@ import type { DrumOptions } from '../../src/options.js';
 import { outputs } from './harness.js';
 
 export const FAULT_OPTS: DrumOptions = {
-  workers: 0, fsync: true, chunkBytes: 4096, cacheEntries: 64, recentEntries: 64,
+  workers: 0, fsync: true, chunkBytes: 4096, cacheEntries: 64, recentEntries: 64, bloom: 'gate', // gate: the Bloom file is written at each commit too
   tuning: { maxBucketEntries: 80, urlsPerFile: 150 },
 };
 
