@@ -153,8 +153,8 @@ export class Drum {
       }
       let bloom: StoreStats['bloom'] = null;
       if (b.bloom) {
-        const size = fs.statSync(join(s.dir, b.bloom.file)).size;
-        const f = await readBloom(join(s.dir, b.bloom.file));
+        const size = s.dfs.size(join(s.dir, b.bloom.file));
+        const f = await readBloom(s.dfs, join(s.dir, b.bloom.file));
         bloom = { bitsPerKey: b.bloom.bitsPerKey, sizeBytes: size, keys: b.bloom.keys, expectedFpRate: f.expectedFpRate() };
         files++;
         storeBytes += size;
@@ -193,7 +193,7 @@ export class Drum {
       if (body.bloom) {
         r.filesChecked++;
         try {
-          await readBloom(join(s.dir, body.bloom.file));
+          await readBloom(s.dfs, join(s.dir, body.bloom.file));
         } catch (e) {
           if (!isDrumError(e)) throw e;
           r.problems.push({ file: e.file ?? body.bloom.file, code: e.code, message: e.message });

@@ -50,7 +50,7 @@ export async function ingest(s: Session, req: IngestRequest): Promise<RunReport>
   const bf = s.store.body.bloom;
   if (bf !== null && s.front.bloom === null) {
     try {
-      await readBloom(join(s.dir, bf.file));
+      await readBloom(s.dfs, join(s.dir, bf.file));
     } catch (e) {
       const file = join(s.dir, bf.file);
       if (isDrumError(e, 'DRUM_CORRUPT_FILE')) throw new DrumError('DRUM_CORRUPT_FILE', `store failed verification, nothing was changed: ${e.message}`, { file, cause: e });

@@ -71,7 +71,7 @@ export class Session {
       const eff: ResolvedOptions = { ...opts, buckets: p.buckets, bucketBits: Math.log2(p.buckets), hostBits: p.hostBits };
       const plan = planBudget(eff, chunkLinksMax(eff.chunkBytes));
       let bloom: BlockedBloom | null = null;
-      if (eff.bloom !== 'off' && store.body.bloom !== null) bloom = await readBloom(join(dir, store.body.bloom.file));
+      if (eff.bloom !== 'off' && store.body.bloom !== null) bloom = await readBloom(dfs, join(dir, store.body.bloom.file));
       const front = new Front(new HotCache(eff.cacheEntries), new RecentTable(eff.recentEntries), bloom, eff.bloom, plan.roundCapacity);
       // Warm tiers from the last commit's saved tables (ignored unless they match this commit exactly).
       loadTiers(join(dir, TIER_FILE), store.committed, [front.cache, front.recent]);
@@ -129,7 +129,7 @@ export class Session {
     const bf = this.store.body.bloom;
     // Dropped first: if the reload fails, no key of the abandoned work stays in the filter.
     this.front.bloom = null;
-    this.front.bloom = this.opts.bloom !== 'off' && bf !== null ? await readBloom(join(this.dir, bf.file)) : null;
+    this.front.bloom = this.opts.bloom !== 'off' && bf !== null ? await readBloom(this.dfs, join(this.dir, bf.file)) : null;
   }
 
   /** Warms the line memos from memo.cache if it was saved after the committed state (else they stay as they are). */

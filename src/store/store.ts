@@ -202,10 +202,11 @@ export class Store {
 }
 
 /**
- * A reader's view: the manifest plus every key file it names, pinned open so
- * a writer committing meanwhile (it deletes the files it replaced) cannot
- * take them away. If a file vanishes between reading the manifest and
- * pinning it, a commit happened: read the new manifest and try again. A file
+ * A reader's view: the manifest plus every key file and the Bloom file it
+ * names, pinned open so a writer committing meanwhile (it deletes the files
+ * it replaced) cannot take them away. If a file vanishes between reading the
+ * manifest and pinning it, a commit happened: read the new manifest and try
+ * again. A file
  * still missing after that is left unpinned (verify and readers report it),
  * as are all files when the process runs out of descriptors.
  */
@@ -215,6 +216,7 @@ function readPinned(dir: string, dfs: DrumFs): ManifestBody | null {
     if (body === null) return null;
     try {
       for (const e of body.buckets) if (e) dfs.pin(join(dir, e.file));
+      if (body.bloom) dfs.pin(join(dir, body.bloom.file));
       return body;
     } catch (e) {
       dfs.unpinAll();

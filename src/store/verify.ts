@@ -3,7 +3,6 @@
 // ascending keys, every key in its own bucket — and the Bloom file is
 // checked. Collects problems instead of stopping at the first. Reads only.
 
-import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { isDrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
@@ -75,8 +74,12 @@ export function verifyKeyFiles(dfs: DrumFs, dir: string, body: ManifestBody): St
     }
   }
   // The Bloom file's content is checked by its reader (src/tiers/bloom-file.ts); a missing one is corruption, like a key file.
-  if (body.bloom !== null && !fs.existsSync(join(dir, body.bloom.file))) {
-    problems.push({ file: join(dir, body.bloom.file), code: 'DRUM_CORRUPT_FILE', message: 'missing (named by the manifest)' });
+  if (body.bloom !== null) {
+    try {
+      dfs.size(join(dir, body.bloom.file)); // a pinned file counts as present, even if a writer has since deleted it
+    } catch {
+      problems.push({ file: join(dir, body.bloom.file), code: 'DRUM_CORRUPT_FILE', message: 'missing (named by the manifest)' });
+    }
   }
   return { ok: problems.length === 0, filesChecked, keysChecked, problems };
 }

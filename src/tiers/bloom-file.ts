@@ -1,9 +1,9 @@
 // Persistence of a BlockedBloom in the state directory: writeBloom writes
-// `path.tmp`, fsyncs it, renames it over `path` and fsyncs the directory,
-// through DrumFs;
+// `path.tmp`, fsyncs it, renames it over `path` and fsyncs the directory;
 // readBloom checks magic, version, flags, header CRC, length and the CRC32 of
 // the bit array and throws DRUM_CORRUPT_FILE on any mismatch (never returns an
-// empty filter for a bad file). Byte layout (all little-endian, docs/tiers.md):
+// empty filter for a bad file). Both go through DrumFs. Byte layout (all
+// little-endian, docs/tiers.md):
 //   0  magic "DRBF"         4
 //   4  version u16 = 1      2   (also pins mix.ts hashing and the bit layout)
 //   6  flags u16 = 0        2   (reserved; a reader rejects unknown flags)
@@ -17,11 +17,10 @@
 // Does not decide when to rebuild or where the file lives (the engine does).
 // Errors: DRUM_CORRUPT_FILE (bad content), DRUM_IO (the OS refused, incl. ENOENT).
 
-import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { endianness } from 'node:os';
 import { crc32 } from 'node:zlib';
-import { DrumError, ioError } from '../errors.js';
+import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { BLOCK_BYTES, BLOCK_WORDS, BlockedBloom, MAX_BLOCKS, MAX_K } from './bloom.js';
 
@@ -85,19 +84,18 @@ function corrupt(path: string, why: string): never {
   throw new DrumError('DRUM_CORRUPT_FILE', `bloom filter ${path}: ${why}`, { file: path });
 }
 
-/** Reads and fully verifies a filter written by writeBloom. */
-export async function readBloom(path: string): Promise<BlockedBloom> {
-  let fh;
+/**
+ * Reads and fully verifies a filter written by writeBloom, through `dfs` (a
+ * file the reader pinned is read from its pinned descriptor, even if a
+ * writer has since replaced it).
+ */
+export async function readBloom(dfs: DrumFs, path: string): Promise<BlockedBloom> {
+  const fd = dfs.open(path, 'r');
   try {
-    fh = await open(path, 'r');
-  } catch (e) {
-    throw ioError('opening bloom filter', e, path);
-  }
-  try {
-    const size = (await fh.stat()).size;
+    const size = dfs.size(path);
     if (size < HEADER_BYTES) corrupt(path, `${size} bytes, shorter than the ${HEADER_BYTES}-byte header`);
     const h = Buffer.alloc(HEADER_BYTES);
-    await readFully(fh, h, 0, path);
+    readFully(dfs, fd, h, 0, path);
     if (h.readUInt32LE(0) !== BLOOM_MAGIC) corrupt(path, 'bad magic (not a drum bloom file)');
     if ((crc32(h.subarray(0, 28)) >>> 0) !== h.readUInt32LE(28)) corrupt(path, 'header checksum mismatch');
     const version = h.readUInt16LE(4);
@@ -114,15 +112,13 @@ export async function readBloom(path: string): Promise<BlockedBloom> {
     const words = new Uint32Array(blocks * BLOCK_WORDS);
     const bytes = Buffer.from(words.buffer, words.byteOffset, words.byteLength);
     for (let off = 0; off < bytes.length; off += CHUNK) {
-      await readFully(fh, bytes.subarray(off, Math.min(bytes.length, off + CHUNK)), HEADER_BYTES + off, path);
+      readFully(dfs, fd, bytes.subarray(off, Math.min(bytes.length, off + CHUNK)), HEADER_BYTES + off, path);
     }
     if (crcOfBytes(bytes) !== h.readUInt32LE(24)) corrupt(path, 'bit array checksum mismatch');
     if (BIG_ENDIAN) bytes.swap32();
     return new BlockedBloom(blocks, k, bitsPerKey, words, keys);
-  } catch (e) {
-    throw e instanceof DrumError ? e : ioError('reading bloom filter', e, path);
   } finally {
-    await fh.close();
+    dfs.close(fd);
   }
 }
 
@@ -134,11 +130,6 @@ function crcOfBytes(bytes: Buffer): number {
   return crc >>> 0;
 }
 
-async function readFully(fh: FileHandle, buf: Buffer, position: number, path: string): Promise<void> {
-  let done = 0;
-  while (done < buf.length) {
-    const { bytesRead } = await fh.read(buf, done, buf.length - done, position + done);
-    if (bytesRead === 0) corrupt(path, `ended early at byte ${position + done}`);
-    done += bytesRead;
-  }
+function readFully(dfs: DrumFs, fd: number, buf: Buffer, position: number, path: string): void {
+  if (dfs.readFully(fd, buf, 0, buf.length, position) !== buf.length) corrupt(path, `ended early at byte ${position + buf.length}`);
 }

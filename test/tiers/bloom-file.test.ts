@@ -30,7 +30,7 @@ function sample(n = 3000, bpk = 10): BlockedBloom {
 }
 
 async function assertCorrupt(path: string): Promise<void> {
-  await assert.rejects(readBloom(path), (e: unknown) => {
+  await assert.rejects(readBloom(new DrumFs(), path), (e: unknown) => {
     assert.ok(isDrumError(e, 'DRUM_CORRUPT_FILE'), `got ${String(e)}`);
     assert.equal(e.file, path);
     return true;
@@ -42,7 +42,7 @@ describe('bloom filter files', () => {
     const f = sample();
     const path = join(dir, 'rt.bloom');
     await writeBloom(new DrumFs(), path, f, { fsync: true });
-    const g = await readBloom(path);
+    const g = await readBloom(new DrumFs(), path);
     assert.equal(g.blocks, f.blocks);
     assert.equal(g.k, f.k);
     assert.equal(g.bitsPerKey, 10);
@@ -57,7 +57,7 @@ describe('bloom filter files', () => {
     const path = join(dir, 'replace.bloom');
     await writeBloom(new DrumFs(), path, sample(100), { fsync: false });
     await writeBloom(new DrumFs(), path, sample(5000, 8), { fsync: false });
-    const g = await readBloom(path);
+    const g = await readBloom(new DrumFs(), path);
     assert.equal(g.keys, 5000);
     assert.equal(g.bitsPerKey, 8);
     assert.deepEqual((await readdir(dir)).filter((n) => n.endsWith('.tmp')), []);
@@ -99,7 +99,7 @@ describe('bloom filter files', () => {
   });
 
   it('reports a missing file as DRUM_IO', async () => {
-    await assert.rejects(readBloom(join(dir, 'nope.bloom')), { code: 'DRUM_IO' });
+    await assert.rejects(readBloom(new DrumFs(), join(dir, 'nope.bloom')), { code: 'DRUM_IO' });
   });
 
   it('reports an unwritable path as DRUM_IO', async () => {

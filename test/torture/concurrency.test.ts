@@ -41,7 +41,8 @@ describe('one writer at a time, readers alongside', { skip: !haveEngine && 'engi
     // the lock, so the second writer and the readers surely meet a running writer, however fast it is.
     const bytes = fs.readFileSync(input);
     const cut = bytes.indexOf(0x0a, Math.floor(bytes.length * 0.6)) + 1;
-    const w = startDrum(['ingest', ...SLOW, '--state', 'st', '--out', 'out', '-'], { cwd: root, stdinOpen: true });
+    // Bloom gate: each commit replaces the Bloom file too, which verify reads.
+    const w = startDrum(['ingest', ...SLOW, '--bloom', 'gate', '--state', 'st', '--out', 'out', '-'], { cwd: root, stdinOpen: true });
     w.child.stdin!.write(bytes.subarray(0, cut));
     let writerDone = false;
     void w.done.then(() => (writerDone = true));

@@ -1,0 +1,35 @@
+// A read-only Drum (what `drum stats`, `verify` and `check` open while a
+// writer may be committing) keeps reading the files of the manifest it
+// opened on, even after a writer's commit deletes them.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { Drum } from '../../src/engine/drum.js';
+import { readManifest } from '../../src/store/manifest.js';
+import { tempDir } from '../helpers/tmp.js';
+
+describe('a read-only Drum', () => {
+  it('reads the Bloom file it opened with after a writer has deleted it', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    const input = join(dir, 'a.txt');
+    fs.writeFileSync(input, Array.from({ length: 500 }, (_, i) => `http://h${i % 7}.example/${i}\n`).join(''));
+    const w = await Drum.open(state, { fsync: false, bloom: 'gate', workers: 0 });
+    await w.ingest({ inputs: [input], outDir: join(dir, 'out') });
+    await w.close();
+    const bloom = readManifest(state)!.bloom!.file;
+    const r = await Drum.open(state, { readOnly: true, workers: 0 });
+    try {
+      // What a writer's next commit does once its new manifest is in place: delete the file it replaced.
+      fs.unlinkSync(join(state, bloom));
+      const v = await r.verify();
+      assert.equal(v.ok, true, JSON.stringify(v.problems));
+      const st = await r.stats();
+      assert.equal(st.bloom?.keys, 500);
+    } finally {
+      await r.close();
+    }
+  });
+});
