@@ -271,8 +271,7 @@ export { canonicalizeLines } from './canonicalize-lines.js';
  * Before a job: a round an earlier job left without cleaning up (every job
  * path forgets its own; a backstop) is forgotten. A read-only session only
  * ever checks, which teaches the tiers nothing, so it drops the round
- * without reloading them (its Bloom file is not pinned: a writer elsewhere
- * may have replaced it).
+ * without reloading them.
  */
 async function abandonLeftovers(s: Session): Promise<void> {
   if (s.pending.total === 0 && s.aux.records === 0) return;

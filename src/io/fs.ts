@@ -97,6 +97,15 @@ export class DrumFs {
     }
   }
 
+  /** Size in bytes of the file open as `fd` (right even if its path has since been deleted or replaced). */
+  sizeOf(fd: number): number {
+    try {
+      return fs.fstatSync(fd).size;
+    } catch (e) {
+      throw ioError('cannot stat', e, this.paths.get(fd));
+    }
+  }
+
   /** Opens a file; flags as in fs.openSync. Counts as one open and one seek. */
   open(path: string, flags: string): number {
     const pin = flags === 'r' ? this.pinned.get(path) : undefined;

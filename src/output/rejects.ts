@@ -8,7 +8,6 @@
 // seam like the unique files'). Preconditions: one writer per file; rows are
 // added in the run's order.
 
-import { existsSync } from 'node:fs';
 import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import type { Reject } from '../input/types.js';
@@ -94,8 +93,15 @@ export class RejectsWriter {
   /** Opens (creates or truncates) `path`. Errors: DRUM_IO, DRUM_CORRUPT_FILE on a missing or short file at resume. */
   static open(dfs: DrumFs, path: string, opts: RejectsOpenOptions = {}): RejectsWriter {
     const resume = opts.resumeLength ?? 0;
-    if (resume > 0 && !existsSync(path)) throw new DrumError('DRUM_CORRUPT_FILE', `rejects file missing at resume: ${path}`, { file: path });
-    const fd = dfs.open(path, resume > 0 ? 'r+' : 'w');
+    let fd: number;
+    try {
+      fd = dfs.open(path, resume > 0 ? 'r+' : 'w');
+    } catch (e) {
+      if (resume > 0 && (e as DrumError).cause !== undefined && ((e as DrumError).cause as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new DrumError('DRUM_CORRUPT_FILE', `rejects file missing at resume: ${path}`, { file: path, cause: e });
+      }
+      throw e;
+    }
     try {
       if (resume > 0) {
         const size = dfs.size(path);

@@ -216,13 +216,24 @@ function readPinned(dir: string, dfs: DrumFs): ManifestBody | null {
     if (body === null) return null;
     try {
       for (const e of body.buckets) if (e) dfs.pin(join(dir, e.file));
-      if (body.bloom) dfs.pin(join(dir, body.bloom.file));
-      return body;
     } catch (e) {
       dfs.unpinAll();
       const again = attempt < 20 && (e as DrumError).message?.includes('ENOENT') && readManifest(dir)?.commit !== body.commit;
       if (!again) return body;
+      continue;
     }
+    if (body.bloom) {
+      try {
+        dfs.pin(join(dir, body.bloom.file));
+      } catch {
+        // Replaced by a commit meanwhile: start over. Missing for good (damage, which verify reports): the key pins stay.
+        if (attempt < 20 && readManifest(dir)?.commit !== body.commit) {
+          dfs.unpinAll();
+          continue;
+        }
+      }
+    }
+    return body;
   }
 }
 

@@ -92,7 +92,7 @@ function corrupt(path: string, why: string): never {
 export async function readBloom(dfs: DrumFs, path: string): Promise<BlockedBloom> {
   const fd = dfs.open(path, 'r');
   try {
-    const size = dfs.size(path);
+    const size = dfs.sizeOf(fd);
     if (size < HEADER_BYTES) corrupt(path, `${size} bytes, shorter than the ${HEADER_BYTES}-byte header`);
     const h = Buffer.alloc(HEADER_BYTES);
     readFully(dfs, fd, h, 0, path);
@@ -131,5 +131,6 @@ function crcOfBytes(bytes: Buffer): number {
 }
 
 function readFully(dfs: DrumFs, fd: number, buf: Buffer, position: number, path: string): void {
-  if (dfs.readFully(fd, buf, 0, buf.length, position) !== buf.length) corrupt(path, `ended early at byte ${position + buf.length}`);
+  const got = dfs.readFully(fd, buf, 0, buf.length, position);
+  if (got !== buf.length) corrupt(path, `ended early at byte ${position + got}`);
 }

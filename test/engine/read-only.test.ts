@@ -32,4 +32,26 @@ describe('a read-only Drum', () => {
       await r.close();
     }
   });
+
+  it('keeps its key files pinned when the Bloom file is already missing at open', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    const input = join(dir, 'a.txt');
+    fs.writeFileSync(input, Array.from({ length: 500 }, (_, i) => `http://h${i % 7}.example/${i}\n`).join(''));
+    const w = await Drum.open(state, { fsync: false, bloom: 'gate', workers: 0 });
+    await w.ingest({ inputs: [input], outDir: join(dir, 'out') });
+    await w.close();
+    const m = readManifest(state)!;
+    fs.unlinkSync(join(state, m.bloom!.file));
+    const r = await Drum.open(state, { readOnly: true, workers: 0 });
+    try {
+      const key = m.buckets.find((e) => e !== null)!.file;
+      fs.unlinkSync(join(state, key));
+      const v = await r.verify();
+      assert.deepEqual(v.problems.map((p) => p.file.endsWith('.bloom')), v.problems.map(() => true), JSON.stringify(v.problems));
+      assert.ok(v.problems.length > 0, 'the missing Bloom file is reported');
+    } finally {
+      await r.close();
+    }
+  });
 });
