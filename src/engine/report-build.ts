@@ -4,6 +4,7 @@
 
 import { join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
+import { replaceFile } from '../io/replace-file.js';
 import type { RunCounters } from '../stats/counters.js';
 import type { RunReport } from '../stats/report.js';
 import type { RunState } from '../store/manifest.js';
@@ -97,5 +98,5 @@ export function peakRss(): number {
 export function writeReport(dfs: DrumFs, outDir: string, r: RunReport): void {
   const path = join(outDir, 'report.json');
   const bytes = Buffer.from(`${JSON.stringify(r, null, 2)}\n`);
-  dfs.replaceFile(path, (fd) => dfs.write(fd, bytes, 0, bytes.length, 0));
+  replaceFile(dfs, path, (fd) => dfs.write(fd, bytes, 0, bytes.length, 0));
 }

@@ -6,7 +6,7 @@
 // blocks on the main thread while worker threads parse. Does not buffer.
 
 import * as fs from 'node:fs';
-import { ioError, isDrumError } from '../errors.js';
+import { ioError } from '../errors.js';
 
 export interface IoCounters {
   bytesRead: number;
@@ -90,19 +90,20 @@ export class DrumFs {
   /** Size in bytes of `path` (of the pinned file when pinned, even if since deleted). */
   size(path: string): number {
     const fd = this.pinned.get(path);
+    if (fd !== undefined) return this.sizeOf(fd, path);
     try {
-      return fd === undefined ? fs.statSync(path).size : fs.fstatSync(fd).size;
+      return fs.statSync(path).size;
     } catch (e) {
       throw ioError('cannot stat', e, path);
     }
   }
 
   /** Size in bytes of the file open as `fd` (right even if its path has since been deleted or replaced). */
-  sizeOf(fd: number): number {
+  sizeOf(fd: number, path = this.paths.get(fd)): number {
     try {
       return fs.fstatSync(fd).size;
     } catch (e) {
-      throw ioError('cannot stat', e, this.paths.get(fd));
+      throw ioError('cannot stat', e, path);
     }
   }
 
@@ -228,48 +229,6 @@ export class DrumFs {
       fs.mkdirSync(path, { recursive: true });
     } catch (e) {
       throw ioError('cannot create directory', e, path);
-    }
-  }
-
-  /**
-   * Replaces `path` the LevelDB way: `write(fd)` fills `path.tmp`, then it
-   * is fsynced (`fsync`), closed and renamed over `path`, and the directory
-   * fsynced (`fsyncDir`). After an IO error (DRUM_IO) the tmp file is removed,
-   * best effort; after anything else (a simulated crash) it is left, as a
-   * crash would leave it.
-   */
-  replaceFile(path: string, write: (fd: number) => void, o: { fsync?: boolean; fsyncDir?: string } = {}): void {
-    const tmp = `${path}.tmp`;
-    const fd = this.open(tmp, 'w');
-    try {
-      write(fd);
-      if (o.fsync === true) this.fsync(fd);
-    } catch (e) {
-      try {
-        this.close(fd);
-      } catch {
-        // the descriptor is gone: nothing more to do
-      }
-      this.removeAfter(e, tmp);
-      throw e;
-    }
-    this.close(fd);
-    try {
-      this.rename(tmp, path);
-    } catch (e) {
-      this.removeAfter(e, tmp);
-      throw e;
-    }
-    if (o.fsyncDir !== undefined) this.fsyncDir(o.fsyncDir);
-  }
-
-  /** replaceFile's cleanup: deletes `tmp` after an IO error only (a leftover is overwritten next time). */
-  private removeAfter(cause: unknown, tmp: string): void {
-    if (!isDrumError(cause, 'DRUM_IO')) return;
-    try {
-      this.unlink(tmp);
-    } catch {
-      // a leftover tmp file is overwritten next time
     }
   }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import * as fs from 'node:fs';
 import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
+import { replaceFile } from '../io/replace-file.js';
 import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
 
 export const MANIFEST_NAME = 'MANIFEST';
@@ -165,5 +166,5 @@ export function readManifest(stateDir: string): ManifestBody | null {
 /** Atomically replaces the manifest: MANIFEST.tmp, fsync, rename, fsync dir. */
 export function writeManifest(dfs: DrumFs, stateDir: string, body: ManifestBody, doFsync: boolean): void {
   const bytes = encodeManifest(body);
-  dfs.replaceFile(join(stateDir, MANIFEST_NAME), (fd) => dfs.write(fd, bytes, 0, bytes.length, 0), { fsync: doFsync, fsyncDir: doFsync ? stateDir : undefined });
+  replaceFile(dfs, join(stateDir, MANIFEST_NAME), (fd) => dfs.write(fd, bytes, 0, bytes.length, 0), { fsync: doFsync, fsyncDir: doFsync ? stateDir : undefined });
 }

@@ -22,6 +22,7 @@ import { endianness } from 'node:os';
 import { crc32 } from 'node:zlib';
 import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
+import { replaceFile } from '../io/replace-file.js';
 import { BLOCK_BYTES, BLOCK_WORDS, BlockedBloom, MAX_BLOCKS, MAX_K } from './bloom.js';
 
 export const BLOOM_MAGIC = 0x46425244; // "DRBF" read as a little-endian u32
@@ -66,11 +67,11 @@ function header(bloom: BlockedBloom, dataCrc: number): Buffer {
 
 /**
  * Writes the filter atomically through `dfs` (counted, and seen by the fault
- * seam): path.tmp, fsync, rename, fsync of the directory (DrumFs.replaceFile).
+ * seam): path.tmp, fsync, rename, fsync of the directory (io/replace-file.ts).
  */
 export async function writeBloom(dfs: DrumFs, path: string, bloom: BlockedBloom, opts: WriteBloomOptions = {}): Promise<void> {
   const fsync = opts.fsync ?? true;
-  dfs.replaceFile(path, (fd) => {
+  replaceFile(dfs, path, (fd) => {
     dfs.write(fd, header(bloom, crcOfWords(bloom.words)), 0, HEADER_BYTES, 0);
     const words = bloom.words;
     for (let off = 0; off < words.byteLength; off += CHUNK) {

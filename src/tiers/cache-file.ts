@@ -8,6 +8,7 @@
 import { crc32 } from 'node:zlib';
 import { isDrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
+import { replaceFile } from '../io/replace-file.js';
 import type { CommitId } from '../store/store.js';
 
 /** Bytes of the header with `fields` file-specific u32 fields. */
@@ -17,13 +18,13 @@ export function cacheHeaderBytes(fields: number): number {
 
 /**
  * Writes the body parts (with a running CRC, no copy of them) after the
- * header, then the header, replacing `path` through DrumFs.replaceFile (no
+ * header, then the header, replacing `path` through io/replace-file.ts (no
  * fsync). Callers treat DRUM_IO as "no cache this time" (saveCache) and let
  * anything else (a simulated crash) through.
  */
 export function writeCacheFile(dfs: DrumFs, path: string, magic: number, version: number, at: CommitId, fields: readonly number[], body: Iterable<Uint8Array>): void {
   const headBytes = cacheHeaderBytes(fields.length);
-  dfs.replaceFile(path, (fd) => {
+  replaceFile(dfs, path, (fd) => {
     let crc = 0;
     let pos = headBytes;
     for (const b of body) {

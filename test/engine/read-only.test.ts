@@ -10,15 +10,20 @@ import { Drum } from '../../src/engine/drum.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { tempDir } from '../helpers/tmp.js';
 
+/** A store of 500 URLs written with the Bloom gate (so it has a Bloom file). */
+async function storeWithBloom(): Promise<string> {
+  const dir = tempDir();
+  const input = join(dir, 'a.txt');
+  fs.writeFileSync(input, Array.from({ length: 500 }, (_, i) => `http://h${i % 7}.example/${i}\n`).join(''));
+  const w = await Drum.open(join(dir, 'state'), { fsync: false, bloom: 'gate', workers: 0 });
+  await w.ingest({ inputs: [input], outDir: join(dir, 'out') });
+  await w.close();
+  return join(dir, 'state');
+}
+
 describe('a read-only Drum', () => {
   it('reads the Bloom file it opened with after a writer has deleted it', async () => {
-    const dir = tempDir();
-    const state = join(dir, 'state');
-    const input = join(dir, 'a.txt');
-    fs.writeFileSync(input, Array.from({ length: 500 }, (_, i) => `http://h${i % 7}.example/${i}\n`).join(''));
-    const w = await Drum.open(state, { fsync: false, bloom: 'gate', workers: 0 });
-    await w.ingest({ inputs: [input], outDir: join(dir, 'out') });
-    await w.close();
+    const state = await storeWithBloom();
     const bloom = readManifest(state)!.bloom!.file;
     const r = await Drum.open(state, { readOnly: true, workers: 0 });
     try {
@@ -34,13 +39,7 @@ describe('a read-only Drum', () => {
   });
 
   it('keeps its key files pinned when the Bloom file is already missing at open', async () => {
-    const dir = tempDir();
-    const state = join(dir, 'state');
-    const input = join(dir, 'a.txt');
-    fs.writeFileSync(input, Array.from({ length: 500 }, (_, i) => `http://h${i % 7}.example/${i}\n`).join(''));
-    const w = await Drum.open(state, { fsync: false, bloom: 'gate', workers: 0 });
-    await w.ingest({ inputs: [input], outDir: join(dir, 'out') });
-    await w.close();
+    const state = await storeWithBloom();
     const m = readManifest(state)!;
     fs.unlinkSync(join(state, m.bloom!.file));
     const r = await Drum.open(state, { readOnly: true, workers: 0 });
