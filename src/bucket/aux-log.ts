@@ -5,13 +5,15 @@
 // Transient: a crash discards it. Does not know which URLs are new.
 
 import type { DrumFs } from '../io/fs.js';
+import { RangeCopier } from '../io/range-copy.js';
 
 export const AUX_LEN_BYTES = 2; // u16 length
 export const AUX_MAX_URL_BYTES = 0xffff;
 
 export class AuxLog {
   private fd = -1;
-  private buf: Buffer;
+  private readonly buf: Buffer;
+  private readonly copier: RangeCopier;
   private used = 0;
   /** Records appended this round. */
   records = 0;
@@ -24,6 +26,7 @@ export class AuxLog {
     bufferBytes: number,
   ) {
     this.buf = Buffer.allocUnsafe(Math.max(bufferBytes, AUX_MAX_URL_BYTES + AUX_LEN_BYTES));
+    this.copier = new RangeCopier(this.buf);
   }
 
   /** Appends src[start, end) as the next record. REQUIRES: end - start <= AUX_MAX_URL_BYTES. */
@@ -34,10 +37,7 @@ export class AuxLog {
     let at = this.used;
     b[at] = len & 0xff;
     b[at + 1] = len >>> 8;
-    at += AUX_LEN_BYTES;
-    // A byte loop beats subarray()+set() for URL-sized copies: no view object per URL.
-    for (let i = start; i < end; i++) b[at++] = src[i]!;
-    this.used = at;
+    this.used = this.copier.copy(src, start, end, at + AUX_LEN_BYTES);
     this.bytes += len + AUX_LEN_BYTES;
     this.records++;
   }

@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
+import { RangeCopier } from '../io/range-copy.js';
 
 export interface UniquePoint {
   file: number;
@@ -25,6 +26,7 @@ const NL = 0x0a;
 export class UniqueWriter {
   private fd = -1;
   private readonly buf: Buffer;
+  private readonly copier: RangeCopier;
   private used = 0;
   private file: number;
   private bytes: number; // bytes of the current file, written or buffered
@@ -40,6 +42,7 @@ export class UniqueWriter {
     bufferBytes = 1 << 20,
   ) {
     this.buf = Buffer.allocUnsafe(Math.max(bufferBytes, 1 << 17));
+    this.copier = new RangeCopier(this.buf);
     this.file = at.file;
     this.bytes = at.bytes;
     this.urls = at.urls;
@@ -59,12 +62,9 @@ export class UniqueWriter {
     if (this.urls === this.urlsPerFile) this.rotate();
     const len = end - start + 1;
     if (this.used + len > this.buf.length) this.flush(); // URLs are <= 64 KiB, the buffer >= 128 KiB
-    // A byte loop, not subarray()+set(): no view object per URL (that was most of a merge's garbage).
-    const b = this.buf;
-    let at = this.used;
-    for (let i = start; i < end; i++) b[at++] = src[i]!;
-    b[at++] = NL;
-    this.used = at;
+    const at = this.copier.copy(src, start, end, this.used);
+    this.buf[at] = NL;
+    this.used = at + 1;
     this.urls++;
     this.written++;
   }
