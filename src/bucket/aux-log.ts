@@ -13,7 +13,7 @@ export const AUX_MAX_URL_BYTES = 0xffff;
 export class AuxLog {
   private fd = -1;
   private readonly buf: Buffer;
-  private readonly copier: RangeCopier;
+  private readonly copier = new RangeCopier();
   private used = 0;
   /** Records appended this round. */
   records = 0;
@@ -26,7 +26,6 @@ export class AuxLog {
     bufferBytes: number,
   ) {
     this.buf = Buffer.allocUnsafe(Math.max(bufferBytes, AUX_MAX_URL_BYTES + AUX_LEN_BYTES));
-    this.copier = new RangeCopier(this.buf);
   }
 
   /** Appends src[start, end) as the next record. REQUIRES: end - start <= AUX_MAX_URL_BYTES. */
@@ -37,7 +36,7 @@ export class AuxLog {
     let at = this.used;
     b[at] = len & 0xff;
     b[at + 1] = len >>> 8;
-    this.used = this.copier.copy(src, start, end, at + AUX_LEN_BYTES);
+    this.used = this.copier.copy(src, start, end, b, at + AUX_LEN_BYTES);
     this.bytes += len + AUX_LEN_BYTES;
     this.records++;
   }

@@ -11,6 +11,7 @@
 
 import * as fs from 'node:fs';
 import { AuxCursor, AUX_CURSOR_MIN_BYTES } from '../bucket/aux-log.js';
+import { RangeCopier } from '../io/range-copy.js';
 
 export interface ScanRequest {
   /** The aux log file. */
@@ -41,6 +42,7 @@ const READ_BYTES = 4 << 20;
 const NL = 0x0a;
 
 let readBuffer: Uint8Array | null = null;
+const copier = new RangeCopier();
 
 /** Thrown when the caller cancelled the scan (its block sink failed): nothing more is wanted. */
 export class ScanCancelled extends Error {}
@@ -83,11 +85,10 @@ export async function scanAux(
         block = await nextBlock();
       }
       const out = block.bytes;
-      let w = block.len;
-      for (let i = s; i < e; i++) out[w++] = chunk[i]!;
+      const w = copier.copy(chunk, s, e, out, block.len);
       block.ends[block.n++] = w;
-      out[w++] = NL;
-      block.len = w;
+      out[w] = NL;
+      block.len = w + 1;
       newUrls++;
       if (--room === 0) {
         // The unique file is full after this URL: the next one goes to a new file, in a new block.

@@ -1,30 +1,30 @@
-// Copies URL-sized byte ranges into one fixed destination buffer four bytes
-// a step, through DataViews (one unaligned load and store per word; V8
-// compiles them to plain moves): 43 against 65 ns for a 60-byte URL with a
-// byte loop, and no view object per call (Uint8Array.set on a subarray makes
-// one, which was most of a merge's garbage). Keeps the DataView of the last
-// source, so a caller copying many ranges of one chunk makes one view.
-// Does not grow the destination. REQUIRES: the caller checked the room.
+// Copies URL-sized byte ranges four bytes a step through DataViews (one
+// unaligned load and store per word; V8 compiles them to plain moves): 43
+// against 65 ns for a 60-byte URL with a byte loop, and no view object per
+// call (Uint8Array.set on a subarray makes one, which was most of a merge's
+// garbage). Keeps the DataViews of the last source and destination, so a
+// caller copying many ranges between the same buffers makes two views.
+// Does not check room. REQUIRES: ranges inside src, and dst has room at `at`.
 
 export class RangeCopier {
-  private readonly dstView: DataView;
   private src: Uint8Array | null = null;
   private srcView: DataView | null = null;
+  private dst: Uint8Array | null = null;
+  private dstView: DataView | null = null;
 
-  constructor(private readonly dst: Uint8Array) {
-    this.dstView = new DataView(dst.buffer, dst.byteOffset, dst.byteLength);
-  }
-
-  /** Copies src[start, end) to the destination at `at`; returns the end offset there. */
-  copy(src: Uint8Array, start: number, end: number, at: number): number {
-    if (src !== this.src || this.srcView!.byteLength !== src.byteLength) {
-      // A detached or recycled source (length 0 now) also gets a new view.
+  /** Copies src[start, end) to dst at `at`; returns the end offset in dst. */
+  copy(src: Uint8Array, start: number, end: number, dst: Uint8Array, at: number): number {
+    // A typed array never changes the memory it views, so its identity names the view.
+    if (src !== this.src) {
       this.src = src;
       this.srcView = new DataView(src.buffer, src.byteOffset, src.byteLength);
     }
+    if (dst !== this.dst) {
+      this.dst = dst;
+      this.dstView = new DataView(dst.buffer, dst.byteOffset, dst.byteLength);
+    }
     const sv = this.srcView!;
-    const dv = this.dstView;
-    const dst = this.dst;
+    const dv = this.dstView!;
     let i = start;
     const end4 = end - ((end - start) & 3);
     for (; i < end4; i += 4, at += 4) dv.setInt32(at, sv.getInt32(i, true), true);

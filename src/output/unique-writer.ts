@@ -26,7 +26,7 @@ const NL = 0x0a;
 export class UniqueWriter {
   private fd = -1;
   private readonly buf: Buffer;
-  private readonly copier: RangeCopier;
+  private readonly copier = new RangeCopier();
   private used = 0;
   private file: number;
   private bytes: number; // bytes of the current file, written or buffered
@@ -42,7 +42,6 @@ export class UniqueWriter {
     bufferBytes = 1 << 20,
   ) {
     this.buf = Buffer.allocUnsafe(Math.max(bufferBytes, 1 << 17));
-    this.copier = new RangeCopier(this.buf);
     this.file = at.file;
     this.bytes = at.bytes;
     this.urls = at.urls;
@@ -62,7 +61,7 @@ export class UniqueWriter {
     if (this.urls === this.urlsPerFile) this.rotate();
     const len = end - start + 1;
     if (this.used + len > this.buf.length) this.flush(); // URLs are <= 64 KiB, the buffer >= 128 KiB
-    const at = this.copier.copy(src, start, end, this.used);
+    const at = this.copier.copy(src, start, end, this.buf, this.used);
     this.buf[at] = NL;
     this.used = at + 1;
     this.urls++;

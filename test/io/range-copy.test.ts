@@ -17,11 +17,11 @@ describe('RangeCopier', () => {
           const src = backing.subarray(srcOffset);
           const dst = new Uint8Array(new ArrayBuffer(520), 3, 512);
           const model = new Uint8Array(512);
-          const c = new RangeCopier(dst);
+          const c = new RangeCopier();
           for (const [a, b, at] of ranges) {
             const start = a % src.length;
             const end = start + (b % (src.length - start + 1));
-            const got = c.copy(src, start, end, at);
+            const got = c.copy(src, start, end, dst, at);
             for (let i = start; i < end; i++) model[at + i - start] = src[i]!;
             assert.equal(got, at + end - start);
           }
@@ -32,12 +32,16 @@ describe('RangeCopier', () => {
     );
   });
 
-  it('takes a fresh view when the source changes, also between two views of one buffer', () => {
+  it('takes fresh views when the source or the destination changes, also between two views of one buffer', () => {
     const buf = new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     const dst = new Uint8Array(16);
-    const c = new RangeCopier(dst);
-    let at = c.copy(buf.subarray(0, 5), 0, 5, 0);
-    at = c.copy(buf.subarray(5), 0, 5, at);
+    const c = new RangeCopier();
+    let at = c.copy(buf.subarray(0, 5), 0, 5, dst, 0);
+    at = c.copy(buf.subarray(5), 0, 5, dst, at);
+    // A second destination: the copier must not keep writing through the first one's view.
+    const other = new Uint8Array(8);
+    assert.equal(c.copy(buf, 2, 6, other, 1), 5);
+    assert.deepEqual([...other], [0, 3, 4, 5, 6, 0, 0, 0]);
     assert.deepEqual([...dst.subarray(0, at)], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 });
