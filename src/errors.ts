@@ -56,6 +56,13 @@ export function ioError(what: string, cause: unknown, file?: string): DrumError 
   return new DrumError('DRUM_IO', `${what}${file ? ` ${file}` : ''}: ${sys ?? String(cause)}`, { cause, file });
 }
 
+/** The OS error code (`ENOENT`, …) behind a DRUM_IO that ioError wrapped, or of a raw fs error; undefined otherwise. */
+export function osCode(e: unknown): string | undefined {
+  const cause = e instanceof DrumError ? e.cause : e;
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 export function exitStatusFor(e: unknown): number {
   return e instanceof DrumError ? EXIT_STATUS[e.code] : 1;
 }

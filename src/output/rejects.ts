@@ -8,7 +8,7 @@
 // seam like the unique files'). Preconditions: one writer per file; rows are
 // added in the run's order.
 
-import { DrumError } from '../errors.js';
+import { DrumError, osCode } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import type { Reject } from '../input/types.js';
 
@@ -97,14 +97,14 @@ export class RejectsWriter {
     try {
       fd = dfs.open(path, resume > 0 ? 'r+' : 'w');
     } catch (e) {
-      if (resume > 0 && (e as DrumError).cause !== undefined && ((e as DrumError).cause as NodeJS.ErrnoException).code === 'ENOENT') {
+      if (resume > 0 && osCode(e) === 'ENOENT') {
         throw new DrumError('DRUM_CORRUPT_FILE', `rejects file missing at resume: ${path}`, { file: path, cause: e });
       }
       throw e;
     }
     try {
       if (resume > 0) {
-        const size = dfs.size(path);
+        const size = dfs.sizeOf(fd);
         if (size < resume) {
           throw new DrumError('DRUM_CORRUPT_FILE', `rejects file is ${size} bytes, shorter than its committed ${resume}`, { file: path });
         }

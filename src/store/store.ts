@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
-import { DrumError } from '../errors.js';
+import { DrumError, osCode } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { keysFileName } from './format.js';
 import { KeyReader } from './key-reader.js';
@@ -218,7 +218,7 @@ function readPinned(dir: string, dfs: DrumFs): ManifestBody | null {
       for (const e of body.buckets) if (e) dfs.pin(join(dir, e.file));
     } catch (e) {
       dfs.unpinAll();
-      const again = attempt < 20 && (e as DrumError).message?.includes('ENOENT') && readManifest(dir)?.commit !== body.commit;
+      const again = attempt < 20 && osCode(e) === 'ENOENT' && readManifest(dir)?.commit !== body.commit;
       if (!again) return body;
       continue;
     }
