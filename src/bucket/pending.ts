@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
 import { digitOf, inPrefix, inSlice, rangeWords, type PrefixRange, type Slice } from './key-range.js';
 import { SlicePartition } from './slice-partition.js';
-import { SpillFile, unpackTriples } from './spill-file.js';
+import { SpillFile, spillName, unpackTriples } from './spill-file.js';
 
 export class PendingBuckets {
   readonly count: number;
@@ -41,7 +41,7 @@ export class PendingBuckets {
     this.spills = [];
     for (let b = 0; b < this.count; b++) {
       this.buffers.push(new Uint32Array(bufferEntries * 3));
-      this.spills.push(new SpillFile(fs, join(workDir, `spill-b${String(b).padStart(4, '0')}.dat`)));
+      this.spills.push(new SpillFile(fs, join(workDir, spillName(b))));
     }
     this.used = new Uint32Array(this.count);
     this.totals = new Float64Array(this.count);

@@ -13,7 +13,7 @@
 import { join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
 import type { Slice } from './key-range.js';
-import { SpillFile, unpackTriples } from './spill-file.js';
+import { SpillFile, spillName, unpackTriples } from './spill-file.js';
 
 const NO_ENTRIES = new Uint32Array(0);
 
@@ -36,7 +36,7 @@ export class SlicePartition {
     if (s < 1 || s > MAX_PARTS) throw new RangeError(`SlicePartition: ${s} slices (1..${MAX_PARTS})`);
     const per = Math.max(16, Math.floor(ramBytes / (12 * s)));
     for (let k = 0; k < s; k++) {
-      this.files.push(new SpillFile(fs, join(workDir, `spill-b${String(bucket).padStart(4, '0')}-s${String(k).padStart(4, '0')}.dat`)));
+      this.files.push(new SpillFile(fs, join(workDir, spillName(bucket, k))));
       this.bufs.push(new Uint32Array(3 * per));
     }
     this.used = new Uint32Array(s);

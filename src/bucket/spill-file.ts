@@ -6,6 +6,12 @@ import type { DrumFs } from '../io/fs.js';
 
 export const SPILL_RECORD_BYTES = 4 + 4 + 4; // hi, lo, ordinal
 
+/** Name of bucket b's spill file (`spill-bNNNN.dat`), or of its slice k's work file (`spill-bNNNN-sNNNN.dat`). */
+export function spillName(b: number, k?: number): string {
+  const slice = k === undefined ? '' : `-s${String(k).padStart(4, '0')}`;
+  return `spill-b${String(b).padStart(4, '0')}${slice}.dat`;
+}
+
 /**
  * Copies n interleaved (hi, lo, ordinal) triples from words[0, 3n) into
  * hi/lo/ord from index `at`; returns at + n. The one de-interleaving loop of

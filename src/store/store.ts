@@ -101,16 +101,9 @@ export class Store {
    * RAM tiers are tied to it.
    */
   get committed(): CommitId {
-    // The body is replaced (never changed in place) at each commit: its id is worked out once per body.
-    if (this.committedOf !== this.body) {
-      this.committedId = { commit: this.body.commit, stateId: crc32(JSON.stringify(this.body)) >>> 0 };
-      this.committedOf = this.body;
-    }
-    return this.committedId!;
+    // Worked out on each call: a few per commit or open (the saved caches), never per URL.
+    return { commit: this.body.commit, stateId: crc32(JSON.stringify(this.body)) >>> 0 };
   }
-
-  private committedOf: ManifestBody | null = null;
-  private committedId: CommitId | null = null;
 
   /** Cheap checks of every named file: present, of the recorded size. Full checks are verify's. */
   checkFiles(): void {
