@@ -61,7 +61,7 @@ async function checkInputs(s: Session, req: CheckRequest, overlay: Map<number, {
       dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: c, fsync: false,
       files: files(last), bloomKeys: 0, bloomBitsPerKey: s.opts.bloomBitsPerKey, learn: false,
       emit: (buf, start, end) => req.onNew(decoder.decode(buf.subarray(start, end))),
-      sortOn: { pool: s.pool, minRecords: s.opts.tuning.workerDispatchMin },
+      worker: { pool: s.pool, minRecords: s.opts.tuning.workerDispatchMin },
     }, s.area);
     for (const [b, w] of res.written) {
       const old = overlay.get(b);

@@ -34,8 +34,7 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   const res = await mergeRound({
     dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: p.counters, fsync: s.opts.fsync,
     files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit: p.emit,
-    dispatch: p.sink === undefined ? undefined : { pool: s.pool, sink: p.sink, minRecords: s.opts.tuning.workerDispatchMin },
-    sortOn: { pool: s.pool, minRecords: s.opts.tuning.workerDispatchMin },
+    worker: { pool: s.pool, minRecords: s.opts.tuning.workerDispatchMin }, sink: p.sink,
     time: (stage, ms, items) => s.timer.add(stage, ms, items),
   }, s.area);
   s.timer.add('merge', performance.now() - tm, s.aux.records);

@@ -45,15 +45,16 @@ export interface RoundParams {
   /** Receives each new URL, in arrival order (when the round dispatches on this thread). */
   emit: (buf: Buffer, start: number, end: number) => void;
   /**
-   * Dispatch through the pool's worker into `sink` (whole blocks of lines) for
-   * rounds of at least `minRecords` records (default WORKER_DISPATCH_MIN_RECORDS),
-   * when the pool has a worker; else `emit` per URL.
+   * The pool whose worker the round uses when it has one and the round holds
+   * at least `minRecords` records (default WORKER_DISPATCH_MIN_RECORDS): it
+   * sorts the units (overlapping this thread's merge) and, given a `sink`,
+   * dispatches; smaller rounds do both on this thread.
    */
-  dispatch?: { pool: ParsePool; sink: BlockSink; minRecords?: number };
+  worker?: { pool: ParsePool; minRecords?: number };
+  /** With the worker: the new URLs go to `sink` in whole blocks of lines; else to `emit` per URL. */
+  sink?: BlockSink;
   /** False (a check): store hits are not promoted into the hot cache, whose keys a later job trusts. Default true. */
   learn?: boolean;
-  /** Sort the units on the pool's worker (overlapping this thread's merge) in rounds of at least `minRecords` records. */
-  sortOn?: { pool: ParsePool; minRecords?: number };
   /**
    * Adds wall time per sub-stage: 'sort' (load + radix sort + dedupe; with a
    * worker sorting, only this thread's load and wait), 'merge-store', 'dispatch'.
@@ -76,16 +77,16 @@ export async function mergeRound(p: RoundParams, area: SortArea): Promise<RoundR
     bloom = BlockedBloom.forKeys(Math.min(p.bloomKeys, Math.max(1024, Math.ceil(expected * 1.5))), p.bloomBitsPerKey);
   }
   const keySink = bloom === null ? null : (keys: Uint32Array, n: number): void => bloom!.addPairs(keys, n);
-  const worker = p.sortOn !== undefined && entries >= (p.sortOn.minRecords ?? WORKER_DISPATCH_MIN_RECORDS) ? p.sortOn.pool : null;
+  const w = p.worker;
+  const worker = w !== undefined && w.pool.size > 0 && entries > 0 && entries >= (w.minRecords ?? WORKER_DISPATCH_MIN_RECORDS) ? w.pool : null;
   const written = await mergeBuckets({
     dfs: p.dfs, pending, files, fsync: p.fsync, counters: c, newBits, onHit, keySink, worker, time: p.time,
   }, area);
   let newUrls = 0;
   const td = performance.now();
   const maybe = front.bloomMode === 'gate' ? front.maybeSeen : null;
-  const d = p.dispatch;
-  if (d !== undefined && d.pool.size > 0 && entries > 0 && entries >= (d.minRecords ?? WORKER_DISPATCH_MIN_RECORDS)) {
-    newUrls = await dispatchOnWorker(d.pool, aux, newBits, d.sink, p.dfs);
+  if (worker !== null && p.sink !== undefined) {
+    newUrls = await dispatchOnWorker(worker, aux, newBits, p.sink, p.dfs);
     if (maybe !== null) c.bloomFalsePositives += countBoth(newBits, maybe, (entries >>> 3) + 1);
   } else {
     aux.forEachWanted(newBits, 4 << 20, (ordinal, buf, start, end) => {
