@@ -138,7 +138,8 @@ export class ParsePool {
    * Every thread's line memo table, lent without a copy (the main thread's
    * first); give them back with returnMemoTables. The workers answer after
    * the chunks queued to them: call only when none are in flight, or the
-   * tables include lines of chunks not yet routed.
+   * tables include lines of chunks not yet routed. Empty when the memos are
+   * off or the pool has failed.
    */
   async lendMemoTables(): Promise<Uint32Array[]> {
     if (!this.local.memo.enabled || this.failed) return [];
@@ -150,7 +151,9 @@ export class ParsePool {
         w.postMessage({ memoGet: id });
       });
     });
-    return [own, ...(await Promise.all(theirs))];
+    const tables = [own, ...(await Promise.all(theirs))];
+    // A worker that died meanwhile answered with an empty table: a failed pool lends nothing (it parses nothing more either).
+    return this.failed ? [] : tables;
   }
 
   /** Gives the tables lendMemoTables lent back to their workers (the main thread's never left). */

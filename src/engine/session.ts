@@ -148,8 +148,7 @@ export class Session {
     let tables: Uint32Array[] = [];
     try {
       tables = await this.pool.lendMemoTables();
-      // A failed pool lends no tables, a worker that died an empty one: then there is nothing whole to save.
-      if (tables.length === 0 || tables.some((t) => t.length !== this.pool.memoEntries * 2)) return;
+      if (tables.length === 0) return; // memos off, or a failed pool: nothing whole to save
       saveCache(() => saveMemos(this.dfs, join(this.dir, MEMO_FILE), this.store.committed, this.policy.id, this.pool.memoEntries, tables));
     } finally {
       this.pool.returnMemoTables(tables);
