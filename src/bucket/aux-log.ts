@@ -1,23 +1,29 @@
 // The round's aux log: the canonical URL text of every key sent to a bucket,
-// in arrival order, as [u16 LE length][bytes] records (docs/file-format.md).
+// in arrival order, front-coded against the record before it
+// (docs/file-format.md: [u16 LE suffix length][u8 shared][suffix] records).
 // Record index = the key's arrival ordinal. Written through one large buffer,
-// read back once, sequentially, when the merge dispatches new URLs.
+// read back once, sequentially, when the merge dispatches new URLs; the
+// reader (AuxCursor) rebuilds each URL from the one before it.
 // Transient: a crash discards it. Does not know which URLs are new.
 
 import type { DrumFs } from '../io/fs.js';
 import { RangeCopier } from '../io/range-copy.js';
 
-export const AUX_LEN_BYTES = 2; // u16 length
+export const AUX_LEN_BYTES = 2; // u16 suffix length
+export const AUX_HEADER_BYTES = AUX_LEN_BYTES + 1; // + u8 bytes shared with the previous record's URL
 export const AUX_MAX_URL_BYTES = 0xffff;
+export const AUX_MAX_SHARED = 0xff;
 
 export class AuxLog {
   private fd = -1;
   private readonly buf: Buffer;
   private readonly copier = new RangeCopier();
   private used = 0;
+  /** Bytes of this round's records already in the file (the rest are in buf[0, used)). */
+  private flushed = 0;
   /** Records appended this round. */
   records = 0;
-  /** Bytes appended this round (including length prefixes). */
+  /** Bytes appended this round (including record headers). */
   bytes = 0;
 
   constructor(
@@ -25,19 +31,34 @@ export class AuxLog {
     readonly path: string,
     bufferBytes: number,
   ) {
-    this.buf = Buffer.allocUnsafe(Math.max(bufferBytes, AUX_MAX_URL_BYTES + AUX_LEN_BYTES));
+    this.buf = Buffer.allocUnsafe(Math.max(bufferBytes, AUX_MAX_URL_BYTES + AUX_HEADER_BYTES));
   }
 
-  /** Appends src[start, end) as the next record. REQUIRES: end - start <= AUX_MAX_URL_BYTES. */
-  append(src: Uint8Array, start: number, end: number): void {
+  /**
+   * Appends src[start, end) as the next record. When the previous record
+   * appended was src[prevStart, prevEnd) of the same, unchanged `src`, pass
+   * its range: the record then stores only what follows the prefix the two
+   * share (up to AUX_MAX_SHARED bytes); -1 (default) stores the whole URL.
+   * REQUIRES: end - start <= AUX_MAX_URL_BYTES.
+   */
+  append(src: Uint8Array, start: number, end: number, prevStart = -1, prevEnd = -1): void {
     const len = end - start;
-    if (this.used + len + AUX_LEN_BYTES > this.buf.length) this.flush();
+    let shared = 0;
+    if (prevStart >= 0 && this.records > 0) {
+      let m = prevEnd - prevStart;
+      if (len < m) m = len;
+      if (m > AUX_MAX_SHARED) m = AUX_MAX_SHARED;
+      shared = this.copier.sharedPrefix(src, prevStart, start, m);
+    }
+    const rest = len - shared;
+    if (this.used + rest + AUX_HEADER_BYTES > this.buf.length) this.flush();
     const b = this.buf;
-    let at = this.used;
-    b[at] = len & 0xff;
-    b[at + 1] = len >>> 8;
-    this.used = this.copier.copy(src, start, end, b, at + AUX_LEN_BYTES);
-    this.bytes += len + AUX_LEN_BYTES;
+    const at = this.used;
+    b[at] = rest & 0xff;
+    b[at + 1] = rest >>> 8;
+    b[at + 2] = shared;
+    this.used = this.copier.copy(src, start + shared, end, b, at + AUX_HEADER_BYTES);
+    this.bytes += rest + AUX_HEADER_BYTES;
     this.records++;
   }
 
@@ -45,39 +66,35 @@ export class AuxLog {
     if (this.used === 0) return;
     if (this.fd < 0) this.fd = this.fs.open(this.path, 'w');
     this.fs.write(this.fd, this.buf, 0, this.used, null);
+    this.flushed += this.used;
     this.used = 0;
   }
 
   /**
    * Streams every record in order; calls visit(ordinal, buf, start, end) for
-   * each ordinal whose bit is set in `wanted` (bit i of byte i>>3). Reads the
-   * file in `chunkBytes` pieces; records still in the RAM buffer are read there.
+   * each ordinal whose bit is set in `wanted` (bit i of byte i>>3), the URL
+   * valid until visit returns. Reads the file in `chunkBytes` pieces, then
+   * the records still in the RAM buffer.
    */
   forEachWanted(
     wanted: Uint8Array,
     chunkBytes: number,
     visit: (ordinal: number, buf: Buffer, start: number, end: number) => void,
   ): void {
-    let ordinal = 0;
-    if (this.fd >= 0) {
-      const rfd = this.fs.open(this.path, 'r');
-      try {
-        const cur = new AuxCursor(Buffer.allocUnsafe(Math.max(chunkBytes, AUX_CURSOR_MIN_BYTES)), (b, off, len, pos) => this.fs.read(rfd, b, off, len, pos));
-        while (cur.next()) {
-          if ((wanted[ordinal >>> 3]! >>> (ordinal & 7)) & 1) visit(ordinal, cur.buf, cur.start, cur.end);
-          ordinal++;
-        }
-      } finally {
-        this.fs.close(rfd);
+    const rfd = this.fd >= 0 ? this.fs.open(this.path, 'r') : -1;
+    const flushed = this.flushed;
+    try {
+      const cur = new AuxCursor(Buffer.allocUnsafe(Math.max(chunkBytes, AUX_CURSOR_MIN_BYTES)), (b, off, len, pos) => {
+        if (pos < flushed) return this.fs.read(rfd, b, off, Math.min(len, flushed - pos), pos);
+        const from = pos - flushed;
+        const n = Math.min(len, this.used - from);
+        return n <= 0 ? 0 : this.buf.copy(b, off, from, from + n);
+      });
+      for (let ordinal = 0; cur.next(); ordinal++) {
+        if ((wanted[ordinal >>> 3]! >>> (ordinal & 7)) & 1) visit(ordinal, cur.url, 0, cur.len);
       }
-    }
-    // Records still in the write buffer.
-    let at = 0;
-    while (at < this.used) {
-      const len = this.buf[at]! | (this.buf[at + 1]! << 8);
-      if ((wanted[ordinal >>> 3]! >>> (ordinal & 7)) & 1) visit(ordinal, this.buf, at + 2, at + 2 + len);
-      ordinal++;
-      at += AUX_LEN_BYTES + len;
+    } finally {
+      if (rfd >= 0) this.fs.close(rfd);
     }
   }
 
@@ -87,6 +104,7 @@ export class AuxLog {
     // Forget the descriptor before anything can throw: a retry must not close it (or a reused number) twice.
     this.fd = -1;
     this.used = 0;
+    this.flushed = 0;
     this.records = 0;
     this.bytes = 0;
     if (fd >= 0) {
@@ -97,21 +115,25 @@ export class AuxLog {
 }
 
 /** Smallest AuxCursor buffer: room for a whole longest record after any partial one kept from the last read. */
-export const AUX_CURSOR_MIN_BYTES = 2 * (AUX_MAX_URL_BYTES + AUX_LEN_BYTES);
+export const AUX_CURSOR_MIN_BYTES = 2 * (AUX_MAX_URL_BYTES + AUX_HEADER_BYTES);
 
 /**
  * Reads a file of aux records front to back through one buffer: next()
- * moves to the next complete record, whose URL is buf[start, end) until the
- * next call. `read(buf, offset, length, position)` returns the bytes it read
- * (0 at the end; a partial record there is dropped). The main thread's
- * dispatch (forEachWanted, through DrumFs) and the worker's
- * (engine/dispatch-scan.ts, plain fs) each bring their own read.
+ * moves to the next complete record and rebuilds its URL in url[0, len),
+ * valid until the next call. `read(buf, offset, length, position)` returns
+ * the bytes it read (0 at the end; a partial record there is dropped). The
+ * main thread's dispatch (forEachWanted, through DrumFs) and the worker's
+ * (engine/dispatch-scan.ts, plain fs) each bring their own read. A record
+ * claiming more shared bytes than the URL before it had throws (a log
+ * drum wrote never does).
  */
 export class AuxCursor<B extends Uint8Array> {
-  start = 0;
-  end = 0;
+  /** The current record's URL: url[0, len). */
+  readonly url: Buffer = Buffer.allocUnsafe(AUX_MAX_URL_BYTES);
+  len = 0;
   /** Bytes read from the file so far. */
   bytesRead = 0;
+  private readonly copier = new RangeCopier();
   private have = 0; // bytes in buf
   private at = 0; // next record in buf
   private pos = 0; // file position of buf[have]
@@ -127,12 +149,13 @@ export class AuxCursor<B extends Uint8Array> {
     const b = this.buf;
     for (;;) {
       const at = this.at;
-      if (at + AUX_LEN_BYTES <= this.have) {
-        const s = at + AUX_LEN_BYTES;
+      if (at + AUX_HEADER_BYTES <= this.have) {
+        const s = at + AUX_HEADER_BYTES;
         const e = s + (b[at]! | (b[at + 1]! << 8));
         if (e <= this.have) {
-          this.start = s;
-          this.end = e;
+          const shared = b[at + 2]!;
+          if (shared > this.len) throw new RangeError(`aux record at ${this.pos - this.have + at} shares ${shared} bytes with a URL of ${this.len}`);
+          this.len = this.copier.copy(b, s, e, this.url, shared);
           this.at = e;
           return true;
         }

@@ -1,8 +1,9 @@
 // The worker's half of a merge round's dispatch: streams the round's aux log
-// (docs/file-format.md: [u16 length][URL bytes] records, record index =
-// arrival ordinal), keeps the records whose bit is set in the round's
-// new-URL bitmap, and packs them as "URL\n" lines into blocks for the main
-// thread, which writes them to the unique files and counts their hosts.
+// (docs/file-format.md: front-coded records, record index = arrival
+// ordinal; AuxCursor rebuilds each URL), keeps the records whose bit is set
+// in the round's new-URL bitmap, and packs them as "URL\n" lines into blocks
+// for the main thread, which writes them to the unique files and counts
+// their hosts.
 // A block never spans a unique-file rotation (the request says how many URLs
 // the current file still takes), so the main thread writes each block whole.
 // Reads only (plain fs, positional); writes nothing. Blocks come from
@@ -72,20 +73,18 @@ export async function scanAux(
     return fs.readSync(fd, b, off, len, pos);
   });
   try {
-    const chunk = cur.buf;
+    const url = cur.url;
     for (let ordinal = 0; ordinal < req.records; ordinal++) {
       if (!cur.next()) throw new Error(`${req.path}: aux log ends at record ${ordinal} of ${req.records}`);
       if (((bits[ordinal >>> 3]! >>> (ordinal & 7)) & 1) === 0) continue;
-      const s = cur.start;
-      const e = cur.end;
-      const len = e - s;
+      const len = cur.len;
       if (block === null) block = await nextBlock();
       else if (block.len + len + 1 > block.bytes.length || block.n === block.ends.length) {
         emit(block);
         block = await nextBlock();
       }
       const out = block.bytes;
-      const w = copier.copy(chunk, s, e, out, block.len);
+      const w = copier.copy(url, 0, len, out, block.len);
       block.ends[block.n++] = w;
       out[w] = NL;
       block.len = w + 1;

@@ -57,6 +57,8 @@ export class Front {
     const lossy = this.bloomMode === 'lossy';
     const gate = this.bloomMode === 'gate';
     let start = 0;
+    let prevS = -1; // the URL this call last appended to the aux log (its records share prefixes)
+    let prevE = -1;
     let dups = 0;
     let reps = 0;
     let accepted = 0;
@@ -105,7 +107,9 @@ export class Front {
         }
       }
       pending.add(hi, lo, aux.records);
-      aux.append(bytes, s, end);
+      aux.append(bytes, s, end, prevS, prevE);
+      prevS = s;
+      prevE = end;
     }
     // Lines the parse thread's line memo answered never became URLs of the batch: count them here.
     c.linksRead += accepted + p.lineRepeats;

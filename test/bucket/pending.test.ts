@@ -1,7 +1,5 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { AuxLog } from '../../src/bucket/aux-log.js';
 import { PendingBuckets } from '../../src/bucket/pending.js';
 import { DrumFs } from '../../src/io/fs.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -27,25 +25,3 @@ describe('PendingBuckets', () => {
   });
 });
 
-describe('AuxLog', () => {
-  it('returns exactly the wanted records, in order, across file and RAM buffer', () => {
-    const dfs = new DrumFs();
-    const aux = new AuxLog(dfs, join(tempDir(), 'aux.dat'), 1); // tiny buffer: flushes often
-    const urls = Array.from({ length: 500 }, (_, i) => `http://h${i % 7}.example/${'x'.repeat(i % 50)}/${i}`);
-    for (const u of urls) {
-      const b = Buffer.from(u);
-      aux.append(b, 0, b.length);
-    }
-    const wanted = new Uint8Array(64);
-    const want = urls.map((_, i) => i).filter((i) => i % 3 === 0 || i === 499);
-    for (const i of want) wanted[i >>> 3]! |= 1 << (i & 7);
-    const got: string[] = [];
-    aux.forEachWanted(wanted, 1024, (o, buf, s, e) => {
-      assert.equal(buf.toString('latin1', s, e), urls[o]);
-      got.push(buf.toString('latin1', s, e));
-    });
-    assert.deepEqual(got, want.map((i) => urls[i]));
-    aux.discard();
-    assert.equal(aux.records, 0);
-  });
-});

@@ -44,4 +44,31 @@ describe('RangeCopier', () => {
     assert.deepEqual([...other], [0, 3, 4, 5, 6, 0, 0, 0]);
     assert.deepEqual([...dst.subarray(0, at)], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
+
+  it('measures the prefix two ranges share exactly as a byte loop would, at any offsets and any first difference', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.nat(7), fc.nat(7), fc.nat(45), fc.integer({ min: 1, max: 255 }), fc.uint8Array({ maxLength: 40 }), fc.nat(3),
+        (stem, offA, offB, cut, flip, noise, view) => {
+          // Two copies of `stem` at offsets offA and offB of one array; the second differs by `flip` at `cut`, if inside, and maybe after it.
+          const arr = new Uint8Array(view + offA + stem.length + offB + stem.length);
+          const src = arr.subarray(view);
+          const a = offA;
+          const b = offA + stem.length + offB;
+          src.set(stem, a);
+          src.set(stem, b);
+          if (cut < stem.length) {
+            src[b + cut] ^= flip;
+            for (let j = cut + 1; j < stem.length && j - cut - 1 < noise.length; j++) src[b + j] ^= noise[j - cut - 1]!;
+          }
+          const max = stem.length;
+          let model = 0;
+          while (model < max && src[a + model] === src[b + model]) model++;
+          assert.equal(new RangeCopier().sharedPrefix(src, a, b, max), model);
+          assert.equal(new RangeCopier().sharedPrefix(src, a, b, Math.min(max, 3)), Math.min(model, 3));
+        },
+      ),
+      { seed: 4243, numRuns: 500 },
+    );
+  });
 });
