@@ -29,11 +29,16 @@ function tail(b: Uint8Array, i: number, rest: number): number {
 
 /** MurmurHash3 x86_32 of b[start, end). */
 export function murmur3(b: Uint8Array, start: number, end: number, seed: number): number {
+  return murmur3View(viewOf(b), b, start, end, seed);
+}
+
+/** murmur3 with `dv` a DataView over b's memory (one load per 4-byte block, as murmur3x2View). */
+export function murmur3View(dv: DataView, b: Uint8Array, start: number, end: number, seed: number): number {
   let h = seed | 0;
   let i = start;
   const blockEnd = end - ((end - start) & 3);
   for (; i < blockEnd; i += 4) {
-    let k = b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24);
+    let k = dv.getInt32(i, true);
     k = Math.imul(k, C1);
     k = (k << 15) | (k >>> 17);
     k = Math.imul(k, C2);
@@ -60,16 +65,21 @@ export function murmur3x2(
   out: Uint32Array,
   at: number,
 ): void {
+  murmur3x2View(viewOf(b), b, start, end, seedA, seedB, out, at);
+}
+
+/** The view made for the last array asked (a typed array never changes its memory). */
+let lastBytes: Uint8Array | null = null;
+let lastView: DataView | null = null;
+
+/** A DataView over b's memory; the last one is kept, so hashing many ranges of one array makes one view. */
+export function viewOf(b: Uint8Array): DataView {
   if (b !== lastBytes) {
     lastBytes = b;
     lastView = new DataView(b.buffer, b.byteOffset, b.byteLength);
   }
-  murmur3x2View(lastView!, b, start, end, seedA, seedB, out, at);
+  return lastView!;
 }
-
-/** The view murmur3x2 made for the last array it hashed (a typed array never changes its memory). */
-let lastBytes: Uint8Array | null = null;
-let lastView: DataView | null = null;
 
 /**
  * murmur3x2 with `dv` a DataView over b's memory: each 4-byte block is one

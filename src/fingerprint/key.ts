@@ -4,7 +4,7 @@
 // pairs. Also the collision estimate `drum stats` shows. Does not canonicalize.
 // REQUIRES: 0 <= H <= 32; URL bytes are the canonical form.
 
-import { murmur3, murmur3x2, murmur3x2View } from './hash.js';
+import { murmur3, murmur3View, murmur3x2, murmur3x2View, viewOf } from './hash.js';
 
 /** Identifies the fingerprint function in the manifest; change it and old stores are refused. */
 export const HASH_ID = 'drum-mm3x2/v1';
@@ -57,8 +57,9 @@ export function keysOfBatch(
 ): void {
   hashRanges(bytes, n, null, ends, SEED_URL_A, SEED_URL_B, keys);
   const mask = hostMask(hostBits);
+  const dv = viewOf(bytes);
   for (let x = 0; x < n; x++) {
-    const host = mask === 0 ? 0 : murmur3(bytes, hostStarts[x]!, hostEnds[x]!, SEED_HOST);
+    const host = mask === 0 ? 0 : murmur3View(dv, bytes, hostStarts[x]!, hostEnds[x]!, SEED_HOST);
     keys[2 * x] = ((host & mask) | (hostBits === 32 ? 0 : keys[2 * x]! >>> hostBits)) >>> 0;
   }
 }
@@ -78,7 +79,7 @@ export function hashRanges(
   seedB: number,
   out: Uint32Array,
 ): void {
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const dv = viewOf(bytes);
   let start = 0;
   for (let x = 0; x < n; x++) {
     if (starts !== null) start = starts[x]!;

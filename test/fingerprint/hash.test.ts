@@ -19,6 +19,20 @@ describe('murmur3', () => {
     assert.equal(murmur3(b, 2, b.length - 2, 7), h('http://a.example/path', 7));
   });
 
+  it('hashes a view that starts inside its buffer like a copy of the same bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), fc.nat(7), fc.integer(), (bytes, off, seed) => {
+        const big = new Uint8Array(off + bytes.length);
+        big.set(bytes, off);
+        const view = big.subarray(off);
+        assert.equal(murmur3(view, 0, view.length, seed), murmur3(Uint8Array.from(bytes), 0, bytes.length, seed));
+        // Alternating arrays: the cached view must follow the array.
+        assert.equal(murmur3(big, off, big.length, seed), murmur3(view, 0, view.length, seed));
+      }),
+      { seed: 4244, numRuns: 300 },
+    );
+  });
+
   it('computes in two lanes exactly what two single hashes compute', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), fc.integer(), fc.integer(), (bytes, a, b) => {
