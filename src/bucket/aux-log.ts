@@ -6,6 +6,7 @@
 // reader (AuxCursor) rebuilds each URL from the one before it.
 // Transient: a crash discards it. Does not know which URLs are new.
 
+import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { RangeCopier } from '../io/range-copy.js';
 
@@ -74,7 +75,8 @@ export class AuxLog {
    * Streams every record in order; calls visit(ordinal, buf, start, end) for
    * each ordinal whose bit is set in `wanted` (bit i of byte i>>3), the URL
    * valid until visit returns. Reads the file in `chunkBytes` pieces, then
-   * the records still in the RAM buffer.
+   * the records still in the RAM buffer. DRUM_CORRUPT_FILE if the file holds
+   * fewer records than were appended.
    */
   forEachWanted(
     wanted: Uint8Array,
@@ -90,9 +92,12 @@ export class AuxLog {
         const n = Math.min(len, this.used - from);
         return n <= 0 ? 0 : this.buf.copy(b, off, from, from + n);
       });
-      for (let ordinal = 0; cur.next(); ordinal++) {
+      let ordinal = 0;
+      for (; cur.next(); ordinal++) {
         if ((wanted[ordinal >>> 3]! >>> (ordinal & 7)) & 1) visit(ordinal, cur.url, 0, cur.len);
       }
+      // Something cut the file short under us: every later ordinal would be lost or shifted.
+      if (ordinal !== this.records) throw new DrumError('DRUM_CORRUPT_FILE', `${this.path}: aux log ends at record ${ordinal} of ${this.records}`, { file: this.path });
     } finally {
       if (rfd >= 0) this.fs.close(rfd);
     }
@@ -124,8 +129,8 @@ export const AUX_CURSOR_MIN_BYTES = 2 * (AUX_MAX_URL_BYTES + AUX_HEADER_BYTES);
  * the bytes it read (0 at the end; a partial record there is dropped). The
  * main thread's dispatch (forEachWanted, through DrumFs) and the worker's
  * (engine/dispatch-scan.ts, plain fs) each bring their own read. A record
- * claiming more shared bytes than the URL before it had throws (a log
- * drum wrote never does).
+ * claiming more shared bytes than the URL before it had, or making a URL
+ * longer than AUX_MAX_URL_BYTES, throws (a log drum wrote never does).
  */
 export class AuxCursor<B extends Uint8Array> {
   /** The current record's URL: url[0, len). */
@@ -154,7 +159,9 @@ export class AuxCursor<B extends Uint8Array> {
         const e = s + (b[at]! | (b[at + 1]! << 8));
         if (e <= this.have) {
           const shared = b[at + 2]!;
-          if (shared > this.len) throw new RangeError(`aux record at ${this.pos - this.have + at} shares ${shared} bytes with a URL of ${this.len}`);
+          if (shared > this.len || shared + (e - s) > AUX_MAX_URL_BYTES) {
+            throw new RangeError(`aux record at ${this.pos - this.have + at} shares ${shared} bytes with a URL of ${this.len} and adds ${e - s}`);
+          }
           this.len = this.copier.copy(b, s, e, this.url, shared);
           this.at = e;
           return true;

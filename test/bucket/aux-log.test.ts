@@ -127,5 +127,19 @@ describe('AuxLog', () => {
     // [len 3][shared 0]"abc", then [len 1][shared 4]"d": the first URL has only 3 bytes.
     fs.writeFileSync(path, Buffer.from([3, 0, 0, 0x61, 0x62, 0x63, 1, 0, 4, 0x64]));
     assert.throws(() => readFile(path), RangeError);
+    // [len 1][shared 0]"a", then [len 65535][shared 1]...: a URL of 65,536 bytes, one more than any record holds.
+    const long = join(tempDir(), 'long.dat');
+    fs.writeFileSync(long, Buffer.concat([Buffer.from([1, 0, 0, 0x61, 0xff, 0xff, 1]), Buffer.alloc(0xffff, 0x62)]));
+    assert.throws(() => readFile(long), RangeError);
+  });
+
+  it('stops with DRUM_CORRUPT_FILE when its file holds fewer records than were appended', () => {
+    const aux = newLog();
+    const urls = Array.from({ length: 3000 }, (_, i) => `http://h${i % 7}.example/${i}`);
+    appendAll(aux, urls.slice(0, 2000), true);
+    aux.flush();
+    appendAll(aux, urls.slice(2000), true); // these stay in RAM
+    fs.truncateSync(aux.path, fs.statSync(aux.path).size - 100);
+    assert.throws(() => readAll(aux, urls.length), (e: unknown) => (e as { code?: string }).code === 'DRUM_CORRUPT_FILE');
   });
 });

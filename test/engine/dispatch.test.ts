@@ -15,12 +15,16 @@ import { tempDir } from '../helpers/tmp.js';
 const pool = new ParsePool(resolvePolicy({}), 24, 1, 0);
 after(() => pool.close());
 
-/** Writes an aux log of these URLs; returns it flushed to its file. */
+/** Writes an aux log of these URLs, front-coded as Front.route writes it (each against the one before); returns it flushed to its file. */
 function auxOf(dir: string, urls: string[]): AuxLog {
   const aux = new AuxLog(new DrumFs(), join(dir, `aux-${Math.random()}.dat`), 1 << 17);
+  const src = Buffer.from(urls.join(''), 'latin1');
+  let at = 0;
+  let prev = -1;
   for (const u of urls) {
-    const b = Buffer.from(u);
-    aux.append(b, 0, b.length);
+    aux.append(src, at, at + u.length, prev, prev < 0 ? -1 : at);
+    prev = at;
+    at += u.length;
   }
   aux.flush();
   return aux;
