@@ -56,15 +56,7 @@ export function murmur3View(dv: DataView, b: Uint8Array, start: number, end: num
  * MurmurHash3 x86_32 of b[start, end) under seeds seedA and seedB at once;
  * writes the two results to out[at] and out[at + 1].
  */
-export function murmur3x2(
-  b: Uint8Array,
-  start: number,
-  end: number,
-  seedA: number,
-  seedB: number,
-  out: Uint32Array,
-  at: number,
-): void {
+export function murmur3x2(b: Uint8Array, start: number, end: number, seedA: number, seedB: number, out: Uint32Array, at: number): void {
   murmur3x2View(viewOf(b), b, start, end, seedA, seedB, out, at);
 }
 
@@ -87,16 +79,7 @@ export function viewOf(b: Uint8Array): DataView {
  * plain load), 22 % faster than byte or aligned-word loads. For loops over
  * many ranges of one buffer (fingerprint/key.ts hashRanges).
  */
-export function murmur3x2View(
-  dv: DataView,
-  b: Uint8Array,
-  start: number,
-  end: number,
-  seedA: number,
-  seedB: number,
-  out: Uint32Array,
-  at: number,
-): void {
+export function murmur3x2View(dv: DataView, b: Uint8Array, start: number, end: number, seedA: number, seedB: number, out: Uint32Array, at: number): void {
   let ha = seedA | 0;
   let hb = seedB | 0;
   let i = start;

@@ -15,16 +15,11 @@ export class RangeCopier {
 
   /** Copies src[start, end) to dst at `at`; returns the end offset in dst. */
   copy(src: Uint8Array, start: number, end: number, dst: Uint8Array, at: number): number {
-    // A typed array never changes the memory it views, so its identity names the view.
-    if (src !== this.src) {
-      this.src = src;
-      this.srcView = new DataView(src.buffer, src.byteOffset, src.byteLength);
-    }
+    const sv = this.viewOfSrc(src);
     if (dst !== this.dst) {
       this.dst = dst;
       this.dstView = new DataView(dst.buffer, dst.byteOffset, dst.byteLength);
     }
-    const sv = this.srcView!;
     const dv = this.dstView!;
     let i = start;
     const end4 = end - ((end - start) & 3);
@@ -35,11 +30,7 @@ export class RangeCopier {
 
   /** How many leading bytes src[a, a + max) and src[b, b + max) share (at most max). */
   sharedPrefix(src: Uint8Array, a: number, b: number, max: number): number {
-    if (src !== this.src) {
-      this.src = src;
-      this.srcView = new DataView(src.buffer, src.byteOffset, src.byteLength);
-    }
-    const v = this.srcView!;
+    const v = this.viewOfSrc(src);
     const max4 = max - (max & 3);
     for (let k = 0; k < max4; k += 4) {
       const x = v.getInt32(a + k, true) ^ v.getInt32(b + k, true);
@@ -49,5 +40,14 @@ export class RangeCopier {
     let k = max4;
     while (k < max && src[a + k] === src[b + k]) k++;
     return k;
+  }
+
+  /** The source's view, made once per source array (a typed array never changes the memory it views). */
+  private viewOfSrc(src: Uint8Array): DataView {
+    if (src !== this.src) {
+      this.src = src;
+      this.srcView = new DataView(src.buffer, src.byteOffset, src.byteLength);
+    }
+    return this.srcView!;
   }
 }
