@@ -12,6 +12,7 @@
 
 import * as fs from 'node:fs';
 import { AuxCursor, AUX_CURSOR_MIN_BYTES } from '../bucket/aux-log.js';
+import { DrumError } from '../errors.js';
 import { RangeCopier } from '../io/range-copy.js';
 
 export interface ScanRequest {
@@ -75,7 +76,7 @@ export async function scanAux(
   try {
     const url = cur.url;
     for (let ordinal = 0; ordinal < req.records; ordinal++) {
-      if (!cur.next()) throw new Error(`${req.path}: aux log ends at record ${ordinal} of ${req.records}`);
+      if (!cur.next()) throw new DrumError('DRUM_CORRUPT_FILE', `${req.path}: aux log ends at record ${ordinal} of ${req.records}`, { file: req.path });
       if (((bits[ordinal >>> 3]! >>> (ordinal & 7)) & 1) === 0) continue;
       const len = cur.len;
       if (block === null) block = await nextBlock();

@@ -5,6 +5,7 @@
 // scan waits for a returned block when all are out: flow control).
 // Does not write files; the main thread writes what it receives.
 
+import { isDrumError, type DrumErrorCode } from '../errors.js';
 import { scanAux, type DispatchBlock, type ScanRequest } from './dispatch-scan.js';
 
 /** Blocks in circulation between the worker and the main thread. */
@@ -23,7 +24,7 @@ export type DispatchMessage =
 export type DispatchReply =
   | { id: number; block: DispatchBlock }
   | { id: number; scanned: { newUrls: number; bytesRead: number } }
-  | { id: number; error: { message: string; stack?: string } };
+  | { id: number; error: { message: string; stack?: string; code?: DrumErrorCode; file?: string } };
 
 export class DispatchService {
   private free: DispatchBlock[] = [];
@@ -53,7 +54,7 @@ export class DispatchService {
       (b) => this.give(b), () => this.cancelled.has(id),
     )
       .then((r) => this.post({ id, scanned: r }, []))
-      .catch((e: Error) => this.post({ id, error: { message: e.message, stack: e.stack } }, []))
+      .catch((e: Error) => this.post({ id, error: { message: e.message, stack: e.stack, ...(isDrumError(e) ? { code: e.code, file: e.file } : {}) } }, []))
       .finally(() => this.cancelled.delete(id));
     return true;
   }

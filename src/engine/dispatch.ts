@@ -106,7 +106,11 @@ export class WorkerScans {
     }
     this.scans.delete(m.id);
     if (scan.failed !== null) scan.reject(scan.failed);
-    else if ('error' in m) scan.reject(new DrumError('DRUM_INTERNAL', `dispatch worker: ${m.error.message}`));
+    else if ('error' in m) {
+      // A DrumError keeps its code across the thread (a cut-short aux log is DRUM_CORRUPT_FILE on either side); anything else is a bug.
+      const { code, file, message } = m.error;
+      scan.reject(code !== undefined ? new DrumError(code, message, { file }) : new DrumError('DRUM_INTERNAL', `dispatch worker: ${message}`));
+    }
     else scan.resolve(m.scanned);
   }
 

@@ -97,6 +97,14 @@ describe('dispatch through the worker', () => {
     assert.deepEqual(again.blocks.flat(), urls);
     aux.discard();
   });
+
+  it('fails a scan of an aux log cut short with DRUM_CORRUPT_FILE naming it, as the main thread\'s own scan does', async () => {
+    const { aux, bits } = allNew('f', 200);
+    fs.truncateSync(aux.path, fs.statSync(aux.path).size - 30);
+    await assert.rejects(scan(aux, bits, 1000, 1000, {}), (e: unknown) => (e as { code?: string; file?: string }).code === 'DRUM_CORRUPT_FILE' && (e as { file?: string }).file === aux.path);
+    assert.throws(() => aux.forEachWanted(bits, 1 << 16, () => undefined), { code: 'DRUM_CORRUPT_FILE' });
+    aux.discard();
+  });
 });
 
 describe('dispatch through the worker, when things go wrong', () => {
