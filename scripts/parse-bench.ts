@@ -17,9 +17,9 @@ import type { CanonicalPolicyOptions } from '../src/canonicalize/types.js';
 import { keysOfBatch } from '../src/fingerprint/key.js';
 import { LineSplitter } from '../src/input/split.js';
 import type { LineChunk } from '../src/input/types.js';
-import { Parser } from '../src/engine/parse.js';
-import { chunkSlabBytes, packChunk, packParsed, parsedSlabBytes } from '../src/engine/pack.js';
-import { SlabPool } from '../src/engine/slab-pool.js';
+import { Parser } from '../src/engine/pipeline/parse.js';
+import { chunkSlabBytes, packChunk, packParsed, parsedSlabBytes } from '../src/engine/pipeline/pack.js';
+import { SlabPool } from '../src/engine/workers/slab-pool.js';
 
 interface Args { file: string; links: number; repeat: number; chunkBytes: number; policy: string; hostBits: number; json: boolean }
 

@@ -2,7 +2,7 @@
 // may change without notice; tests import internals directly.
 
 export { Drum, canonicalizeLines, verifyStateDir } from './engine/drum.js';
-export type { UrlStream } from './engine/stream.js';
+export type { UrlStream } from './engine/jobs/stream.js';
 export type {
   CheckRequest, IngestRequest, InputFormat, Progress, ReadOptions, StoreStats, VerifyProblem, VerifyResult,
 } from './engine/api.js';

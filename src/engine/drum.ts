@@ -11,18 +11,18 @@ import { expectedCollisions } from '../fingerprint/key.js';
 import type { DrumOptions } from '../options.js';
 import { readBloom } from '../tiers/bloom-file.js';
 import type { CheckRequest, IngestRequest, RunReport, StoreStats, VerifyProblem, VerifyResult } from './api.js';
-import { check, type CheckResult } from './check.js';
-import { dropRound, forgetRound } from './commit.js';
-import { ingest } from './ingest.js';
-import { Session } from './session.js';
+import { check, type CheckResult } from './jobs/check.js';
+import { dropRound, forgetRound } from './core/commit.js';
+import { ingest } from './jobs/ingest.js';
+import { Session } from './core/session.js';
 import { Catalog } from '../catalog/catalog.js';
-import { Feeder } from './feed.js';
-import { feederStream } from './stream.js';
-import type { UrlStream } from './stream.js';
+import { Feeder } from './pipeline/feed.js';
+import { feederStream } from './jobs/stream.js';
+import type { UrlStream } from './jobs/stream.js';
 import { isDrumError } from '../errors.js';
 import { readManifest } from '../store/manifest.js';
 
-export { repair, type RepairResult } from './repair.js';
+export { repair, type RepairResult } from './jobs/repair.js';
 
 export class Drum {
   private session: Session | null;
@@ -265,7 +265,7 @@ export async function verifyStateDir(stateDir: string): Promise<VerifyResult> {
   }
 }
 
-export { canonicalizeLines } from './canonicalize-lines.js';
+export { canonicalizeLines } from './jobs/canonicalize-lines.js';
 
 /**
  * Before a job: a round an earlier job left without cleaning up (every job

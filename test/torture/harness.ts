@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Level } from 'level';
-import { chunkLinksMax, planBudget } from '../../src/engine/budget.js';
+import { chunkLinksMax, planBudget } from '../../src/engine/core/budget.js';
 import { resolveOptions, type DrumOptions } from '../../src/options.js';
 import { decodeManifest, type ManifestBody } from '../../src/store/manifest.js';
 
@@ -27,7 +27,7 @@ export const haveEngine = fs.existsSync(join(distRoot, 'src', 'cli', 'main.js'))
 /**
  * The smallest --memory (whole MiB) the budget accepts for these options. At
  * that size the sort area holds 1024 keys, so buckets are sorted in many key
- * slices (src/engine/budget.ts, src/bucket/key-range.ts). Probed, not
+ * slices (src/engine/core/budget.ts, src/bucket/key-range.ts). Probed, not
  * hard-coded: the budget's reserves change as the engine is tuned.
  */
 export function smallestBudget(o: DrumOptions): string {

@@ -1,0 +1,133 @@
+// Splits the one RAM budget (--memory) among drum's data structures: the
+// in-RAM tiers, the RAM bucket buffers, the merge's sort area and new-URL
+// bitmap, and a fixed reserve for the runtime itself (V8 heap, worker
+// threads, IO buffers). Pure arithmetic; the report prints the split.
+
+import { HotCache } from '../../tiers/hot-cache.js';
+import { LineMemo } from '../../tiers/line-memo.js';
+import { RecentTable } from '../../tiers/recent-table.js';
+import type { ResolvedOptions } from '../../options.js';
+import { DrumError } from '../../errors.js';
+
+/**
+ * Bytes per pending entry in the sort area: two slots of hi, lo, ordinal
+ * (the worker sorts one while the main thread merges the other) and the
+ * radix sort's scratch copy; with no worker, one slot and the scratch.
+ */
+export function sortBytesPerEntry(workers: number): number {
+  return (workers > 0 ? 3 : 2) * (4 + 4 + 4);
+}
+/** Bytes per pending entry in a RAM bucket buffer: hi, lo, ordinal. */
+export const BUFFER_BYTES_PER_ENTRY = 4 + 4 + 4;
+
+export interface BudgetPlan {
+  totalBytes: number;
+  runtimeReserve: number;
+  hotCache: number;
+  recentTable: number;
+  /** Line memos of every parsing thread (workers + main). */
+  lineMemo: number;
+  /** Line memo entries per parsing thread. */
+  lineMemoEntries: number;
+  bloom: number;
+  bucketBuffers: number;
+  sortArea: number;
+  newBitmap: number;
+  ioBuffers: number;
+  /** Entries per bucket RAM buffer. */
+  bufferEntries: number;
+  /** A merge starts once a bucket holds this many entries (default: never; a big bucket is sorted in slices). */
+  maxBucketEntries: number;
+  /** Entries one sort holds: the sort area / sortBytesPerEntry(workers). */
+  sortEntries: number;
+  /** A merge starts once a round holds this many entries (the new-URL bitmap must fit). */
+  maxRoundEntries: number;
+  /** Entries a round can reach: the merge starts after the chunk that crosses maxRoundEntries. */
+  roundCapacity: number;
+  /** Keys the Bloom filter may be sized for at most. */
+  bloomMaxKeys: number;
+}
+
+/** Line memo entries per parsing thread unless the budget is too small for them (or the user chose). */
+export const DEFAULT_LINE_MEMO_ENTRIES = 1 << 20;
+
+export const IO_BUFFER_BYTES = 8 << 20; // aux log, unique writer, store reads/writes, input chunks
+/**
+ * What the runtime itself takes, measured on the bench's 100 M-link file
+ * (scripts/memory-probe.ts, docs/performance.md "Memory at 100 M links"):
+ * peak RSS minus drum's budgeted structures was ~159 MiB — Node's own code
+ * pages (~42 MiB) and V8 heaps of both threads (~40 MiB), malloc arenas,
+ * chunks and dispatch blocks in flight, the catalog's LevelDB. Plus ~10 %.
+ * On budgets too small to hold it, at most RESERVE_SHARE of the budget
+ * (such runs overshoot; the runtime does not shrink with --memory).
+ */
+export const RUNTIME_RESERVE_BYTES = 176 << 20;
+export const RESERVE_SHARE = 0.7;
+
+export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPlan {
+  const total = o.memoryBytes;
+  const hotCache = HotCache.bytesFor(o.cacheEntries);
+  const recentTable = RecentTable.bytesFor(o.recentEntries);
+  const minLeft = o.buckets * 1024 * BUFFER_BYTES_PER_ENTRY + (1 << 20);
+  // A small budget cannot hold the runtime; it still gets the configured tiers and the smallest buckets.
+  const smallest = o.bloom === 'off' ? minLeft : Math.ceil((minLeft * 4) / 3); // the Bloom filter takes a quarter of what is left
+  const runtimeReserve = Math.max(0, Math.min(RUNTIME_RESERVE_BYTES, Math.floor(total * RESERVE_SHARE), total - hotCache - recentTable - IO_BUFFER_BYTES - smallest));
+  const threads = o.workers + 1;
+  // What is left for the Bloom filter and the buckets once the line memos take `memo` entries per thread.
+  const rest = (memo: number): number => total - runtimeReserve - hotCache - recentTable - threads * LineMemo.bytesFor(memo) - IO_BUFFER_BYTES;
+  let lineMemoEntries = o.lineMemoEntries ?? DEFAULT_LINE_MEMO_ENTRIES;
+  if (o.lineMemoEntries === null) {
+    // Sized here: at most 1/16 of the budget, and never at the buckets' expense.
+    while (lineMemoEntries > 0 && (threads * LineMemo.bytesFor(lineMemoEntries) > total / 16 || bucketsLeft(rest(lineMemoEntries), o) < minLeft)) {
+      lineMemoEntries = lineMemoEntries > 1024 ? lineMemoEntries / 2 : 0;
+    }
+  }
+  const lineMemo = threads * LineMemo.bytesFor(lineMemoEntries);
+  let left = rest(lineMemoEntries);
+  // Bloom: up to a quarter of what is left; the report states the FP rate that buys.
+  const bloom = o.bloom === 'off' ? 0 : Math.floor(left / 4);
+  left -= bloom;
+  if (left < minLeft) {
+    throw new DrumError(
+      'DRUM_BAD_OPTION',
+      `memory budget ${total} bytes is too small for ${o.buckets} buckets with these tier sizes (need about ${total - left + minLeft})`,
+    );
+  }
+  const newBitmap = Math.floor(left / 16);
+  // Bucket buffers only batch spill writes (sequential appends): a sixth is plenty.
+  const bucketBuffers = Math.floor((left - newBitmap) / 6);
+  const sortArea = left - newBitmap - bucketBuffers;
+  const bufferEntries = Math.max(16, Math.floor(bucketBuffers / (o.buckets * BUFFER_BYTES_PER_ENTRY)));
+  // A bucket bigger than the sort area is sorted one key slice at a time, so no bucket size forces a merge.
+  const sortEntries = Math.max(1024, Math.floor(sortArea / sortBytesPerEntry(o.workers)));
+  const maxRoundEntries = Math.min(2 ** 32 - 1 - chunkLinksMax, newBitmap * 8 - chunkLinksMax, o.mergeEvery ?? Number.POSITIVE_INFINITY);
+  const bloomMaxKeys = o.bloom === 'off' ? 0 : Math.floor((bloom * 8) / o.bloomBitsPerKey);
+  const t = o.tuning;
+  return {
+    totalBytes: total, runtimeReserve, hotCache, recentTable, lineMemo, lineMemoEntries, bloom, bucketBuffers, sortArea, newBitmap,
+    ioBuffers: IO_BUFFER_BYTES,
+    bufferEntries: t.bufferEntries ?? bufferEntries,
+    maxBucketEntries: t.maxBucketEntries ?? Number.POSITIVE_INFINITY,
+    sortEntries: t.sortEntries ?? sortEntries,
+    maxRoundEntries: t.maxRoundEntries ?? maxRoundEntries,
+    roundCapacity: (t.maxRoundEntries ?? maxRoundEntries) + chunkLinksMax,
+    bloomMaxKeys,
+  };
+}
+
+/** What the buckets get of `left` after the Bloom filter's share. */
+function bucketsLeft(left: number, o: ResolvedOptions): number {
+  return o.bloom === 'off' ? left : left - Math.floor(left / 4);
+}
+
+export function budgetSplit(p: BudgetPlan): Record<string, number> {
+  return {
+    runtimeReserve: p.runtimeReserve, hotCache: p.hotCache, recentTable: p.recentTable, lineMemo: p.lineMemo, bloom: p.bloom,
+    bucketBuffers: p.bucketBuffers, sortArea: p.sortArea, newBitmap: p.newBitmap, ioBuffers: p.ioBuffers,
+  };
+}
+
+/** Most links one chunk of `chunkBytes` can hold (shortest line "a:b\n" is 4 bytes, but real links are >= 10). */
+export function chunkLinksMax(chunkBytes: number): number {
+  return Math.ceil(chunkBytes / 8) + 1;
+}

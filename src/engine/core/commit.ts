@@ -1,0 +1,93 @@
+// Runs a merge round against the committed store and commits its result:
+// the new bucket files and Bloom file named in a new manifest (one rename),
+// then resets the buckets, aux log and per-round tier state. The caller
+// supplies the rest of the manifest (its run state) and makes its own
+// outputs durable in `beforeCommit`, so they commit with the store.
+
+import { join } from 'node:path';
+import type { RunCounters } from '../../stats/counters.js';
+import type { ManifestBody } from '../../store/manifest.js';
+import { writeBloom } from '../../tiers/bloom-file.js';
+import { saveCache } from '../../tiers/cache-file.js';
+import { saveTiers, TIER_FILE } from '../../tiers/tier-file.js';
+import { mergeRound } from './round.js';
+import type { BlockSink } from '../workers/dispatch.js';
+import type { Session } from './session.js';
+
+export interface CommitParams {
+  counters: RunCounters;
+  emit: (buf: Buffer, start: number, end: number) => void;
+  /** Takes whole blocks of new URLs when the round dispatches through a worker (round.ts). */
+  sink?: BlockSink;
+  /** Makes the caller's outputs durable and returns the manifest fields it owns (run, history). */
+  beforeCommit: (storeUrls: number) => Promise<Pick<ManifestBody, 'run' | 'history'>>;
+}
+
+/**
+ * Merges everything pending and commits it. Returns the number of new URLs
+ * dispatched. On failure it leaves the round as it is: the job that owns the
+ * round (Drum) calls forgetRound.
+ */
+export async function mergeAndCommit(s: Session, p: CommitParams): Promise<number> {
+  const tm = performance.now();
+  const body = s.store.body;
+  const res = await mergeRound({
+    dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: p.counters, fsync: s.opts.fsync,
+    files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit: p.emit,
+    worker: { pool: s.pool, minRecords: s.opts.tuning.workerDispatchMin }, sink: p.sink,
+    time: (stage, ms, items) => s.timer.add(stage, ms, items),
+  }, s.area);
+  s.timer.add('merge', performance.now() - tm, s.aux.records);
+  const buckets = body.buckets.slice();
+  for (const [b, w] of res.written) {
+    buckets[b] = { file: s.store.nextKeysFile(b).name, keys: w.file.keys, bytes: w.file.bytes, crc: w.file.crc };
+  }
+  let bloom = body.bloom;
+  if (res.bloom !== null) {
+    const name = `bloom-g${String(body.commit + 1).padStart(6, '0')}.bloom`;
+    await writeBloom(s.dfs, join(s.dir, name), res.bloom, { fsync: s.opts.fsync });
+    bloom = { file: name, keys: res.bloom.keys, bitsPerKey: s.opts.bloomBitsPerKey };
+  }
+  const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);
+  const owned = await p.beforeCommit(storeUrls);
+  s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls });
+  if (res.bloom !== null) s.front.bloom = res.bloom;
+  s.front.recent.onMerged();
+  s.nextRound();
+  // Every key in the cache and the recent table is stored now: save them so the next process starts warm.
+  // A cache, not state: a failed save only means a cold start next time.
+  saveCache(() => saveTiers(s.dfs, join(s.dir, TIER_FILE), s.store.committed, [s.front.cache, s.front.recent]));
+  return res.newUrls;
+}
+
+/**
+ * After a job that failed or stopped early (ingest, checkUpdate, stream):
+ * the keys it routed but never committed are dropped (dropRound), and every
+ * tier is put back to what the committed store vouches for — line memos, hot
+ * cache, recent table and the in-RAM Bloom filter (Session.resetTiers) —
+ * since they may vouch for those keys. The committed input position is where
+ * a retry starts.
+ */
+export async function forgetRound(s: Session): Promise<void> {
+  dropRound(s);
+  await s.resetTiers();
+}
+
+/**
+ * Drops the keys a job routed but never committed: pending buckets and aux
+ * log. Enough on its own after a check, which routes without feeding the
+ * tiers (Front.route's `learn`).
+ */
+export function dropRound(s: Session): void {
+  try {
+    s.pending.reset();
+    s.aux.discard();
+  } catch {
+    // Leftover work files are removed when the store is next opened for writing.
+  }
+}
+
+/** True when the buckets or the round are full enough that a merge must run now. */
+export function mergeDue(s: Session): boolean {
+  return s.pending.largest >= s.plan.maxBucketEntries || s.aux.records >= s.plan.maxRoundEntries;
+}

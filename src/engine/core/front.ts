@@ -1,0 +1,129 @@
+// Routes each parsed URL through the in-RAM tiers — the parse threads'
+// line-memo answers and in-chunk repeat marks, hot cache, recently-added table, optional Bloom
+// gate — and sends what they cannot answer to the
+// buckets (key) and the aux log (URL text) under its arrival ordinal.
+// Counts every tier's lookups and hits. Does not merge or decide when to.
+// Tier semantics: a key in the cache or the recent table was seen earlier in
+// the stream (stored, or pending with an earlier ordinal): a certain duplicate.
+
+import { AUX_MAX_URL_BYTES, type AuxLog } from '../../bucket/aux-log.js';
+import type { PendingBuckets } from '../../bucket/pending.js';
+import type { Reject } from '../../input/types.js';
+import type { BloomMode } from '../../options.js';
+import type { RunCounters } from '../../stats/counters.js';
+import type { BlockedBloom } from '../../tiers/bloom.js';
+import type { HotCache } from '../../tiers/hot-cache.js';
+import type { RecentTable } from '../../tiers/recent-table.js';
+import type { ParsedChunk } from '../pipeline/parse.js';
+
+export class Front {
+  /** Gate mode: bit per ordinal of this round, set when the Bloom said "maybe seen". */
+  maybeSeen: Uint8Array = new Uint8Array(0);
+
+  constructor(
+    readonly cache: HotCache,
+    readonly recent: RecentTable,
+    public bloom: BlockedBloom | null,
+    readonly bloomMode: BloomMode,
+    /** Entries a round can reach (the budget's roundCapacity): sizes the gate's per-ordinal bits. */
+    private readonly roundCapacity: number,
+  ) {}
+
+  /** Starts a round: clears the gate's per-ordinal bits. */
+  startRound(): void {
+    if (this.bloomMode === 'gate') {
+      const need = (this.roundCapacity >>> 3) + 1;
+      if (this.maybeSeen.length < need) this.maybeSeen = new Uint8Array(need);
+      else this.maybeSeen.fill(0);
+    }
+  }
+
+  /**
+   * Routes every URL of `p`. Counts accepted links and in-RAM duplicates into
+   * `c`; URLs too long for the aux log are appended to `tooLong` as rejects.
+   * `learn` false (a check, whose URLs are never stored): the tiers answer
+   * but take in nothing — no recent-table add, no promotion, no Bloom add —
+   * so a repeat within the job reaches the buckets, where the merge drops it.
+   */
+  route(p: ParsedChunk, pending: PendingBuckets, aux: AuxLog, c: RunCounters, tooLong: Reject[], learn = true): void {
+    const { batch, keys, repeats } = p;
+    const anyRepeats = p.repeatCount > 0;
+    const n = batch.count;
+    const bytes = batch.bytes;
+    const ends = batch.ends;
+    const cache = this.cache;
+    const recent = this.recent;
+    const bloom = this.bloom;
+    const lossy = this.bloomMode === 'lossy';
+    const gate = this.bloomMode === 'gate';
+    let start = 0;
+    let prevS = -1; // the URL this call last appended to the aux log (its records share prefixes)
+    let prevE = -1;
+    let dups = 0;
+    let reps = 0;
+    let accepted = 0;
+    for (let i = 0; i < n; i++) {
+      const end = ends[i]!;
+      const s = start;
+      start = end;
+      if (end - s > AUX_MAX_URL_BYTES) {
+        tooLong.push({ line: batch.lines[i]!, input: p.input, reason: 'too-long', excerpt: Buffer.from(bytes.subarray(s, s + 200)) });
+        continue;
+      }
+      accepted++;
+      if (anyRepeats && repeats[i] === 1) {
+        // Repeats an earlier link of this chunk: answered by the parse worker's chunk set.
+        dups++;
+        reps++;
+        continue;
+      }
+      const hi = keys[2 * i]!;
+      const lo = keys[2 * i + 1]!;
+      if (cache.has(hi, lo)) {
+        dups++;
+        continue;
+      }
+      if (learn ? recent.hasOrAdd(hi, lo) : recent.has(hi, lo)) {
+        // Seen twice now: popular enough for the hot cache.
+        if (learn) cache.insert(hi, lo);
+        dups++;
+        continue;
+      }
+      if (bloom !== null) {
+        if (bloom.mayContain(hi, lo)) {
+          c.bloomMaybeSeen++;
+          if (lossy) {
+            c.lossyDropped++;
+            dups++;
+            continue;
+          }
+          if (gate) {
+            const o = aux.records;
+            this.maybeSeen[o >>> 3]! |= 1 << (o & 7);
+          }
+        } else {
+          c.bloomDefinitelyNew++;
+          if (learn) bloom.add(hi, lo);
+        }
+      }
+      pending.add(hi, lo, aux.records);
+      aux.append(bytes, s, end, prevS, prevE);
+      prevS = s;
+      prevE = end;
+    }
+    // Lines the parse thread's line memo answered never became URLs of the batch: count them here.
+    c.linksRead += accepted + p.lineRepeats;
+    c.duplicateUrls += dups + p.lineRepeats;
+    c.lineRepeats += p.lineRepeats;
+    c.lineLookups += p.lineLookups;
+    c.chunkRepeats += reps;
+    // Where the parse ran: the report's split of the parse stage between the threads.
+    if (p.onWorker) {
+      c.chunksOnWorkers++;
+      c.parseMsWorkers += p.parseMs;
+    } else {
+      c.chunksOnMain++;
+      c.parseMsMain += p.parseMs;
+    }
+  }
+}

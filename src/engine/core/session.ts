@@ -1,0 +1,183 @@
+// Everything an open store holds while it works: the state directory's
+// Store, the file-system seam, resolved options and budget plan, the
+// canonicalization policy, the tiers, the pending buckets and aux log, the
+// sort area, the parse pool and the catalog. Opening and closing these
+// together is session.ts's only job; the jobs (ingest, check) use them.
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
+import { AuxLog } from '../../bucket/aux-log.js';
+import { PendingBuckets } from '../../bucket/pending.js';
+import { Catalog, DELTAS_BEFORE_FOLD } from '../../catalog/catalog.js';
+import { resolvePolicy } from '../../canonicalize/policy.js';
+import type { CanonicalPolicy } from '../../canonicalize/types.js';
+import { DrumError } from '../../errors.js';
+import { HASH_ID } from '../../fingerprint/key.js';
+import { DrumFs } from '../../io/fs.js';
+import { resolveOptions, type DrumOptions, type ResolvedOptions } from '../../options.js';
+import { StageTimer } from '../../stats/counters.js';
+import { Store } from '../../store/store.js';
+import { readManifest } from '../../store/manifest.js';
+import { verifyKeyFiles, type StoreVerifyResult } from '../../store/verify.js';
+import type { BlockedBloom } from '../../tiers/bloom.js';
+import { readBloom } from '../../tiers/bloom-file.js';
+import { HotCache } from '../../tiers/hot-cache.js';
+import { RecentTable } from '../../tiers/recent-table.js';
+import { loadTiers, TIER_FILE } from '../../tiers/tier-file.js';
+import { saveCache } from '../../tiers/cache-file.js';
+import { loadMemos, MEMO_FILE, saveMemos } from '../../tiers/memo-file.js';
+import { chunkLinksMax, planBudget, type BudgetPlan } from './budget.js';
+import { Front } from './front.js';
+import { ParsePool } from '../workers/parse-pool.js';
+import { SortArea, type BucketFiles } from './sort-stage.js';
+
+export class Session {
+  readonly timer = new StageTimer();
+  readonly area: SortArea;
+
+  private constructor(
+    readonly dir: string,
+    readonly dfs: DrumFs,
+    readonly store: Store,
+    readonly opts: ResolvedOptions,
+    readonly policy: CanonicalPolicy,
+    readonly plan: BudgetPlan,
+    readonly front: Front,
+    readonly pending: PendingBuckets,
+    readonly aux: AuxLog,
+    readonly pool: ParsePool,
+    readonly catalog: Catalog | null,
+    readonly workDir: string,
+  ) {
+    this.area = new SortArea(plan.sortEntries);
+  }
+
+  static async open(dir: string, options: DrumOptions = {}, workDir?: string): Promise<Session> {
+    if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
+      throw new DrumError('DRUM_INTERNAL', 'drum needs a little-endian machine (its files are little-endian typed arrays)');
+    }
+    const opts = resolveOptions(options, availableParallelism());
+    // Without policy options, an existing store keeps the policy it was built with.
+    const canonical = opts.canonical ?? readManifest(dir)?.params.canonical ?? {};
+    const policy = resolvePolicy(canonical);
+    const dfs = new DrumFs(undefined, opts.faultHook);
+    const store = Store.open(dir, dfs, {
+      buckets: opts.buckets, hostBits: opts.hostBits, hash: HASH_ID, policy: policy.id, canonical,
+    }, { readOnly: opts.readOnly, forcePolicy: opts.forcePolicy, fsync: opts.fsync });
+    try {
+      // The store's own parameters win over options for an existing store.
+      const p = store.params;
+      const eff: ResolvedOptions = { ...opts, buckets: p.buckets, bucketBits: Math.log2(p.buckets), hostBits: p.hostBits };
+      const plan = planBudget(eff, chunkLinksMax(eff.chunkBytes));
+      let bloom: BlockedBloom | null = null;
+      if (eff.bloom !== 'off' && store.body.bloom !== null) bloom = await readBloom(dfs, join(dir, store.body.bloom.file));
+      const front = new Front(new HotCache(eff.cacheEntries), new RecentTable(eff.recentEntries), bloom, eff.bloom, plan.roundCapacity);
+      // Warm tiers from the last commit's saved tables (ignored unless they match this commit exactly).
+      loadTiers(join(dir, TIER_FILE), store.committed, [front.cache, front.recent]);
+      const wd = workDir ?? join(dir, 'work');
+      dfs.mkdirp(wd);
+      const pending = new PendingBuckets(dfs, wd, eff.bucketBits, plan.bufferEntries);
+      const aux = new AuxLog(dfs, join(wd, 'aux.dat'), 4 << 20);
+      if (!eff.readOnly && store.body.history.length > 0 && !existsSync(join(dir, 'catalog', 'CURRENT'))) {
+        // Never paper over a lost catalog with an empty one: the run history and host table would vanish silently.
+        throw new DrumError('DRUM_CORRUPT_FILE', `${join(dir, 'catalog')}: the run catalog is missing although runs were committed`, { file: join(dir, 'catalog') });
+      }
+      const catalog = eff.readOnly ? null : await Catalog.open(dir, { sync: eff.fsync });
+      // Fold piled-up per-round host deltas now, off the ingest's hot path.
+      if (catalog !== null && (await catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) await catalog.compactHosts();
+      const pool = new ParsePool(policy, eff.hostBits, eff.workers, plan.lineMemoEntries);
+      const session = new Session(dir, dfs, store, eff, policy, plan, front, pending, aux, pool, catalog, wd);
+      session.loadMemos();
+      return session;
+    } catch (e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  /** The committed store as the merge's file source. */
+  storeFiles(): BucketFiles {
+    const st = this.store;
+    return {
+      openReader: (b, buffer) => st.openReader(b, buffer),
+      outputPath: (b) => st.nextKeysFile(b).path,
+      keysIn: (b) => st.body.buckets[b]?.keys ?? 0,
+    };
+  }
+
+  /** After a round's merge: empties the buckets and the aux log and starts the next round. */
+  nextRound(): void {
+    this.pending.reset();
+    this.aux.discard();
+    this.front.startRound();
+  }
+
+  /**
+   * Puts the in-RAM tiers back to what the committed store vouches for:
+   * forgets the line memos, reloads the hot cache and recent table from the
+   * commit's tiers.cache (empty if it has none) and the Bloom filter from its
+   * file. forgetRound calls it after a job routed keys it never stored:
+   * otherwise a later job would call those URLs seen.
+   */
+  async resetTiers(): Promise<void> {
+    this.pool.clearMemo();
+    this.loadMemos();
+    this.front.cache.clear();
+    this.front.recent.clear();
+    loadTiers(join(this.dir, TIER_FILE), this.store.committed, [this.front.cache, this.front.recent]);
+    const bf = this.store.body.bloom;
+    // Dropped first: if the reload fails, no key of the abandoned work stays in the filter.
+    this.front.bloom = null;
+    this.front.bloom = this.opts.bloom !== 'off' && bf !== null ? await readBloom(this.dfs, join(this.dir, bf.file)) : null;
+  }
+
+  /** Warms the line memos from memo.cache if it was saved after the committed state (else they stay as they are). */
+  private loadMemos(): void {
+    const tables = loadMemos(join(this.dir, MEMO_FILE), this.store.committed, this.policy.id, this.pool.memoEntries);
+    this.pool.loadMemoTables(tables);
+  }
+
+  /**
+   * Saves the line memos after a run's final commit. REQUIRES: no chunk in
+   * flight (then every line a memo holds gave a URL that is now stored). A
+   * cache: a failed save only means a cold start next time.
+   */
+  async saveMemos(): Promise<void> {
+    if (this.opts.readOnly || this.pool.memoEntries === 0) return;
+    let tables: Uint32Array[] = [];
+    try {
+      tables = await this.pool.lendMemoTables();
+      if (tables.length === 0) return; // memos off, or a failed pool: nothing whole to save
+      saveCache(() => saveMemos(this.dfs, join(this.dir, MEMO_FILE), this.store.committed, this.policy.id, this.pool.memoEntries, tables));
+    } finally {
+      this.pool.returnMemoTables(tables);
+    }
+  }
+
+  verifyStore(): StoreVerifyResult {
+    return verifyKeyFiles(this.dfs, this.dir, this.store.body);
+  }
+
+  /**
+   * Closes everything, each part even when an earlier one fails (after an IO
+   * error the work files may refuse to go; the catalog's LevelDB lock and the
+   * store lock must still be released). Throws the first failure.
+   */
+  async close(): Promise<void> {
+    const failures: unknown[] = [];
+    const step = async (fn: () => unknown): Promise<void> => {
+      try {
+        await fn();
+      } catch (e) {
+        failures.push(e);
+      }
+    };
+    await step(() => this.pool.close());
+    await step(() => this.pending.reset());
+    await step(() => this.aux.discard());
+    if (this.catalog !== null) await step(() => this.catalog!.close());
+    this.store.close();
+    if (failures.length > 0) throw failures[0];
+  }
+}

@@ -1,0 +1,142 @@
+// Decides what an ingest request means against the committed state: which
+// inputs (with size and content identity), whether it resumes the store's
+// unfinished run or starts a new one, which inputs were already ingested and
+// are skipped, and where outputs go (refusing to clobber an unrelated
+// non-empty directory). Reads only; writes nothing.
+
+import * as fs from 'node:fs';
+import { join, resolve, sep } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { DrumError } from '../../errors.js';
+import { inputIdentity } from '../../input/identity.js';
+import type { InputRecord, ManifestBody, RunState } from '../../store/manifest.js';
+import type { IngestRequest } from '../api.js';
+
+/** Inputs up to this size are identified by a SHA-256 of every byte; larger ones by a sampled hash. */
+export const FULL_HASH_MAX_BYTES = 64 << 20;
+export const URLS_PER_FILE = 1_000_000;
+
+export interface RunPlan {
+  resume: boolean;
+  run: RunState;
+  /** Per input: skipped because an earlier complete run already ingested the same bytes. */
+  skipped: boolean[];
+  /** The unfinished run this request abandons (a different request came), if any. */
+  abandoned: RunState | null;
+}
+
+export async function describeInputs(paths: string[]): Promise<InputRecord[]> {
+  const out: InputRecord[] = [];
+  for (const p of paths) {
+    if (p === '-') {
+      out.push({ path: '-', bytes: 0, sha256: '', sampled: false });
+      continue;
+    }
+    const abs = resolve(p);
+    let size: number;
+    try {
+      const st = fs.statSync(abs);
+      if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EISDIR' });
+      size = st.size;
+    } catch (e) {
+      throw new DrumError('DRUM_INPUT', `cannot read input ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e, file: abs });
+    }
+    const sampled = size > FULL_HASH_MAX_BYTES;
+    const id = await inputIdentity(abs, { method: sampled ? 'sampled' : 'full' });
+    out.push({ path: abs, bytes: size, sha256: id.sha256, sampled });
+  }
+  return out;
+}
+
+export function newRunId(now = new Date()): string {
+  const t = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${t}-${randomBytes(2).toString('hex')}`;
+}
+
+function sameInputs(a: InputRecord[], b: InputRecord[]): boolean {
+  return a.length === b.length && a.every((x, i) => x.path === b[i]!.path && x.bytes === b[i]!.bytes && x.sha256 === b[i]!.sha256 && x.path !== '-');
+}
+
+function readOptionsOf(req: IngestRequest): Record<string, string> {
+  return { format: req.format ?? 'auto', links: req.links ?? 'nav', warcLinks: req.warcLinks ?? 'html' };
+}
+
+/**
+ * Plans the run. `alreadyIngested(input)` says whether a complete earlier run
+ * ingested these exact bytes (manifest history or the catalog).
+ */
+export function planRun(
+  stateDir: string,
+  body: ManifestBody,
+  req: IngestRequest,
+  inputs: InputRecord[],
+  alreadyIngested: (i: InputRecord) => boolean,
+  urlsPerFile = URLS_PER_FILE,
+): RunPlan {
+  const last = body.run;
+  const options = readOptionsOf(req);
+  const outWanted = req.outDir === undefined ? null : resolve(req.outDir);
+  if (last !== null && last.status === 'running') {
+    const same = sameInputs(last.inputs, inputs) && (outWanted === null || outWanted === last.outDir) &&
+      JSON.stringify(last.options) === JSON.stringify(options);
+    if (same) return { resume: true, run: last, skipped: last.skipped ?? inputs.map(() => false), abandoned: null };
+  }
+  const abandoned = last !== null && last.status === 'running' ? { ...last, status: 'abandoned' as const } : null;
+  const runId = newRunId();
+  const outDir = outWanted ?? join(resolve(stateDir), 'runs', runId);
+  const skipped = inputs.map((i) => !req.force && i.path !== '-' && alreadyIngested(i));
+  if (skipped.some((x) => !x)) {
+    checkOutDirPlace(stateDir, outDir);
+    checkOutDir(outDir);
+  }
+  const first = skipped.findIndex((s) => !s);
+  const run: RunState = {
+    runId,
+    status: 'running',
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+    inputs,
+    skipped,
+    options,
+    outDir,
+    position: { input: first < 0 ? inputs.length : first, offset: 0, line: 0 },
+    rounds: 0,
+    unique: { file: 1, bytes: 0, urls: 0, urlsPerFile },
+    rejectsBytes: 0,
+    counters: {},
+  };
+  return { resume: false, run, skipped, abandoned };
+}
+
+/** State folders drum empties or owns: an output directory there would be deleted or mixed with state. */
+const MANAGED = ['store', 'work', 'catalog'];
+
+/** A run's outputs may go under <state>/runs/ or anywhere outside the state directory, never into its managed parts. */
+export function checkOutDirPlace(stateDir: string, outDir: string): void {
+  const state = resolve(stateDir);
+  const out = resolve(outDir);
+  const inside = (p: string): boolean => out === p || out.startsWith(`${p}${sep}`);
+  if (out === state || MANAGED.some((m) => inside(join(state, m)))) {
+    throw new DrumError('DRUM_CLOBBER', `--out ${out} is the state directory or inside its ${MANAGED.join('/, ')}/ (drum deletes or owns what is there); use <state>/runs/ or a directory outside ${state}`, { file: out });
+  }
+}
+
+/** A new run's output directory must be absent or empty: drum never mixes its files into unrelated ones. */
+export function checkOutDir(dir: string): void {
+  let entries: string[];
+  try {
+    if (!fs.statSync(dir).isDirectory()) throw new DrumError('DRUM_CLOBBER', `--out ${dir} exists and is not a directory`, { file: dir });
+    entries = fs.readdirSync(dir);
+  } catch (e) {
+    if (e instanceof DrumError) throw e;
+    return; // absent: created later
+  }
+  if (entries.length > 0) {
+    throw new DrumError('DRUM_CLOBBER', `--out ${dir} is not empty; drum writes a run's files only into a new or empty directory`, { file: dir });
+  }
+}
+
+/** True if `i` appears, with the same bytes, among the inputs of a complete run in the manifest history. */
+export function inHistory(body: ManifestBody, i: InputRecord): boolean {
+  return body.history.some((h) => h.status === 'complete' && h.inputs.some((x) => x.sha256 === i.sha256 && x.bytes === i.bytes));
+}

@@ -1,0 +1,82 @@
+// The reading half of ingest and check: reads each input from a position,
+// parses chunks on the pool (keeping a few in flight so the workers stay
+// busy), and hands the parsed chunks, in order, to the job. A damaged input
+// (DRUM_INPUT mid-stream) keeps every good line before the damage and is
+// reported; the loop goes on with the next input. Does not route or merge.
+// Memory: the reader reuses its buffers (a chunk is dead once the pool has
+// copied or parsed it, before the next is read), and each parsed chunk's
+// slab goes back to the pool once the job has consumed it.
+
+import { isDrumError } from '../../errors.js';
+import { readInput } from '../../input/read.js';
+import type { InputRecord } from '../../store/manifest.js';
+import type { ReadOptions } from '../api.js';
+import type { ParsedChunk } from './parse.js';
+import type { ParseJob } from '../workers/parse-pool.js';
+import type { Session } from '../core/session.js';
+
+/** Parsed chunks in flight per worker: enough to keep workers busy during a merge. */
+const INFLIGHT_PER_WORKER = 4;
+
+export interface InputError {
+  path: string;
+  code: string;
+  message: string;
+}
+
+export interface ReadLoopParams {
+  inputs: InputRecord[];
+  /** Where to start: input index, decompressed byte offset and line count within it. */
+  from: { input: number; offset: number; line: number };
+  /** Inputs to pass over entirely (already ingested). */
+  skip: boolean[];
+  read: ReadOptions;
+  onBytes: (delta: number) => void;
+  /** Called for each parsed chunk, in input order; the chunk is invalid once the call (and its promise) is done. */
+  onChunk: (p: ParsedChunk) => Promise<void> | void;
+  /** Called when an input has been read to its end. */
+  onInputDone: (input: number) => void;
+  /** False: the parse threads' line memos answer but remember nothing (a check). Default true. */
+  learn?: boolean;
+}
+
+export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputError[]> {
+  const errors: InputError[] = [];
+  const maxInflight = Math.max(1, s.pool.size * INFLIGHT_PER_WORKER);
+  for (let i = p.from.input; i < p.inputs.length; i++) {
+    if (p.skip[i]) continue;
+    const inp = p.inputs[i]!;
+    const here = i === p.from.input;
+    const spec = { path: inp.path, startOffset: here ? p.from.offset : 0, startLine: here ? p.from.line : 0 };
+    const inflight: ParseJob[] = [];
+    const drainOne = async (): Promise<void> => {
+      const job = inflight.shift()!;
+      const tp = performance.now();
+      const parsed = job.result ?? (await job.promise!);
+      const tr = performance.now();
+      s.timer.add('wait-parse', tr - tp, 0);
+      await p.onChunk(parsed);
+      s.timer.add('route+merge', performance.now() - tr, parsed.batch.count);
+      s.pool.release(parsed);
+    };
+    try {
+      for await (const chunk of readInput(spec, i, {
+        format: p.read.format ?? 'auto', maxLineBytes: s.policy.maxLineBytes, chunkBytes: s.opts.chunkBytes,
+        links: p.read.links, warcLinks: p.read.warcLinks, onBytes: p.onBytes, reuseBuffers: true,
+      })) {
+        // submit() copies or parses the chunk before it returns: the reader may reuse its memory after this.
+        inflight.push(s.pool.submit(chunk, p.learn ?? true));
+        // Route whatever is ready, in order; wait only when too much is in flight.
+        while (inflight.length > 0 && inflight[0]!.result !== null) await drainOne();
+        if (inflight.length >= maxInflight) await drainOne();
+      }
+    } catch (e) {
+      if (!isDrumError(e, 'DRUM_INPUT')) throw e;
+      while (inflight.length > 0) await drainOne();
+      errors.push({ path: inp.path, code: e.code, message: e.message });
+    }
+    while (inflight.length > 0) await drainOne();
+    p.onInputDone(i);
+  }
+  return errors;
+}

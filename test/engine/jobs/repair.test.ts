@@ -1,0 +1,62 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { Catalog } from '../../../src/catalog/catalog.js';
+import { Drum, repair, verifyStateDir } from '../../../src/engine/drum.js';
+import { isDrumError } from '../../../src/errors.js';
+import { readManifest } from '../../../src/store/manifest.js';
+import { tempDir } from '../../helpers/tmp.js';
+
+async function build(): Promise<{ state: string; input: string }> {
+  const dir = tempDir();
+  const input = join(dir, 'links.txt');
+  fs.writeFileSync(input, Array.from({ length: 3000 }, (_, i) => `http://h${(i % 1000) % 17}.example/${i % 1000}`).join('\n'));
+  const state = join(dir, 'state');
+  const d = await Drum.open(state, { bloom: 'gate', workers: 0, fsync: false });
+  await d.ingest({ inputs: [input], outDir: join(dir, 'out') });
+  await d.close();
+  return { state, input };
+}
+
+describe('drum repair', () => {
+  it('rebuilds a damaged Bloom file from the key files, after which the store verifies and answers as before', async () => {
+    const { state, input } = await build();
+    const bloomFile = join(state, readManifest(state)!.bloom!.file);
+    const b = fs.readFileSync(bloomFile);
+    b[b.length - 3]! ^= 0xff;
+    fs.writeFileSync(bloomFile, b);
+    assert.equal((await verifyStateDir(state)).ok, false);
+    const r = await repair(state, { bloom: true });
+    assert.equal(r.bloom!.keys, 1000);
+    assert.equal((await verifyStateDir(state)).ok, true);
+    assert.equal(fs.existsSync(bloomFile), false);
+    const d = await Drum.open(state, { bloom: 'gate', workers: 0, fsync: false });
+    try {
+      const fresh: string[] = [];
+      await d.check({ inputs: [input], onNew: (u) => fresh.push(u) });
+      assert.deepEqual(fresh, []);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('resets a vanished catalog from the manifest history and recounts hosts from the unique files', async () => {
+    const { state } = await build();
+    fs.rmSync(join(state, 'catalog', 'CURRENT'));
+    await assert.rejects(Drum.open(state, { workers: 0 }), (e) => isDrumError(e, 'DRUM_CORRUPT_FILE'));
+    const r = await repair(state, { catalog: true });
+    assert.equal(r.catalog!.runs, 1);
+    assert.ok(fs.existsSync(r.catalog!.movedTo));
+    const c = await Catalog.open(state, { readOnly: true });
+    try {
+      const hosts = await c.topHosts(100);
+      assert.equal(hosts.length, 17);
+      assert.equal(hosts.reduce((a, h) => a + h.uniqueUrls, 0), readManifest(state)!.storeUrls);
+      assert.equal((await c.listRuns(5)).length, 1);
+    } finally {
+      await c.close();
+    }
+    await (await Drum.open(state, { workers: 0, fsync: false })).close();
+  });
+});
