@@ -1,12 +1,13 @@
 // `npm run bench`: drum against the peers a crawler operator would pick, one
 // after another on the same seeded link file: drum ingest (default policy and
-// --canonical none), LC_ALL=C sort -u, a Node Set, a per-URL LevelDB check;
+// --canonical none), LC_ALL=C sort -u, a Node Set, a per-URL LevelDB check,
+// DuckDB (anti-join per batch; unlimited and at memory_limit 256MB);
 // then an incremental second batch into drum's store, the real Heritrix
 // outlink stream, and (--scale) 100 M links. Prints a table and the issue's
 // goals (PASS/FAIL/SKIP) and writes everything as JSON. Never asserts
 // anything: it measures. Usage (after `tsc -p .`):
 //   node dist/scripts/bench.js [--links N] [--seed S] [--scale] [--json FILE]
-//     [--skip drum,drum-raw,sort,set,level,incremental,heritrix] [--tmp DIR]
+//     [--skip drum,drum-raw,sort,set,level,duckdb,incremental,heritrix] [--tmp DIR]
 //     [--level-max-links N] [--timeout-s S] [--repeat R] [--keep]
 
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync, createWriteStream } from 'node:fs';
@@ -17,11 +18,11 @@ import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { checkGoals, formatGoals, formatStages, formatTable, medianRow, type BenchRow } from './lib/bench-report.js';
-import { drumAvailable, ensureLinks, runDrum, runPeer, runSort, type BenchContext } from './lib/bench-runners.js';
+import { drumAvailable, ensureLinks, runDrum, runDuckDb, runPeer, runSort, type BenchContext } from './lib/bench-runners.js';
 import { hasGnuTime } from './lib/measure.js';
 import type { GenMeta } from './gen-links.js';
 
-const KNOWN = ['drum', 'drum-raw', 'sort', 'set', 'level', 'incremental', 'heritrix'];
+const KNOWN = ['drum', 'drum-raw', 'sort', 'set', 'level', 'duckdb', 'incremental', 'heritrix'];
 const HERITRIX = '../shared/datasets/heritrix-archive-org-2008/outlinks.tsv';
 const BYTES_PER_LINK = 62; // generator average incl. newline (see meta avgUrlBytes)
 
@@ -110,6 +111,15 @@ async function main(): Promise<void> {
   if (!skip.has('sort')) add(await rep(() => runSort(ctx, 'main', main1.file, links)));
   if (!skip.has('set')) add(await rep(() => runPeer(ctx, 'set', 'main', main1.file, links)));
   if (!skip.has('level')) add(await rep(() => runPeer(ctx, 'level', 'main', main1.file, links, levelMax)));
+  // DuckDB, the peer a data engineer reaches for: unlimited, and at drum's 256 MiB budget.
+  // Each keeps its database for the incremental batch below.
+  const duckDbs = { duckdb: join(work, 'duckdb-nolimit.duckdb'), 'duckdb-256': join(work, 'duckdb-256.duckdb') } as const;
+  const duckLimit = { duckdb: undefined, 'duckdb-256': '256MB' } as const;
+  if (!skip.has('duckdb')) {
+    for (const id of ['duckdb', 'duckdb-256'] as const) {
+      add(await rep(() => runDuckDb(ctx, { id, dataset: 'main', file: main1.file, links, db: duckDbs[id], memoryLimit: duckLimit[id], fresh: true })));
+    }
+  }
 
   // 2. Incremental: the next N links of the same crawl into the first store.
   if (!skip.has('incremental') && !skip.has('drum')) {
@@ -123,7 +133,20 @@ async function main(): Promise<void> {
       () => { rmSync(drumState, { recursive: true, force: true }); cpSync(snap, drumState, { recursive: true }); },
     ));
     rmSync(snap, { recursive: true, force: true });
+    if (!skip.has('duckdb')) {
+      for (const id of ['duckdb', 'duckdb-256'] as const) {
+        if (!existsSync(duckDbs[id])) continue;
+        const dsnap = `${duckDbs[id]}.snapshot`;
+        if (repeat > 1) cpSync(duckDbs[id], dsnap);
+        add(await rep(
+          () => runDuckDb(ctx, { id, dataset: 'batch2', file: b2.file, links, db: duckDbs[id], memoryLimit: duckLimit[id], fresh: false }),
+          () => cpSync(dsnap, duckDbs[id]),
+        ));
+        rmSync(dsnap, { force: true });
+      }
+    }
   }
+  for (const f of Object.values(duckDbs)) { rmSync(f, { force: true }); rmSync(`${f}.wal`, { force: true }); }
   if (!ctx.keep) rmSync(drumState, { recursive: true, force: true });
 
   // 3. The real Heritrix outlink stream (outlink column as lines).
@@ -200,7 +223,7 @@ function checkAgreement(rows: BenchRow[], datasets: Record<string, unknown>): st
     out.push(`${drum.unique === want ? 'AGREE' : 'DIFFER'}  drum default new URLs on ${ds}: ${drum.unique} vs generator model ${want}`);
   }
   for (const ds of ['main', 'heritrix', 'scale'] as const) {
-    const exact = rows.filter((r) => r.dataset === ds && ['sort', 'set', 'level', 'drum-raw'].includes(r.id) && r.status === 'ok' && r.unique !== null);
+    const exact = rows.filter((r) => r.dataset === ds && ['sort', 'set', 'level', 'duckdb', 'duckdb-256', 'drum-raw'].includes(r.id) && r.status === 'ok' && r.unique !== null);
     if (exact.length < 2) continue;
     const vals = new Set(exact.map((r) => r.unique));
     out.push(`${vals.size === 1 ? 'AGREE' : 'MISMATCH'}  exact unique count on ${ds}: ${exact.map((r) => `${r.id}=${r.unique}`).join(', ')}`);

@@ -175,3 +175,35 @@ export async function runPeer(ctx: BenchContext, peer: 'set' | 'level', dataset:
   }
   return row;
 }
+
+export interface DuckDbRun {
+  id: 'duckdb' | 'duckdb-256';
+  dataset: BenchRow['dataset'];
+  file: string;
+  links: number;
+  /** Database file, kept between the first and the incremental batch. */
+  db: string;
+  /** DuckDB memory_limit; undefined = unlimited (DuckDB's default, 80 % of RAM). */
+  memoryLimit?: string;
+  fresh: boolean;
+}
+
+/** DuckDB peer (scripts/peers/duckdb-dedup.ts): one batch per run; `skipped` where the binding cannot load. */
+export async function runDuckDb(ctx: BenchContext, r: DuckDbRun): Promise<BenchRow> {
+  const row = baseRow(r.id, r.dataset, `DuckDB anti-join${r.memoryLimit ? ` (memory_limit ${r.memoryLimit})` : ' (no limit)'}`, r.links);
+  const out = join(ctx.work, `${r.id}-${r.dataset}.out`);
+  rmSync(out, { force: true });
+  const args = [join(ctx.distDir, 'scripts', 'peers', 'duckdb-dedup.js'), r.file, out, '--db', r.db];
+  if (r.memoryLimit) args.push('--memory-limit', r.memoryLimit);
+  if (r.fresh) args.push('--fresh');
+  settle(r.file);
+  const note = load();
+  const m = await runMeasured(process.execPath, args, { timeoutMs: ctx.timeoutMs });
+  if (m.exitCode === 3) return { ...row, status: 'skipped', note: lastLine(m.stderr) };
+  fill(row, m, ctx.timeoutMs);
+  row.bytesWritten = fileSize(out) + pathBytes(r.db);
+  row.note = row.note || note;
+  if (row.status === 'ok') row.unique = (JSON.parse(m.stdout.trim()) as { unique: number }).unique;
+  if (!ctx.keep) rmSync(out, { force: true });
+  return row;
+}

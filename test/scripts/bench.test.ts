@@ -1,7 +1,7 @@
 // Smoke test of the benchmark's building blocks (no timing assertions): the
 // link generator is deterministic per seed and hits its unique-fraction
-// range, batch 2 overlaps batch 1, and both peer dedups (Set, level) emit
-// exactly what an in-test Set model emits. Runs in a few seconds on 100 k links.
+// range, batch 2 overlaps batch 1, and the peer dedups (Set, level, DuckDB)
+// emit exactly what an in-test Set model emits. Runs in a few seconds on 100 k links.
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +12,7 @@ import { generateLinks } from '../../scripts/gen-links.js';
 import { HostTable } from '../../scripts/lib/link-model.js';
 import { setDedup } from '../../scripts/peers/set-dedup.js';
 import { levelDedup } from '../../scripts/peers/level-dedup.js';
+import { duckDbDedup } from '../../scripts/peers/duckdb-dedup.js';
 import { medianRow, type BenchRow } from '../../scripts/lib/bench-report.js';
 
 const N = 100_000;
@@ -123,6 +124,36 @@ describe('peer dedups', () => {
     const s = await levelDedup(input, join(dir, 'level5k.out'), 5000);
     assert.equal(s.links, 5000);
     assert.equal(s.truncated, true);
+  });
+});
+
+describe('DuckDB peer', () => {
+  let duck: typeof import('@duckdb/node-api') | null = null;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'drum-bench-duck-'));
+    duck = await import('@duckdb/node-api').catch(() => null);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('emits the first occurrences in input order, then only what a second batch adds', async (t) => {
+    if (duck === null) {
+      if (process.env.CI) assert.fail('@duckdb/node-api did not load under CI (npm ci installs it as a dev dependency)');
+      t.skip('@duckdb/node-api not installed: npm install --save-dev @duckdb/node-api');
+      return;
+    }
+    const a = join(dir, 'a.txt');
+    const b = join(dir, 'b.txt');
+    const textA = 'http://a.example/x\r\n\nhttp://a.example/x\nhttp://b.example/é\nhttp://c.example/\n';
+    const textB = 'http://c.example/\nhttp://d.example/\nhttp://b.example/é\nhttp://d.example/\n';
+    writeFileSync(a, textA);
+    writeFileSync(b, textB);
+    const db = join(dir, 'seen.duckdb');
+    const s1 = await duckDbDedup(a, join(dir, 'a.out'), { db, memoryLimit: '256MB', fresh: true });
+    assert.deepEqual(lines(join(dir, 'a.out')), modelDedup(textA));
+    assert.equal(s1.unique, 3);
+    const s2 = await duckDbDedup(b, join(dir, 'b.out'), { db, memoryLimit: '256MB' });
+    assert.deepEqual(lines(join(dir, 'b.out')), ['http://d.example/']);
+    assert.equal(s2.unique, 1);
   });
 });
 
