@@ -3,8 +3,9 @@
 // --canonical none), LC_ALL=C sort -u, a Node Set, a per-URL LevelDB check,
 // DuckDB (anti-join per batch; unlimited and at memory_limit 256MB);
 // then an incremental second batch into drum's store, the real Heritrix
-// outlink stream, and (--scale) 100 M links. Prints a table and the issue's
-// goals (PASS/FAIL/SKIP) and writes everything as JSON. Never asserts
+// outlink stream, a 1 M-link small batch, the fixed costs of a process and
+// 10 k-link batches through one open Drum, and (--scale) 100 M links.
+// Prints a table and drum's goals (PASS/FAIL/SKIP) and writes everything as JSON. Never asserts
 // anything: it measures. Usage (after `tsc -p .`):
 //   node dist/scripts/bench.js [--links N] [--seed S] [--scale] [--json FILE]
 //     [--skip drum,drum-raw,sort,set,level,duckdb,incremental,heritrix] [--tmp DIR]
@@ -19,10 +20,12 @@ import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { checkGoals, formatGoals, formatStages, formatTable, medianRow, type BenchRow } from './lib/bench-report.js';
 import { drumAvailable, ensureLinks, runDrum, runDuckDb, runPeer, runSort, type BenchContext } from './lib/bench-runners.js';
-import { hasGnuTime } from './lib/measure.js';
+import { hasGnuTime, runMeasured } from './lib/measure.js';
 import type { GenMeta } from './gen-links.js';
+import { formatFixedCosts, measureFixedCosts, type FixedCost } from './lib/fixed-costs.js';
+import type { SmallBatchResult } from './small-batches.js';
 
-const KNOWN = ['drum', 'drum-raw', 'sort', 'set', 'level', 'duckdb', 'incremental', 'heritrix'];
+const KNOWN = ['drum', 'drum-raw', 'sort', 'set', 'level', 'duckdb', 'small', 'fixed', 'incremental', 'heritrix'];
 const HERITRIX = '../shared/datasets/heritrix-archive-org-2008/outlinks.tsv';
 const BYTES_PER_LINK = 62; // generator average incl. newline (see meta avgUrlBytes)
 
@@ -52,6 +55,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       links: { type: 'string', default: '10000000' },
+      'small-links': { type: 'string', default: '1000000' },
       seed: { type: 'string', default: '1' },
       scale: { type: 'boolean', default: false },
       'scale-links': { type: 'string', default: '100000000' },
@@ -67,6 +71,7 @@ async function main(): Promise<void> {
   const links = Number(values.links);
   const seed = Number(values.seed);
   const scaleLinks = Number(values['scale-links']);
+  const smallLinks = Number(values['small-links']);
   const skip = new Set(values.skip!.split(',').map((s) => s.trim()).filter(Boolean));
   for (const s of skip) if (!KNOWN.includes(s)) throw new Error(`--skip: unknown run ${s} (known: ${KNOWN.join(',')})`);
   if (!Number.isInteger(links) || links < 1) throw new Error('--links must be a positive integer');
@@ -118,6 +123,32 @@ async function main(): Promise<void> {
   if (!skip.has('duckdb')) {
     for (const id of ['duckdb', 'duckdb-256'] as const) {
       add(await rep(() => runDuckDb(ctx, { id, dataset: 'main', file: main1.file, links, db: duckDbs[id], memoryLimit: duckLimit[id], fresh: true })));
+    }
+  }
+
+  // 1b. Small batches: a 1 M-link file through the CLI (goal: per-link cost at most
+  // 1.25x the main file's), the fixed costs of a process, and 10 k-link batches
+  // through one long-running library process on a copy of the main store.
+  let fixedCosts: FixedCost[] = [];
+  let library10k: SmallBatchResult | null = null;
+  if (!skip.has('small') && !skip.has('drum') && smallLinks < links) {
+    const small = await ensureLinks(ctx, smallLinks, seed, 1);
+    datasets.small = small.meta;
+    const ss = join(work, 'drum-small-state');
+    add(await rep(() => runDrum(ctx, { id: 'drum', dataset: 'small', label: 'drum ingest (default)', file: small.file, links: smallLinks, state: ss, raw: false, fresh: true })));
+    rmSync(ss, { recursive: true, force: true });
+  }
+  if (!skip.has('fixed') && !skip.has('drum')) {
+    fixedCosts = await measureFixedCosts(ctx, existsSync(drumState) ? drumState : null);
+    if (existsSync(drumState)) {
+      const b2 = await ensureLinks(ctx, links, seed, 2);
+      const copy = join(work, 'drum-library-state');
+      rmSync(copy, { recursive: true, force: true });
+      cpSync(drumState, copy, { recursive: true });
+      const m = await runMeasured(process.execPath, [join(distDir, 'scripts', 'small-batches.js'), '--state', copy, '--input', b2.file, '--batch', '10000', '--batches', '10'], { timeoutMs: ctx.timeoutMs });
+      if (m.exitCode === 0) library10k = JSON.parse(m.stdout.trim()) as SmallBatchResult;
+      else log(`library 10 k batches failed: ${m.stderr.slice(-400)}`);
+      rmSync(copy, { recursive: true, force: true });
     }
   }
 
@@ -187,7 +218,7 @@ async function main(): Promise<void> {
     const sort = rows.find((s) => s.id === 'sort' && s.dataset === (r.dataset === 'batch2' ? 'main' : r.dataset) && s.status === 'ok');
     if (sort?.wallMs && r.wallMs !== null && r.status === 'ok') r.ratioToSort = Math.round((r.wallMs / sort.wallMs) * 100) / 100;
   }
-  const goals = checkGoals(rows, links, values.scale ? scaleLinks : null);
+  const goals = checkGoals(rows, links, values.scale ? scaleLinks : null, library10k?.medianMs ?? null);
   const agreement = checkAgreement(rows, datasets);
   const sortVersion = spawnSync('sort', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
   const result = {
@@ -195,9 +226,11 @@ async function main(): Promise<void> {
     finishedAt: new Date().toISOString(),
     gitHead,
     machine: { cores: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, sort: sortVersion, loadAvgAtEnd: loadavg(), rss: hasGnuTime() ? 'GNU time %M' : '/proc VmHWM poll' },
-    params: { links, seed, repeat, scale: values.scale, scaleLinks, levelMaxLinks: levelMax, skip: [...skip] },
+    params: { links, seed, repeat, scale: values.scale, scaleLinks, smallLinks, levelMaxLinks: levelMax, skip: [...skip] },
     datasets,
     rows,
+    fixedCosts,
+    library10k,
     goals,
     agreement,
   };
@@ -205,7 +238,10 @@ async function main(): Promise<void> {
   const m = datasets.main as GenMeta;
   process.stdout.write(`\nmain file: ${links.toLocaleString('en-US')} links, ${(m.bytes / 2 ** 20).toFixed(0)} MiB, avg URL ${m.avgUrlBytes.toFixed(1)} B, ` +
     `unique exact ${(m.uniqueFraction.exact * 100).toFixed(1)}% / default policy ${(m.uniqueFraction.defaultPolicy * 100).toFixed(1)}% / pages ${(m.uniqueFraction.pages * 100).toFixed(1)}%\n\n`);
-  process.stdout.write(formatTable(rows) + '\n\n' + formatStages(rows) + '\n\n' + formatGoals(goals) + '\n\n' + agreement.join('\n') + `\n\nJSON: ${jsonOut}\n`);
+  process.stdout.write(formatTable(rows) + '\n\n' + formatStages(rows) + '\n\n' +
+    (fixedCosts.length ? `fixed costs of a process (median of 5):\n${formatFixedCosts(fixedCosts)}\n\n` : '') +
+    (library10k ? `10 k-link batches through one open Drum on the main store: median ${library10k.medianMs} ms (runs ${library10k.runsMs.join(' / ')}; open ${library10k.openMs} ms once)\n\n` : '') +
+    formatGoals(goals) + '\n\n' + agreement.join('\n') + `\n\nJSON: ${jsonOut}\n`);
 }
 
 /**

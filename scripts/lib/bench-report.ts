@@ -1,10 +1,10 @@
-// Bench-only result shapes, the printed table, and the goal checks of issue 6
-// (PASS/FAIL/SKIP per goal). Pure functions over rows; runs nothing.
+// Bench-only result shapes, the printed table, and the checks of drum's speed
+// and memory goals (PASS/FAIL/SKIP per goal). Pure functions over rows; runs nothing.
 
 export interface BenchRow {
   /** Stable id: drum, drum-raw, sort, set, level, drum-incremental, ... */
   id: string;
-  dataset: 'main' | 'batch2' | 'heritrix' | 'scale';
+  dataset: 'main' | 'small' | 'batch2' | 'heritrix' | 'scale';
   label: string;
   links: number;
   wallMs: number | null;
@@ -90,8 +90,11 @@ const ratio = (a: BenchRow | undefined, b: BenchRow | undefined): number | null 
 const cpuRatio = (a: BenchRow | undefined, b: BenchRow | undefined): string =>
   a && b && a.cpuMs !== null && b.cpuMs ? ` (CPU-time ratio ${(a.cpuMs / b.cpuMs).toFixed(2)}×)` : '';
 
-/** Evaluates the issue's goals; `links` names the main run's size (goals are stated at 10 M). */
-export function checkGoals(rows: BenchRow[], links: number, scaleLinks: number | null): Goal[] {
+/**
+ * Evaluates drum's goals; `links` names the main run's size (goals are stated at 10 M);
+ * `library10kMs` is the median 10 k-link batch through one open Drum (null: not run).
+ */
+export function checkGoals(rows: BenchRow[], links: number, scaleLinks: number | null, library10kMs: number | null = null): Goal[] {
   const at = links === 10_000_000 ? '10 M' : `${fmtNum(links)} (goal stated at 10 M)`;
   const sort = findRow(rows, 'sort', 'main');
   const drum = findRow(rows, 'drum', 'main');
@@ -99,6 +102,9 @@ export function checkGoals(rows: BenchRow[], links: number, scaleLinks: number |
   const level = findRow(rows, 'level', 'main');
   const incr = findRow(rows, 'drum', 'batch2');
   const scale = findRow(rows, 'drum', 'scale');
+  const small = findRow(rows, 'drum', 'small');
+  const perLink = (r: BenchRow | undefined): number | null => (r && r.wallMs !== null ? r.wallMs / r.links : null);
+  const pl = perLink(small), pm = perLink(drum);
   const x = (v: number): string => `${v.toFixed(2)}×`;
   const xc = (a: BenchRow | undefined, b: BenchRow | undefined) => (v: number): string => x(v) + cpuRatio(a, b);
   const goals = [
@@ -111,6 +117,10 @@ export function checkGoals(rows: BenchRow[], links: number, scaleLinks: number |
       scaleLinks ? '' : 'run with --scale'),
     goal('scale-rss', 'drum default peak RSS at scale', '≤ 256 MiB', scale?.peakRssBytes ?? null, (v) => v <= 256 * MiB,
       (v) => `${(v / MiB).toFixed(1)} MiB`, scaleLinks ? '' : 'run with --scale'),
+    goal('small-batch', `per-link wall at ${small ? fmtNum(small.links) : '1 M'} links / per-link wall at ${at}`, '≤ 1.25×',
+      pl !== null && pm ? pl / pm : null, (v) => v <= 1.25, x, small ? '' : 'not run'),
+    goal('library-10k', '10 k-link batch through one open Drum on the main store (median of 10)', '≤ 150 ms', library10kMs,
+      (v) => v <= 150, (v) => `${v} ms`, library10kMs === null ? 'not run' : ''),
   ];
   return goals;
 }

@@ -1,0 +1,81 @@
+// Bench-only: what a drum process pays before and around its first link,
+// so small batches can be judged (a 1 M-link batch pays them once like a
+// 10 M one). Measured from outside, each as the median of `repeat` runs:
+//   - nodeStart:    `node -e 0` (the runtime alone);
+//   - cliLoad:      `drum --version` (node + the CLI's modules, no engine);
+//   - emptyStore:   `drum ingest` of one link into a fresh state directory
+//                   (engine load, worker start, LevelDB create, first commit);
+//   - warmStore:    `drum ingest` of one new link into the store of the 10 M
+//                   run (manifest, tier and memo cache files read, LevelDB
+//                   open, one merge over the store's buckets).
+// Also the 1-link run's own `stages` from its JSON report. Runs nothing
+// timed in parallel; does not judge (bench-report.ts does).
+
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runMeasured } from './measure.js';
+import type { BenchContext } from './bench-runners.js';
+
+export interface FixedCost {
+  id: 'nodeStart' | 'cliLoad' | 'emptyStore' | 'warmStore';
+  text: string;
+  /** Median wall of the runs, ms. */
+  wallMs: number;
+  /** Every run's wall, ms, in run order (the spread). */
+  runsMs: number[];
+  peakRssBytes: number | null;
+  /** drum rows: the report's stages of the median run. */
+  stages?: unknown;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function measure(ctx: BenchContext, id: FixedCost['id'], text: string, repeat: number,
+  args: () => string[], before?: (i: number) => void): Promise<FixedCost> {
+  const runs: { wall: number; rss: number | null; stages?: unknown }[] = [];
+  for (let i = 0; i < repeat; i++) {
+    before?.(i);
+    const m = await runMeasured(process.execPath, args(), { env: { ...process.env, DRUM_DIST_DIR: ctx.distDir }, timeoutMs: ctx.timeoutMs });
+    if (m.exitCode !== 0) throw new Error(`${id}: exit ${m.exitCode}: ${m.stderr.slice(-500)}`);
+    let stages: unknown;
+    try { stages = (JSON.parse(m.stdout.trim()) as { stages?: unknown }).stages; } catch { /* not a report */ }
+    runs.push({ wall: m.wallMs, rss: m.peakRssBytes, stages });
+  }
+  const mid = median(runs.map((r) => r.wall));
+  const at = runs.find((r) => r.wall === mid)!;
+  return { id, text, wallMs: Math.round(mid), runsMs: runs.map((r) => Math.round(r.wall)), peakRssBytes: at.rss, stages: at.stages };
+}
+
+/**
+ * Measures the fixed costs. `warmState` is a store holding the main run's
+ * URLs (copied per run, so every run adds the same new link), or null.
+ */
+export async function measureFixedCosts(ctx: BenchContext, warmState: string | null, repeat = 5): Promise<FixedCost[]> {
+  const drum = join(ctx.repoRoot, 'bin', 'drum');
+  const dir = join(ctx.work, 'fixed');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const one = join(dir, 'one-link.txt');
+  writeFileSync(one, 'http://fixed-cost.example/a-link-no-run-has-seen\n');
+  const state = join(dir, 'state');
+  const ingest = (): string[] => [drum, 'ingest', '--state', state, '--out', join(dir, 'out'), '--json', '--no-progress', one];
+  const fresh = (): void => { rmSync(state, { recursive: true, force: true }); rmSync(join(dir, 'out'), { recursive: true, force: true }); };
+  const out: FixedCost[] = [
+    await measure(ctx, 'nodeStart', 'node -e 0', repeat, () => ['-e', '0']),
+    await measure(ctx, 'cliLoad', 'drum --version', repeat, () => [drum, '--version']),
+    await measure(ctx, 'emptyStore', 'drum ingest of 1 link into a new store', repeat, ingest, fresh),
+  ];
+  if (warmState) {
+    out.push(await measure(ctx, 'warmStore', 'drum ingest of 1 new link into the main run\'s store', repeat, ingest, () => {
+      fresh();
+      cpSync(warmState, state, { recursive: true });
+    }));
+  }
+  if (!ctx.keep) rmSync(dir, { recursive: true, force: true });
+  return out;
+}
+
+export function formatFixedCosts(costs: FixedCost[]): string {
+  return costs.map((c) => `${c.text.padEnd(52)} ${String(c.wallMs).padStart(6)} ms  (runs ${c.runsMs.join(' / ')})` +
+    (c.peakRssBytes ? `  peak RSS ${(c.peakRssBytes / 2 ** 20).toFixed(1)} MiB` : '')).join('\n');
+}

@@ -1,0 +1,82 @@
+// Bench-only: what a small batch costs a long-running crawler process that
+// keeps one Drum open on a big store. Opens the store once (not timed), then
+// ingests `--batches` files of `--batch` links each (cut from the front of
+// `--input`, written before the clock starts) one after another through
+// Drum.ingest, and prints one JSON line: every batch's wall in ms, the
+// median, and the process's peak RSS. Drum's own fixed costs of a process
+// (module load, workers, cache files) are paid once, at open, as a crawler
+// pays them. Writes to the store it is given: pass a copy.
+// Usage (after `tsc -p .`):
+//   node dist/scripts/small-batches.js --state DIR --input FILE [--batch 10000] [--batches 10]
+
+import { closeSync, mkdirSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Drum } from '../src/engine/drum.js';
+
+export interface SmallBatchResult {
+  batchLinks: number;
+  batches: number;
+  /** Wall of each Drum.ingest call, ms, in order. */
+  runsMs: number[];
+  medianMs: number;
+  /** Wall of Drum.open, ms (paid once per process). */
+  openMs: number;
+  newUrls: number[];
+  peakRssBytes: number;
+}
+
+/** Writes `batches` files of `batch` lines each from the start of `input`. */
+function cutBatches(input: string, dir: string, batch: number, batches: number): string[] {
+  const fd = openSync(input, 'r');
+  const buf = Buffer.allocUnsafe(64 << 20);
+  const n = readSync(fd, buf, 0, buf.length, 0);
+  closeSync(fd);
+  const files: string[] = [];
+  let pos = 0;
+  for (let b = 0; b < batches; b++) {
+    const start = pos;
+    for (let k = 0; k < batch && pos < n; k++) pos = buf.indexOf(10, pos) + 1 || n;
+    if (pos === start) break;
+    const f = join(dir, `batch-${b}.txt`);
+    writeFileSync(f, buf.subarray(start, pos));
+    files.push(f);
+  }
+  return files;
+}
+
+export async function smallBatches(state: string, input: string, batch: number, batches: number): Promise<SmallBatchResult> {
+  const dir = `${state}.batches`;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const files = cutBatches(input, dir, batch, batches);
+  const t0 = performance.now();
+  const drum = await Drum.open(state);
+  const openMs = performance.now() - t0;
+  const runsMs: number[] = [];
+  const newUrls: number[] = [];
+  try {
+    for (const [i, f] of files.entries()) {
+      const t = performance.now();
+      const r = await drum.ingest({ inputs: [f], outDir: join(dir, `out-${i}`) });
+      runsMs.push(Math.round(performance.now() - t));
+      newUrls.push(r.uniqueUrls);
+    }
+  } finally {
+    await drum.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const medianMs = [...runsMs].sort((a, b) => a - b)[Math.floor(runsMs.length / 2)]!;
+  return { batchLinks: batch, batches: files.length, runsMs, medianMs, openMs: Math.round(openMs), newUrls, peakRssBytes: process.resourceUsage().maxRSS * 1024 };
+}
+
+if (process.argv[1]?.endsWith('small-batches.js')) {
+  const { values } = parseArgs({ options: { state: { type: 'string' }, input: { type: 'string' }, batch: { type: 'string', default: '10000' }, batches: { type: 'string', default: '10' } } });
+  if (!values.state || !values.input) {
+    process.stderr.write('usage: small-batches.js --state DIR --input FILE [--batch 10000] [--batches 10]\n');
+    process.exit(2);
+  }
+  smallBatches(values.state, values.input, Number(values.batch), Number(values.batches))
+    .then((r) => process.stdout.write(JSON.stringify(r) + '\n'))
+    .catch((e: unknown) => { process.stderr.write(`small-batches: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`); process.exit(1); });
+}
