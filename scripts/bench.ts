@@ -4,10 +4,12 @@
 // DuckDB (anti-join per batch; unlimited and at memory_limit 256MB);
 // then an incremental second batch into drum's store, the real Heritrix
 // outlink stream, a 1 M-link small batch, the fixed costs of a process and
-// 10 k-link batches through one open Drum, and (--scale) 100 M links.
+// 10 k-link batches through one open Drum, and (--scale) 100 M links from a
+// file, or (--scale N, N > 10^8) N links streamed from the generator into
+// one store slice by slice (scale-run.ts), with no N-link file on disk.
 // Prints a table and drum's goals (PASS/FAIL/SKIP) and writes everything as JSON. Never asserts
 // anything: it measures. Usage (after `tsc -p .`):
-//   node dist/scripts/bench.js [--links N] [--seed S] [--scale] [--json FILE]
+//   node dist/scripts/bench.js [--links N] [--seed S] [--scale [N]] [--scale-slice N] [--json FILE]
 //     [--skip drum,drum-raw,sort,set,level,duckdb,incremental,heritrix] [--tmp DIR]
 //     [--level-max-links N] [--timeout-s S] [--repeat R] [--keep]
 
@@ -24,6 +26,7 @@ import { hasGnuTime, runMeasured } from './lib/measure.js';
 import type { GenMeta } from './gen-links.js';
 import { formatFixedCosts, measureFixedCosts, type FixedCost } from './lib/fixed-costs.js';
 import type { SmallBatchResult } from './small-batches.js';
+import { scaleRun, type ScaleRunResult, type SliceRow } from './scale-run.js';
 
 const KNOWN = ['drum', 'drum-raw', 'sort', 'set', 'level', 'duckdb', 'small', 'fixed', 'incremental', 'heritrix'];
 const HERITRIX = '../shared/datasets/heritrix-archive-org-2008/outlinks.tsv';
@@ -51,14 +54,30 @@ async function heritrixLines(src: string, dst: string): Promise<number> {
   return rows.length;
 }
 
+/** `--scale N` (a number after --scale) means `--scale --scale-links N`. */
+function scaleArgs(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    out.push(argv[i]!);
+    if (argv[i] === '--scale' && i + 1 < argv.length && Number.isFinite(Number(argv[i + 1]))) out.push('--scale-links', argv[++i]!);
+  }
+  return out;
+}
+
+/** Above this many links the scale run streams from the generator instead of a file. */
+const STREAM_ABOVE = 100_000_000;
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
+    args: scaleArgs(process.argv.slice(2)),
     options: {
       links: { type: 'string', default: '10000000' },
       'small-links': { type: 'string', default: '1000000' },
       seed: { type: 'string', default: '1' },
       scale: { type: 'boolean', default: false },
       'scale-links': { type: 'string', default: '100000000' },
+      /** Stream the scale run in slices of this many links (default: only above 10^8 links, slices of 10^7). */
+      'scale-slice': { type: 'string' },
       json: { type: 'string' },
       skip: { type: 'string', default: '' },
       tmp: { type: 'string', default: tmpdir() },
@@ -196,7 +215,23 @@ async function main(): Promise<void> {
   } else if (!skip.has('heritrix')) log(`no ${heritrix}: Heritrix rows skipped`);
 
   // 4. Scale (opt-in): 100 M links, drum default and sort -u.
-  if (values.scale) {
+  let scaleSlices: ScaleRunResult | null = null;
+  const slice = values['scale-slice'] ? Number(values['scale-slice']) : scaleLinks > STREAM_ABOVE ? 10_000_000 : 0;
+  if (values.scale && slice > 0 && !skip.has('drum')) {
+    scaleSlices = await streamScale(ctx, scaleLinks, slice, seed);
+    const sl = scaleSlices.slices;
+    const sum = (f: (r: SliceRow) => number | null): number | null => (sl.some((r) => f(r) === null) ? null : sl.reduce((a, r) => a + f(r)!, 0));
+    const linksDone = sl.reduce((a, r) => a + r.links, 0);
+    const wallMs = sum((r) => r.wallMs)!;
+    const row: BenchRow = {
+      id: 'drum', dataset: 'scale', label: `drum ingest (default), ${sl.length} slices streamed`, links: linksDone, wallMs,
+      linksPerSec: Math.round(linksDone / (wallMs / 1000)), cpuMs: sum((r) => r.cpuMs), cpuPct: null,
+      peakRssBytes: Math.max(...sl.map((r) => r.peakRssBytes ?? 0)) || null, bytesWritten: (sl.at(-1)?.stateBytes ?? 0) + (sl.at(-1)?.outputBytesTotal ?? 0),
+      unique: sl.at(-1) ? sl.at(-1)!.storeUrlsBefore + sl.at(-1)!.newUrls : null, ratioToSort: null, extrapolated: false, status: 'ok',
+      note: `generator CPU ${(scaleSlices.generator?.cpuS ?? 0).toFixed(0)} s (ran while drum was idle)`,
+    };
+    add(row);
+  } else if (values.scale) {
     const st = statfsSync(work);
     const free = st.bavail * st.bsize;
     const need = scaleLinks * BYTES_PER_LINK * 3.5; // input + sort temp + outputs + store
@@ -218,7 +253,7 @@ async function main(): Promise<void> {
     const sort = rows.find((s) => s.id === 'sort' && s.dataset === (r.dataset === 'batch2' ? 'main' : r.dataset) && s.status === 'ok');
     if (sort?.wallMs && r.wallMs !== null && r.status === 'ok') r.ratioToSort = Math.round((r.wallMs / sort.wallMs) * 100) / 100;
   }
-  const goals = checkGoals(rows, links, values.scale ? scaleLinks : null, library10k?.medianMs ?? null);
+  const goals = checkGoals(rows, links, values.scale ? scaleLinks : null, library10k?.medianMs ?? null, scaleSlices?.slices ?? null);
   const agreement = checkAgreement(rows, datasets);
   const sortVersion = spawnSync('sort', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
   const result = {
@@ -231,6 +266,7 @@ async function main(): Promise<void> {
     rows,
     fixedCosts,
     library10k,
+    scaleSlices,
     goals,
     agreement,
   };
@@ -242,6 +278,16 @@ async function main(): Promise<void> {
     (fixedCosts.length ? `fixed costs of a process (median of 5):\n${formatFixedCosts(fixedCosts)}\n\n` : '') +
     (library10k ? `10 k-link batches through one open Drum on the main store: median ${library10k.medianMs} ms (runs ${library10k.runsMs.join(' / ')}; open ${library10k.openMs} ms once)\n\n` : '') +
     formatGoals(goals) + '\n\n' + agreement.join('\n') + `\n\nJSON: ${jsonOut}\n`);
+}
+
+/** The streamed scale run (scale-run.ts) under the bench's work directory. */
+async function streamScale(ctx: BenchContext, links: number, slice: number, seed: number): Promise<ScaleRunResult> {
+  const work = join(ctx.work, 'scale-run');
+  const json = join(work, 'scale-run.json');
+  ctx.log(`streaming ${links.toLocaleString('en-US')} links into one store in slices of ${slice.toLocaleString('en-US')} (${json})`);
+  const r = await scaleRun({ links, slice, seed, work, json, keepOutputs: false, log: ctx.log });
+  if (!ctx.keep) rmSync(join(work, 'state'), { recursive: true, force: true });
+  return r;
 }
 
 /**

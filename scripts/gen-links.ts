@@ -36,6 +36,11 @@ export interface GenOptions {
   hosts?: number;
   /** Multiplies every surface-variant rate (0 = no variants). Default 1. */
   variantScale?: number;
+  /**
+   * Count the unique URLs (three hash sets, ~27 bytes per distinct URL: 10^9
+   * links would need ~15 GB). Default true; false leaves the meta's counts 0.
+   */
+  count?: boolean;
 }
 
 export interface UniqueCounts {
@@ -75,6 +80,7 @@ export function resolveGenOptions(o: Omit<GenOptions, 'out'>): Required<Omit<Gen
     linksPerPage: o.linksPerPage ?? 60,
     hosts: o.hosts ?? Math.max(100, Math.floor(o.links / 100)),
     variantScale: o.variantScale ?? 1,
+    count: o.count ?? true,
   };
   if (!Number.isInteger(r.links) || r.links < 0) throw new Error(`--links must be a non-negative integer`);
   if (!Number.isInteger(r.seed)) throw new Error(`--seed must be an integer`);
@@ -161,7 +167,7 @@ export async function generateLinks(opts: GenOptions): Promise<GenMeta> {
         }
         const us = pos;
         pos = writeUrl(hosts, buf, pos, th, tj, v, rnd);
-        hashBytes64(buf, us, pos, h64);
+        if (p.count) hashBytes64(buf, us, pos, h64);
         if (write) {
           urlBytes += pos - us;
           buf[pos++] = 10;
@@ -175,6 +181,7 @@ export async function generateLinks(opts: GenOptions): Promise<GenMeta> {
             pos = 0;
           }
         } else pos = 0;
+        if (!p.count) continue;
         const flip = (v === V_SCHEME ? 1 : 0) | (v === V_WWW ? 2 : 0);
         count(exact.addTag(h64[0]!, h64[1]!, tag), tag, uniq, fresh, 'exact');
         count(canon.addTag(th * 4 + flip, tj, tag), tag, uniq, fresh, 'defaultPolicy');
@@ -243,12 +250,13 @@ async function main(argv: string[]): Promise<void> {
       'links-per-page': { type: 'string' },
       hosts: { type: 'string' },
       'variant-scale': { type: 'string' },
+      'no-count': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help || !values.out) {
     process.stderr.write('usage: node dist/scripts/gen-links.js --links N --seed S --format lines|tsv --out FILE [--batch 2]\n' +
-      '       [--new-fraction 0.2] [--intra-host 0.8] [--links-per-page 60] [--hosts H] [--variant-scale 1]\n');
+      '       [--new-fraction 0.2] [--intra-host 0.8] [--links-per-page 60] [--hosts H] [--variant-scale 1] [--no-count]\n');
     process.exit(values.help ? 0 : 2);
   }
   const num = (s: string | undefined): number | undefined => (s === undefined ? undefined : Number(s));
@@ -256,6 +264,7 @@ async function main(argv: string[]): Promise<void> {
     links: Number(values.links), seed: Number(values.seed), format: values.format as 'lines' | 'tsv', out: values.out,
     batch: Number(values.batch) as 1 | 2, newFraction: num(values['new-fraction']), intraHost: num(values['intra-host']),
     linksPerPage: num(values['links-per-page']), hosts: num(values.hosts), variantScale: num(values['variant-scale']),
+    count: !values['no-count'],
   });
   if (values.out !== '-') process.stderr.write(JSON.stringify({ ...meta, params: undefined }) + '\n');
 }

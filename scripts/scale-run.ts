@@ -1,0 +1,155 @@
+// Bench-only: streams a very large generated crawl (default 10^9 links) into
+// ONE drum store, slice by slice, without a whole input file on disk. The
+// generator runs once as a child process writing to a pipe; for each slice
+// (default 10^7 links) this script copies the next slice's lines into one
+// reused slice file while drum is idle, then runs `drum ingest` on it alone
+// (the generator is blocked on its pipe meanwhile), so each slice's wall,
+// CPU and peak RSS are drum's own. Per slice it records the store size before
+// it, drum's figures, and the disk used by state, work and outputs; the JSON
+// is rewritten after every slice, so a run cut short keeps what it measured.
+// At the end: the generator's CPU, and the cumulative time per link at every
+// slice (the growth DRUM's merge cost shows as the store grows).
+// Does not judge goals (bench-report.ts / the bench does).
+// Usage (after `tsc -p .`):
+//   node dist/scripts/scale-run.js [--links 1e9] [--slice 1e7] [--seed 1] [--tmp DIR] [--json FILE] [--keep-outputs]
+// REQUIRES: GNU time at /usr/bin/time for CPU and RSS figures (else wall only).
+
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { runMeasured, pathBytes, hasGnuTime, GNU_TIME } from './lib/measure.js';
+
+export interface SliceRow {
+  slice: number;
+  links: number;
+  /** Links ingested before this slice. */
+  linksBefore: number;
+  storeUrlsBefore: number;
+  wallMs: number;
+  cpuMs: number | null;
+  peakRssBytes: number | null;
+  newUrls: number;
+  stateBytes: number;
+  outputBytesTotal: number;
+  /** Cumulative drum wall / cumulative links up to and including this slice, ns. */
+  cumulativeNsPerLink: number;
+}
+
+/** Reads a child's stdout and cuts it into slices of whole lines. */
+class LineSlicer {
+  private carry: Buffer | null = null;
+  private readonly it: AsyncIterator<Buffer>;
+  done = false;
+  constructor(stream: NodeJS.ReadableStream) { this.it = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator](); }
+
+  /** Writes the next `lines` lines to `out`; returns how many it wrote (fewer at the end of the stream). */
+  async slice(lines: number, out: WriteStream): Promise<number> {
+    let n = 0;
+    const put = async (b: Buffer): Promise<void> => { if (!out.write(b)) await once(out, 'drain'); };
+    while (n < lines) {
+      let chunk = this.carry;
+      this.carry = null;
+      if (chunk === null) {
+        const r = await this.it.next();
+        if (r.done) { this.done = true; break; }
+        chunk = r.value;
+      }
+      let pos = 0;
+      while (n < lines) {
+        const nl = chunk.indexOf(10, pos);
+        if (nl < 0) break;
+        pos = nl + 1;
+        n++;
+      }
+      if (n === lines && pos < chunk.length) this.carry = chunk.subarray(pos);
+      await put(n === lines ? chunk.subarray(0, pos) : chunk);
+    }
+    out.end();
+    await once(out, 'finish');
+    return n;
+  }
+}
+
+export interface ScaleRunResult {
+  params: { links: number; slice: number; seed: number };
+  elapsedMs: number;
+  /** The generator's own wall, CPU and RSS (GNU time), or null without it. */
+  generator: { wallS: number; cpuS: number; peakRssBytes: number; note: string } | null;
+  slices: SliceRow[];
+}
+
+export async function scaleRun(o: { links: number; slice: number; seed: number; work: string; json: string; keepOutputs: boolean; log: (s: string) => void }): Promise<ScaleRunResult> {
+  const dist = resolve(fileURLToPath(import.meta.url), '..', '..');
+  const repo = resolve(dist, '..');
+  mkdirSync(o.work, { recursive: true });
+  const state = join(o.work, 'state');
+  const outs = join(o.work, 'outputs');
+  const sliceFile = join(o.work, 'slice.txt');
+  rmSync(state, { recursive: true, force: true });
+  rmSync(outs, { recursive: true, force: true });
+  const genTime = join(o.work, 'gen-time.txt');
+  const genArgs = [join(dist, 'scripts', 'gen-links.js'), '--links', String(o.links), '--seed', String(o.seed), '--out', '-', '--no-count'];
+  const gen = hasGnuTime()
+    ? spawn(GNU_TIME, ['-f', '%e %U %S %M', '-o', genTime, process.execPath, ...genArgs], { stdio: ['ignore', 'pipe', 'inherit'] })
+    : spawn(process.execPath, genArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const genClosed = once(gen, 'close');
+  const slicer = new LineSlicer(gen.stdout!);
+  const rows: SliceRow[] = [];
+  let linksBefore = 0, storeUrls = 0, wallTotal = 0, outBytes = 0;
+  const t0 = performance.now();
+  const result = (generator: ScaleRunResult['generator']): ScaleRunResult =>
+    ({ params: { links: o.links, slice: o.slice, seed: o.seed }, elapsedMs: Math.round(performance.now() - t0), generator, slices: rows });
+  const write = (generator: ScaleRunResult['generator']): void => writeFileSync(o.json, JSON.stringify({
+    command: `node dist/scripts/scale-run.js ${process.argv.slice(2).join(' ')}`.trim(), finishedAt: new Date().toISOString(), ...result(generator),
+  }, null, 2) + '\n');
+  for (let k = 1; !slicer.done; k++) {
+    const n = await slicer.slice(o.slice, createWriteStream(sliceFile));
+    if (n === 0) break;
+    const out = join(outs, `slice-${String(k).padStart(4, '0')}`);
+    const m = await runMeasured(process.execPath, [join(repo, 'bin', 'drum'), 'ingest', '--state', state, '--out', out, '--json', '--no-progress', sliceFile],
+      { env: { ...process.env, DRUM_DIST_DIR: dist } });
+    if (m.exitCode !== 0) throw new Error(`slice ${k}: drum exited ${m.exitCode}: ${m.stderr.slice(-800)}`);
+    const rep = JSON.parse(m.stdout.trim()) as { uniqueUrls: number; storeUrls: number };
+    outBytes += pathBytes(out);
+    if (!o.keepOutputs) rmSync(out, { recursive: true, force: true });
+    wallTotal += m.wallMs;
+    const row: SliceRow = {
+      slice: k, links: n, linksBefore, storeUrlsBefore: storeUrls, wallMs: Math.round(m.wallMs), cpuMs: m.cpuMs, peakRssBytes: m.peakRssBytes,
+      newUrls: rep.uniqueUrls, stateBytes: pathBytes(state), outputBytesTotal: outBytes,
+      cumulativeNsPerLink: Math.round((wallTotal * 1e6) / (linksBefore + n)),
+    };
+    rows.push(row);
+    linksBefore += n;
+    storeUrls = rep.storeUrls;
+    o.log(`slice ${k}: ${n} links, store ${storeUrls.toLocaleString('en-US')} URLs, ${(m.wallMs / 1000).toFixed(2)} s, ` +
+      `RSS ${m.peakRssBytes ? (m.peakRssBytes / 2 ** 20).toFixed(0) : '?'} MiB, state ${(row.stateBytes / 2 ** 30).toFixed(2)} GiB, ` +
+      `free ${(statfsSync(o.work).bavail * statfsSync(o.work).bsize / 2 ** 30).toFixed(0)} GiB`);
+    write(null);
+  }
+  await genClosed;
+  let generator: ScaleRunResult['generator'] = null;
+  if (existsSync(genTime)) {
+    const [e, u, s, mx] = readFileSync(genTime, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+    generator = { wallS: e ?? 0, cpuS: (u ?? 0) + (s ?? 0), peakRssBytes: (mx ?? 0) * 1024, note: 'the generator ran while drum was idle (blocked on its pipe while drum ran)' };
+  }
+  write(generator);
+  rmSync(sliceFile, { force: true });
+  return result(generator);
+}
+
+if (process.argv[1]?.endsWith('scale-run.js')) {
+  const { values } = parseArgs({ options: {
+    links: { type: 'string', default: '1e9' }, slice: { type: 'string', default: '1e7' }, seed: { type: 'string', default: '1' },
+    tmp: { type: 'string', default: tmpdir() }, json: { type: 'string' }, 'keep-outputs': { type: 'boolean', default: false },
+  } });
+  const work = resolve(values.tmp!, 'drum-scale-run');
+  scaleRun({
+    links: Number(values.links), slice: Number(values.slice), seed: Number(values.seed), work,
+    json: resolve(values.json ?? join(work, 'scale-run.json')), keepOutputs: values['keep-outputs']!,
+    log: (s) => void process.stderr.write(`[scale] ${s}\n`),
+  }).catch((e: unknown) => { process.stderr.write(`scale-run: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`); process.exit(1); });
+}
