@@ -111,7 +111,8 @@ export function canonicalizeBatch(
   const skip = opts.skip ?? null;
   const rejects: Reject[] = [];
   const raw = policy.mode === 'none';
-  const useFast = opts.fast !== false;
+  // Only the plain drum profile has a byte fast path; the others take the full path.
+  const useFast = opts.fast !== false && policy.profile === 'drum' && policy.rules === null && !policy.surt;
   const c = compile(policy);
   let pos = 0;
   let k = 0;

@@ -7,6 +7,8 @@
 import type { RejectReason } from '../input/types.js';
 import { compile, dropPathParam, dropQueryParam, type CompiledPolicy } from './compiled.js';
 import { lowerOutsideEscapes, normalizePercent, PATH_RAW, QUERY_RAW, USERINFO_RAW } from './percent.js';
+import { keyOf } from './post.js';
+import { profileUrl } from './profiles/index.js';
 import type { CanonicalPolicy } from './types.js';
 
 /** A canonical URL; `url.slice(hostStart, hostEnd)` is its host[:port]. */
@@ -131,10 +133,29 @@ function canonQuery(q: string, c: CompiledPolicy): string {
 /**
  * Canonicalizes `input` under `policy` (mode 'default'; mode 'none' returns
  * the input unchanged with its raw host range). `base` is the source URL a
- * relative `input` is resolved against, or null. Never throws.
+ * relative `input` is resolved against, or null. A profile other than drum,
+ * user rules or the SURT form go through post.ts. Never throws.
  */
 export function canonicalizeString(input: string, base: string | null, policy: CanonicalPolicy): CanonicalResult {
   if (policy.mode === 'none') return rawCanonical(input);
+  if (policy.profile === 'drum' && policy.rules === null && !policy.surt) return drumCanonical(input, base, policy);
+  const profile = policy.profile;
+  const stage = profile === 'drum'
+    ? (s: string, b: string | null): CanonicalResult => drumCanonical(s, b, policy)
+    : (s: string, b: string | null): CanonicalResult => {
+      const r = profileUrl(s, b, profile);
+      if (!r.includes('://')) return r as RejectReason;
+      const h = r.indexOf('://') + 3;
+      let e = h;
+      while (e < r.length && r[e] !== '/' && r[e] !== '?') e++;
+      const at = r.lastIndexOf('@', e - 1);
+      return { url: r, hostStart: at >= h ? at + 1 : h, hostEnd: e };
+    };
+  return keyOf(input, base, policy, stage);
+}
+
+/** The drum profile's full path. */
+function drumCanonical(input: string, base: string | null, policy: CanonicalPolicy): CanonicalResult {
   if (!isWellFormed(input)) return 'invalid-utf8';
   let lo = 0;
   let hi = input.length;

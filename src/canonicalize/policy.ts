@@ -5,10 +5,19 @@
 
 import { createHash } from 'node:crypto';
 import { DrumError } from '../errors.js';
-import type { CanonicalPolicy, CanonicalPolicyOptions } from './types.js';
+import type { CanonicalPolicy, CanonicalPolicyOptions, ProfileName } from './types.js';
+import { parseRules } from './user-rules.js';
 
 /** Bumped whenever a rule changes what any URL canonicalizes to. */
 export const POLICY_VERSION = 1;
+
+/**
+ * Each profile's version, bumped whenever its rule list changes what any URL
+ * canonicalizes to. `drum` is POLICY_VERSION (its id keeps the `default/` name).
+ */
+export const PROFILE_VERSIONS: Readonly<Record<ProfileName, number>> = {
+  drum: POLICY_VERSION, heritrix: 1, ia: 1, nutch: 1, w3lib: 1, safebrowsing: 1,
+};
 
 /**
  * Query parameters removed by default (names match case-insensitively; a
@@ -86,9 +95,11 @@ function listHash(list: readonly string[]): string {
 }
 
 /**
- * Validates options and returns the policy. The id is `<mode>/v<version>`
- * plus, in this order, `+www`, `+https`, `+index`, `+lowerpath` and
- * `+tp-<8 hex>` when the tracking list differs from the default.
+ * Validates options and returns the policy. The id is `default/v<version>`
+ * for the drum profile (`<profile>/v<version>` for another, `none/v1` raw)
+ * plus, in this order, `+www`, `+https`, `+index`, `+lowerpath`,
+ * `+tp-<8 hex>` when the tracking list differs from the default,
+ * `+rules-<8 hex>` (SHA-256 of the rules text) and `+surt`.
  */
 export function resolvePolicy(o: CanonicalPolicyOptions = {}): CanonicalPolicy {
   if (o === null || typeof o !== 'object') bad('canonical policy options must be an object');
@@ -103,17 +114,37 @@ export function resolvePolicy(o: CanonicalPolicyOptions = {}): CanonicalPolicy {
   const stripIndex = flag(o, 'stripIndex');
   const lowercasePath = flag(o, 'lowercasePath');
   const trackingParams = o.trackingParams === undefined ? DEFAULT_NORMALIZED : normalizeNames(o.trackingParams);
-  if (mode === 'none') {
-    if (stripWww || foldHttps || stripIndex || lowercasePath || o.trackingParams !== undefined) {
-      bad('canonical mode none takes no rule flags or trackingParams (it keeps the exact line bytes)');
-    }
-    return { mode, stripWww, foldHttps, stripIndex, lowercasePath, trackingParams: [], maxLineBytes, id: `none/v${POLICY_VERSION}` };
+  const profile = o.profile ?? 'drum';
+  if (typeof profile !== 'string' || !Object.hasOwn(PROFILE_VERSIONS, profile)) {
+    bad(`canonical.profile must be one of ${Object.keys(PROFILE_VERSIONS).join('|')}, got ${String(profile)}`);
   }
-  let id = `default/v${POLICY_VERSION}`;
+  const rules = o.rules ?? null;
+  if (rules !== null) {
+    if (typeof rules !== 'string') bad('canonical.rules must be the text of a rules file');
+    parseRules(rules); // DRUM_BAD_OPTION with the line number on a bad rule
+  }
+  if (o.surt !== undefined && typeof o.surt !== 'boolean') bad(`canonical.surt must be a boolean, got ${String(o.surt)}`);
+  const surt = o.surt === true || profile === 'ia';
+  const flags = stripWww || foldHttps || stripIndex || lowercasePath || o.trackingParams !== undefined;
+  if (mode === 'none') {
+    if (flags || o.profile !== undefined || rules !== null || o.surt !== undefined) {
+      bad('canonical mode none takes no profile, rule flags, trackingParams, rules or surt (it keeps the exact line bytes)');
+    }
+    return {
+      mode, profile: 'drum', rules: null, surt: false, stripWww, foldHttps, stripIndex, lowercasePath,
+      trackingParams: [], maxLineBytes, id: `none/v${POLICY_VERSION}`,
+    };
+  }
+  if (profile !== 'drum' && flags) {
+    bad(`profile ${profile} takes no rule flags or trackingParams: they belong to the drum profile (a user rules file can add rules)`);
+  }
+  let id = profile === 'drum' ? `default/v${POLICY_VERSION}` : `${profile}/v${PROFILE_VERSIONS[profile]}`;
   if (stripWww) id += '+www';
   if (foldHttps) id += '+https';
   if (stripIndex) id += '+index';
   if (lowercasePath) id += '+lowerpath';
-  if (!sameList(trackingParams, DEFAULT_NORMALIZED)) id += `+tp-${listHash(trackingParams)}`;
-  return { mode, stripWww, foldHttps, stripIndex, lowercasePath, trackingParams, maxLineBytes, id };
+  if (profile === 'drum' && !sameList(trackingParams, DEFAULT_NORMALIZED)) id += `+tp-${listHash(trackingParams)}`;
+  if (rules !== null) id += `+rules-${createHash('sha256').update(rules).digest('hex').slice(0, 8)}`;
+  if (surt && profile !== 'ia') id += '+surt';
+  return { mode, profile, rules, surt, stripWww, foldHttps, stripIndex, lowercasePath, trackingParams, maxLineBytes, id };
 }

@@ -3,10 +3,23 @@
 
 import type { Reject } from '../input/types.js';
 
+/** Names of the canonicalization profiles (docs/canonicalization.md): `drum` is drum's own rule list. */
+export type ProfileName = 'drum' | 'heritrix' | 'ia' | 'nutch' | 'w3lib' | 'safebrowsing';
+
 /** Public, partial policy flags (each optional rule is off by default). */
 export interface CanonicalPolicyOptions {
   /** 'default' applies the documented rules; 'none' dedupes exact line bytes. Default 'default'. */
   mode?: 'default' | 'none';
+  /**
+   * Which rule list canonicalizes: 'drum' (the default rules below) or a
+   * profile that reproduces another crawler's keys. The four optional rule
+   * flags and trackingParams belong to 'drum' only. Default 'drum'.
+   */
+  profile?: ProfileName;
+  /** Text of a user rules file (docs/canonicalization.md), applied after the profile. Default none. */
+  rules?: string;
+  /** Key by the SURT form (`com,example)/path?query`) of the canonical URL. Default false ('ia' is always SURT). */
+  surt?: boolean;
   /** Strip a leading `www.` from the host. Default false. */
   stripWww?: boolean;
   /** Fold `http:` into `https:`. Default false. */
@@ -24,6 +37,11 @@ export interface CanonicalPolicyOptions {
 /** Fully resolved policy; `id` is what the store records and compares. */
 export interface CanonicalPolicy {
   mode: 'default' | 'none';
+  profile: ProfileName;
+  /** The user rules text, or null. */
+  rules: string | null;
+  /** Keys are SURT forms, not URLs. */
+  surt: boolean;
   stripWww: boolean;
   foldHttps: boolean;
   stripIndex: boolean;

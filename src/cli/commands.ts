@@ -60,7 +60,7 @@ function json(io: CliIo, value: unknown): void {
 
 export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
   const state = stateDirFrom(raw, io.env, io.cwd);
-  const opts = drumOptionsFrom(raw);
+  const opts = drumOptionsFrom(raw, { cwd: io.cwd });
   const req = ingestRequestFrom(raw, inputs, io.cwd);
   const progress = new ProgressLine(io.stderr, raw.progress !== false && !raw.quiet);
   let report;
@@ -99,7 +99,7 @@ export function inputErrorStatus(errors: readonly InputError[] | undefined, io: 
 
 export async function checkCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
   const state = stateDirFrom(raw, io.env, io.cwd);
-  const opts = drumOptionsFrom(raw, { readOnly: true });
+  const opts = drumOptionsFrom(raw, { readOnly: true, cwd: io.cwd });
   const req = { inputs: inputsFrom(inputs, io.cwd), ...readOptionsFrom(raw) };
   const sink = new LineSink(io.stdout);
   const r = await withDrum(state, opts, (d) => d.check({ ...req, onNew: (u) => sink.push(u) }));
@@ -111,7 +111,7 @@ export async function checkCommand(inputs: string[], raw: RawOptions, io: CliIo)
 }
 
 export async function canonicalizeCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
-  const canonical = canonicalFrom(raw) ?? {};
+  const canonical = canonicalFrom(raw, io.cwd) ?? {};
   const opts = { canonical, ...readOptionsFrom(raw) };
   const files = inputsFrom(inputs, io.cwd);
   const { canonicalizeLines } = await loadEngine();

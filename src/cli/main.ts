@@ -38,6 +38,9 @@ function addRead(c: Command): Command {
 function addPolicy(c: Command): Command {
   return c
     .option('--canonical <mode>', 'default (documented rules) | none (dedupe exact lines)')
+    .option('--profile <name>', "rule list: drum (default) | heritrix | ia | nutch | w3lib | safebrowsing (another crawler's keys)")
+    .option('--rules <file>', 'user rules (strip-param, regex; per host or global) applied after the profile')
+    .option('--surt', 'key by the SURT form, com,example)/path?query (--profile ia always does)')
     .option('--strip-www', 'policy: strip a leading www. from hosts')
     .option('--fold-https', 'policy: treat http: as https:')
     .option('--strip-index', 'policy: strip index.html, index.php, default.aspx, ...')
@@ -147,6 +150,7 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
       'drum canonicalize links.txt > canonical.txt',
       "printf 'HTTP://Example.COM:80/a/../b?utm_source=x\\nmailto:me@x\\n' | drum canonicalize",
       'drum canonicalize --strip-www --fold-https links.txt | sort | uniq -c | sort -rn | head',
+      'drum canonicalize --profile nutch --surt links.txt',
     ]))
     .action(act((inputs: string[], o: RawOptions) => canonicalizeCommand(inputs, o, io)));
 

@@ -1,13 +1,15 @@
 // The one place command-line option values (strings and flags as commander
 // parsed them) and the environment become DrumOptions, ReadOptions,
 // canonical policy options and IngestRequest fields. Throws DRUM_BAD_OPTION
-// (exit status 2) on any bad value. Does not open a store, read files or
-// print; range checks the engine also makes are left to resolveOptions.
+// (exit status 2) on any bad value. Reads no file but a --rules file; does
+// not open a store or print; range checks the engine also makes are left to
+// resolveOptions.
 
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DrumError } from '../errors.js';
 import { parseSize, type DrumOptions } from '../options.js';
-import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
+import type { CanonicalPolicyOptions, ProfileName } from '../canonicalize/types.js';
 import type { InputFormat, IngestRequest, ReadOptions } from '../engine/api.js';
 
 /** Option values as commander hands them to an action (camelCase keys, strings or booleans). */
@@ -19,6 +21,9 @@ export interface RawOptions {
   warcLinks?: string;
   maxLineBytes?: string;
   canonical?: string;
+  profile?: string;
+  rules?: string;
+  surt?: boolean;
   stripWww?: boolean;
   foldHttps?: boolean;
   stripIndex?: boolean;
@@ -92,10 +97,23 @@ export function readOptionsFrom(raw: RawOptions): ReadOptions {
  * at all: the engine then keeps the policy an existing store was built with (and uses the
  * default for a new store), so `drum check` needs no flags repeated.
  */
-export function canonicalFrom(raw: RawOptions): CanonicalPolicyOptions | undefined {
+export function canonicalFrom(raw: RawOptions, cwd = process.cwd()): CanonicalPolicyOptions | undefined {
   const mode = choice('--canonical', raw.canonical, ['default', 'none'] as const);
+  const profile = choice<ProfileName>('--profile', raw.profile, ['drum', 'heritrix', 'ia', 'nutch', 'w3lib', 'safebrowsing']);
   const p: CanonicalPolicyOptions = {};
   if (mode) p.mode = mode;
+  if (profile) p.profile = profile;
+  if (raw.rules !== undefined) {
+    try {
+      p.rules = readFileSync(resolve(cwd, raw.rules), 'utf8');
+    } catch (e) {
+      bad(`--rules ${raw.rules}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    }
+  }
+  if (raw.surt) p.surt = true;
+  if (profile !== undefined && profile !== 'drum' && (raw.stripWww || raw.foldHttps || raw.stripIndex || raw.lowercasePath)) {
+    bad(`--profile ${profile} cannot be combined with --strip-www, --fold-https, --strip-index or --lowercase-path (they belong to the drum profile)`);
+  }
   if (raw.stripWww) p.stripWww = true;
   if (raw.foldHttps) p.foldHttps = true;
   if (raw.stripIndex) p.stripIndex = true;
@@ -108,7 +126,7 @@ export function canonicalFrom(raw: RawOptions): CanonicalPolicyOptions | undefin
 }
 
 /** DrumOptions from the store flags; only the options given are set (the engine fills defaults). */
-export function drumOptionsFrom(raw: RawOptions, opts: { readOnly?: boolean } = {}): DrumOptions {
+export function drumOptionsFrom(raw: RawOptions, opts: { readOnly?: boolean; cwd?: string } = {}): DrumOptions {
   const o: DrumOptions = {};
   if (raw.memory !== undefined) {
     o.memoryBytes = parseSize(raw.memory);
@@ -127,7 +145,7 @@ export function drumOptionsFrom(raw: RawOptions, opts: { readOnly?: boolean } = 
   if (raw.bloomBits !== undefined) o.bloomBitsPerKey = parseCount('--bloom-bits', raw.bloomBits, 1, 64);
   if (raw.workers !== undefined) o.workers = parseCount('--workers', raw.workers, 0, 64);
   if (raw.mergeEvery !== undefined) o.mergeEvery = parseCount('--merge-every', raw.mergeEvery, 1, 2 ** 32 - 1);
-  const canonical = canonicalFrom(raw);
+  const canonical = canonicalFrom(raw, opts.cwd);
   if (canonical) o.canonical = canonical;
   if (raw.forcePolicy) o.forcePolicy = true;
   if (raw.fsync === false) o.fsync = false;

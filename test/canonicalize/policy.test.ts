@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_TRACKING_PARAMS, resolvePolicy } from '../../src/canonicalize/index.js';
+import { canonicalizeString, DEFAULT_TRACKING_PARAMS, resolvePolicy } from '../../src/canonicalize/index.js';
 import { isDrumError } from '../../src/errors.js';
 
 function throwsBadOption(f: () => unknown): void {
@@ -59,5 +59,48 @@ describe('resolvePolicy', () => {
   it('refuses rule flags in raw mode, where they would have no effect', () => {
     throwsBadOption(() => resolvePolicy({ mode: 'none', stripWww: true }));
     throwsBadOption(() => resolvePolicy({ mode: 'none', trackingParams: ['x'] }));
+  });
+});
+
+describe('profiles in the policy', () => {
+  it('keeps the id default/v1 for the drum profile, named or not', () => {
+    assert.equal(resolvePolicy({ profile: 'drum' }).id, 'default/v1');
+    assert.equal(resolvePolicy({ profile: 'drum', stripWww: true }).id, 'default/v1+www');
+    assert.equal(resolvePolicy().profile, 'drum');
+  });
+
+  it('names every other profile with its own version', () => {
+    for (const p of ['heritrix', 'nutch', 'w3lib', 'safebrowsing'] as const) assert.equal(resolvePolicy({ profile: p }).id, `${p}/v1`);
+  });
+
+  it('keys the ia profile by SURT without saying so twice in the id', () => {
+    const p = resolvePolicy({ profile: 'ia' });
+    assert.equal(p.id, 'ia/v1');
+    assert.equal(p.surt, true);
+  });
+
+  it('adds +surt and the hash of the rules text to the id', () => {
+    assert.equal(resolvePolicy({ surt: true }).id, 'default/v1+surt');
+    const a = resolvePolicy({ profile: 'nutch', rules: 'global strip-param ref\n' }).id;
+    assert.match(a, /^nutch\/v1\+rules-[0-9a-f]{8}$/);
+    assert.notEqual(resolvePolicy({ profile: 'nutch', rules: 'global strip-param src\n' }).id, a);
+    assert.equal(resolvePolicy({ profile: 'nutch', rules: 'global strip-param ref\n' }).id, a);
+  });
+
+  it('refuses an unknown profile, drum-only flags on another profile and profiles in raw mode', () => {
+    throwsBadOption(() => resolvePolicy({ profile: 'wget' as never }));
+    throwsBadOption(() => resolvePolicy({ profile: 'nutch', stripWww: true }));
+    throwsBadOption(() => resolvePolicy({ profile: 'w3lib', trackingParams: ['x'] }));
+    throwsBadOption(() => resolvePolicy({ mode: 'none', profile: 'nutch' }));
+    throwsBadOption(() => resolvePolicy({ mode: 'none', surt: true }));
+    throwsBadOption(() => resolvePolicy({ rules: 'global frobnicate x\n' }));
+  });
+
+  it('canonicalizes under the drum profile exactly as without one', () => {
+    const a = resolvePolicy();
+    const b = resolvePolicy({ profile: 'drum' });
+    for (const u of ['HTTP://Www.A.com:80/x/../y?b=2&a=1#f', 'http://a.com/?utm_source=x&id=1', 'mailto:x@a.com']) {
+      assert.deepEqual(canonicalizeString(u, null, b), canonicalizeString(u, null, a));
+    }
   });
 });

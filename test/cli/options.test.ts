@@ -4,7 +4,8 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import {
   canonicalFrom,
   drumOptionsFrom,
@@ -17,6 +18,7 @@ import {
   topFrom,
 } from '../../src/cli/options.js';
 import { isDrumError, EXIT_STATUS } from '../../src/errors.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const badOption = (e: unknown) => isDrumError(e, 'DRUM_BAD_OPTION');
 
@@ -154,5 +156,21 @@ describe('ingest request', () => {
   it('reads stdin when check or canonicalize get no inputs', () => {
     assert.deepEqual(inputsFrom([], '/w'), ['-']);
     assert.deepEqual(inputsFrom(['x'], '/w'), [resolve('/w', 'x')]);
+  });
+});
+
+describe('profile, rules and SURT options', () => {
+  it('maps --profile, --surt and the text of a --rules file into the canonical policy options', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'r.txt'), 'global strip-param ref\n');
+    assert.deepEqual(canonicalFrom({ profile: 'nutch', surt: true, rules: 'r.txt' }, dir), {
+      profile: 'nutch', surt: true, rules: 'global strip-param ref\n',
+    });
+  });
+
+  it('rejects an unknown profile, a missing rules file and drum-only flags on another profile', () => {
+    assert.throws(() => canonicalFrom({ profile: 'wget' }), badOption);
+    assert.throws(() => canonicalFrom({ rules: '/nonexistent/rules.txt' }), badOption);
+    assert.throws(() => canonicalFrom({ profile: 'w3lib', stripWww: true }), badOption);
   });
 });
