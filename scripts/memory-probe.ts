@@ -3,7 +3,7 @@
 // synchronous call, so a timer on the main thread would not fire during it),
 // and V8 heap / external / ArrayBuffer bytes on the main thread at every
 // progress event. Prints the peak RSS per phase and the samples around the
-// overall peak. A diagnostic for issue #6's "RSS flat at 100 M" goal, not a
+// overall peak. A diagnostic for the "RSS flat at 100 M" target, not a
 // test. Usage (after `tsc -p .`):
 //   node dist/scripts/memory-probe.js --state DIR [--memory 256MiB] [--fsync] [--json FILE]
 //     [--options '{"tuning":{"sortEntries":800000}}'] FILE...

@@ -1,5 +1,4 @@
-// Measures the in-RAM front tiers through the real engine (issue 4,
-// "Measure"): hot-cache / recent-table hit rates and the fraction of URL
+// Measures the in-RAM front tiers through the real engine: hot-cache / recent-table hit rates and the fraction of URL
 // tests answered in RAM by hot-cache size (2^10 … 2^20, recent table at its
 // default and off, and cache off), and the Bloom gate's observed vs expected
 // false-positive rate by bits per key (gate and lossy modes, a second batch

@@ -20,7 +20,7 @@ import { encodeHostMap, forEachHost, forEachHostIn, hostSlice } from './host-del
 import { del, put, type Db, type HostDelta, type Op, type Sub } from './records.js';
 import { DrumError } from '../errors.js';
 
-/** Bytes of parts per LevelDB batch when applying a round (a ~2 MB sealed part then goes alone; see docs/performance.md). */
+/** Bytes of parts per LevelDB batch when applying a round (a ~2 MB sealed part then goes alone; see docs/engineering-log.md). */
 export const HOST_BATCH_BYTES = 1 << 20;
 /** Delta bytes whose hosts one fold pass adds up in a Map (the fold's RAM bound). */
 export const FOLD_SLICE_BYTES = 8 << 20;

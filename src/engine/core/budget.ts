@@ -54,7 +54,7 @@ export const DEFAULT_LINE_MEMO_ENTRIES = 1 << 20;
 export const IO_BUFFER_BYTES = 8 << 20; // aux log, unique writer, store reads/writes, input chunks
 /**
  * What the runtime itself takes, measured on the bench's 100 M-link file
- * (scripts/memory-probe.ts, docs/performance.md "Memory at 100 M links"):
+ * (scripts/memory-probe.ts, docs/engineering-log.md "Memory at 100 M links"):
  * peak RSS minus drum's budgeted structures was ~159 MiB — Node's own code
  * pages (~42 MiB) and V8 heaps of both threads (~40 MiB), malloc arenas,
  * chunks and dispatch blocks in flight, the catalog's LevelDB. Plus ~10 %.

@@ -22,7 +22,7 @@ const EMPTY = -1;
  * starts a new table. A part is one LevelDB value (~40 bytes per host), and
  * LevelDB keeps large values dear: applying 1.1 M hosts in 64k-host parts
  * (2.5 MB values) grew the process by ~100 MB, in 8k-host parts (~320 KB) by
- * ~17 MB (docs/performance.md, "Memory at 100 M links").
+ * ~17 MB (docs/engineering-log.md, "Memory at 100 M links").
  */
 export const HOSTS_PER_PART = 1 << 13;
 
