@@ -32,11 +32,11 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   const tm = performance.now();
   const body = s.store.body;
   const res = await mergeRound({
-    dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: p.counters, fsync: s.opts.fsync,
+    core: s.core, front: s.front, counters: p.counters, fsync: s.opts.fsync,
     files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit: p.emit,
     worker: { pool: s.pool, minRecords: s.opts.tuning.workerDispatchMin }, sink: p.sink,
     time: (stage, ms, items) => s.timer.add(stage, ms, items),
-  }, s.area);
+  });
   s.timer.add('merge', performance.now() - tm, s.aux.records);
   const buckets = body.buckets.slice();
   for (const [b, w] of res.written) {
@@ -80,8 +80,7 @@ export async function forgetRound(s: Session): Promise<void> {
  */
 export function dropRound(s: Session): void {
   try {
-    s.pending.reset();
-    s.aux.discard();
+    s.core.reset();
   } catch {
     // Leftover work files are removed when the store is next opened for writing.
   }

@@ -1,13 +1,12 @@
 // Routes each parsed URL through the in-RAM tiers — the parse threads'
 // line-memo answers and in-chunk repeat marks, hot cache, recently-added table, optional Bloom
-// gate — and sends what they cannot answer to the
-// buckets (key) and the aux log (URL text) under its arrival ordinal.
+// gate — and sends what they cannot answer to the DRUM core (drum-core.ts):
+// the key, with the URL text as its aux payload, under its arrival ordinal.
 // Counts every tier's lookups and hits. Does not merge or decide when to.
 // Tier semantics: a key in the cache or the recent table was seen earlier in
 // the stream (stored, or pending with an earlier ordinal): a certain duplicate.
 
-import { AUX_MAX_URL_BYTES, type AuxLog } from '../../bucket/aux-log.js';
-import type { PendingBuckets } from '../../bucket/pending.js';
+import { AUX_MAX_URL_BYTES } from '../../bucket/aux-log.js';
 import type { Reject } from '../../input/types.js';
 import type { BloomMode } from '../../options.js';
 import type { RunCounters } from '../../stats/counters.js';
@@ -15,6 +14,7 @@ import type { BlockedBloom } from '../../tiers/bloom.js';
 import type { HotCache } from '../../tiers/hot-cache.js';
 import type { RecentTable } from '../../tiers/recent-table.js';
 import type { ParsedChunk } from '../pipeline/parse.js';
+import type { DrumCore } from './drum-core.js';
 
 export class Front {
   /** Gate mode: bit per ordinal of this round, set when the Bloom said "maybe seen". */
@@ -45,7 +45,7 @@ export class Front {
    * but take in nothing — no recent-table add, no promotion, no Bloom add —
    * so a repeat within the job reaches the buckets, where the merge drops it.
    */
-  route(p: ParsedChunk, pending: PendingBuckets, aux: AuxLog, c: RunCounters, tooLong: Reject[], learn = true): void {
+  route(p: ParsedChunk, core: DrumCore, c: RunCounters, tooLong: Reject[], learn = true): void {
     const { batch, keys, repeats } = p;
     const anyRepeats = p.repeatCount > 0;
     const n = batch.count;
@@ -98,7 +98,7 @@ export class Front {
             continue;
           }
           if (gate) {
-            const o = aux.records;
+            const o = core.records;
             this.maybeSeen[o >>> 3]! |= 1 << (o & 7);
           }
         } else {
@@ -106,8 +106,7 @@ export class Front {
           if (learn) bloom.add(hi, lo);
         }
       }
-      pending.add(hi, lo, aux.records);
-      aux.append(bytes, s, end, prevS, prevE);
+      core.add(hi, lo, bytes, s, end, prevS, prevE);
       prevS = s;
       prevE = end;
     }

@@ -1,27 +1,22 @@
-// One merge round, DRUM's "check+update" over everything pending: every
-// bucket's pending keys are sorted, deduplicated and merged sequentially
-// with its sorted key file (sort-stage.ts: a bucket bigger than a sort slot
-// goes one key slice at a time, and with a worker the sort of the next unit
-// overlaps this thread's merge), then the aux log is streamed once and the
-// new URLs dispatched in exact arrival order. With a worker and a block
-// sink, the aux log is streamed on the worker while this thread writes
-// (dispatch.ts). Optionally rebuilds the Bloom filter from every stored key
-// as it streams past. Does not commit (the caller names the new files in a
-// manifest) and does not read inputs.
+// One merge round of URL-seen, the DRUM core's first client: DRUM's
+// "check+update" (or "check") over everything pending, through DrumCore
+// (drum-core.ts: sort, merge with the key files, dispatch the new URLs in
+// arrival order, on the worker when the round is large). Around the core it
+// does what belongs to the tiers: a store hit warms the hot cache, the Bloom
+// filter is rebuilt from every stored key as it streams past, and the gate's
+// false positives are counted from the round's verdicts. Does not commit
+// (the caller names the new files in a manifest) and does not read inputs.
 
-import type { AuxLog } from '../../bucket/aux-log.js';
-import type { PendingBuckets } from '../../bucket/pending.js';
 import type { RunCounters } from '../../stats/counters.js';
 import type { WrittenFile } from '../../store/key-writer.js';
-import type { DrumFs } from '../../io/fs.js';
 import { BlockedBloom } from '../../tiers/bloom.js';
 import type { Front } from './front.js';
-import { countBoth, dispatchOnWorker, type BlockSink } from '../workers/dispatch.js';
+import { countBoth, type BlockSink } from '../workers/dispatch.js';
 import type { ParsePool } from '../workers/parse-pool.js';
-import { mergeBuckets, type BucketFiles, type SortArea } from './sort-stage.js';
+import type { BucketFiles } from './sort-stage.js';
+import type { CoreOp, DrumCore } from './drum-core.js';
 
-/** Rounds with fewer aux records sort and dispatch on this thread: worker round trips would cost more. */
-export const WORKER_DISPATCH_MIN_RECORDS = 1 << 16;
+export { WORKER_DISPATCH_MIN_RECORDS } from './drum-core.js';
 
 export interface RoundResult {
   /** Merged files written, by bucket. */
@@ -32,9 +27,9 @@ export interface RoundResult {
 }
 
 export interface RoundParams {
-  dfs: DrumFs;
-  pending: PendingBuckets;
-  aux: AuxLog;
+  core: DrumCore;
+  /** 'check+update' (default) writes the union to `files`; 'check' writes nothing. Both dispatch. */
+  op?: Exclude<CoreOp, 'update'>;
   front: Front;
   counters: RunCounters;
   files: BucketFiles;
@@ -44,12 +39,7 @@ export interface RoundParams {
   bloomBitsPerKey: number;
   /** Receives each new URL, in arrival order (when the round dispatches on this thread). */
   emit: (buf: Buffer, start: number, end: number) => void;
-  /**
-   * The pool whose worker the round uses when it has one and the round holds
-   * at least `minRecords` records (default WORKER_DISPATCH_MIN_RECORDS): it
-   * sorts the units (overlapping this thread's merge) and, given a `sink`,
-   * dispatches; smaller rounds do both on this thread.
-   */
+  /** See CoreRound.worker. */
   worker?: { pool: ParsePool; minRecords?: number };
   /** With the worker: the new URLs go to `sink` in whole blocks of lines; else to `emit` per URL. */
   sink?: BlockSink;
@@ -62,12 +52,9 @@ export interface RoundParams {
   time?: (stage: string, ms: number, items: number) => void;
 }
 
-export async function mergeRound(p: RoundParams, area: SortArea): Promise<RoundResult> {
-  const { pending, aux, front, counters: c, files } = p;
-  aux.flush();
-  const entries = aux.records;
-  // Shared, so a worker can read it without a copy.
-  const newBits = new Uint8Array(new SharedArrayBuffer((entries >>> 3) + 1));
+export async function mergeRound(p: RoundParams): Promise<RoundResult> {
+  const { core, front, counters: c, files } = p;
+  const pending = core.pending;
   const cache = front.cache;
   const onHit = p.learn === false ? null : (hi: number, lo: number): void => cache.insert(hi, lo);
   let bloom: BlockedBloom | null = null;
@@ -77,27 +64,13 @@ export async function mergeRound(p: RoundParams, area: SortArea): Promise<RoundR
     bloom = BlockedBloom.forKeys(Math.min(p.bloomKeys, Math.max(1024, Math.ceil(expected * 1.5))), p.bloomBitsPerKey);
   }
   const keySink = bloom === null ? null : (keys: Uint32Array, n: number): void => bloom!.addPairs(keys, n);
-  const w = p.worker;
-  const worker = w !== undefined && w.pool.size > 0 && entries > 0 && entries >= (w.minRecords ?? WORKER_DISPATCH_MIN_RECORDS) ? w.pool : null;
-  const written = await mergeBuckets({
-    dfs: p.dfs, pending, files, fsync: p.fsync, counters: c, newBits, onHit, keySink, worker, time: p.time,
-  }, area);
-  let newUrls = 0;
-  const td = performance.now();
-  const maybe = front.bloomMode === 'gate' ? front.maybeSeen : null;
-  if (worker !== null && p.sink !== undefined) {
-    newUrls = await dispatchOnWorker(worker, aux, newBits, p.sink, p.dfs);
-    if (maybe !== null) c.bloomFalsePositives += countBoth(newBits, maybe, (entries >>> 3) + 1);
-  } else {
-    aux.forEachWanted(newBits, 4 << 20, (ordinal, buf, start, end) => {
-      p.emit(buf, start, end);
-      newUrls++;
-      if (maybe !== null && (maybe[ordinal >>> 3]! >>> (ordinal & 7)) & 1) c.bloomFalsePositives++;
-    });
-  }
-  p.time?.('dispatch', performance.now() - td, newUrls);
-  c.uniqueUrls += newUrls;
+  const v = await core.merge(p.op ?? 'check+update', {
+    files, fsync: p.fsync, counters: c, onHit, keySink, emit: p.emit, sink: p.sink, worker: p.worker, time: p.time,
+  });
+  // New URLs the Bloom gate had called "maybe seen": its false positives.
+  if (front.bloomMode === 'gate') c.bloomFalsePositives += countBoth(v.newBits, front.maybeSeen, (v.records >>> 3) + 1);
+  c.uniqueUrls += v.newKeys;
   c.merges++;
   c.spills += pending.spillsThisRound;
-  return { written, newUrls, bloom };
+  return { written: v.written, newUrls: v.newKeys, bloom };
 }

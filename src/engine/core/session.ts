@@ -31,10 +31,13 @@ import { chunkLinksMax, planBudget, type BudgetPlan } from './budget.js';
 import { Front } from './front.js';
 import { ParsePool } from '../workers/parse-pool.js';
 import { SortArea, type BucketFiles } from './sort-stage.js';
+import { DrumCore } from './drum-core.js';
 
 export class Session {
   readonly timer = new StageTimer();
   readonly area: SortArea;
+  /** The DRUM core over this store's buckets, aux log and sort area; URL-seen is its client. */
+  readonly core: DrumCore;
 
   private constructor(
     readonly dir: string,
@@ -51,6 +54,7 @@ export class Session {
     readonly workDir: string,
   ) {
     this.area = new SortArea(plan.sortEntries);
+    this.core = new DrumCore(dfs, pending, aux, this.area);
   }
 
   static async open(dir: string, options: DrumOptions = {}, workDir?: string): Promise<Session> {
@@ -108,8 +112,7 @@ export class Session {
 
   /** After a round's merge: empties the buckets and the aux log and starts the next round. */
   nextRound(): void {
-    this.pending.reset();
-    this.aux.discard();
+    this.core.reset();
     this.front.startRound();
   }
 

@@ -32,7 +32,7 @@ import type { ParsePool } from '../workers/parse-pool.js';
 export interface BucketFiles {
   /** `buffer`, when given, is lent to the reader (see READ_BUFFER_BYTES). */
   openReader(b: number, buffer?: Uint8Array): KeyReader | null;
-  /** Path for bucket b's merged file, or null to merge without writing (read-only check). */
+  /** Path for bucket b's merged file in a round that writes, or null to merge without writing. */
   outputPath(b: number): string | null;
   /** Keys currently stored in bucket b (before this round). */
   keysIn(b: number): number;
@@ -102,8 +102,10 @@ export interface BucketRoundParams {
   dfs: DrumFs;
   pending: PendingBuckets;
   files: BucketFiles;
+  /** False: merge without writing (DRUM's check); true: write each merged bucket to files.outputPath. */
+  write: boolean;
   fsync: boolean;
-  counters: RunCounters;
+  counters: Pick<RunCounters, 'diskLookups' | 'inRoundRepeats' | 'diskHits' | 'duplicateUrls' | 'storeHits'>;
   /** Bit o set for each new ordinal o. */
   newBits: Uint8Array;
   /** Each pending key found in the store (warms the hot cache). */
@@ -189,7 +191,7 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
       p.time?.('sort', cur.loadMs + (t1 - tw) - (next?.loadMs ?? 0), cur.seen);
       if (cur.first) {
         reader = files.openReader(cur.b, area.readBuffer);
-        outPath = files.outputPath(cur.b);
+        outPath = p.write ? files.outputPath(cur.b) : null;
         writer = outPath === null ? null : new KeyWriter(p.dfs, outPath, cur.b, p.keySink, p.fsync, area.writeBuffers);
         const skip = writer === null && reader !== null && files.firstKeys !== undefined && pending.totals[cur.b]! * SKIP_RATIO < reader.blocks;
         merge = new BucketMerge(reader, writer, p.newBits, p.onHit, skip ? files.firstKeys!(cur.b, reader!) : null);

@@ -46,23 +46,24 @@ async function checkInputs(s: Session, req: CheckRequest, overlay: Map<number, {
   const c = newRunCounters();
   // Buckets merged by an earlier round of this check live in the work dir (an overlay over the store).
   let round = 0;
-  const files = (last: boolean): BucketFiles => ({
+  const files: BucketFiles = {
     openReader: (b, buffer) => {
       const o = overlay.get(b);
       return o ? KeyReader.open(s.dfs, o.path, { bucket: b, keys: o.keys }, o.bytes, buffer) : s.store.openReader(b, buffer);
     },
-    outputPath: (b) => (last ? null : join(s.workDir, keysFileName(b, round + 1).replace('store/', ''))),
+    outputPath: (b) => join(s.workDir, keysFileName(b, round + 1).replace('store/', '')),
     keysIn: (b) => overlay.get(b)?.keys ?? s.store.body.buckets[b]?.keys ?? 0,
     firstKeys: (b, reader) => (overlay.has(b) ? reader.firstKeys() : s.store.firstKeys(b, reader)),
-  });
+  };
   const decoder = new TextDecoder();
   const runRound = async (last: boolean): Promise<void> => {
+    // A check stores nothing, but a round before the last writes its union to the overlay, so later rounds see its keys.
     const res = await mergeRound({
-      dfs: s.dfs, pending: s.pending, aux: s.aux, front: s.front, counters: c, fsync: false,
-      files: files(last), bloomKeys: 0, bloomBitsPerKey: s.opts.bloomBitsPerKey, learn: false,
+      core: s.core, op: last ? 'check' : 'check+update', front: s.front, counters: c, fsync: false,
+      files, bloomKeys: 0, bloomBitsPerKey: s.opts.bloomBitsPerKey, learn: false,
       emit: (buf, start, end) => req.onNew(decoder.decode(buf.subarray(start, end))),
       worker: { pool: s.pool, minRecords: s.opts.tuning.workerDispatchMin },
-    }, s.area);
+    });
     for (const [b, w] of res.written) {
       const old = overlay.get(b);
       overlay.set(b, { path: w.path, keys: w.file.keys, bytes: w.file.bytes });
@@ -82,7 +83,7 @@ async function checkInputs(s: Session, req: CheckRequest, overlay: Map<number, {
     onBytes: () => {},
     onChunk: (p) => {
       countRejects(p.rejects);
-      s.front.route(p, s.pending, s.aux, c, tooLong, false);
+      s.front.route(p, s.core, c, tooLong, false);
       countRejects(tooLong);
       tooLong.length = 0;
       if (mergeDue(s)) return runRound(false);

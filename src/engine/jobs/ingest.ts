@@ -160,7 +160,7 @@ function readInputs(r: IngestRun): Promise<InputError[]> {
 function routeChunk(r: IngestRun, p: ParsedChunk, tooLong: Reject[]): void {
   const { s, c, out } = r;
   if (p.rejects.length > 0) out.countRejects(c, p.rejects);
-  s.front.route(p, s.pending, s.aux, c, tooLong);
+  s.front.route(p, s.core, c, tooLong);
   if (tooLong.length > 0) {
     out.countRejects(c, tooLong);
     tooLong.length = 0;

@@ -91,7 +91,7 @@ export class Feeder {
   private async chunk(chunk: LineChunk): Promise<void> {
     const p: ParsedChunk = await this.s.pool.parse(chunk);
     this.keep(p.rejects);
-    this.s.front.route(p, this.s.pending, this.s.aux, this.counters, this.tooLong);
+    this.s.front.route(p, this.s.core, this.counters, this.tooLong);
     this.s.pool.release(p); // route() copied what it keeps
     this.keep(this.tooLong);
     this.tooLong.length = 0;

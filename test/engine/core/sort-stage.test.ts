@@ -35,7 +35,7 @@ describe('mergeBuckets', () => {
     try {
       await assert.rejects(
         mergeBuckets({
-          dfs, pending, fsync: false, counters: newRunCounters(), newBits: new Uint8Array((o >>> 3) + 1), onHit: () => undefined, keySink: null, worker: pool,
+          dfs, pending, write: true, fsync: false, counters: newRunCounters(), newBits: new Uint8Array((o >>> 3) + 1), onHit: () => undefined, keySink: null, worker: pool,
           files: { openReader: () => null, outputPath: (b) => join(dir, `k${b}`), keysIn: () => 0 },
         }, area),
         (e: Error & { code?: string }) => e.code === 'DRUM_IO' && /cannot write/.test(e.message),

@@ -1,0 +1,147 @@
+// The DRUM core, generic: IRLbot's check / update / check+update over 64-bit
+// keys. A client adds keys (hi, lo u32 words), each with an aux payload (a
+// byte string carried in arrival order in the aux log); each key gets the
+// next arrival ordinal. merge(op) runs one round: every bucket's pending keys
+// are sorted, deduplicated and merged sequentially with the bucket's sorted
+// key file (sort-stage.ts, store/merge.ts), and the round's verdicts are one
+// bit per ordinal (set: the key was in neither the file nor earlier in the
+// round). Then, for 'check' and 'check+update', the aux payloads of the new
+// ordinals are dispatched in arrival order: per record to `emit`, or in
+// whole blocks through the worker to `sink`. 'update' stores and dispatches
+// nothing. 'check' writes no file; the others write the union where the
+// client's BucketFiles say.
+// The core knows nothing of URLs, tiers, runs or manifests: URL-seen
+// (round.ts + commit.ts, with the tiers of front.ts) is one client; a store
+// of content fingerprints is another. It does not commit: the client names
+// the written files in its manifest, then calls reset().
+// REQUIRES: add() ordinals ascending (they are: the core hands them out);
+// one merge at a time; the aux payload of one record at most
+// AUX_MAX_URL_BYTES.
+
+import type { AuxLog } from '../../bucket/aux-log.js';
+import type { PendingBuckets } from '../../bucket/pending.js';
+import type { DrumFs } from '../../io/fs.js';
+import type { RunCounters } from '../../stats/counters.js';
+import type { WrittenFile } from '../../store/key-writer.js';
+import { dispatchOnWorker, type BlockSink } from '../workers/dispatch.js';
+import type { ParsePool } from '../workers/parse-pool.js';
+import { mergeBuckets, type BucketFiles, type SortArea } from './sort-stage.js';
+
+/** DRUM's three operations: answer only, store only, or both. */
+export type CoreOp = 'check' | 'update' | 'check+update';
+
+/** Rounds with fewer aux records sort and dispatch on this thread: worker round trips would cost more. */
+export const WORKER_DISPATCH_MIN_RECORDS = 1 << 16;
+
+/** The counters a round adds to (disk lookups and hits, in-round repeats, duplicates). */
+export type CoreCounters = Pick<RunCounters, 'diskLookups' | 'inRoundRepeats' | 'diskHits' | 'duplicateUrls' | 'storeHits'>;
+
+/** What a client gives a round besides its keys: where the files are and where the answers go. */
+export interface CoreRound {
+  files: BucketFiles;
+  fsync: boolean;
+  counters: CoreCounters;
+  /** Each pending key found in the file (e.g. to warm a cache), or null. */
+  onHit: ((hi: number, lo: number) => void) | null;
+  /** Receives every key written to (or, for untouched buckets, kept in) the files, e.g. a Bloom rebuild; or null. */
+  keySink: ((keys: Uint32Array, n: number) => void) | null;
+  /** Each new record's aux payload in arrival order (dispatch on this thread). */
+  emit?: (buf: Buffer, start: number, end: number, ordinal: number) => void;
+  /** With the worker: the new records go to `sink` in whole blocks of "payload\n" lines instead of `emit`. */
+  sink?: BlockSink;
+  /**
+   * The pool whose worker the round uses when it has one and the round holds
+   * at least `minRecords` records (default WORKER_DISPATCH_MIN_RECORDS): it
+   * sorts the units (overlapping this thread's merge) and, given a `sink`,
+   * dispatches; smaller rounds do both on this thread.
+   */
+  worker?: { pool: ParsePool; minRecords?: number };
+  /** Adds wall time per sub-stage: 'sort', 'merge-store', 'dispatch'. */
+  time?: (stage: string, ms: number, items: number) => void;
+}
+
+/** What a round gives back. */
+export interface CoreVerdicts {
+  /** Bit o set when ordinal o's key was new (in a SharedArrayBuffer). Valid until the next round. */
+  newBits: Uint8Array;
+  /** Ordinals this round handed out: 0 .. records - 1. */
+  records: number;
+  /** New keys: the bits set in newBits. */
+  newKeys: number;
+  /** Files written, by bucket (none for 'check'). */
+  written: Map<number, { path: string; file: WrittenFile }>;
+}
+
+export class DrumCore {
+  constructor(
+    readonly dfs: DrumFs,
+    readonly pending: PendingBuckets,
+    readonly aux: AuxLog,
+    readonly area: SortArea,
+  ) {}
+
+  /** Ordinals handed out this round (the next add() gets this one). */
+  get records(): number {
+    return this.aux.records;
+  }
+
+  /**
+   * Adds key (hi, lo) with aux payload src[start, end) under the next
+   * ordinal; `prevStart/prevEnd` name the previous payload in `src`, if any
+   * (the aux log codes the shared prefix). Returns the ordinal.
+   */
+  add(hi: number, lo: number, src: Uint8Array, start: number, end: number, prevStart = -1, prevEnd = -1): number {
+    const o = this.aux.records;
+    this.pending.add(hi, lo, o);
+    this.aux.append(src, start, end, prevStart, prevEnd);
+    return o;
+  }
+
+  /** Runs one round of `op` over everything added since the last reset(). */
+  async merge(op: CoreOp, r: CoreRound): Promise<CoreVerdicts> {
+    const { pending, aux } = this;
+    aux.flush();
+    const records = aux.records;
+    // Shared, so a worker can read it without a copy.
+    const newBits = new Uint8Array(new SharedArrayBuffer((records >>> 3) + 1));
+    const w = r.worker;
+    const worker = w !== undefined && w.pool.size > 0 && records > 0 && records >= (w.minRecords ?? WORKER_DISPATCH_MIN_RECORDS) ? w.pool : null;
+    const written = await mergeBuckets({
+      dfs: this.dfs, pending, files: r.files, write: op !== 'check', fsync: r.fsync, counters: r.counters, newBits,
+      onHit: r.onHit, keySink: r.keySink, worker, time: r.time,
+    }, this.area);
+    if (op === 'update') return { newBits, records, newKeys: countBits(newBits), written };
+    let newKeys = 0;
+    const td = performance.now();
+    if (worker !== null && r.sink !== undefined) {
+      newKeys = await dispatchOnWorker(worker, aux, newBits, r.sink, this.dfs);
+    } else {
+      const emit = r.emit;
+      aux.forEachWanted(newBits, 4 << 20, (ordinal, buf, start, end) => {
+        emit?.(buf, start, end, ordinal);
+        newKeys++;
+      });
+    }
+    r.time?.('dispatch', performance.now() - td, newKeys);
+    return { newBits, records, newKeys, written };
+  }
+
+  /** Drops everything added since the last round: pending keys and aux log. */
+  reset(): void {
+    this.pending.reset();
+    this.aux.discard();
+  }
+}
+
+/** Bits set in `bits`. */
+export function countBits(bits: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < bits.length; i++) {
+    let v = bits[i]!;
+    while (v !== 0) {
+      v &= v - 1;
+      n++;
+    }
+  }
+  return n;
+}

@@ -1,0 +1,100 @@
+// The generic DRUM core (src/engine/core/drum-core.ts) driven by a client
+// that is not URL-seen: 64-bit content fingerprints with a document name as
+// aux payload, as a store of document fingerprints would use it. Checked
+// against a Set model over rounds of check, update and check+update, with
+// tiny buffers and sort slots so keys spill and buckets merge in slices.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { AuxLog } from '../../../src/bucket/aux-log.js';
+import { PendingBuckets } from '../../../src/bucket/pending.js';
+import { DrumCore, countBits, type CoreOp } from '../../../src/engine/core/drum-core.js';
+import { SortArea, type BucketFiles } from '../../../src/engine/core/sort-stage.js';
+import { DrumFs } from '../../../src/io/fs.js';
+import { newRunCounters } from '../../../src/stats/counters.js';
+import { KeyReader } from '../../../src/store/key-reader.js';
+import { tempDir } from '../../helpers/tmp.js';
+
+/** A key file per bucket in a directory, replaced by each writing round: the client's whole "store". */
+function dirStore(dfs: DrumFs, dir: string) {
+  const files = new Map<number, { path: string; keys: number; bytes: number }>();
+  let gen = 0;
+  const bucketFiles: BucketFiles = {
+    openReader: (b, buffer) => {
+      const f = files.get(b);
+      return f ? KeyReader.open(dfs, f.path, { bucket: b, keys: f.keys }, f.bytes, buffer) : null;
+    },
+    outputPath: (b) => join(dir, `b${b}-g${gen + 1}.keys`),
+    keysIn: (b) => files.get(b)?.keys ?? 0,
+  };
+  return {
+    files: bucketFiles,
+    commit(written: Map<number, { path: string; file: { keys: number; bytes: number } }>): void {
+      gen++;
+      for (const [b, w] of written) {
+        const old = files.get(b);
+        files.set(b, { path: w.path, keys: w.file.keys, bytes: w.file.bytes });
+        if (old) fs.rmSync(old.path);
+      }
+    },
+  };
+}
+
+// Fingerprints drawn from a small pool so rounds repeat each other and themselves.
+const POOL = 200;
+const fingerprint = (i: number): [number, number] => [Math.imul(i + 1, 0x9e3779b1) >>> 0, Math.imul(i + 7, 0x85ebca6b) >>> 0];
+const ops = fc.constantFrom<CoreOp>('check', 'update', 'check+update');
+const rounds = fc.array(fc.record({ op: ops, docs: fc.array(fc.nat({ max: POOL - 1 }), { maxLength: 120, size: 'max' }) }), { minLength: 1, maxLength: 6 });
+
+describe('DrumCore', () => {
+  it('answers check, update and check+update over fingerprints like a Set, dispatching new payloads in arrival order', async () => {
+    await fc.assert(
+      fc.asyncProperty(rounds, fc.constantFrom(0, 1, 3), fc.constantFrom(1, 7, 1 << 16), async (rs, bucketBits, sortEntries) => {
+        const dir = tempDir();
+        try {
+          const dfs = new DrumFs();
+          const store = dirStore(dfs, dir);
+          const core = new DrumCore(dfs, new PendingBuckets(dfs, dir, bucketBits, 4), new AuxLog(dfs, join(dir, 'aux.dat'), 1 << 16), new SortArea(sortEntries));
+          const model = new Set<number>();
+          for (const { op, docs } of rs) {
+            const text = Buffer.from(docs.map((d) => `doc-${d}`).join('\n'));
+            let at = 0;
+            for (const d of docs) {
+              const end = at + `doc-${d}`.length;
+              const [hi, lo] = fingerprint(d);
+              assert.equal(core.add(hi, lo, text, at, end), core.records - 1);
+              at = end + 1;
+            }
+            const got: string[] = [];
+            const v = await core.merge(op, {
+              files: store.files, fsync: false, counters: newRunCounters(), onHit: null, keySink: null,
+              emit: (buf, s, e) => got.push(buf.toString('latin1', s, e)),
+            });
+            const fresh: number[] = [];
+            const seen = new Set(model);
+            docs.forEach((d, o) => {
+              const isNew = !seen.has(d);
+              if (isNew) fresh.push(d);
+              seen.add(d);
+              assert.equal((v.newBits[o >>> 3]! >>> (o & 7)) & 1, isNew ? 1 : 0, `verdict of ordinal ${o}`);
+            });
+            assert.equal(v.records, docs.length);
+            assert.equal(v.newKeys, fresh.length);
+            assert.equal(countBits(v.newBits), fresh.length);
+            assert.deepEqual(got, op === 'update' ? [] : fresh.map((d) => `doc-${d}`));
+            if (op === 'check') assert.equal(v.written.size, 0);
+            else for (const d of fresh) model.add(d);
+            store.commit(v.written);
+            core.reset();
+          }
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
