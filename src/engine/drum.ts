@@ -5,7 +5,6 @@
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { DrumError } from '../errors.js';
 import { expectedCollisions } from '../fingerprint/key.js';
 import type { DrumOptions } from '../options.js';
@@ -21,6 +20,7 @@ import { feederStream } from './jobs/stream.js';
 import type { UrlStream } from './jobs/stream.js';
 import { isDrumError } from '../errors.js';
 import { readManifest } from '../store/manifest.js';
+import { makePrivateTemp, sweepStaleTemps } from '../io/private-temp.js';
 
 export { repair, type RepairResult } from './jobs/repair.js';
 
@@ -42,7 +42,12 @@ export class Drum {
    * take no lock and write only to a private temporary directory.
    */
   static async open(stateDir: string, opts: DrumOptions = {}): Promise<Drum> {
-    const temp = opts.readOnly ? fs.mkdtempSync(join(tmpdir(), 'drum-check-')) : null;
+    let temp: string | null = null;
+    if (opts.readOnly) {
+      // Spill directories of checks whose process is gone (killed by SIGKILL, power loss) go first.
+      sweepStaleTemps();
+      temp = makePrivateTemp();
+    }
     try {
       return new Drum(await Session.open(stateDir, opts, temp ?? undefined), temp);
     } catch (e) {

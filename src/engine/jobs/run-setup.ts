@@ -5,7 +5,7 @@
 // non-empty directory). Reads only; writes nothing.
 
 import * as fs from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DrumError } from '../../errors.js';
 import { inputIdentity } from '../../input/identity.js';
@@ -111,13 +111,28 @@ export function planRun(
 /** State folders drum empties or owns: an output directory there would be deleted or mixed with state. */
 const MANAGED = ['store', 'work', 'catalog'];
 
-/** A run's outputs may go under <state>/runs/ or anywhere outside the state directory, never into its managed parts. */
+/** True when `dir` is a drum state directory: it holds a MANIFEST or a writer LOCK. */
+function isStateDir(dir: string): boolean {
+  return fs.existsSync(join(dir, 'MANIFEST')) || fs.existsSync(join(dir, 'LOCK'));
+}
+
+/**
+ * A run's outputs may go under a state's runs/ or anywhere outside a state
+ * directory, never into the managed parts of this state or of any other drum
+ * state found walking up from the output directory (that store's next open
+ * would delete them).
+ */
 export function checkOutDirPlace(stateDir: string, outDir: string): void {
-  const state = resolve(stateDir);
   const out = resolve(outDir);
-  const inside = (p: string): boolean => out === p || out.startsWith(`${p}${sep}`);
-  if (out === state || MANAGED.some((m) => inside(join(state, m)))) {
-    throw new DrumError('DRUM_CLOBBER', `--out ${out} is the state directory or inside its ${MANAGED.join('/, ')}/ (drum deletes or owns what is there); use <state>/runs/ or a directory outside ${state}`, { file: out });
+  const refuse = (state: string): never => {
+    throw new DrumError('DRUM_CLOBBER', `--out ${out} is the drum state directory ${state} or inside its ${MANAGED.join('/, ')}/ (drum deletes or owns what is there); use <state>/runs/ or a directory outside ${state}`, { file: out });
+  };
+  const inManaged = (state: string): boolean => out === state || MANAGED.some((m) => out === join(state, m) || out.startsWith(`${join(state, m)}${sep}`));
+  const own = resolve(stateDir);
+  if (inManaged(own)) refuse(own);
+  for (let dir = out, up = dirname(out); ; dir = up, up = dirname(up)) {
+    if (isStateDir(dir) && inManaged(dir)) refuse(dir);
+    if (up === dir) return;
   }
 }
 
