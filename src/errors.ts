@@ -32,6 +32,13 @@ export const EXIT_STATUS: Readonly<Record<DrumErrorCode, number>> = {
   DRUM_INTERNAL: 70,
 };
 
+/**
+ * CLI exit status after a stop by signal: 128 + the signal number, the shell
+ * convention (SIGINT 2 -> 130, SIGTERM 15 -> 143). A closed stdout (EPIPE,
+ * e.g. `| head`) ends the command with 0: the reader had what it wanted.
+ */
+export const SIGNAL_EXIT_STATUS = { SIGINT: 130, SIGTERM: 143, EPIPE: 0 } as const;
+
 export class DrumError extends Error {
   readonly code: DrumErrorCode;
   /** The file the error is about, when there is one (verify names it). */

@@ -4,7 +4,12 @@
 
 import { Level } from 'level';
 
-export type RunStatus = 'running' | 'complete' | 'failed';
+/**
+ * `running`: unfinished (stored while a run works; listed as `interrupted`
+ * once no writer holds the store); `abandoned`: a later run replaced it
+ * unfinished (its committed URLs stay in its output directory).
+ */
+export type RunStatus = 'running' | 'interrupted' | 'abandoned' | 'complete' | 'failed';
 
 export interface RunInput {
   path: string;

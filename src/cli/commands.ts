@@ -6,6 +6,8 @@
 
 import { DrumError, EXIT_STATUS, type DrumErrorCode } from '../errors.js';
 import { Catalog } from '../catalog/catalog.js';
+import { settleRuns } from '../catalog/run-list.js';
+import { readManifest, type ManifestBody } from '../store/manifest.js';
 import { loadEngine, withDrum } from './engine.js';
 import {
   canonicalFrom,
@@ -20,10 +22,13 @@ import {
   type RawOptions,
 } from './options.js';
 import { ProgressLine } from './progress.js';
+import { abandonedLine, printRound, resumedLine, stopLine, type StopReason } from './run-notes.js';
+import type { RunStart } from '../engine/api.js';
+import { removeOwnTemps } from '../io/private-temp.js';
 import { formatHosts, formatRunReport, formatRuns, formatStats, formatVerify } from './report-table.js';
 
 export interface OutStream {
-  write(s: string): unknown;
+  write(s: string | Uint8Array): unknown;
   isTTY?: boolean;
   columns?: number;
 }
@@ -34,6 +39,12 @@ export interface CliIo {
   stderr: OutStream;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
+  /**
+   * Registers what to do when the process is stopped (SIGINT, SIGTERM, or
+   * stdout closed under it) before it exits with the usual status; returns
+   * the unregister function. main.ts wires it to the process; absent in tests.
+   */
+  onStop?: (fn: (reason: StopReason) => void) => () => void;
 }
 
 /** Collects output lines and writes them in ~64 KiB pieces (one write per line is slow). */
@@ -61,16 +72,33 @@ function json(io: CliIo, value: unknown): void {
 export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
   const state = stateDirFrom(raw, io.env, io.cwd);
   const opts = drumOptionsFrom(raw, { cwd: io.cwd });
-  const req = ingestRequestFrom(raw, inputs, io.cwd);
+  // --out - : the new URLs go to stdout as rounds commit (kept in <state>/runs/<run-id>/ too); everything else to stderr.
+  const toStdout = raw.out === '-';
+  const req = ingestRequestFrom(toStdout ? { ...raw, out: undefined } : raw, inputs, io.cwd);
   const progress = new ProgressLine(io.stderr, raw.progress !== false && !raw.quiet);
+  let started: RunStart | null = null;
+  const off = io.onStop?.((reason) => {
+    progress.done();
+    if (reason !== 'EPIPE' || !raw.quiet) io.stderr.write(stopLine(reason, state, started));
+  });
+  const onRunStart = (r: RunStart): void => {
+    started = r;
+    // Said even under --quiet: these URLs are delivered nowhere else.
+    if (r.abandoned !== null) io.stderr.write(abandonedLine(r.abandoned));
+    if (toStdout && r.resumed && r.committedUrls > 0) io.stderr.write(resumedLine(r));
+  };
   let report;
   try {
-    report = await withDrum(state, opts, (d) => d.ingest({ ...req, onProgress: (p) => progress.update(p) }));
+    report = await withDrum(state, opts, (d) => d.ingest({
+      ...req, onProgress: (p) => progress.update(p), onRunStart, onCommit: toStdout ? (c) => printRound(c, io.stdout) : undefined,
+    }));
   } finally {
     progress.done();
+    off?.();
   }
-  if (raw.json) json(io, report);
-  else if (!raw.quiet) io.stdout.write(formatRunReport(report));
+  const out = toStdout ? io.stderr : io.stdout;
+  if (raw.json) out.write(JSON.stringify(report) + '\n');
+  else if (!raw.quiet) out.write(formatRunReport(report));
   if (!raw.quiet) {
     for (const i of report.inputs) {
       if (i.skipped) io.stderr.write(`drum: skipped ${i.path}: already ingested into this store (--force ingests it again)\n`);
@@ -102,8 +130,15 @@ export async function checkCommand(inputs: string[], raw: RawOptions, io: CliIo)
   const opts = drumOptionsFrom(raw, { readOnly: true, cwd: io.cwd });
   const req = { inputs: inputsFrom(inputs, io.cwd), ...readOptionsFrom(raw) };
   const sink = new LineSink(io.stdout);
-  const r = await withDrum(state, opts, (d) => d.check({ ...req, onNew: (u) => sink.push(u) }));
-  sink.flush();
+  // A stopped check removes its spill directory before exiting (close() does it otherwise).
+  const off = io.onStop?.(() => removeOwnTemps());
+  let r;
+  try {
+    r = await withDrum(state, opts, (d) => d.check({ ...req, onNew: (u) => sink.push(u) }));
+    sink.flush();
+  } finally {
+    off?.();
+  }
   if (!raw.quiet) {
     io.stderr.write(`drum: check: ${r.linksRead} links read, ${r.newUrls} new, ${r.rejectedLines} rejected\n`);
   }
@@ -164,6 +199,15 @@ export async function repairCommand(rawIn: RawOptions, io: CliIo): Promise<numbe
   return 0;
 }
 
+/** The committed manifest, or null when there is none or it cannot be read (verify reports that). */
+function manifestOrNull(state: string): ManifestBody | null {
+  try {
+    return readManifest(state);
+  } catch {
+    return null;
+  }
+}
+
 async function withCatalog<T>(raw: RawOptions, io: CliIo, fn: (c: Catalog) => Promise<T>): Promise<T> {
   const c = await Catalog.open(stateDirFrom(raw, io.env, io.cwd), { readOnly: true });
   try {
@@ -175,7 +219,9 @@ async function withCatalog<T>(raw: RawOptions, io: CliIo, fn: (c: Catalog) => Pr
 
 export async function runsCommand(raw: RawOptions, io: CliIo): Promise<number> {
   const limit = limitFrom(raw);
-  const runs = await withCatalog(raw, io, (c) => c.listRuns(limit));
+  const state = stateDirFrom(raw, io.env, io.cwd);
+  // A catalog read from a copy means a writer holds it: the manifest's unfinished run is running, not interrupted.
+  const runs = await withCatalog(raw, io, async (c) => settleRuns(await c.listRuns(limit), manifestOrNull(state), c.fromSnapshot, limit));
   if (raw.json) json(io, runs);
   else io.stdout.write(formatRuns(runs));
   return 0;

@@ -8,7 +8,8 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { DrumError, EXIT_STATUS } from '../errors.js';
+import { DrumError, EXIT_STATUS, SIGNAL_EXIT_STATUS } from '../errors.js';
+import type { StopReason } from './run-notes.js';
 import {
   canonicalizeCommand,
   checkCommand,
@@ -217,14 +218,48 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
 }
 
+/**
+ * The process side of CliIo.onStop: while a command has registered what to
+ * say, SIGINT and SIGTERM (and stdout closed under it, EPIPE) run it and exit
+ * with SIGNAL_EXIT_STATUS; a second signal during that exits at once.
+ */
+function processStops(): CliIo['onStop'] & { epipe: () => void } {
+  let current: ((reason: StopReason) => void) | null = null;
+  let stopping = false;
+  const stop = (reason: StopReason): void => {
+    const status = reason === 'EPIPE' ? (process.exitCode ?? SIGNAL_EXIT_STATUS.EPIPE) : SIGNAL_EXIT_STATUS[reason];
+    if (stopping) process.exit(status);
+    stopping = true;
+    try {
+      current?.(reason);
+    } finally {
+      process.exit(status);
+    }
+  };
+  const onSigint = (): void => stop('SIGINT');
+  const onSigterm = (): void => stop('SIGTERM');
+  const register = (fn: (reason: StopReason) => void): (() => void) => {
+    current = fn;
+    process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigterm);
+    return () => {
+      if (current === fn) current = null;
+      process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigterm);
+    };
+  };
+  return Object.assign(register, { epipe: () => stop('EPIPE') });
+}
+
 /** Entry point used by bin/drum: process.argv in, process.exitCode out. */
 export async function main(argv: string[]): Promise<void> {
+  const onStop = processStops();
   for (const s of [process.stdout, process.stderr]) {
     s.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code !== 'EPIPE') throw e; // reader went away (e.g. `| head`): stop quietly
-      process.exit(process.exitCode ?? 0);
+      if (e.code !== 'EPIPE') throw e;
+      onStop.epipe(); // reader went away (e.g. `| head`): stop quietly
     });
   }
-  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), onStop };
   process.exitCode = await run(argv.slice(2), io);
 }

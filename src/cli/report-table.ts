@@ -170,7 +170,7 @@ export function formatStats(s: StoreStats): string {
 export function formatRuns(runs: readonly RunRecord[]): string {
   if (runs.length === 0) return 'no runs yet\n';
   return table(
-    ['run', 'status', 'started', 'elapsed', 'links', 'unique', 'dup', 'rejected', 'inputs'],
+    ['run', 'status', 'started', 'elapsed', 'links', 'unique', 'dup', 'rejected', 'inputs', 'output'],
     runs.map((r) => [
       r.runId,
       r.status,
@@ -181,6 +181,7 @@ export function formatRuns(runs: readonly RunRecord[]): string {
       fmtInt(r.counts.duplicateUrls),
       fmtInt(r.counts.rejectedLines),
       r.inputs.map((i) => (i.skipped ? `${i.path} (skipped)` : i.path)).join(' '),
+      r.outDir,
     ]),
     new Set([4, 5, 6, 7]),
   );

@@ -33,6 +33,53 @@ export interface IngestRequest extends ReadOptions {
   /** Ingest inputs even if already fully ingested into this store. Default false. */
   force?: boolean;
   onProgress?: (p: Progress) => void;
+  /**
+   * Called once the run is recorded (before its first output byte): its id and
+   * output directory, whether it resumes an interrupted run, and the
+   * unfinished run it abandons, if any (where that run's committed URLs are).
+   */
+  onRunStart?: (r: RunStart) => void;
+  /**
+   * Called after each committed round with where its new URLs are in the
+   * unique files: bytes [from, to) in name order. The run waits for a returned
+   * promise (backpressure), and a throw stops the run (its commits stay).
+   */
+  onCommit?: (c: CommittedRound) => void | Promise<void>;
+}
+
+/** An unfinished run that a new run replaced: its committed new URLs stay in its output directory. */
+export interface AbandonedRun {
+  runId: string;
+  startedAt: string;
+  outDir: string;
+  /** New URLs it committed: the first ones of its unique files, which were cut to its last commit. */
+  committedUrls: number;
+  inputs: string[];
+}
+
+export interface RunStart {
+  runId: string;
+  outDir: string;
+  resumed: boolean;
+  /** New URLs committed before this process started (a resumed run), else 0. */
+  committedUrls: number;
+  abandoned: AbandonedRun | null;
+}
+
+/** A position in a run's unique files: file number (1 = unique-00001.txt) and byte offset in it. */
+export interface UniqueAt {
+  file: number;
+  bytes: number;
+}
+
+export interface CommittedRound {
+  runId: string;
+  outDir: string;
+  from: UniqueAt;
+  to: UniqueAt;
+  /** New URLs committed by this run so far, this round included. */
+  committedUrls: number;
+  final: boolean;
 }
 
 export interface CheckRequest extends ReadOptions {

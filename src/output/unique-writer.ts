@@ -47,9 +47,7 @@ export class UniqueWriter {
     this.urls = at.urls;
     this.urlsPerFile = at.urlsPerFile;
     // Drop whatever an interrupted attempt wrote past the commit point.
-    for (const f of listUniqueFiles(outDir)) {
-      if (f.index > at.file) dfs.unlink(join(outDir, f.name));
-    }
+    dropLaterFiles(dfs, outDir, at.file);
     this.fd = dfs.open(join(outDir, uniqueFileName(this.file)), fs.existsSync(join(outDir, uniqueFileName(this.file))) ? 'r+' : 'w');
     dfs.truncate(this.fd, at.bytes);
   }
@@ -126,6 +124,30 @@ export class UniqueWriter {
     const fd = this.fd;
     this.fd = -1;
     this.dfs.close(fd);
+  }
+}
+
+function dropLaterFiles(dfs: DrumFs, outDir: string, file: number): void {
+  for (const f of listUniqueFiles(outDir)) {
+    if (f.index > file) dfs.unlink(join(outDir, f.name));
+  }
+}
+
+/**
+ * Cuts a run's unique files back to a commit point without reopening them for
+ * writing: files past it go and the current one is truncated to it, so what
+ * stays is exactly the URLs the store committed (an abandoned run's outputs).
+ * A file already shorter, or missing, is left as it is.
+ */
+export function cutToCommitPoint(dfs: DrumFs, outDir: string, at: { file: number; bytes: number }): void {
+  dropLaterFiles(dfs, outDir, at.file);
+  const path = join(outDir, uniqueFileName(at.file));
+  if (!fs.existsSync(path) || fs.statSync(path).size <= at.bytes) return;
+  const fd = dfs.open(path, 'r+');
+  try {
+    dfs.truncate(fd, at.bytes);
+  } finally {
+    dfs.close(fd);
   }
 }
 

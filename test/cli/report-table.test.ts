@@ -120,6 +120,16 @@ describe('listings', () => {
     assert.equal(formatRuns([]), 'no runs yet\n');
   });
 
+  it("names each run's output directory, where an interrupted or abandoned run's URLs are", () => {
+    const text = formatRuns([{
+      runId: 'r2', startedAt: '2025-01-01T00:00:00.000Z', finishedAt: null, status: 'abandoned',
+      inputs: [{ path: '-', bytes: 0, sha256: null }], counts: { linksRead: 10, uniqueUrls: 7, duplicateUrls: 3, rejectedLines: 0 },
+      outDir: '/data/out1', outputFiles: [], options: {},
+    }]);
+    assert.match(text, /\boutput\b/);
+    assert.match(text, /r2\s+abandoned\s+.*\s7\s+3\s+0\s+-\s+\/data\/out1/);
+  });
+
   it('ranks hosts with right-aligned counts', () => {
     const text = formatHosts([{ host: 'a.example', uniqueUrls: 12345 }, { host: 'b.example', uniqueUrls: 7 }]);
     assert.deepEqual(text.split('\n').slice(1, 3), ['   1       12,345  a.example', '   2            7  b.example']);

@@ -17,7 +17,7 @@ import { readBloom } from '../../tiers/bloom-file.js';
 import type { Reject } from '../../input/types.js';
 import { flattenCounters, newRunCounters, restoreCounters, type RunCounters } from '../../stats/counters.js';
 import type { ManifestBody, RunState, RunSummary } from '../../store/manifest.js';
-import type { IngestRequest, RunReport } from '../api.js';
+import type { AbandonedRun, CommittedRound, IngestRequest, RunReport } from '../api.js';
 import type { ParsedChunk } from '../pipeline/parse.js';
 import { mergeAndCommit, mergeDue } from '../core/commit.js';
 import { buildReport, writeReport } from './report-build.js';
@@ -28,6 +28,7 @@ import { recoverHostCounts } from '../hosts/host-recovery.js';
 import { RunOutputs } from './run-outputs.js';
 import { RunMeter } from './run-meter.js';
 import { catalogRecord, pushHistory } from './run-history.js';
+import { abandonedRecord, committedUrls, runningRecord, settleAbandoned } from './run-records.js';
 
 export async function ingest(s: Session, req: IngestRequest): Promise<RunReport> {
   const t0 = performance.now();
@@ -92,10 +93,12 @@ interface IngestRun {
   roundFrom: { file: number; bytes: number };
   inputErrors: InputError[];
   report: RunReport | null;
+  /** The last committed round, for req.onCommit. */
+  lastRound: CommittedRound | null;
 }
 
 async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: number): Promise<RunReport> {
-  const r = startRun(s, req, plan, t0);
+  const r = await startRun(s, req, plan, t0);
   try {
     r.inputErrors = await readInputs(r);
     await commitRound(r, true);
@@ -108,28 +111,44 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
   await s.saveMemos();
   r.meter.progress('done', r.c);
   if (s.catalog !== null) await s.catalog.putRun(catalogRecord(r.run, r.report!));
+  // The final round is announced once the catalog records the run complete.
+  if (req.onCommit && r.lastRound !== null) await req.onCommit(r.lastRound);
   return r.report!;
 }
 
-/** Records a new run in the manifest before its first output byte (a crash from then on resumes it) and opens its outputs. */
-function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: number): IngestRun {
+/**
+ * Records a new run in the manifest before its first output byte (a crash
+ * from then on resumes it) and in the catalog, settles the unfinished run it
+ * abandons, and opens its outputs.
+ */
+async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: number): Promise<IngestRun> {
   const run = plan.run;
   const c: RunCounters = plan.resume ? restoreCounters(run.counters) : newRunCounters();
   const bytesTotal = run.inputs.some((i) => i.path === '-') ? null : run.inputs.reduce((a, i) => a + i.bytes, 0);
   // Taken before the run's first commit: its manifest write is this run's IO too.
   const meter = new RunMeter(s.dfs, s.front, t0, bytesTotal, req.onProgress);
   let history = s.store.body.history;
-  if (plan.abandoned !== null) history = pushHistory(history, plan.abandoned, restoreCounters(plan.abandoned.counters));
+  let abandoned: AbandonedRun | null = null;
+  if (plan.abandoned !== null) {
+    // Its outputs are cut to its last commit first: a crash from here on leaves it resumable as it was.
+    abandoned = settleAbandoned(s.dfs, plan.abandoned);
+    history = pushHistory(history, plan.abandoned, restoreCounters(plan.abandoned.counters));
+  }
   if (!plan.resume) {
     run.counters = flattenCounters(c);
     s.store.commit({ ...s.store.body, run: { ...run }, history });
   }
+  if (s.catalog !== null) {
+    if (plan.abandoned !== null) await s.catalog.putRun(abandonedRecord(plan.abandoned));
+    await s.catalog.putRun(runningRecord(run));
+  }
+  req.onRunStart?.({ runId: run.runId, outDir: run.outDir, resumed: plan.resume, committedUrls: plan.resume ? committedUrls(run) : 0, abandoned });
   const out = new RunOutputs(s.dfs, run, plan.resume, s.workDir, s.opts.fsync);
   s.front.startRound();
   const base = plan.resume ? restoreCounters(run.counters) : newRunCounters();
   return {
     s, req, plan, run, c, base, meter, out, history, position: { ...run.position },
-    roundFrom: { file: run.unique.file, bytes: run.unique.bytes }, inputErrors: [], report: null,
+    roundFrom: { file: run.unique.file, bytes: run.unique.bytes }, inputErrors: [], report: null, lastRound: null,
   };
 }
 
@@ -176,8 +195,12 @@ async function commitRound(r: IngestRun, final: boolean): Promise<void> {
   r.meter.progress('merging', c);
   await mergeAndCommit(s, { counters: c, emit: out.emit, sink: out.sink, beforeCommit: (storeUrls) => closeRound(r, final, storeUrls) });
   const committed = s.store.body.run!.unique;
-  r.roundFrom = { file: committed.file, bytes: committed.bytes };
+  const to = { file: committed.file, bytes: committed.bytes };
+  r.lastRound = { runId: run.runId, outDir: run.outDir, from: r.roundFrom, to, committedUrls: c.uniqueUrls, final };
+  r.roundFrom = to;
   await out.applyHostCounts(s.catalog, run.runId, run.rounds);
+  // The final round is announced after the catalog's record (runIngest).
+  if (!final && r.req.onCommit) await r.req.onCommit(r.lastRound);
 }
 
 /** Before a round's manifest rename: makes the outputs durable (and writes report.json at the end); returns the run state to commit. */
