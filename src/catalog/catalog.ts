@@ -94,7 +94,7 @@ export class Catalog {
     }
   }
 
-  /** Inserts or replaces a run. A complete run also records each non-skipped input as ingested (first run wins). */
+  /** Inserts or replaces a run. A complete run also records each input it read whole (not skipped, not damaged) as ingested (first run wins). */
   putRun(rec: RunRecord): Promise<void> {
     return this.write('cannot record the run', async (db) => {
       if (!rec.runId || !/^\d{4}-\d\d-\d\dT/.test(rec.startedAt)) {
@@ -108,7 +108,7 @@ export class Catalog {
       if (prev && prev.startedAt !== rec.startedAt) batch.push(del(order, `${prev.startedAt}|${prev.runId}`));
       batch.push(put(runs, rec.runId, rec), put(order, `${rec.startedAt}|${rec.runId}`, rec.runId));
       if (rec.status === 'complete') {
-        const fresh = rec.inputs.filter((i) => i.sha256 !== null && !i.skipped);
+        const fresh = rec.inputs.filter((i) => i.sha256 !== null && !i.skipped && i.damaged === undefined);
         const keys = fresh.map((i) => inputKey(i.sha256!, i.bytes));
         const known = keys.length > 0 ? await inputs.getMany(keys) : [];
         keys.forEach((k, i) => {

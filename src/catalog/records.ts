@@ -18,6 +18,8 @@ export interface RunInput {
   sha256: string | null;
   /** True when this run skipped the input as already ingested. */
   skipped?: boolean;
+  /** Set when reading the input ended in an error (read up to this decompressed offset and line): not ingested. */
+  damaged?: { offset: number; line: number; code: string; message: string };
 }
 
 export interface RunRecord {

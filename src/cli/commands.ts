@@ -108,11 +108,12 @@ export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo
   return inputErrorStatus((report as { inputErrors?: InputError[] }).inputErrors, io);
 }
 
-/** An input the engine could not read to its end (e.g. truncated gzip); the run kept the rest. */
+/** An input the engine could not read to its end (e.g. truncated gzip); the run kept every complete line before `line`. */
 interface InputError {
   path: string;
   code: string;
   message: string;
+  line?: number;
 }
 
 /**
@@ -121,7 +122,11 @@ interface InputError {
  */
 export function inputErrorStatus(errors: readonly InputError[] | undefined, io: CliIo): number {
   if (!errors || errors.length === 0) return 0;
-  for (const e of errors) io.stderr.write(`drum: ${e.code}: ${e.message}${e.message.includes(e.path) ? '' : ` (file: ${e.path})`}\n`);
+  for (const e of errors) {
+    const file = e.message.includes(e.path) ? '' : ` (file: ${e.path})`;
+    const kept = e.line === undefined ? '' : `; its ${e.line} complete lines or records before the damage were read, and it is recorded as damaged, not ingested`;
+    io.stderr.write(`drum: ${e.code}: ${e.message}${file}${kept}\n`);
+  }
   return verifyStatus(errors, false);
 }
 

@@ -39,6 +39,15 @@ export interface InputRecord {
   bytes: number;
   sha256: string;
   sampled: boolean;
+  /** Set when reading this input ended in an error: read up to this decompressed offset and line. Never counts as ingested. */
+  damaged?: InputDamage;
+}
+
+export interface InputDamage {
+  offset: number;
+  line: number;
+  code: string;
+  message: string;
 }
 
 export interface RunState {

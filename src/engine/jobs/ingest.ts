@@ -21,7 +21,7 @@ import type { AbandonedRun, CommittedRound, IngestRequest, RunReport } from '../
 import type { ParsedChunk } from '../pipeline/parse.js';
 import { mergeAndCommit, mergeDue } from '../core/commit.js';
 import { buildReport, writeReport } from './report-build.js';
-import { describeInputs, inHistory, planRun, type RunPlan } from './run-setup.js';
+import { damagedInputs, describeInputs, inHistory, planRun, type RunPlan } from './run-setup.js';
 import type { Session } from '../core/session.js';
 import { readLoop, type InputError } from '../pipeline/read-loop.js';
 import { recoverHostCounts } from '../hosts/host-recovery.js';
@@ -167,6 +167,10 @@ function readInputs(r: IngestRun): Promise<InputError[]> {
       if (mergeDue(s)) await commitRound(r, false);
       meter.progress('reading', c);
     },
+    onInputError: (e: InputError) => {
+      // Committed with the next round: a damaged input is never recorded as ingested.
+      r.run.inputs[e.input] = { ...r.run.inputs[e.input]!, damaged: { offset: e.offset, line: e.line, code: e.code, message: e.message } };
+    },
     onInputDone: (i) => {
       r.position.input = i + 1;
       r.position.offset = 0;
@@ -211,7 +215,7 @@ async function closeRound(r: IngestRun, final: boolean, storeUrls: number): Prom
   r.meter.syncIo(c, r.base);
   if (final) {
     // report.json is the last output; it commits with the final round (a crash before the rename redoes it).
-    r.report = buildReport(s, { ...run, status: 'complete' }, c, r.plan.skipped, out.unique.fileNames(), c.elapsedMs, 'complete', r.inputErrors, storeUrls);
+    r.report = buildReport(s, { ...run, status: 'complete' }, c, r.plan.skipped, out.unique.fileNames(), c.elapsedMs, 'complete', damagedInputs(run), storeUrls);
     writeReport(s.dfs, run.outDir, r.report);
   }
   const nextRun: RunState = {

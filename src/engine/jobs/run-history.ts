@@ -21,7 +21,10 @@ export function pushHistory(h: RunSummary[], run: RunState, c: RunCounters): Run
 export function catalogRecord(run: RunState, r: RunReport) {
   return {
     runId: run.runId, startedAt: run.startedAt, finishedAt: new Date().toISOString(), status: 'complete' as const,
-    inputs: r.inputs.map((i) => ({ path: i.path, bytes: i.bytes, sha256: i.sha256, skipped: i.skipped })),
+    inputs: r.inputs.map((i, k) => {
+      const damaged = run.inputs[k]?.damaged;
+      return { path: i.path, bytes: i.bytes, sha256: i.sha256, skipped: i.skipped, ...(damaged ? { damaged } : {}) };
+    }),
     counts: { linksRead: r.linksRead, uniqueUrls: r.uniqueUrls, duplicateUrls: r.duplicateUrls, rejectedLines: r.rejectedLines },
     outDir: run.outDir, outputFiles: r.outputFiles, options: { ...run.options },
   };

@@ -11,6 +11,7 @@ import { DrumError } from '../../errors.js';
 import { inputIdentity } from '../../input/identity.js';
 import type { InputRecord, ManifestBody, RunState } from '../../store/manifest.js';
 import type { IngestRequest } from '../api.js';
+import type { InputError } from '../pipeline/read-loop.js';
 
 /** Inputs up to this size are identified by a SHA-256 of every byte; larger ones by a sampled hash. */
 export const FULL_HASH_MAX_BYTES = 64 << 20;
@@ -151,7 +152,12 @@ export function checkOutDir(dir: string): void {
   }
 }
 
-/** True if `i` appears, with the same bytes, among the inputs of a complete run in the manifest history. */
+/** True if `i` appears, with the same bytes and read whole (not damaged), among the inputs of a complete run in the manifest history. */
 export function inHistory(body: ManifestBody, i: InputRecord): boolean {
-  return body.history.some((h) => h.status === 'complete' && h.inputs.some((x) => x.sha256 === i.sha256 && x.bytes === i.bytes));
+  return body.history.some((h) => h.status === 'complete' && h.inputs.some((x) => x.sha256 === i.sha256 && x.bytes === i.bytes && x.damaged === undefined));
+}
+
+/** The run's inputs that ended in an error, as the report and the exit status give them. */
+export function damagedInputs(run: RunState): InputError[] {
+  return run.inputs.flatMap((x, input) => (x.damaged === undefined ? [] : [{ path: x.path, input, ...x.damaged }]));
 }

@@ -2,7 +2,8 @@
 // parses chunks on the pool (keeping a few in flight so the workers stay
 // busy), and hands the parsed chunks, in order, to the job. A damaged input
 // (DRUM_INPUT mid-stream) keeps every good line before the damage and is
-// reported; the loop goes on with the next input. Does not route or merge.
+// reported with the position it was read to; the loop goes on with the next
+// input. Does not route or merge.
 // Memory: the reader reuses its buffers (a chunk is dead once the pool has
 // copied or parsed it, before the next is read), and each parsed chunk's
 // slab goes back to the pool once the job has consumed it.
@@ -18,10 +19,16 @@ import type { Session } from '../core/session.js';
 /** Parsed chunks in flight per worker: enough to keep workers busy during a merge. */
 const INFLIGHT_PER_WORKER = 4;
 
+/** An input that ended in an error: every complete line before `offset` (decompressed) was read. */
 export interface InputError {
   path: string;
   code: string;
   message: string;
+  /** The input's index in the run. */
+  input: number;
+  /** Decompressed byte offset and line count up to which the input was read (the end of its last whole line or record). */
+  offset: number;
+  line: number;
 }
 
 export interface ReadLoopParams {
@@ -34,8 +41,10 @@ export interface ReadLoopParams {
   onBytes: (delta: number) => void;
   /** Called for each parsed chunk, in input order; the chunk is invalid once the call (and its promise) is done. */
   onChunk: (p: ParsedChunk) => Promise<void> | void;
-  /** Called when an input has been read to its end. */
+  /** Called when an input has been read to its end, or (after onInputError) as far as it could be read. */
   onInputDone: (input: number) => void;
+  /** Called when an input ended in DRUM_INPUT, after every chunk before the damage went to onChunk. */
+  onInputError?: (e: InputError) => void;
   /** False: the parse threads' line memos answer but remember nothing (a check). Default true. */
   learn?: boolean;
 }
@@ -49,6 +58,7 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
     const here = i === p.from.input;
     const spec = { path: inp.path, startOffset: here ? p.from.offset : 0, startLine: here ? p.from.line : 0 };
     const inflight: ParseJob[] = [];
+    const reached = { offset: spec.startOffset, line: spec.startLine };
     const drainOne = async (): Promise<void> => {
       const job = inflight.shift()!;
       const tp = performance.now();
@@ -64,6 +74,8 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
         format: p.read.format ?? 'auto', maxLineBytes: s.policy.maxLineBytes, chunkBytes: s.opts.chunkBytes,
         links: p.read.links, warcLinks: p.read.warcLinks, onBytes: p.onBytes, reuseBuffers: true,
       })) {
+        reached.offset = chunk.endOffset;
+        reached.line = chunk.endLine;
         // submit() copies or parses the chunk before it returns: the reader may reuse its memory after this.
         inflight.push(s.pool.submit(chunk, p.learn ?? true));
         // Route whatever is ready, in order; wait only when too much is in flight.
@@ -73,7 +85,9 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
     } catch (e) {
       if (!isDrumError(e, 'DRUM_INPUT')) throw e;
       while (inflight.length > 0) await drainOne();
-      errors.push({ path: inp.path, code: e.code, message: e.message });
+      const err: InputError = { path: inp.path, code: e.code, message: e.message, input: i, ...reached };
+      p.onInputError?.(err);
+      errors.push(err);
     }
     while (inflight.length > 0) await drainOne();
     p.onInputDone(i);

@@ -5,7 +5,8 @@
 // javascript:, other non-http(s) schemes, fragment-only, empty and over-long
 // links, and malformed / truncated / over-cap records, and goes on.
 // Does not gunzip (the caller undoes gzip member by member), canonicalize or
-// resolve. Chunks end only at record boundaries: `endOffset` is just after
+// resolve. A source that fails mid-way first yields the links of every
+// whole record before the failure, then rethrows. Chunks end only at record boundaries: `endOffset` is just after
 // the last record consumed, `endLine` its number.
 
 import type { LineChunk, RejectReason } from '../types.js';
@@ -111,9 +112,15 @@ export async function* readWarcChunksWith(
     }
     events.length = 0;
   }
-  for await (const piece of source) {
-    reader.push(piece, events);
-    yield* handleEvents();
+  try {
+    for await (const piece of source) {
+      reader.push(piece, events);
+      yield* handleEvents();
+    }
+  } catch (e) {
+    // Damaged source: the links of every whole record before the damage go out, then the error.
+    if (pending) yield builder.take(lastOffset, lastLine);
+    throw e;
   }
   reader.end(events);
   yield* handleEvents();
