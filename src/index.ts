@@ -9,6 +9,6 @@ export type {
 export type { RunReport } from './stats/report.js';
 export { DrumError, ERROR_CODES, EXIT_STATUS, isDrumError, type DrumErrorCode } from './errors.js';
 export { DEFAULTS, parseSize, resolveOptions, type BloomMode, type DrumOptions, type Tuning } from './options.js';
-export type { CanonicalPolicyOptions } from './canonicalize/types.js';
+export type { CanonicalPolicyOptions, ProfileName } from './canonicalize/types.js';
 export { canonicalizeString, resolvePolicy } from './canonicalize/index.js';
 export { keyOfString, expectedCollisions, HASH_ID } from './fingerprint/key.js';

@@ -5,7 +5,7 @@
 // percent-unescape host, path and query; host: strip leading/trailing dots,
 // collapse runs of dots, lowercase, IPv4 in any inet_aton form to dotted
 // decimal, IDN to punycode; path: resolve `.`/`..`, collapse `//`, empty
-// becomes `/`; drop a default port; then escape every byte <= 0x20, >= 0x7f,
+// becomes `/`; drop a default port; the scheme keeps its case; then escape every byte <= 0x20, >= 0x7f,
 // `#` and `%`. The query keeps its order and an empty `?`.
 // Does not validate the result (profiles/index.ts does) and never throws.
 
@@ -77,15 +77,19 @@ export function googlePath(bytes: string): string {
 
 const DEFAULT_PORT: Record<string, string> = { http: '80', https: '443' };
 
+// An empty host (`https://....../p`) is refused: the key would name no host.
+
 /** Canonical parts under the Safe Browsing rules (`ia` continues from these). */
 export function googleParts(s: string): UrlParts | null {
   const p = splitUrl(s);
   if (p === null) return null;
+  const host = googleHost(p.host);
+  if (host === '') return null;
   const port = p.port === null || p.port === '' || p.port.replace(/^0+(?=\d)/, '') === DEFAULT_PORT[p.scheme] ? null : p.port.replace(/^0+(?=\d)/, '');
   return {
-    scheme: p.scheme,
+    scheme: s.slice(0, p.scheme.length), // the scheme keeps its case, as webarchive-commons writes it
     userinfo: p.userinfo === null ? null : escapeBytes(unescapeRepeatedly(toBytes(p.userinfo)), keepGoogle),
-    host: googleHost(p.host),
+    host,
     port,
     path: escapeBytes(googlePath(unescapeRepeatedly(toBytes(p.path))), keepGoogle),
     query: p.query === null ? null : escapeBytes(unescapeRepeatedly(toBytes(p.query)), keepGoogle),

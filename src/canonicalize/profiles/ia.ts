@@ -2,7 +2,7 @@
 // the Wayback Machine keys its CDX index (webarchive-commons
 // AggressiveIAURLCanonicalizer = the Safe Browsing rules of google.ts, then
 // IAURLCanonicalizer with AggressiveIACanonicalizerRules). After google.ts:
-// strip one leading `www`/`wwwN.` label, drop userinfo and a default port,
+// lowercase the scheme, strip one leading `www`/`wwwN.` label, drop userinfo and a default port,
 // lowercase path and query, strip session ids (path `(S(...))/` forms before
 // `.aspx`; query jsessionid/phpsessid/sid of 32 alphanumerics,
 // ASPSESSIONIDxxxxxxxx of 24 letters, cfid+cftoken), drop a trailing `/`
@@ -64,6 +64,7 @@ export function alphaReorderQuery(q: string): string {
 export function iaCanonical(s: string): string | null {
   const p = googleParts(s);
   if (p === null) return null;
+  p.scheme = p.scheme.toLowerCase();
   p.host = p.host.replace(/^www\d*\./, '');
   p.userinfo = null;
   let path = stripPathSession(p.path.toLowerCase());

@@ -20,21 +20,26 @@ export interface Profile {
   rules: readonly string[];
   /** A scheme-less input without a base is read as `http://` + input (the peer's parser does so). */
   schemeless: boolean;
+  /** Characters removed anywhere in the input before parsing (tab, CR, LF; the webarchive-commons parser also U+2028/9). */
+  strip: RegExp;
   /** Canonical form of an absolute URL string, or null when the peer's parser refuses it. */
   canon(s: string): string | null;
 }
 
+const WHATWG_STRIP = /[\t\r\n]/g;
+const WAC_STRIP = /[\t\r\n\u2028\u2029]/g;
+
 export const PROFILES: Readonly<Record<Exclude<ProfileName, 'drum'>, Profile>> = {
-  heritrix: { rules: ['whatwg-parse', ...HERITRIX_RULES.map((r) => r.name)], schemeless: false, canon: heritrixCanonical },
-  nutch: { rules: ['whatwg-parse', 'strip-userinfo', 'percent-encoding', 'collapse-slashes'], schemeless: false, canon: nutchCanonical },
-  w3lib: { rules: ['lowercase-host', 'idn-punycode', 'empty-port', 'path-requote', 'query-sort-urlencode', 'fragment'], schemeless: false, canon: w3libCanonical },
+  heritrix: { rules: ['whatwg-parse', ...HERITRIX_RULES.map((r) => r.name)], schemeless: false, strip: WHATWG_STRIP, canon: heritrixCanonical },
+  nutch: { rules: ['whatwg-parse', 'strip-userinfo', 'percent-encoding', 'collapse-slashes'], schemeless: false, strip: WHATWG_STRIP, canon: nutchCanonical },
+  w3lib: { rules: ['lowercase-host', 'idn-punycode', 'empty-port', 'path-requote', 'query-sort-urlencode', 'fragment'], schemeless: false, strip: WHATWG_STRIP, canon: w3libCanonical },
   safebrowsing: {
     rules: ['fragment', 'unescape-repeatedly', 'host-dots', 'host-ip', 'idn-punycode', 'path-dots-slashes', 'default-port', 'escape'],
-    schemeless: true, canon: safebrowsingCanonical,
+    schemeless: true, strip: WAC_STRIP, canon: safebrowsingCanonical,
   },
   ia: {
     rules: ['safebrowsing', 'strip-wwwn', 'strip-userinfo', 'default-port', 'lowercase-path-query', 'session-ids', 'trailing-slash', 'sort-query', 'empty-query', 'surt'],
-    schemeless: true, canon: iaCanonical,
+    schemeless: true, strip: WAC_STRIP, canon: iaCanonical,
   },
 };
 
@@ -66,7 +71,7 @@ function refusal(url: string): RejectReason {
 /** Prepares the input: tab/CR/LF dropped, spaces trimmed, a relative reference resolved. */
 function prepare(input: string, base: string | null, p: Profile): string | RejectReason {
   if (!isWellFormed(input)) return 'invalid-utf8';
-  const s = input.replace(/[\t\r\n]/g, '').replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, ''); // eslint-disable-line no-control-regex
+  const s = input.replace(p.strip, '').replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, ''); // eslint-disable-line no-control-regex
   if (s === '') return 'empty';
   let scheme = schemeOf(s);
   // `host:8080/x` is a scheme-less host and port, not a scheme.
