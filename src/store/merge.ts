@@ -8,6 +8,9 @@
 // and order-checked. The pending keys may come in several
 // slices (a bucket too big for the sort area is sorted one key range at a
 // time): BucketMerge keeps its place in the store file between add() calls.
+// With `drop` (DRUM's delete, for forgetting keys) the roles turn: a
+// pending key found in the store is left out of the new file and its
+// ordinal's bit is set; a pending key not in the store is ignored.
 // Does not look at URL text.
 // REQUIRES: pending keys ascending and unique within and across add() calls;
 // store file ascending.
@@ -57,6 +60,8 @@ export class BucketMerge {
     private readonly newBits: Uint8Array,
     private readonly onHit: HitSink | null,
     private readonly firstKeys: Uint32Array | null = null,
+    /** Delete: found keys are dropped from the new file and marked in newBits; keys not found are ignored. */
+    private readonly drop = false,
   ) {
     if (firstKeys !== null && writer !== null) throw new RangeError('BucketMerge: a merge that writes cannot skip blocks');
     this.eof = reader === null;
@@ -91,7 +96,11 @@ export class BucketMerge {
       const ph = hi[i]!;
       const pl = lo[i]!;
       if (ph < sh || (ph === sh && pl < sl)) {
-        // Smaller than this store key: new.
+        // Smaller than this store key: new (a delete ignores it).
+        if (this.drop) {
+          i++;
+          continue;
+        }
         if (writer !== null) {
           writer.pushRange(keys, runStart, j);
           runStart = j;
@@ -103,7 +112,13 @@ export class BucketMerge {
         i++;
       } else if (ph === sh && pl === sl) {
         this.hits++;
-        if (this.onHit !== null) this.onHit(sh, sl, ord[i]!);
+        if (this.drop) {
+          // Write the store keys before this one and skip it (the next pending key is larger: j moves on before any push).
+          if (writer !== null) writer.pushRange(keys, runStart, j);
+          runStart = j + 1;
+          const o = ord[i]!;
+          newBits[o >>> 3]! |= 1 << (o & 7);
+        } else if (this.onHit !== null) this.onHit(sh, sl, ord[i]!);
         i++;
       } else {
         j++;
@@ -113,7 +128,8 @@ export class BucketMerge {
         }
       }
     }
-    // Past the end of the store file: the rest are new.
+    // Past the end of the store file: the rest are new (a delete ignores them).
+    if (this.drop) i = n;
     for (; i < n; i++) {
       if (writer !== null) writer.push(hi[i]!, lo[i]!);
       const o = ord[i]!;

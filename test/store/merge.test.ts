@@ -142,6 +142,52 @@ describe('mergeBucket', () => {
     for (const x of results) assert.deepEqual(x, results[0]);
   });
 
+  it('drops exactly the pending keys it finds, marks their ordinals and ignores the others, in any slices (delete)', () => {
+    const dir = tempDir();
+    let run = 0;
+    // Keys dense enough that a 20,000-key store spans several blocks and most pending keys are found.
+    const dense = fc.tuple(fc.nat({ max: 1 }), fc.nat({ max: 30000 }));
+    fc.assert(
+      fc.property(fc.uniqueArray(dense, { minLength: 0, maxLength: 20000, selector: ([h, l]) => h * 65536 + l }), fc.array(dense, { maxLength: 300 }), fc.array(fc.nat({ max: 300 }), { maxLength: 4 }), (storePairs, pendPairs, cuts) => {
+        const storeSet = new Set(storePairs.map(([h, l]) => big(h, l)));
+        const store = [...storeSet].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        const pendMap = new Map<bigint, number>();
+        pendPairs.forEach(([h, l], i) => { if (!pendMap.has(big(h, l))) pendMap.set(big(h, l), i); });
+        const pend = [...pendMap.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+        const hi = Uint32Array.from(pend.map((p) => Number(p[0] >> 32n)));
+        const lo = Uint32Array.from(pend.map((p) => Number(p[0] & 0xffffffffn)));
+        const ord = Uint32Array.from(pend.map((p) => p[1]));
+        const src = join(dir, `x${run}.keys`);
+        const dst = join(dir, `y${run++}.keys`);
+        writeStore(src, store);
+        const dfs = new DrumFs();
+        const reader = store.length ? KeyReader.open(dfs, src, { bucket: 0, keys: store.length }, fs.statSync(src).size) : null;
+        const writer = new KeyWriter(dfs, dst, 0, null, false);
+        const bits = new Uint8Array(64);
+        const m = new BucketMerge(reader, writer, bits, () => assert.fail('a delete warms nothing'), null, true);
+        const at = [...new Set([0, ...cuts.map((c) => Math.min(c, pend.length)), pend.length])].sort((a, b) => a - b);
+        for (let k = 0; k + 1 < at.length; k++) m.add({ hi: hi.subarray(at[k]), lo: lo.subarray(at[k]), ord: ord.subarray(at[k]), n: at[k + 1]! - at[k]! });
+        const r = m.finish();
+        reader?.close();
+        const w = writer.finish();
+        const found = pend.filter((p) => storeSet.has(p[0]));
+        const got: number[] = [];
+        for (let i = 0; i < 512; i++) if ((bits[i >>> 3]! >>> (i & 7)) & 1) got.push(i);
+        assert.deepEqual(got, found.map((p) => p[1]).sort((a, b) => a - b));
+        assert.equal(r.hits, found.length);
+        assert.equal(r.newKeys, 0);
+        const rest = store.filter((k) => !pendMap.has(k));
+        assert.equal(w.keys, rest.length);
+        const rr = KeyReader.open(dfs, dst, { bucket: 0, keys: w.keys }, fs.statSync(dst).size);
+        const out: bigint[] = [];
+        while (rr.nextBlock()) for (let i = 0; i < rr.n; i++) out.push(big(rr.keys[2 * i]!, rr.keys[2 * i + 1]!));
+        rr.close();
+        assert.deepEqual(out, rest);
+      }),
+      { seed: 4242, numRuns: 60 },
+    );
+  });
+
   describe('without a writer, given the block first keys', () => {
     // Five blocks: 40,000 keys, multiples of 4 (a pending multiple of 4 below 160,000 is a hit).
     const dir = tempDir();

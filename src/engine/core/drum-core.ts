@@ -1,5 +1,5 @@
 // The DRUM core, generic: IRLbot's check / update / check+update over 64-bit
-// keys. A client adds keys (hi, lo u32 words), each with an aux payload (a
+// keys, and delete. A client adds keys (hi, lo u32 words), each with an aux payload (a
 // byte string carried in arrival order in the aux log); each key gets the
 // next arrival ordinal. merge(op) runs one round: every bucket's pending keys
 // are sorted, deduplicated and merged sequentially with the bucket's sorted
@@ -9,7 +9,9 @@
 // ordinals are dispatched in arrival order: per record to `emit`, or in
 // whole blocks through the worker to `sink`. 'update' stores and dispatches
 // nothing. 'check' writes no file; the others write the union where the
-// client's BucketFiles say.
+// client's BucketFiles say. 'delete' writes each file without the pending
+// keys found in it; its bits mark those found keys (removed), and their
+// payloads are dispatched like new ones.
 // The core knows nothing of URLs, tiers, runs or manifests: URL-seen
 // (round.ts + commit.ts, with the tiers of front.ts) is one client; a store
 // of content fingerprints is another. It does not commit: the client names
@@ -27,8 +29,8 @@ import { dispatchOnWorker, type BlockSink } from '../workers/dispatch.js';
 import type { ParsePool } from '../workers/parse-pool.js';
 import { mergeBuckets, type BucketFiles, type SortArea } from './sort-stage.js';
 
-/** DRUM's three operations: answer only, store only, or both. */
-export type CoreOp = 'check' | 'update' | 'check+update';
+/** DRUM's three operations (answer only, store only, or both) and delete. */
+export type CoreOp = 'check' | 'update' | 'check+update' | 'delete';
 
 /** Rounds with fewer aux records sort and dispatch on this thread: worker round trips would cost more. */
 export const WORKER_DISPATCH_MIN_RECORDS = 1 << 16;
@@ -41,7 +43,7 @@ export interface CoreRound {
   files: BucketFiles;
   fsync: boolean;
   counters: CoreCounters;
-  /** Each pending key found in the file (e.g. to warm a cache), or null. */
+  /** Each pending key found in the file (e.g. to warm a cache), or null. Not called by 'delete'. */
   onHit: ((hi: number, lo: number) => void) | null;
   /** Receives every key written to (or, for untouched buckets, kept in) the files, e.g. a Bloom rebuild; or null. */
   keySink: ((keys: Uint32Array, n: number) => void) | null;
@@ -62,11 +64,14 @@ export interface CoreRound {
 
 /** What a round gives back. */
 export interface CoreVerdicts {
-  /** Bit o set when ordinal o's key was new (in a SharedArrayBuffer). Valid until the next round. */
+  /**
+   * Bit o set when ordinal o's key was new — for 'delete': was found, and
+   * removed (in a SharedArrayBuffer). Valid until the next round.
+   */
   newBits: Uint8Array;
   /** Ordinals this round handed out: 0 .. records - 1. */
   records: number;
-  /** New keys: the bits set in newBits. */
+  /** Bits set in newBits: new keys ('delete': removed keys). */
   newKeys: number;
   /** Files written, by bucket (none for 'check'). */
   written: Map<number, { path: string; file: WrittenFile }>;
@@ -107,7 +112,7 @@ export class DrumCore {
     const w = r.worker;
     const worker = w !== undefined && w.pool.size > 0 && records > 0 && records >= (w.minRecords ?? WORKER_DISPATCH_MIN_RECORDS) ? w.pool : null;
     const written = await mergeBuckets({
-      dfs: this.dfs, pending, files: r.files, write: op !== 'check', fsync: r.fsync, counters: r.counters, newBits,
+      dfs: this.dfs, pending, files: r.files, write: op !== 'check', drop: op === 'delete', fsync: r.fsync, counters: r.counters, newBits,
       onHit: r.onHit, keySink: r.keySink, worker, time: r.time,
     }, this.area);
     if (op === 'update') return { newBits, records, newKeys: countBits(newBits), written };

@@ -104,6 +104,8 @@ export interface BucketRoundParams {
   files: BucketFiles;
   /** False: merge without writing (DRUM's check); true: write each merged bucket to files.outputPath. */
   write: boolean;
+  /** Delete: pending keys found in a file are left out of the written file (BucketMerge's drop). */
+  drop?: boolean;
   fsync: boolean;
   counters: Pick<RunCounters, 'diskLookups' | 'inRoundRepeats' | 'diskHits' | 'duplicateUrls' | 'storeHits'>;
   /** Bit o set for each new ordinal o. */
@@ -194,7 +196,7 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
         outPath = p.write ? files.outputPath(cur.b) : null;
         writer = outPath === null ? null : new KeyWriter(p.dfs, outPath, cur.b, p.keySink, p.fsync, area.writeBuffers);
         const skip = writer === null && reader !== null && files.firstKeys !== undefined && pending.totals[cur.b]! * SKIP_RATIO < reader.blocks;
-        merge = new BucketMerge(reader, writer, p.newBits, p.onHit, skip ? files.firstKeys!(cur.b, reader!) : null);
+        merge = new BucketMerge(reader, writer, p.newBits, p.onHit, skip ? files.firstKeys!(cur.b, reader!) : null, p.drop === true);
       }
       merge!.add({ hi: cur.slot.hi, lo: cur.slot.lo, ord: cur.slot.ord, n: u });
       c.diskLookups += cur.seen;

@@ -1,7 +1,7 @@
 // The generic DRUM core (src/engine/core/drum-core.ts) driven by a client
 // that is not URL-seen: 64-bit content fingerprints with a document name as
 // aux payload, as a store of document fingerprints would use it. Checked
-// against a Set model over rounds of check, update and check+update, with
+// against a Set model over rounds of check, update, check+update and delete, with
 // tiny buffers and sort slots so keys spill and buckets merge in slices.
 
 import { describe, it } from 'node:test';
@@ -46,11 +46,11 @@ function dirStore(dfs: DrumFs, dir: string) {
 // Fingerprints drawn from a small pool so rounds repeat each other and themselves.
 const POOL = 200;
 const fingerprint = (i: number): [number, number] => [Math.imul(i + 1, 0x9e3779b1) >>> 0, Math.imul(i + 7, 0x85ebca6b) >>> 0];
-const ops = fc.constantFrom<CoreOp>('check', 'update', 'check+update');
+const ops = fc.constantFrom<CoreOp>('check', 'update', 'check+update', 'delete');
 const rounds = fc.array(fc.record({ op: ops, docs: fc.array(fc.nat({ max: POOL - 1 }), { maxLength: 120, size: 'max' }) }), { minLength: 1, maxLength: 6 });
 
 describe('DrumCore', () => {
-  it('answers check, update and check+update over fingerprints like a Set, dispatching new payloads in arrival order', async () => {
+  it('answers check, update, check+update and delete over fingerprints like a Set, dispatching marked payloads in arrival order', async () => {
     await fc.assert(
       fc.asyncProperty(rounds, fc.constantFrom(0, 1, 3), fc.constantFrom(1, 7, 1 << 16), async (rs, bucketBits, sortEntries) => {
         const dir = tempDir();
@@ -73,20 +73,22 @@ describe('DrumCore', () => {
               files: store.files, fsync: false, counters: newRunCounters(), onHit: null, keySink: null,
               emit: (buf, s, e) => got.push(buf.toString('latin1', s, e)),
             });
-            const fresh: number[] = [];
-            const seen = new Set(model);
+            // Marked: a key's first arrival in the round that is new (stored, for 'delete': found and removed).
+            const marked: number[] = [];
+            const inRound = new Set<number>();
             docs.forEach((d, o) => {
-              const isNew = !seen.has(d);
-              if (isNew) fresh.push(d);
-              seen.add(d);
-              assert.equal((v.newBits[o >>> 3]! >>> (o & 7)) & 1, isNew ? 1 : 0, `verdict of ordinal ${o}`);
+              const mark = !inRound.has(d) && (op === 'delete' ? model.has(d) : !model.has(d));
+              if (mark) marked.push(d);
+              inRound.add(d);
+              assert.equal((v.newBits[o >>> 3]! >>> (o & 7)) & 1, mark ? 1 : 0, `verdict of ordinal ${o}`);
             });
             assert.equal(v.records, docs.length);
-            assert.equal(v.newKeys, fresh.length);
-            assert.equal(countBits(v.newBits), fresh.length);
-            assert.deepEqual(got, op === 'update' ? [] : fresh.map((d) => `doc-${d}`));
+            assert.equal(v.newKeys, marked.length);
+            assert.equal(countBits(v.newBits), marked.length);
+            assert.deepEqual(got, op === 'update' ? [] : marked.map((d) => `doc-${d}`));
             if (op === 'check') assert.equal(v.written.size, 0);
-            else for (const d of fresh) model.add(d);
+            else if (op === 'delete') for (const d of marked) model.delete(d);
+            else for (const d of marked) model.add(d);
             store.commit(v.written);
             core.reset();
           }
