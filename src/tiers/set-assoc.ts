@@ -86,6 +86,29 @@ export abstract class SetAssocTable {
     return true;
   }
 
+  /**
+   * Drops one key if held (a key the store forgot must not be vouched for);
+   * true if it was. Clears the way's valid bit and bit 8 + way (the hot
+   * cache's reference bit; unused by the recent table). Counters are kept.
+   */
+  remove(hi: number, lo: number): boolean {
+    if (this.sets === 0) return false;
+    const s = Math.floor(mixKey(hi, lo) * this.scale);
+    const ways = this.ways;
+    const base = s * ways * 2;
+    const m = this.meta[s]!;
+    const keys = this.keys;
+    for (let w = 0; w < ways; w++) {
+      const i = base + 2 * w;
+      if ((m & (1 << w)) !== 0 && keys[i] === hi && keys[i + 1] === lo) {
+        this.meta[s] = m & ~((1 << w) | (1 << (8 + w)));
+        this.occupied--;
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Forgets every key (counters are kept). */
   clear(): void {
     this.meta.fill(0);

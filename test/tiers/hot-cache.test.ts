@@ -123,6 +123,34 @@ describe('HotCache', () => {
     assert.equal(c.size, 0);
   });
 
+  it('drops exactly the removed keys and keeps every other key it held', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.nat({ max: 5000 }), { maxLength: 300 }), fc.array(fc.nat({ max: 5000 }), { maxLength: 100 }), (ins, rem) => {
+        const t = new HotCache(64 * HOT_WAYS);
+        for (const k of ins) t.insert(k, k ^ 0x5bd1e995);
+        const held = ins.filter((k) => t.has(k, k ^ 0x5bd1e995));
+        const size = t.size;
+        const gone = new Set<number>();
+        for (const k of rem) {
+          assert.equal(t.remove(k, k ^ 0x5bd1e995), held.includes(k) && !gone.has(k));
+          if (held.includes(k)) gone.add(k);
+        }
+        for (const k of held) assert.equal(t.has(k, k ^ 0x5bd1e995), !gone.has(k));
+        assert.equal(t.size, size - gone.size);
+      }),
+      { seed: 4242, numRuns: 200 },
+    );
+  });
+
+  it('takes a new key into the way a remove freed', () => {
+    const t = new HotCache(1 * HOT_WAYS);
+    for (let i = 0; i < 8; i++) t.insert(i, i);
+    assert.equal(t.remove(3, 3), true);
+    t.insert(100, 100);
+    assert.equal(t.has(100, 100), true);
+    assert.equal(t.size, 8);
+  });
+
   for (const [family, keys] of Object.entries(narrowFamilies(1024))) {
     it(`spreads 1024 keys that differ in ${family} over many sets`, () => {
       const c = new HotCache(1024 * HOT_WAYS); // 1024 sets: ~647 distinct expected

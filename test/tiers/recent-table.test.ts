@@ -122,6 +122,25 @@ describe('RecentTable', () => {
     assert.equal(t.size, 0);
   });
 
+  it('drops exactly the removed keys and keeps every other key it held', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.nat({ max: 5000 }), { maxLength: 300 }), fc.array(fc.nat({ max: 5000 }), { maxLength: 100 }), (ins, rem) => {
+        const t = new RecentTable(64 * RECENT_WAYS);
+        for (const k of ins) t.add(k, k ^ 0x5bd1e995);
+        const held = ins.filter((k) => t.has(k, k ^ 0x5bd1e995));
+        const size = t.size;
+        const gone = new Set<number>();
+        for (const k of rem) {
+          assert.equal(t.remove(k, k ^ 0x5bd1e995), held.includes(k) && !gone.has(k));
+          if (held.includes(k)) gone.add(k);
+        }
+        for (const k of held) assert.equal(t.has(k, k ^ 0x5bd1e995), !gone.has(k));
+        assert.equal(t.size, size - gone.size);
+      }),
+      { seed: 4242, numRuns: 200 },
+    );
+  });
+
   for (const [family, keys] of Object.entries(narrowFamilies(1024))) {
     it(`spreads 1024 keys that differ in ${family} over many sets`, () => {
       const t = new RecentTable(1024 * RECENT_WAYS);
