@@ -14,6 +14,8 @@ import { PendingBuckets } from '../../../src/bucket/pending.js';
 import { DrumCore, countBits, type CoreOp } from '../../../src/engine/core/drum-core.js';
 import { SortArea, type BucketFiles } from '../../../src/engine/core/sort-stage.js';
 import { DrumFs } from '../../../src/io/fs.js';
+import { resolvePolicy } from '../../../src/canonicalize/policy.js';
+import { ParsePool } from '../../../src/engine/workers/parse-pool.js';
 import { newRunCounters } from '../../../src/stats/counters.js';
 import { KeyReader } from '../../../src/store/key-reader.js';
 import { tempDir } from '../../helpers/tmp.js';
@@ -98,5 +100,58 @@ describe('DrumCore', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('sorts on the worker and dispatches through it in whole blocks, for check+update and for delete alike', async () => {
+    const dir = tempDir();
+    const dfs = new DrumFs();
+    const store = dirStore(dfs, dir);
+    const pool = new ParsePool(resolvePolicy({}), 8, 1, 0);
+    const core = new DrumCore(dfs, new PendingBuckets(dfs, dir, 2, 64), new AuxLog(dfs, join(dir, 'aux.dat'), 1 << 16), new SortArea(1 << 12));
+    const round = async (op: CoreOp, docs: number[]): Promise<string[]> => {
+      const text = Buffer.from(docs.map((d) => `doc-${d}`).join('\n'));
+      let at = 0;
+      for (const d of docs) {
+        const end = at + `doc-${d}`.length;
+        const [hi, lo] = fingerprint(d);
+        core.add(hi, lo, text, at, end);
+        at = end + 1;
+      }
+      const got: string[] = [];
+      const v = await core.merge(op, {
+        files: store.files, fsync: false, counters: newRunCounters(), onHit: null, keySink: null,
+        emit: () => assert.fail('a worker round dispatches in blocks'),
+        worker: { pool, minRecords: 1 },
+        sink: {
+          urlsPerFile: 1_000_000,
+          room: () => 1_000_000,
+          block: (b) => {
+            let s = 0;
+            for (let i = 0; i < b.n; i++) {
+              got.push(Buffer.from(b.bytes.subarray(s, b.ends[i]!)).toString('latin1'));
+              s = b.ends[i]! + 1;
+            }
+          },
+        },
+      });
+      assert.equal(v.newKeys, got.length);
+      store.commit(v.written);
+      core.reset();
+      return got;
+    };
+    try {
+      const first = Array.from({ length: 3000 }, (_, i) => (i * 7919) % 5000);
+      const stored = [...new Set(first)];
+      assert.deepEqual(await round('check+update', first), stored.map((d) => `doc-${d}`));
+      // Forget every third stored document, asked twice and mixed with documents never stored.
+      const forget = stored.filter((_, i) => i % 3 === 0);
+      const asked = [...forget.map((d) => d + 5000), ...forget, ...forget];
+      assert.deepEqual(await round('delete', asked), forget.map((d) => `doc-${d}`));
+      // Forgotten documents are new again; the others are not.
+      assert.deepEqual(await round('check', stored), forget.map((d) => `doc-${d}`));
+    } finally {
+      await pool.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
