@@ -4,6 +4,8 @@
 // propagate to main.ts, which prints them and picks the exit status.
 // Precondition: stdout/stderr writes are synchronous or buffered by Node.
 
+import { existsSync } from 'node:fs';
+import { isAbsolute, relative } from 'node:path';
 import { DrumError, EXIT_STATUS, type DrumErrorCode } from '../errors.js';
 import { Catalog } from '../catalog/catalog.js';
 import { settleRuns } from '../catalog/run-list.js';
@@ -14,6 +16,7 @@ import {
   drumOptionsFrom,
   ingestRequestFrom,
   inputsFrom,
+  isDefaultState,
   limitFrom,
   parseCount,
   readOptionsFrom,
@@ -21,6 +24,7 @@ import {
   topFrom,
   type RawOptions,
 } from './options.js';
+import { fmtDuration, fmtInt } from './format.js';
 import { ProgressLine } from './progress.js';
 import { abandonedLine, printRound, resumedLine, stopLine, type StopReason } from './run-notes.js';
 import type { RunStart } from '../engine/api.js';
@@ -69,6 +73,18 @@ function json(io: CliIo, value: unknown): void {
   io.stdout.write(JSON.stringify(value) + '\n');
 }
 
+/**
+ * Says on stderr that a run created a new store in the default state
+ * directory, so running from the wrong folder is noticed. A store named with
+ * --state or $DRUM_STATE was asked for and is not announced.
+ */
+function announceNewStore(raw: RawOptions, io: CliIo, state: string, existed: boolean): void {
+  if (existed || raw.quiet || !isDefaultState(raw, io.env) || !existsSync(state)) return;
+  const rel = relative(io.cwd, state);
+  const shown = rel === '' || rel.startsWith('..') || isAbsolute(rel) ? state : `./${rel}`;
+  io.stderr.write(`drum: created a new store at ${shown}\n`);
+}
+
 export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
   const state = stateDirFrom(raw, io.env, io.cwd);
   const opts = drumOptionsFrom(raw, { cwd: io.cwd });
@@ -87,6 +103,7 @@ export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo
     if (r.abandoned !== null) io.stderr.write(abandonedLine(r.abandoned));
     if (toStdout && r.resumed && r.committedUrls > 0) io.stderr.write(resumedLine(r));
   };
+  const existed = existsSync(state);
   let report;
   try {
     report = await withDrum(state, opts, (d) => d.ingest({
@@ -95,10 +112,11 @@ export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo
   } finally {
     progress.done();
     off?.();
+    announceNewStore(raw, io, state, existed);
   }
   const out = toStdout ? io.stderr : io.stdout;
   if (raw.json) out.write(JSON.stringify(report) + '\n');
-  else if (!raw.quiet) out.write(formatRunReport(report));
+  else if (!raw.quiet) out.write(formatRunReport(report, { verbose: raw.verbose === true }));
   if (!raw.quiet) {
     for (const i of report.inputs) {
       if (i.skipped) io.stderr.write(`drum: skipped ${i.path}: already ingested into this store (--force ingests it again)\n`);
@@ -135,6 +153,7 @@ export async function checkCommand(inputs: string[], raw: RawOptions, io: CliIo)
   const opts = drumOptionsFrom(raw, { readOnly: true, cwd: io.cwd });
   const req = { inputs: inputsFrom(inputs, io.cwd), ...readOptionsFrom(raw) };
   const sink = new LineSink(io.stdout);
+  const t0 = Date.now();
   // A stopped check removes its spill directory before exiting (close() does it otherwise).
   const off = io.onStop?.(() => removeOwnTemps());
   let r;
@@ -145,7 +164,12 @@ export async function checkCommand(inputs: string[], raw: RawOptions, io: CliIo)
     off?.();
   }
   if (!raw.quiet) {
-    io.stderr.write(`drum: check: ${r.linksRead} links read, ${r.newUrls} new, ${r.rejectedLines} rejected\n`);
+    const seen = r.linksRead - r.newUrls - r.rejectedLines;
+    io.stderr.write(`drum: check: ${fmtInt(r.linksRead)} links read, ${fmtInt(r.newUrls)} new, ${fmtInt(seen)} seen, ${fmtInt(r.rejectedLines)} rejected\n`);
+    if (raw.verbose) {
+      const ms = Date.now() - t0;
+      io.stderr.write(`drum: check: store ${state}, ${fmtDuration(ms)}, ${fmtInt(ms > 0 ? (r.linksRead * 1000) / ms : 0)} links/s\n`);
+    }
   }
   return inputErrorStatus((r as { inputErrors?: InputError[] }).inputErrors, io);
 }

@@ -121,7 +121,8 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
   addStore(addPolicy(addRead(addState(ingest))))
     .option('--out <dir>', 'output directory (default: <state>/runs/<run-id>/)')
     .option('--force', 'ingest inputs even if already fully ingested into this store')
-    .option('--json', 'print the run report as one JSON object on stdout instead of the table')
+    .option('--json', 'print the run report as one JSON object on stdout instead of the summary')
+    .option('--verbose', "also print the engine's internals: tiers, disk and IO, memory split, stages")
     .option('--quiet', 'print nothing on success')
     .option('--no-progress', 'no progress line on stderr (it is shown only on a terminal)')
     .option('--no-fsync', 'skip fsync at commits: faster, NOT crash-safe (benchmarks, tests)')
@@ -141,6 +142,7 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
     .option('--workers <n>', 'worker threads for canonicalize + hash')
     .option('--force-policy', 'check against a store built with another canonical policy anyway')
     .option('--quiet', 'no summary line on stderr')
+    .option('--verbose', 'also print the state directory, the time taken and the rate on stderr')
     .addHelpText('after', examples(['drum check links.txt > new.txt', 'cat links.txt | drum check --state /data/drum | wc -l']))
     .action(act((inputs: string[], o: RawOptions) => checkCommand(inputs, o, io)));
 

@@ -40,6 +40,7 @@ export interface RawOptions {
   mergeEvery?: string;
   json?: boolean;
   quiet?: boolean;
+  verbose?: boolean;
   /** false with --no-progress. */
   progress?: boolean;
   /** false with --no-fsync. */
@@ -75,6 +76,11 @@ function choice<T extends string>(flag: string, text: string | undefined, allowe
 }
 
 /** The state directory: --state, else $DRUM_STATE, else ./drum-state; absolute. */
+/** True when the state directory is the default one (no --state, no $DRUM_STATE). */
+export function isDefaultState(raw: RawOptions, env: Readonly<Record<string, string | undefined>>): boolean {
+  return raw.state === undefined && !env['DRUM_STATE'];
+}
+
 export function stateDirFrom(raw: RawOptions, env: Readonly<Record<string, string | undefined>>, cwd = process.cwd()): string {
   const dir = raw.state ?? (env['DRUM_STATE'] || undefined) ?? DEFAULT_STATE_DIR;
   if (dir.trim() === '') bad('--state must not be empty');

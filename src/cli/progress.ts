@@ -5,7 +5,7 @@
 // compute progress; it renders the engine's Progress events.
 
 import type { Progress } from '../engine/api.js';
-import { fmtBytes, fmtDuration, fmtInt } from './report-table.js';
+import { fmtBytes, fmtDuration, fmtInt, fmtRate } from './format.js';
 
 export interface ProgressStream {
   isTTY?: boolean;
@@ -15,13 +15,6 @@ export interface ProgressStream {
 
 /** Minimum time between redraws. */
 export const REDRAW_MS = 200;
-
-/** Compact rate: 950, 12.3k, 4.56M. */
-function fmtRate(n: number): string {
-  if (n < 1000) return String(Math.round(n));
-  if (n < 1e6) return `${(n / 1e3).toFixed(n < 1e4 ? 2 : 1)}k`;
-  return `${(n / 1e6).toFixed(n < 1e7 ? 2 : 1)}M`;
-}
 
 /** The progress line for one event (no control characters), cut to `width` columns. */
 export function renderProgress(p: Progress, width = 100): string {

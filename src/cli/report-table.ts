@@ -1,44 +1,16 @@
-// Plain-text formatters for what the CLI prints on stdout: the end-of-run
-// table of a RunReport, and the `stats`, `runs`, `hosts` and `verify`
+// Plain-text formatters for what the CLI prints: the end-of-run report of a
+// RunReport (a short summary an operator reads, and with --verbose the
+// engine's internals), and the `stats`, `runs`, `hosts` and `verify`
 // listings. Pure functions from data to a string ending in a newline; no
 // I/O, no colours (output is often piped), no JSON (callers print JSON).
+// Numbers go through format.ts, the CLI's one number formatter.
 
 import type { RunReport, StoreStats, VerifyResult } from '../engine/api.js';
 import type { HostCount, RunRecord } from '../catalog/catalog.js';
+import { fmtBytes, fmtCount, fmtDuration, fmtInt, fmtPct } from './format.js';
 
 /** Mercator's measured disk seeks per URL test (Heydon & Najork 1999), for comparison. */
 export const MERCATOR_SEEKS_PER_URL = 0.16;
-
-export function fmtInt(n: number): string {
-  return Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : String(n);
-}
-
-export function fmtBytes(n: number): string {
-  if (!Number.isFinite(n)) return String(n);
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let u = 0;
-  while (Math.abs(v) >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? `${v} B` : `${v.toFixed(v < 10 ? 2 : 1)} ${units[u]}`;
-}
-
-/** A fraction in [0, 1] as a percentage. */
-export function fmtPct(f: number): string {
-  return Number.isFinite(f) ? `${(f * 100).toFixed(1)}%` : '-';
-}
-
-export function fmtDuration(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) return '-';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(s < 10 ? 2 : 1)} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
-}
 
 function rate(hits: number, lookups: number): string {
   return lookups > 0 ? fmtPct(hits / lookups) : '-';
@@ -69,24 +41,71 @@ function parseSplit(p: RunReport['parseSplit']): string {
   return `${fmtInt(p.chunksOnWorkers)} chunks on ${workers} (${fmtDuration(p.workerMs)} busy), ${fmtInt(p.chunksOnMain)} on the main thread (${fmtDuration(p.mainMs)})`;
 }
 
-/** The readable end-of-run report. */
-export function formatRunReport(r: RunReport): string {
+export interface ReportFormat {
+  /** Also print the engine's internals: tiers, disk and IO, speed split, memory, every output file. */
+  verbose?: boolean;
+}
+
+/** At most this many inputs are listed one per line; more are summarised. */
+const LISTED_INPUTS = 5;
+
+/** The inputs of a run, one per row: path and size, or why it was skipped. */
+function inputRows(r: RunReport): [string, string][] {
+  const rows: [string, string][] = [];
+  const shown = r.inputs.length > LISTED_INPUTS ? r.inputs.slice(0, LISTED_INPUTS - 1) : r.inputs;
+  for (const i of shown) {
+    rows.push([rows.length === 0 ? 'inputs' : '', `${i.path} (${i.skipped ? 'skipped: already ingested, --force to redo' : fmtBytes(i.bytes)})`]);
+  }
+  if (shown.length < r.inputs.length) {
+    const rest = r.inputs.slice(shown.length);
+    rows.push(['', `... and ${fmtInt(rest.length)} more (${fmtBytes(rest.reduce((a, i) => a + i.bytes, 0))})`]);
+  }
+  if (rows.length === 0) rows.push(['inputs', '(none)']);
+  return rows;
+}
+
+/** Where the run's new URLs went: the output directory and its unique files. */
+function uniqueFiles(r: RunReport): string {
+  const files = r.outputFiles.filter((f) => f.startsWith('unique-'));
+  if (files.length === 0) return `${r.outDir} (no new URLs)`;
+  const names = files.length <= 3 ? files.join(', ') : `${files[0]} ... ${files[files.length - 1]} (${fmtInt(files.length)} files)`;
+  return `${r.outDir}/ ${names}`;
+}
+
+/**
+ * The end-of-run report: first what an operator checks — inputs, links read,
+ * new, duplicates, rejects by reason, the store's size, time and rate, and
+ * where the files are — then, with `verbose`, the engine's internals.
+ */
+export function formatRunReport(r: RunReport, f: ReportFormat = {}): string {
   if (r.status === 'skipped') {
     return `drum run ${r.runId}: nothing to do, every input was already ingested into this store (--force ingests again)\n`;
   }
-  const out: string[] = [];
-  const status = r.status === 'complete' ? '' : ` (${r.status})`;
-  out.push(`drum run ${r.runId}${status}${r.lossy ? '  [LOSSY: bloom may have dropped new URLs]' : ''}\n`);
-  const links: [string, string][] = [
+  const status = r.status === 'complete' ? 'complete' : r.status;
+  const head = `drum run ${r.runId}: ${status}${r.lossy ? '  [LOSSY: bloom may have dropped new URLs]' : ''}`;
+  const share = r.linksRead > 0 ? ` (${fmtPct(r.uniqueUrls / r.linksRead)} of links)` : '';
+  const rows: [string, string][] = [
+    ...inputRows(r),
     ['links read', fmtInt(r.linksRead)],
-    ['unique (new) URLs', fmtInt(r.uniqueUrls)],
-    ['duplicate URLs', fmtInt(r.duplicateUrls)],
+    ['new URLs', `${fmtInt(r.uniqueUrls)}${share}`],
+    ['duplicates', fmtInt(r.duplicateUrls)],
     ['rejected lines', fmtInt(r.rejectedLines)],
   ];
-  for (const [reason, n] of Object.entries(r.rejectsByReason).sort((a, b) => b[1] - a[1])) {
-    links.push([`  ${reason}`, fmtInt(n)]);
-  }
-  out.push(section('links', links));
+  for (const [reason, n] of Object.entries(r.rejectsByReason).sort((a, b) => b[1] - a[1])) rows.push([`  ${reason}`, fmtInt(n)]);
+  rows.push(
+    ['URLs stored', fmtInt(r.storeUrls)],
+    ['time', `${fmtDuration(r.elapsedMs)}, ${fmtInt(r.linksPerSecond)} links/s, peak RSS ${fmtBytes(r.peakRssBytes)}`],
+    ['new URLs in', uniqueFiles(r)],
+    ['rejects in', `${r.outDir}/rejects.tsv`],
+    ['report in', `${r.outDir}/report.json`],
+  );
+  const summary = section(head, rows);
+  return f.verbose ? `${summary}\n${formatDetails(r)}` : summary;
+}
+
+/** The engine's internals of a run (--verbose): tiers, disk and IO, speed split, memory, every output file. */
+function formatDetails(r: RunReport): string {
+  const out: string[] = [];
   const t = r.tiers;
   const b = t.bloom;
   const tiers: [string, string][] = [
@@ -114,13 +133,14 @@ export function formatRunReport(r: RunReport): string {
       ['bytes written', fmtBytes(r.io.bytesWritten)],
     ]),
   );
-  out.push(section('store', [['URLs stored', fmtInt(r.storeUrls)]]));
+  const stages = Object.entries(r.stages).map(([k, v]) => `${k} ${fmtDuration(v.ms)}`).join(', ');
   out.push(
     section('speed', [
       ['elapsed', fmtDuration(r.elapsedMs)],
       ['links/s', fmtInt(r.linksPerSecond)],
       ['peak RSS', fmtBytes(r.peakRssBytes)],
       ['parse split', parseSplit(r.parseSplit)],
+      ['stages', stages || '-'],
     ]),
   );
   const mem: [string, string][] = [['budget', fmtBytes(r.memory.budgetBytes)]];
@@ -130,7 +150,7 @@ export function formatRunReport(r: RunReport): string {
   const skipped = r.inputs.filter((i) => i.skipped).map((i) => i.path);
   const outputs: [string, string][] = [
     ['directory', r.outDir],
-    ['files', files.length <= 4 ? files.join(', ') || '(none)' : `${files.slice(0, 2).join(', ')}, ... ${files[files.length - 1]} (${files.length})`],
+    ['files', files.length <= 4 ? files.join(', ') || '(none)' : `${files.slice(0, 2).join(', ')}, ... ${files[files.length - 1]} (${fmtInt(files.length)})`],
   ];
   if (skipped.length > 0) outputs.push(['skipped inputs', `${skipped.join(', ')} (already ingested; --force to redo)`]);
   out.push(section('outputs', outputs));
@@ -142,7 +162,7 @@ export function formatStats(s: StoreStats): string {
     ['state directory', s.stateDir],
     ['format version', String(s.formatVersion)],
     ['URLs stored', fmtInt(s.storeUrls)],
-    ['store size', `${fmtBytes(s.storeBytes)} in ${fmtInt(s.files)} files`],
+    ['store size', `${fmtBytes(s.storeBytes)} in ${fmtCount(s.files, 'file')} (${s.storeUrls > 0 ? `${(s.storeBytes / s.storeUrls).toFixed(2)} B per URL` : 'empty'})`],
     ['buckets', fmtInt(s.buckets)],
     ['host bits', String(s.hostBits)],
     ['policy', s.policy],
@@ -155,6 +175,19 @@ export function formatStats(s: StoreStats): string {
     ],
   ];
   let text = section('store', rows);
+  const d = s.disk;
+  const pct = (n: number) => (d.totalBytes > 0 ? ` (${fmtPct(n / d.totalBytes)})` : '');
+  text +=
+    '\n' +
+    section(`disk used: ${fmtBytes(d.totalBytes)}`, [
+      ['store key files', `${fmtBytes(d.store)}${pct(d.store)}`],
+      ['bloom filter', `${fmtBytes(d.bloom)}${pct(d.bloom)}`],
+      ['caches', `${fmtBytes(d.caches)}${pct(d.caches)}  tiers.cache, memo.cache: warm starts of fixed size, deletable`],
+      ['run catalog', `${fmtBytes(d.catalog)}${pct(d.catalog)}`],
+      ['run outputs', `${fmtBytes(d.runs)}${pct(d.runs)}  runs/ (outputs written with --out elsewhere not counted)`],
+      ['work area', `${fmtBytes(d.work)}${pct(d.work)}`],
+      ['other', `${fmtBytes(d.other)}${pct(d.other)}  MANIFEST, LOCK`],
+    ]);
   if (s.recentRuns.length > 0) {
     text +=
       '\nrecent runs\n' +

@@ -3,6 +3,7 @@
 // results. Types only; the engine implements them in src/engine/drum.ts.
 
 import type { RunReport } from '../stats/report.js';
+import type { DiskUsage } from '../stats/disk-usage.js';
 
 export type InputFormat = 'auto' | 'lines' | 'tsv' | 'warc';
 
@@ -101,6 +102,8 @@ export interface StoreStats {
   expectedCollisions: number;
   bloom: { bitsPerKey: number; sizeBytes: number; keys: number; expectedFpRate: number } | null;
   recentRuns: { runId: string; status: string; startedAt: string; uniqueUrls: number; linksRead: number }[];
+  /** Disk space the state directory really takes, by part (src/stats/disk-usage.ts), caches included. */
+  disk: DiskUsage;
 }
 
 export interface VerifyProblem {
@@ -117,3 +120,4 @@ export interface VerifyResult {
 }
 
 export type { RunReport };
+export type { DiskUsage };

@@ -13,6 +13,7 @@ import type { CheckRequest, IngestRequest, RunReport, StoreStats, VerifyProblem,
 import { check, type CheckResult } from './jobs/check.js';
 import { dropRound, forgetRound } from './core/commit.js';
 import { ingest } from './jobs/ingest.js';
+import { diskUsage } from '../stats/disk-usage.js';
 import { Session } from './core/session.js';
 import { Catalog } from '../catalog/catalog.js';
 import { Feeder } from './pipeline/feed.js';
@@ -186,6 +187,7 @@ export class Drum {
         recentRuns: b.history.slice().reverse().map((h) => ({
           runId: h.runId, status: h.status, startedAt: h.startedAt, uniqueUrls: h.uniqueUrls, linksRead: h.linksRead,
         })),
+        disk: diskUsage(s.dir),
       };
     });
   }

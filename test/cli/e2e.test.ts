@@ -63,7 +63,7 @@ describe('drum binary with the engine', { skip: noEngine && 'engine not compiled
     const dir = tempDir();
     const first = await drum(['ingest', ...FAST, '--out', 'o1', write(dir, 'a.txt', A)], { cwd: dir });
     assert.equal(first.status, 0, first.stderr);
-    assert.match(first.stdout, /unique \(new\) URLs\s+3\n/);
+    assert.match(first.stdout, /new URLs\s+3 \(/);
     assert.deepEqual(uniques(join(dir, 'o1')), ['http://a.example/1', 'http://b.example/2', 'http://c.example/3']);
     assert.ok(existsSync(join(dir, 'o1', 'report.json')) && existsSync(join(dir, 'o1', 'rejects.tsv')));
     const r = await drum(['ingest', ...FAST, '--quiet', '--out', 'o2', write(dir, 'b.txt', B)], { cwd: dir });
@@ -72,6 +72,37 @@ describe('drum binary with the engine', { skip: noEngine && 'engine not compiled
     assert.deepEqual(uniques(join(dir, 'o2')), ['http://d.example/4', 'http://e.example/5']);
     const check = await drum(['check', '--quiet', write(dir, 'c.txt', [...B, 'http://f.example/6'])], { cwd: dir });
     assert.equal(check.stdout, 'http://f.example/6\n');
+  });
+
+  it('announces a new default store on stderr once, prints a short summary, and the internals with --verbose', async () => {
+    const dir = tempDir();
+    const first = await drum(['ingest', ...FAST, write(dir, 'a.txt', A)], { cwd: dir });
+    assert.equal(first.status, 0, first.stderr);
+    assert.match(first.stderr, /^drum: created a new store at \.\/drum-state$/m);
+    assert.match(first.stdout, /inputs\s+\S*a\.txt \(/);
+    assert.match(first.stdout, /rejects in\s+\S+rejects\.tsv\n/);
+    assert.match(first.stdout, /report in\s+\S+report\.json\n/);
+    assert.ok(!first.stdout.includes('seeks per URL'), 'internals only with --verbose');
+    const second = await drum(['ingest', ...FAST, '--verbose', write(dir, 'b.txt', B)], { cwd: dir });
+    assert.equal(second.status, 0, second.stderr);
+    assert.ok(!second.stderr.includes('created a new store'), 'an existing store is not announced');
+    assert.match(second.stdout, /seeks per URL/);
+    assert.match(second.stdout, /answered in RAM/);
+    const named = await drum(['ingest', ...FAST, '--state', 'elsewhere', write(dir, 'c.txt', A)], { cwd: dir });
+    assert.ok(!named.stderr.includes('created a new store'), 'a store named with --state was asked for');
+  });
+
+  it('shows in stats the disk the state directory really uses, caches included', async () => {
+    const dir = tempDir();
+    assert.equal((await drum(['ingest', ...FAST, '--quiet', write(dir, 'a.txt', A)], { cwd: dir })).status, 0);
+    const text = await drum(['stats'], { cwd: dir });
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, /disk used: \S+ \S+\n/);
+    assert.match(text.stdout, /caches\s+\S+ \S+ \(\d/);
+    const s = JSON.parse((await drum(['stats', '--json'], { cwd: dir })).stdout) as { disk: Record<string, number> };
+    const parts = ['store', 'bloom', 'caches', 'catalog', 'runs', 'work', 'other'].map((k) => s.disk[k]!);
+    assert.equal(parts.reduce((a, b) => a + b, 0), s.disk['totalBytes']);
+    assert.ok(s.disk['store']! > 0 && s.disk['runs']! > 0 && s.disk['catalog']! > 0);
   });
 
   it('prints one JSON report that adds up, skips an already ingested input, and records runs and hosts', async () => {

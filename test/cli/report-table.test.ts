@@ -5,10 +5,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunReport } from '../../src/stats/report.js';
+import { fmtBytes, fmtDuration, fmtInt, fmtPct, fmtRate } from '../../src/cli/format.js';
 import {
-  fmtBytes,
-  fmtDuration,
-  fmtInt,
   formatHosts,
   formatRunReport,
   formatRuns,
@@ -64,11 +62,46 @@ describe('number formatting', () => {
     assert.equal(fmtDuration(250), '250 ms');
     assert.equal(fmtDuration(1520), '1.52 s');
     assert.equal(fmtDuration(125_000), '2m05s');
+    assert.equal(fmtPct(0.2362), '23.6%');
+    assert.equal(fmtRate(12_345), '12.3k');
   });
 });
 
-describe('run report table', () => {
+describe('run report summary', () => {
   const text = formatRunReport(sampleReport());
+
+  it('lists the inputs, links read, new, duplicates and each reject reason, the store size, time and rate', () => {
+    assert.match(text, /^drum run 20250101T000000Z-abc: complete\n/);
+    assert.match(text, /inputs\s+\/in\/a\.txt \(1\.21 KiB\)\n/);
+    assert.match(text, /links read\s+38,277\n/);
+    assert.match(text, /new URLs\s+20,001 \(52\.3% of links\)\n/);
+    assert.match(text, /duplicates\s+18,000\n/);
+    assert.match(text, /rejected lines\s+276\n\s+unsupported-scheme\s+270\n\s+invalid-host\s+6\n/);
+    assert.match(text, /URLs stored\s+20,001\n/);
+    assert.match(text, /time\s+1\.52 s, 25,182 links\/s, peak RSS 150\.0 MiB\n/);
+  });
+
+  it('names the files: the new URLs, rejects.tsv and report.json in the output directory', () => {
+    assert.match(text, /new URLs in\s+\/state\/runs\/20250101T000000Z-abc\/ unique-00000\.txt, unique-00001\.txt\n/);
+    assert.match(text, /rejects in\s+\/state\/runs\/20250101T000000Z-abc\/rejects\.tsv\n/);
+    assert.match(text, /report in\s+\/state\/runs\/20250101T000000Z-abc\/report\.json\n/);
+  });
+
+  it('keeps the internals for --verbose: no tiers, seeks or memory split by default', () => {
+    for (const s of ['hot cache', 'seeks per URL', 'Mercator', 'line memo', 'memory', 'parse split']) assert.ok(!text.includes(s), s);
+    assert.ok(text.split('\n').length <= 20, `a short summary: ${text.split('\n').length} lines`);
+  });
+
+  it('marks skipped inputs and summarises a long input list', () => {
+    const many = Array.from({ length: 9 }, (_, i) => ({ path: `/in/${i}.txt`, bytes: 1024, sha256: null, skipped: i === 0 }));
+    const t = formatRunReport(sampleReport({ inputs: many }));
+    assert.match(t, /inputs\s+\/in\/0\.txt \(skipped: already ingested, --force to redo\)\n\s+\/in\/1\.txt \(1\.00 KiB\)/);
+    assert.match(t, /\.\.\. and 5 more \(5\.00 KiB\)/);
+  });
+});
+
+describe('run report details (--verbose)', () => {
+  const text = formatRunReport(sampleReport(), { verbose: true });
 
   it('shows the link counts and each reject reason', () => {
     for (const s of ['38,277', '20,001', '18,000', '276', 'unsupported-scheme', '270', 'invalid-host']) assert.ok(text.includes(s), s);
@@ -95,7 +128,7 @@ describe('run report table', () => {
     const r = sampleReport({ lossy: true, inputs: [{ path: '/old.txt', bytes: 1, sha256: null, skipped: true }] });
     r.tiers.bloom.mode = 'lossy';
     r.tiers.bloom.expectedWronglyDropped = 12;
-    const t = formatRunReport(r);
+    const t = formatRunReport(r, { verbose: true });
     assert.ok(t.includes('LOSSY'));
     assert.match(t, /wrongly dropped\s+~12 new URLs/);
     assert.match(t, /skipped inputs\s+\/old\.txt/);
@@ -104,7 +137,7 @@ describe('run report table', () => {
   it('says bloom off when the bloom filter is off', () => {
     const r = sampleReport();
     r.tiers.bloom.mode = 'off';
-    assert.match(formatRunReport(r), /bloom\s+off/);
+    assert.match(formatRunReport(r, { verbose: true }), /bloom\s+off/);
   });
 });
 
@@ -139,8 +172,12 @@ describe('listings', () => {
     const s = formatStats({
       stateDir: '/s', formatVersion: 1, storeUrls: 5_000_000, storeBytes: 40e6, files: 65, buckets: 64, hostBits: 24,
       policy: 'default/v1', expectedCollisions: 0.0007, bloom: null, recentRuns: [],
+      disk: { totalBytes: 60e6, store: 40e6, bloom: 0, caches: 19 * 1024 * 1024, catalog: 1e5, runs: 0, work: 0, other: 4096 },
     });
     assert.match(s, /URLs stored\s+5,000,000/);
+    assert.match(s, /store size\s+38\.1 MiB in 65 files \(8\.00 B per URL\)/);
+    assert.match(s, /disk used: 57\.2 MiB\n/);
+    assert.match(s, /caches\s+19\.0 MiB \(33\.2%\)\s+tiers\.cache, memo\.cache/);
     assert.match(s, /policy\s+default\/v1/);
     assert.match(formatVerify({ ok: true, filesChecked: 3, keysChecked: 10, problems: [] }), /^sound: 3 files/);
     assert.match(formatVerify({ ok: false, filesChecked: 3, keysChecked: 10, problems: [{ file: 'f', code: 'DRUM_CORRUPT_FILE', message: 'm' }] }), /^NOT SOUND \(1 problem\)/);
