@@ -76,10 +76,11 @@ function json(io: CliIo, value: unknown): void {
 /**
  * Says on stderr that a run created a new store in the default state
  * directory, so running from the wrong folder is noticed. A store named with
- * --state or $DRUM_STATE was asked for and is not announced.
+ * --state or $DRUM_STATE was asked for and is not announced; nor is one when
+ * stderr carries the JSON report (--json with --out -), which stays one value.
  */
 function announceNewStore(raw: RawOptions, io: CliIo, state: string, existed: boolean): void {
-  if (existed || raw.quiet || !isDefaultState(raw, io.env) || !existsSync(state)) return;
+  if (existed || raw.quiet || (raw.json && raw.out === '-') || !isDefaultState(raw, io.env) || !existsSync(state)) return;
   const rel = relative(io.cwd, state);
   const shown = rel === '' || rel.startsWith('..') || isAbsolute(rel) ? state : `./${rel}`;
   io.stderr.write(`drum: created a new store at ${shown}\n`);

@@ -5,7 +5,7 @@
 // compute progress; it renders the engine's Progress events.
 
 import type { Progress } from '../engine/api.js';
-import { fmtBytes, fmtDuration, fmtInt, fmtRate } from './format.js';
+import { fmtBytes, fmtDuration, fmtInt, fmtPct, fmtRate } from './format.js';
 
 export interface ProgressStream {
   isTTY?: boolean;
@@ -21,7 +21,7 @@ export function renderProgress(p: Progress, width = 100): string {
   const parts: string[] = [p.phase.padEnd(9)];
   if (p.bytesTotal !== null && p.bytesTotal > 0) {
     const frac = Math.min(1, p.bytesRead / p.bytesTotal);
-    parts.push(`${fmtBytes(p.bytesRead)} / ${fmtBytes(p.bytesTotal)} ${(frac * 100).toFixed(1)}%`);
+    parts.push(`${fmtBytes(p.bytesRead)} / ${fmtBytes(p.bytesTotal)} ${fmtPct(frac)}`);
   } else {
     parts.push(fmtBytes(p.bytesRead));
   }

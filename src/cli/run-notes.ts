@@ -14,11 +14,12 @@ import type { AbandonedRun, CommittedRound, RunStart } from '../engine/api.js';
 import { uniqueFileName } from '../output/unique-writer.js';
 import { readManifest } from '../store/manifest.js';
 import type { OutStream } from './commands.js';
+import { fmtCount } from './format.js';
 
 export type StopReason = 'SIGINT' | 'SIGTERM' | 'EPIPE';
 
 function urls(n: number): string {
-  return n === 1 ? '1 new URL' : `${n.toLocaleString('en-US')} new URLs`;
+  return fmtCount(n, 'new URL');
 }
 
 /** One line: the run that was abandoned and where its committed URLs are. */
