@@ -16,7 +16,7 @@ export const POLICY_VERSION = 1;
  * canonicalizes to. `drum` is POLICY_VERSION (its id keeps the `default/` name).
  */
 export const PROFILE_VERSIONS: Readonly<Record<ProfileName, number>> = {
-  drum: POLICY_VERSION, heritrix: 1, ia: 1, nutch: 1, w3lib: 1, safebrowsing: 1,
+  drum: POLICY_VERSION, heritrix: 1, ia: 2, nutch: 1, w3lib: 1, safebrowsing: 1,
 };
 
 /**

@@ -75,7 +75,7 @@ describe('profiles in the policy', () => {
 
   it('keys the ia profile by SURT without saying so twice in the id', () => {
     const p = resolvePolicy({ profile: 'ia' });
-    assert.equal(p.id, 'ia/v1');
+    assert.equal(p.id, 'ia/v2');
     assert.equal(p.surt, true);
   });
 

@@ -48,8 +48,10 @@ describe('profiles with the real binary', { skip: noEngine && 'engine not compil
     const a = write(dir, 'a.txt', ['http://www.Example.org/A/?ref=x&b=1', 'https://example.org/a?b=1', 'http://other.example/?ref=1']);
     const first = await drum(['ingest', ...FAST, '--profile', 'ia', '--rules', rules, '--json', '--out', 'o1', a], { cwd: dir });
     assert.equal(first.status, 0, first.stderr);
-    assert.match((JSON.parse(first.stdout) as { policy: string }).policy, /^ia\/v1\+rules-[0-9a-f]{8}$/);
+    assert.match((JSON.parse(first.stdout) as { policy: string }).policy, /^ia\/v2\+rules-[0-9a-f]{8}$/);
     assert.deepEqual(uniques(join(dir, 'o1')), ['org,example)/a?b=1', 'example,other)/?ref=1']);
+    const hosts = JSON.parse((await drum(['hosts', '--json'], { cwd: dir })).stdout) as { host: string; uniqueUrls: number }[];
+    assert.deepEqual(hosts.map((h) => h.host).sort(), ['example,other', 'org,example']);
     const again = await drum(['ingest', ...FAST, '--json', '--out', 'o2', write(dir, 'b.txt', ['http://example.org/a?ref=2&b=1'])], { cwd: dir });
     assert.equal(again.status, 0, again.stderr);
     assert.equal((JSON.parse(again.stdout) as RunReport).uniqueUrls, 0);

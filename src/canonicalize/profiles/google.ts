@@ -79,8 +79,12 @@ const DEFAULT_PORT: Record<string, string> = { http: '80', https: '443' };
 
 // An empty host (`https://....../p`) is refused: the key would name no host.
 
-/** Canonical parts under the Safe Browsing rules (`ia` continues from these). */
-export function googleParts(s: string): UrlParts | null {
+/**
+ * Canonical parts under the Safe Browsing rules (`ia` continues from these).
+ * With `keepAmp`, an escaped `&` in the query stays escaped (ia: it would
+ * otherwise split a parameter when the query is sorted).
+ */
+export function googleParts(s: string, keepAmp = false): UrlParts | null {
   const p = splitUrl(s);
   if (p === null) return null;
   const host = googleHost(p.host);
@@ -92,7 +96,9 @@ export function googleParts(s: string): UrlParts | null {
     host,
     port,
     path: escapeBytes(googlePath(unescapeRepeatedly(toBytes(p.path))), keepGoogle),
-    query: p.query === null ? null : escapeBytes(unescapeRepeatedly(toBytes(p.query)), keepGoogle),
+    query: p.query === null ? null : keepAmp
+      ? toBytes(p.query).split('&').map((q) => escapeBytes(unescapeRepeatedly(q), (c) => c !== 38 && keepGoogle(c))).join('&')
+      : escapeBytes(unescapeRepeatedly(toBytes(p.query)), keepGoogle),
   };
 }
 

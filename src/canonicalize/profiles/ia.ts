@@ -1,7 +1,8 @@
 // The `ia` profile: the Internet Archive's aggressive canonicalization as
 // the Wayback Machine keys its CDX index (webarchive-commons
 // AggressiveIAURLCanonicalizer = the Safe Browsing rules of google.ts, then
-// IAURLCanonicalizer with AggressiveIACanonicalizerRules). After google.ts:
+// IAURLCanonicalizer with AggressiveIACanonicalizerRules; an escaped `&` in
+// the query stays escaped, as the Python surt package keeps it). After google.ts:
 // lowercase the scheme, strip one leading `www`/`wwwN.` label, drop userinfo and a default port,
 // lowercase path and query, strip session ids (path `(S(...))/` forms before
 // `.aspx`; query jsessionid/phpsessid/sid of 32 alphanumerics,
@@ -62,7 +63,7 @@ export function alphaReorderQuery(q: string): string {
 
 /** The `ia` profile's URL stage (before the SURT form). */
 export function iaCanonical(s: string): string | null {
-  const p = googleParts(s);
+  const p = googleParts(s, true);
   if (p === null) return null;
   p.scheme = p.scheme.toLowerCase();
   p.host = p.host.replace(/^www\d*\./, '');

@@ -1,10 +1,11 @@
 // Counts new URLs per host as the merge dispatches them, for the catalog's
 // host table. The host is the bytes between "://" and the next "/", "?" or
-// "#" of the canonical URL. Hosts are told apart by a 64-bit fingerprint of
-// their bytes (collision odds ~n^2/2^65: none expected below 10^8 hosts) in
-// an open-addressing table over typed arrays; names are kept as bytes, so
-// counting allocates no JS object per URL or per host (a round with 10^6
-// hosts holds ~50 MB), and take() hands the catalog its compact binary delta.
+// "#" of the canonical URL (of a SURT key, those before the `)`). Hosts are
+// told apart by a 64-bit fingerprint of their bytes (collision odds
+// ~n^2/2^65: none expected below 10^8 hosts) in an open-addressing table
+// over typed arrays; names are kept as bytes, so counting allocates no JS
+// object per URL or per host (a round with 10^6 hosts holds ~50 MB), and
+// take() hands the catalog its compact binary delta.
 // Sealed parts live in a HostParts (host-parts.ts): with a spill file given,
 // only the first few MiB of them stay in RAM, so counting a round of any size
 // holds bounded memory. Writes only that work file (through DrumFs).
@@ -57,10 +58,12 @@ export class HostCounter {
         break;
       }
     }
+    // A SURT key (`com,example)/path`, no "://") ends its host at the `)`.
+    const close = hs === start ? 41 : -1;
     let he = hs;
     while (he < end) {
       const ch = buf[he];
-      if (ch === 47 || ch === 63 || ch === 35) break;
+      if (ch === 47 || ch === 63 || ch === 35 || ch === close) break;
       he++;
     }
     const h = this.h;

@@ -18,6 +18,15 @@ describe('HostCounter', () => {
     assert.equal(hc.takeMap().size, 0);
   });
 
+  it('counts SURT keys by their reversed host[:port], without the closing parenthesis', () => {
+    const hc = new HostCounter();
+    for (const u of ['org,archive)/', 'org,archive)/a?b', 'com,example:8080)/x', 'org,archive)']) {
+      const b = Buffer.from(u);
+      hc.add(b, 0, b.length);
+    }
+    assert.deepEqual(Object.fromEntries(hc.takeMap()), { 'org,archive': 3, 'com,example:8080': 1 });
+  });
+
   it('keeps every host apart across table growth (thousands of hosts)', () => {
     const hc = new HostCounter();
     for (let r = 0; r < 3; r++) {
