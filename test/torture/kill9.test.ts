@@ -46,6 +46,16 @@ describe('kill -9 during drum ingest', { skip: !haveEngine && 'engine not compil
       landed.push(k.phase);
       if (!k.killed) assert.equal(k.result.status, 0, k.result.stderr);
     }
+    // On a loaded machine the reference run can be slower than the runs aimed
+    // from it, so every aim may come after its run finished. Then start over
+    // from an empty state and aim earlier each time, until a kill lands.
+    for (let again = 1; !landed.some((p) => p !== 'exited') && again <= 5; again++) {
+      fs.rmSync(state, { recursive: true, force: true });
+      fs.rmSync(join(root, 'out'), { recursive: true, force: true });
+      const k = await runAndKill(args('state', 'out'), { cwd: root, state, aim: 'merge', delayMs: Math.floor(refMs * 0.5 ** again) });
+      landed.push(k.phase);
+      if (!k.killed) assert.equal(k.result.status, 0, k.result.stderr);
+    }
     assert.ok(landed.some((p) => p !== 'exited'), `at least one kill landed: ${landed.join(',')}`);
     t.diagnostic(`reference rounds ${refRounds}; kills landed at ${landed.join(', ')}`);
     let final = await drum(args('state', 'out'), { cwd: root });
