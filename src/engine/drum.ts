@@ -97,14 +97,21 @@ export class Drum {
    * Check+update over URLs in memory: feed strings, string arrays or Buffers
    * of newline-separated lines; yields the new URLs in arrival order as
    * merges commit (at least every FEED_ROUND_URLS pending URLs, and at the end).
+   * `opts.beforeCommit` receives each merge's new URLs before that merge
+   * commits: a caller that must never lose a committed new URL writes them
+   * durably there (a crash after it and before the commit leaves them recorded
+   * but not stored; feeding them again stores them).
    */
-  async *checkUpdate(source: Iterable<string | Buffer | readonly string[]> | AsyncIterable<string | Buffer | readonly string[]>): AsyncGenerator<string> {
+  async *checkUpdate(
+    source: Iterable<string | Buffer | readonly string[]> | AsyncIterable<string | Buffer | readonly string[]>,
+    opts: { beforeCommit?: (newUrls: readonly string[]) => Promise<void> } = {},
+  ): AsyncGenerator<string> {
     const s = this.use();
     this.busy = true;
     let completed = false;
     try {
       await abandonLeftovers(s);
-      const f = new Feeder(s);
+      const f = new Feeder(s, undefined, undefined, opts.beforeCommit);
       for await (const item of source) yield* await f.push(item);
       yield* await f.end();
       completed = true;

@@ -20,6 +20,11 @@ export function hostMask(hostBits: number): number {
 
 const scratch = new Uint32Array(2);
 
+/** The host fingerprint whose top H bits open every key of that host (hostBits >= H). */
+export function hostHash(b: Uint8Array, hostStart: number, hostEnd: number): number {
+  return murmur3(b, hostStart, hostEnd, SEED_HOST) >>> 0;
+}
+
 /** Key of one canonical URL held in b[start,end) with host b[hostStart,hostEnd). Writes hi/lo to out[at], out[at+1]. */
 export function keyOf(
   b: Uint8Array,

@@ -28,6 +28,8 @@ export class Feeder {
     private readonly s: Session,
     private readonly roundUrls = FEED_ROUND_URLS,
     private readonly keepRejects = 10_000,
+    /** Called before each merge commits, with that merge's new URLs in arrival order (a caller records them durably first). */
+    private readonly beforeCommit?: (newUrls: readonly string[]) => Promise<void>,
   ) {
     splitterCheck(s);
     this.splitter = new LineSplitter({ input: 0, format: 'lines', maxLineBytes: s.policy.maxLineBytes, chunkBytes: s.opts.chunkBytes });
@@ -106,10 +108,14 @@ export class Feeder {
 
   private async merge(): Promise<void> {
     const s = this.s;
+    const from = this.out.length;
     await mergeAndCommit(s, {
       counters: this.counters,
       emit: (buf, start, end) => this.out.push(this.decoder.decode(buf.subarray(start, end))),
-      beforeCommit: async () => ({ run: s.store.body.run, history: s.store.body.history }),
+      beforeCommit: async () => {
+        if (this.beforeCommit) await this.beforeCommit(this.out.slice(from));
+        return { run: s.store.body.run, history: s.store.body.history };
+      },
     });
   }
 }

@@ -1,0 +1,116 @@
+// The actions behind `drum publish`, `drum serve` and `drum follow` (drum on
+// NATS JetStream, docs/cluster.md): turn parsed options into the cluster
+// roles of src/cluster/ and print their outcome. SIGTERM and SIGINT stop
+// serve and follow cleanly. Does not parse argv (main.ts does).
+
+import { Drum } from '../engine/drum.js';
+import { DrumError } from '../errors.js';
+import { Follower } from '../cluster/follow.js';
+import { publishLinks } from '../cluster/publish.js';
+import { Shard } from '../cluster/shard.js';
+import { connectNats, ensureStreams, MAX_SHARDS, natsServers } from '../cluster/subjects.js';
+import type { CliIo } from './commands.js';
+import { canonicalFrom, drumOptionsFrom, inputsFrom, parseCount, readOptionsFrom, stateDirFrom, type RawOptions } from './options.js';
+
+/** Options of the cluster commands, as commander hands them over. */
+export interface ClusterRaw extends RawOptions {
+  nats?: string;
+  shard?: string;
+  shards?: string;
+  replicas?: string;
+  maxDelay?: string;
+  roundLinks?: string;
+  ackWait?: string;
+  durable?: string;
+  idleExit?: string;
+  rejects?: string;
+}
+
+function seconds(flag: string, text: string | undefined, dflt: number): number {
+  if (text === undefined) return dflt * 1000;
+  const v = Number(text);
+  if (!Number.isFinite(v) || v < 0 || text.trim() === '') throw new DrumError('DRUM_BAD_OPTION', `${flag} wants seconds (a number >= 0), got "${text}"`);
+  return v * 1000;
+}
+
+function required(flag: string, v: string | undefined): string {
+  if (v === undefined) throw new DrumError('DRUM_BAD_OPTION', `${flag} is required`);
+  return v;
+}
+
+/** Runs `fn` until it settles; SIGTERM/SIGINT call `stop` first. */
+async function untilSignal<T>(fn: () => Promise<T>, stop: () => void): Promise<T> {
+  const on = (): void => stop();
+  process.once('SIGTERM', on);
+  process.once('SIGINT', on);
+  try {
+    return await fn();
+  } finally {
+    process.off('SIGTERM', on);
+    process.off('SIGINT', on);
+  }
+}
+
+export async function publishCommand(inputs: string[], raw: ClusterRaw, io: CliIo): Promise<number> {
+  const servers = natsServers(required('--nats', raw.nats));
+  const shards = parseCount('--shards', required('--shards', raw.shards), 1, MAX_SHARDS);
+  const replicas = parseCount('--replicas', raw.replicas ?? '1', 1, 5);
+  const files = inputsFrom(inputs.length === 0 ? ['-'] : inputs, io.cwd);
+  const nc = await connectNats(servers, 'drum-publish');
+  try {
+    await ensureStreams(nc, shards, replicas);
+    const r = await publishLinks(nc, {
+      ...readOptionsFrom(raw), inputs: files, shards, canonical: canonicalFrom(raw) ?? {},
+      rejectsFile: raw.rejects === undefined ? null : inputsFrom([raw.rejects], io.cwd)[0]!,
+    });
+    if (raw.json) io.stdout.write(JSON.stringify(r) + '\n');
+    else if (!raw.quiet) {
+      io.stderr.write(`drum: published ${r.urlsPublished} URLs in ${r.messages} messages to ${shards} shards (${r.rejectedLines} rejected lines) in ${(r.elapsedMs / 1000).toFixed(2)} s\n`);
+    }
+  } finally {
+    await nc.drain().catch(() => undefined);
+  }
+  return 0;
+}
+
+export async function serveCommand(raw: ClusterRaw, io: CliIo): Promise<number> {
+  const servers = natsServers(required('--nats', raw.nats));
+  const shards = parseCount('--shards', required('--shards', raw.shards), 1, MAX_SHARDS);
+  const shard = parseCount('--shard', required('--shard', raw.shard), 0, shards - 1);
+  const replicas = parseCount('--replicas', raw.replicas ?? '1', 1, 5);
+  const stateDir = stateDirFrom(raw, io.env, io.cwd);
+  const opts = {
+    stateDir, shard, shards, replicas,
+    maxDelayMs: seconds('--max-delay', raw.maxDelay, 1),
+    roundLinks: parseCount('--round-links', raw.roundLinks ?? '200000', 1),
+    ackWaitMs: Math.max(1000, seconds('--ack-wait', raw.ackWait, 30)),
+    onRound: raw.quiet ? undefined : (r: { links: number; newUrls: number; ms: number }) =>
+      io.stderr.write(`drum: shard ${shard}: round of ${r.links} links, ${r.newUrls} new, ${r.ms.toFixed(0)} ms\n`),
+  };
+  const drum = await Drum.open(stateDir, drumOptionsFrom(raw));
+  try {
+    const nc = await connectNats(servers, `drum-shard-${shard}`);
+    try {
+      const s = new Shard(nc, drum, opts);
+      await untilSignal(() => s.run(), () => s.stop());
+    } finally {
+      await nc.drain().catch(() => undefined);
+    }
+  } finally {
+    await drum.close();
+  }
+  return 0;
+}
+
+export async function followCommand(raw: ClusterRaw, io: CliIo): Promise<number> {
+  const servers = natsServers(required('--nats', raw.nats));
+  const idle = raw.idleExit === undefined ? null : seconds('--idle-exit', raw.idleExit, 0);
+  const nc = await connectNats(servers, 'drum-follow');
+  try {
+    const f = new Follower(nc);
+    await untilSignal(() => f.run({ durable: raw.durable ?? null, idleExitMs: idle, onBatch: (text) => io.stdout.write(text) }), () => f.stop());
+  } finally {
+    await nc.drain().catch(() => undefined);
+  }
+  return 0;
+}

@@ -1,0 +1,116 @@
+// The publisher role (`drum publish`): reads link inputs exactly as `drum
+// ingest` does (formats, canonical policy, rejects), takes each canonical
+// URL's shard from its host fingerprint and publishes newline-separated
+// batches to drum.links.<shard>, in input order per shard, waiting for every
+// PubAck before it returns. Does not dedupe (the shards do) and keeps no state.
+// REQUIRES: the streams exist or may be created (ensureStreams).
+
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { headers, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, type PubAck } from '@nats-io/jetstream';
+import { BatchScratch, canonicalizeBatch } from '../canonicalize/batch.js';
+import { resolvePolicy } from '../canonicalize/policy.js';
+import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
+import type { ReadOptions } from '../engine/api.js';
+import { DrumError } from '../errors.js';
+import { hostHash } from '../fingerprint/key.js';
+import { readInputs } from '../input/read.js';
+import type { Reject } from '../input/types.js';
+import { formatReject, REJECTS_HEADER } from '../output/rejects.js';
+import { H_COUNT, H_SHARD, H_SHARDS, LINKS_BATCH_BYTES, linksSubject, shardOfHost } from './subjects.js';
+
+export interface PublishRequest extends ReadOptions {
+  inputs: string[];
+  shards: number;
+  canonical: CanonicalPolicyOptions;
+  /** Where rejected lines go (rejects.tsv format); null: counted only. */
+  rejectsFile: string | null;
+}
+
+export interface PublishReport {
+  linksRead: number;
+  urlsPublished: number;
+  rejectedLines: number;
+  messages: number;
+  perShard: number[];
+  elapsedMs: number;
+}
+
+/** PubAcks awaited at once: enough to keep the link busy, bounded RAM. */
+const IN_FLIGHT = 64;
+
+export async function publishLinks(nc: NatsConnection, req: PublishRequest): Promise<PublishReport> {
+  const t0 = performance.now();
+  const js = jetstream(nc);
+  const policy = resolvePolicy(req.canonical);
+  const scratch = new BatchScratch();
+  const parts: Buffer[][] = Array.from({ length: req.shards }, () => []);
+  const sizes = new Array<number>(req.shards).fill(0);
+  const counts = new Array<number>(req.shards).fill(0);
+  const report: PublishReport = { linksRead: 0, urlsPublished: 0, rejectedLines: 0, messages: 0, perShard: new Array<number>(req.shards).fill(0), elapsedMs: 0 };
+  const rejects = req.rejectsFile === null ? null : createWriteStream(req.rejectsFile);
+  rejects?.write(REJECTS_HEADER);
+  const inFlight: Promise<PubAck>[] = [];
+
+  const flush = async (shard: number): Promise<void> => {
+    if (counts[shard] === 0) return;
+    const h = headers();
+    h.set(H_SHARD, String(shard));
+    h.set(H_SHARDS, String(req.shards));
+    h.set(H_COUNT, String(counts[shard]));
+    const payload = Buffer.concat(parts[shard]!);
+    parts[shard] = [];
+    sizes[shard] = 0;
+    counts[shard] = 0;
+    report.messages++;
+    inFlight.push(js.publish(linksSubject(shard), payload, { headers: h }));
+    if (inFlight.length >= IN_FLIGHT) await Promise.all(inFlight.splice(0, inFlight.length));
+  };
+
+  try {
+    for (let i = 0; i < req.inputs.length; i++) {
+      for await (const chunk of readInputs([{ path: req.inputs[i]! }], {
+        format: req.format ?? 'auto', maxLineBytes: policy.maxLineBytes, chunkBytes: 1 << 20,
+        links: req.links, warcLinks: req.warcLinks,
+      })) {
+        const batch = canonicalizeBatch(chunk, policy, scratch);
+        writeRejects(rejects, i, chunk.rejects, batch.rejects, report);
+        report.linksRead += batch.count + chunk.rejects.length + batch.rejects.length;
+        let start = 0;
+        for (let k = 0; k < batch.count; k++) {
+          const end = batch.ends[k]!;
+          const shard = shardOfHost(hostHash(batch.bytes, batch.hostStarts[k]!, batch.hostEnds[k]!), req.shards);
+          if (sizes[shard]! + (end - start) + 1 > LINKS_BATCH_BYTES) await flush(shard);
+          parts[shard]!.push(Buffer.from(batch.bytes.subarray(start, end)), NEWLINE);
+          sizes[shard]! += end - start + 1;
+          counts[shard]!++;
+          report.perShard[shard]!++;
+          report.urlsPublished++;
+          start = end;
+        }
+      }
+    }
+    for (let s = 0; s < req.shards; s++) await flush(s);
+    await Promise.all(inFlight);
+  } catch (e) {
+    await Promise.allSettled(inFlight);
+    if (e instanceof DrumError) throw e;
+    throw new DrumError('DRUM_IO', `publishing links failed: ${(e as Error).message}`, { cause: e });
+  } finally {
+    if (rejects !== null) await closeStream(rejects);
+  }
+  report.elapsedMs = performance.now() - t0;
+  return report;
+}
+
+const NEWLINE = Buffer.from('\n');
+
+function writeRejects(out: WriteStream | null, input: number, a: readonly Reject[], b: readonly Reject[], r: PublishReport): void {
+  r.rejectedLines += a.length + b.length;
+  if (out === null) return;
+  for (const x of a.concat(b).sort((p, q) => p.line - q.line)) out.write(formatReject({ ...x, input }));
+}
+
+function closeStream(w: WriteStream): Promise<void> {
+  return new Promise((done, fail) => w.end((e?: Error | null) => (e ? fail(e) : done())));
+}

@@ -1,0 +1,194 @@
+// The shard role (`drum serve`): a durable pull consumer on drum.links.<I>
+// feeds DRUM rounds into the shard's own drum store. A round closes when
+// `roundLinks` links wait or `maxDelayMs` after its first message. Per round:
+// the new URLs go to the outbox (before the store commits them), the store
+// commits, the new URLs are published with (shard, ordinal) ids, the
+// confirmed ordinal is recorded, then the round's input messages are acked.
+// A restart first finishes a round left in the outbox (stores its URLs again,
+// an idempotent feed; republishes what the stream does not hold yet).
+// stop() drains: the messages already fetched make a last round.
+// Does not create the store's policy or options (the caller opens the Drum).
+// REQUIRES: one process per shard state (the store lock makes sure).
+
+import type { NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy, DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { Drum } from '../engine/drum.js';
+import { DrumError } from '../errors.js';
+import { NewUrlPublisher } from './new-urls.js';
+import { ShardState } from './shard-state.js';
+import { ensureStreams, LINKS_STREAM, linksSubject, shardConsumer } from './subjects.js';
+
+export interface ShardOptions {
+  stateDir: string;
+  shard: number;
+  shards: number;
+  replicas: number;
+  /** A round closes at most this long after its first message arrived. */
+  maxDelayMs: number;
+  /** …or as soon as this many links wait. */
+  roundLinks: number;
+  /** The consumer's ack wait: an unacked message is redelivered after it (held ones are kept alive). */
+  ackWaitMs: number;
+  onRound?: (r: { links: number; newUrls: number; ms: number }) => void;
+}
+
+export class Shard {
+  private readonly queue: JsMsg[] = [];
+  private queuedLinks = 0;
+  private wake: (() => void) | null = null;
+  private stopping = false;
+  private messages: ConsumerMessages | null = null;
+  private readonly held = new Set<JsMsg>();
+  private readonly publisher: NewUrlPublisher;
+  private state!: ShardState;
+  rounds = 0;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly drum: Drum,
+    private readonly o: ShardOptions,
+  ) {
+    this.publisher = new NewUrlPublisher(nc, o.shard);
+  }
+
+  /** Serves until stop(); resolves once the last round is committed, published and acked. */
+  async run(): Promise<void> {
+    const stats = await this.drum.stats();
+    this.state = ShardState.open(this.o.stateDir, this.o.shard, this.o.shards, stats.storeUrls);
+    const jsm = await ensureStreams(this.nc, this.o.shards, this.o.replicas);
+    await this.recover();
+    const name = shardConsumer(this.o.shard);
+    if ((await jsm.consumers.info(LINKS_STREAM, name).catch(() => null)) === null) {
+      await jsm.consumers.add(LINKS_STREAM, {
+        durable_name: name, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All,
+        filter_subject: linksSubject(this.o.shard), ack_wait: this.o.ackWaitMs * 1e6, max_ack_pending: 20_000,
+      });
+    }
+    const consumer = await jetstream(this.nc).consumers.get(LINKS_STREAM, name);
+    const keepAlive = setInterval(() => {
+      for (const m of this.held) m.working();
+    }, Math.max(200, this.o.ackWaitMs / 3));
+    try {
+      if (!this.stopping) {
+        this.messages = await consumer.consume({ max_messages: 512 });
+        const pump = this.pump(this.messages);
+        await this.loop();
+        this.messages.stop();
+        await pump;
+      }
+      if (this.queue.length > 0) await this.round(); // drain: what was fetched is answered before we go
+      if (this.failure !== null) throw this.failure;
+    } finally {
+      clearInterval(keepAlive);
+    }
+  }
+
+  /** Asks run() to finish: no more fetching, the held messages make a last round. */
+  stop(): void {
+    this.stopping = true;
+    this.messages?.stop();
+    this.poke();
+  }
+
+  private poke(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  private failure: unknown = null;
+
+  private async pump(messages: ConsumerMessages): Promise<void> {
+    try {
+      for await (const m of messages) {
+        this.held.add(m);
+        this.queue.push(m);
+        this.queuedLinks += linkCount(m);
+        this.poke();
+        if (this.stopping) break;
+      }
+      if (!this.stopping) this.failure = new DrumError('DRUM_IO', `the consumer of shard ${this.o.shard} stopped`);
+    } catch (e) {
+      this.failure = new DrumError('DRUM_IO', `the consumer of shard ${this.o.shard} failed: ${(e as Error).message}`, { cause: e });
+    }
+    this.stopping = true;
+    this.poke();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((done) => {
+      const t = setTimeout(() => this.poke(), ms);
+      this.wake = () => {
+        clearTimeout(t);
+        done();
+      };
+    });
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      if (this.queue.length === 0) {
+        await this.sleep(1000);
+        continue;
+      }
+      const due = performance.now() + this.o.maxDelayMs;
+      while (!this.stopping && this.queuedLinks < this.o.roundLinks && performance.now() < due) await this.sleep(due - performance.now());
+      await this.round();
+    }
+  }
+
+  /** One DRUM round over the queued messages: outbox, commit, publish, confirm, ack. */
+  private async round(): Promise<void> {
+    const t0 = performance.now();
+    const msgs = this.queue.splice(0, this.queue.length);
+    const links = this.queuedLinks;
+    this.queuedLinks = 0;
+    const base = this.state.meta.next;
+    const urls: string[] = [];
+    const outbox: string[] = [];
+    const feed = msgs.map((m) => withNewline(m.data));
+    for await (const u of this.drum.checkUpdate(feed, {
+      beforeCommit: async (fresh) => {
+        if (fresh.length === 0) return;
+        outbox.push(...fresh);
+        this.state.writeOutbox({ base, urls: outbox });
+      },
+    })) urls.push(u);
+    if (urls.length !== outbox.length) throw new DrumError('DRUM_INTERNAL', `round handed back ${urls.length} new URLs, recorded ${outbox.length}`);
+    await this.publisher.publish(base, urls);
+    this.state.confirm(base + urls.length);
+    this.state.dropOutbox();
+    await Promise.all(msgs.map((m) => m.ackAck().catch(() => false))); // a lost ack means a redelivery, answered as duplicates
+    for (const m of msgs) this.held.delete(m);
+    this.rounds++;
+    this.o.onRound?.({ links, newUrls: urls.length, ms: performance.now() - t0 });
+  }
+
+  /** A round whose new URLs were recorded but not confirmed: store them (again) and publish what the stream lacks. */
+  private async recover(): Promise<void> {
+    const ob = this.state.readOutbox();
+    if (ob === null) return;
+    if (ob.base + ob.urls.length <= this.state.meta.next) {
+      this.state.dropOutbox();
+      return;
+    }
+    if (ob.base !== this.state.meta.next) throw new DrumError('DRUM_CORRUPT_FILE', `outbox starts at ordinal ${ob.base}, shard record at ${this.state.meta.next}`);
+    for await (const u of this.drum.checkUpdate([ob.urls])) void u; // commits them if the crash came before the store did
+    await this.publisher.publish(ob.base, ob.urls, await this.publisher.storedEnd());
+    this.state.confirm(ob.base + ob.urls.length);
+    this.state.dropOutbox();
+  }
+}
+
+function linkCount(m: JsMsg): number {
+  const h = Number(m.headers?.get('Drum-Count'));
+  if (Number.isSafeInteger(h) && h > 0) return h;
+  let n = 0;
+  for (const b of m.data) if (b === 0x0a) n++;
+  return n + 1;
+}
+
+function withNewline(b: Uint8Array): Buffer {
+  const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  return buf.length > 0 && buf[buf.length - 1] !== 0x0a ? Buffer.concat([buf, Buffer.from('\n')]) : buf;
+}
