@@ -2,9 +2,11 @@
 // ingest` does (formats, canonical policy, rejects), takes each canonical
 // URL's shard from its host fingerprint and publishes newline-separated
 // batches to drum.links.<shard>, in input order per shard, waiting for every
-// PubAck before it returns. Does not dedupe (the shards do) and keeps no state.
+// PubAck before it returns; a message whose PubAck failed is sent again with
+// its message id. Does not dedupe URLs (the shards do) and keeps no state.
 // REQUIRES: the streams exist or may be created (ensureStreams).
 
+import { randomUUID } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type PubAck } from '@nats-io/jetstream';
@@ -50,7 +52,8 @@ export async function publishLinks(nc: NatsConnection, req: PublishRequest): Pro
   const report: PublishReport = { linksRead: 0, urlsPublished: 0, rejectedLines: 0, messages: 0, perShard: new Array<number>(req.shards).fill(0), elapsedMs: 0 };
   const rejects = req.rejectsFile === null ? null : createWriteStream(req.rejectsFile);
   rejects?.write(REJECTS_HEADER);
-  const inFlight: Promise<PubAck>[] = [];
+  const inFlight: Sent[] = [];
+  const run = randomUUID();
 
   const flush = async (shard: number): Promise<void> => {
     if (counts[shard] === 0) return;
@@ -62,9 +65,10 @@ export async function publishLinks(nc: NatsConnection, req: PublishRequest): Pro
     parts[shard] = [];
     sizes[shard] = 0;
     counts[shard] = 0;
-    report.messages++;
-    inFlight.push(js.publish(linksSubject(shard), payload, { headers: h }));
-    if (inFlight.length >= IN_FLIGHT) await Promise.all(inFlight.splice(0, inFlight.length));
+    const msgID = `${run}.${report.messages++}`;
+    const send = (): Promise<PubAck> => js.publish(linksSubject(shard), payload, { headers: h, msgID });
+    inFlight.push({ ack: send(), send });
+    if (inFlight.length >= IN_FLIGHT) await settle(inFlight.splice(0, inFlight.length));
   };
 
   try {
@@ -91,9 +95,9 @@ export async function publishLinks(nc: NatsConnection, req: PublishRequest): Pro
       }
     }
     for (let s = 0; s < req.shards; s++) await flush(s);
-    await Promise.all(inFlight);
+    await settle(inFlight.splice(0, inFlight.length));
   } catch (e) {
-    await Promise.allSettled(inFlight);
+    await Promise.allSettled(inFlight.map((x) => x.ack));
     if (e instanceof DrumError) throw e;
     throw new DrumError('DRUM_IO', `publishing links failed: ${(e as Error).message}`, { cause: e });
   } finally {
@@ -104,6 +108,34 @@ export async function publishLinks(nc: NatsConnection, req: PublishRequest): Pro
 }
 
 const NEWLINE = Buffer.from('\n');
+const RETRIES = 40;
+const RETRY_MS = 500;
+
+/** A message on its way: its PubAck, and how to send it again (same message id) if that fails. */
+interface Sent {
+  ack: Promise<PubAck>;
+  send: () => Promise<PubAck>;
+}
+
+/**
+ * Waits for every PubAck; a failed one (a node died, a leader moved) is sent
+ * again with the same message id, so JetStream stores it once.
+ */
+async function settle(sent: Sent[]): Promise<void> {
+  const r = await Promise.allSettled(sent.map((x) => x.ack));
+  for (let i = 0; i < sent.length; i++) {
+    if (r[i]!.status === 'fulfilled') continue;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await sent[i]!.send();
+        break;
+      } catch (e) {
+        if (attempt >= RETRIES) throw e;
+        await new Promise((done) => setTimeout(done, RETRY_MS));
+      }
+    }
+  }
+}
 
 function writeRejects(out: WriteStream | null, input: number, a: readonly Reject[], b: readonly Reject[], r: PublishReport): void {
   r.rejectedLines += a.length + b.length;

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Starts a local 3-node nats-server cluster with JetStream for trying drum's
+# distributed mode (docs/cluster.md): clients on 127.0.0.1:4222-4224, routes
+# on 127.0.0.1:6222-6224, JetStream stores and one config file per node under
+# a temporary directory. Runs in the foreground; Ctrl-C stops the nodes.
+# Ports: NATS_BASE_PORT (default 4222), NATS_ROUTE_PORT (default 6222).
+# Needs nats-server (Debian/Ubuntu: apt-get install -y nats-server).
+set -euo pipefail
+command -v nats-server >/dev/null || { echo "nats-server not found: apt-get install -y nats-server" >&2; exit 1; }
+base=${NATS_BASE_PORT:-4222}
+route=${NATS_ROUTE_PORT:-6222}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/drum-nats-XXXXXX")
+pids=()
+stop() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; echo "stopped; stores left in $dir" >&2; }
+trap stop EXIT
+trap 'exit 0' INT TERM
+for i in 0 1 2; do
+  routes=()
+  for j in 0 1 2; do [ "$j" = "$i" ] || routes+=("nats-route://127.0.0.1:$((route + j))"); done
+  cat > "$dir/n$i.conf" <<CONF
+server_name: n$i
+listen: 127.0.0.1:$((base + i))
+jetstream { store_dir: "$dir/n$i" }
+cluster { name: drum, listen: 127.0.0.1:$((route + i)), routes: [$(IFS=,; echo "${routes[*]}")] }
+CONF
+  nats-server -c "$dir/n$i.conf" >"$dir/n$i.log" 2>&1 &
+  pids+=($!)
+done
+echo "3-node JetStream cluster up; logs and stores in $dir" >&2
+echo "--nats nats://127.0.0.1:$base,nats://127.0.0.1:$((base + 1)),nats://127.0.0.1:$((base + 2))"
+wait

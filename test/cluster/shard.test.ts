@@ -1,0 +1,209 @@
+// drum publish / serve / follow against real nats-server processes on
+// 127.0.0.1: every published link is answered exactly once across the
+// shards (the same new URLs as one `drum ingest`, per shard in arrival
+// order), a restarted shard resumes from its state, a state refuses another
+// shard, and kill -9 of a shard (10 times) or of one node of a 3-node R3
+// cluster loses nothing and publishes nothing twice. Skips without
+// nats-server (fails instead when CI is set).
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { drum, uniques } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+import { haveNats, INSTALL_HINT, NatsCluster, spawnDrum, type DrumProc } from '../helpers/nats.js';
+
+const HAVE = haveNats();
+const SERVE_FLAGS = ['--max-delay', '0.1', '--ack-wait', '1', '--no-fsync', '--workers', '0', '--memory', '32MiB', '--quiet'];
+
+/** Deterministic links: hosts of many sizes, repeats, spelling variants, a few rejects. */
+function links(seed: number, n: number): string {
+  let x = seed >>> 0;
+  const rnd = (m: number): number => {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    return (x >>> 8) % m;
+  };
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const h = rnd(rnd(2) === 0 ? 20 : 400);
+    const p = rnd(1500);
+    if (rnd(500) === 0) out.push('mailto:someone@example.com');
+    else if (rnd(7) === 0) out.push(`HTTP://Host${h}.Example.com:80/p/${p}#frag`);
+    else out.push(`http://host${h}.example.com/p/${p}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+interface NewMsg {
+  shard: number;
+  ordinal: number;
+  urls: string[];
+}
+
+/** Waits until every link message is acked (the work-queue stream is empty), then reads all of DRUM_NEW. */
+async function drained(urls: string, timeoutMs = 60_000): Promise<NewMsg[]> {
+  const nc = await connect({ servers: urls.split(',') });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const until = Date.now() + timeoutMs;
+    while ((await jsm.streams.info('DRUM_LINKS')).state.messages > 0) {
+      if (Date.now() > until) throw new Error('links were not all answered in time');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await readNew(nc);
+      } catch (e) {
+        if (attempt >= 10) throw e; // a stream leader moving after a node died: read again
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  } finally {
+    await nc.close();
+  }
+}
+
+async function readNew(nc: Awaited<ReturnType<typeof connect>>): Promise<NewMsg[]> {
+  const jsm = await jetstreamManager(nc);
+  const total = (await jsm.streams.info('DRUM_NEW')).state.messages;
+  const c = await jetstream(nc).consumers.get('DRUM_NEW');
+  const out: NewMsg[] = [];
+  while (out.length < total) {
+    const m = await c.next({ expires: 5000 });
+    if (m === null) throw new Error(`read ${out.length} of ${total} DRUM_NEW messages`);
+    out.push({ shard: Number(m.headers!.get('Drum-Shard')), ordinal: Number(m.headers!.get('Drum-Ordinal')), urls: m.string().split('\n').filter((u) => u !== '') });
+  }
+  return out;
+}
+
+/** Per shard, the URLs in stream order; asserts each shard's ordinals run 0, 1, 2, … with no gap or repeat. */
+function perShard(msgs: NewMsg[]): Map<number, string[]> {
+  const m = new Map<number, string[]>();
+  for (const x of msgs) {
+    const l = m.get(x.shard) ?? [];
+    assert.equal(x.ordinal, l.length, `shard ${x.shard}: message at ordinal ${x.ordinal} after ${l.length} URLs`);
+    l.push(...x.urls);
+    m.set(x.shard, l);
+  }
+  return m;
+}
+
+/** The single-process answer: `drum ingest` of the same files in the same order. */
+async function ingestOf(files: string[]): Promise<string[]> {
+  const out: string[] = [];
+  const state = join(tempDir(), 'ingest');
+  for (const f of files) {
+    const r = await drum(['ingest', '--state', state, '--json', '--quiet', '--force', f]);
+    assert.equal(r.status, 0, r.stderr);
+    out.push(...uniques(JSON.parse(r.stdout).outDir));
+  }
+  return out;
+}
+
+function serve(c: NatsCluster, shard: number, shards: number, state: string, extra: string[] = []): DrumProc {
+  return spawnDrum(['serve', '--nats', c.urls, '--shard', String(shard), '--shards', String(shards), '--state', state, ...SERVE_FLAGS, ...extra], tempDir());
+}
+
+async function stop(p: DrumProc): Promise<number | null> {
+  p.proc.kill('SIGTERM');
+  return p.exited;
+}
+
+describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout: 180_000 }, () => {
+  describe('one node', () => {
+    let c: NatsCluster;
+    before(async () => (c = await NatsCluster.start(1)));
+    after(() => c.kill());
+
+    it('answers every published link exactly once: the new URLs of one ingest, per shard in arrival order; a restarted shard resumes', async () => {
+      const dir = tempDir();
+      const files = [0, 1, 2].map((i) => {
+        const f = join(dir, `links-${i}.txt`);
+        writeFileSync(f, links(7 + i, 8000));
+        return f;
+      });
+      const states = [0, 1, 2].map((i) => join(dir, `shard-${i}`));
+      let shards = states.map((s, i) => serve(c, i, 3, s));
+      for (const f of files.slice(0, 2)) assert.equal((await drum(['publish', '--nats', c.urls, '--shards', '3', '--quiet', f])).status, 0);
+      await drained(c.urls);
+      assert.deepEqual(await Promise.all(shards.map(stop)), [0, 0, 0]);
+      // Restarted from their states: the third file repeats many earlier URLs, which must not come out again.
+      shards = states.map((s, i) => serve(c, i, 3, s));
+      const p = await drum(['publish', '--nats', c.urls, '--shards', '3', '--json', files[2]!]);
+      assert.equal(p.status, 0, p.stderr);
+      const msgs = await drained(c.urls);
+      assert.deepEqual(await Promise.all(shards.map(stop)), [0, 0, 0]);
+
+      const want = await ingestOf(files);
+      const got = perShard(msgs);
+      const all = [...got.values()].flat();
+      assert.equal(all.length, new Set(all).size, 'no URL published twice');
+      assert.deepEqual(new Set(all), new Set(want));
+      const hostShard = new Map<string, number>();
+      for (const [s, urls] of got) {
+        const mine = new Set(urls);
+        assert.deepEqual(urls, want.filter((u) => mine.has(u)), `shard ${s} publishes in arrival order`);
+        for (const u of urls) {
+          const h = new URL(u).host;
+          assert.equal(hostShard.get(h) ?? s, s, `host ${h} on one shard`);
+          hostShard.set(h, s);
+        }
+      }
+      const f = await drum(['follow', '--nats', c.urls, '--idle-exit', '1']);
+      assert.equal(f.status, 0, f.stderr);
+      assert.deepEqual(new Set(f.stdout.split('\n').filter((u) => u !== '')), new Set(want));
+      const v = await drum(['verify', '--state', states[0]!]);
+      assert.equal(v.status, 0, v.stdout + v.stderr);
+    });
+
+    it('refuses to serve a state directory made for another shard', async () => {
+      const state = join(tempDir(), 'shard');
+      const a = serve(c, 0, 3, state);
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(await stop(a), 0, a.stderr());
+      const b = serve(c, 1, 3, state);
+      assert.equal(await b.exited, 2);
+      assert.match(b.stderr(), /DRUM_BAD_OPTION/);
+    });
+  });
+
+  describe('a 3-node cluster with R3 streams', () => {
+    let c: NatsCluster;
+    before(async () => (c = await NatsCluster.start(3)));
+    after(() => c.kill());
+
+    it('loses nothing and publishes nothing twice when a shard is killed -9 ten times and one NATS node dies', async () => {
+      const dir = tempDir();
+      const files = Array.from({ length: 10 }, (_, i) => {
+        const f = join(dir, `links-${i}.txt`);
+        writeFileSync(f, links(100 + i, 6000));
+        return f;
+      });
+      const states = [join(dir, 'shard-0'), join(dir, 'shard-1')];
+      const steady = serve(c, 1, 2, states[1]!, ['--replicas', '3']);
+      let victim = serve(c, 0, 2, states[0]!, ['--replicas', '3']);
+      let seed = 12345;
+      const rnd = (m: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % m;
+      for (let k = 0; k < 10; k++) {
+        const pub = drum(['publish', '--nats', c.urls, '--shards', '2', '--replicas', '3', '--quiet', files[k]!]);
+        if (k === 5) c.killNode(c.nodes[2]!); // the streams keep a quorum of two
+        await new Promise((r) => setTimeout(r, 300 + rnd(1200)));
+        victim.proc.kill('SIGKILL');
+        await victim.exited;
+        victim = serve(c, 0, 2, states[0]!, ['--replicas', '3']);
+        const pr = await pub;
+        assert.equal(pr.status, 0, pr.stderr);
+      }
+      const urls = c.nodes.slice(0, 2).map((n) => `nats://127.0.0.1:${n.port}`).join(',');
+      const msgs = await drained(urls, 90_000);
+      assert.equal(await stop(victim), 0, victim.stderr());
+      assert.equal(await stop(steady), 0, steady.stderr());
+      const got = [...perShard(msgs).values()].flat(); // ordinals contiguous: nothing republished, nothing skipped
+      assert.equal(got.length, new Set(got).size, 'no URL published twice');
+      assert.deepEqual(new Set(got), new Set(await ingestOf(files)));
+    });
+  });
+});
