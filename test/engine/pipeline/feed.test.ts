@@ -1,0 +1,39 @@
+// Feeder's beforeCommit hook through Drum.checkUpdate: each merge hands its
+// new URLs, in arrival order, to the hook before the store commits them.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { Drum } from '../../../src/engine/drum.js';
+import { tempDir } from '../../helpers/tmp.js';
+
+describe('checkUpdate beforeCommit', () => {
+  it('hands each merge its new URLs before the store commits them', async () => {
+    const state = join(tempDir(), 's');
+    const d = await Drum.open(state, { workers: 0, fsync: false });
+    try {
+      const seen: string[][] = [];
+      const storedAtHook: number[] = [];
+      const lines = ['http://a.example/1', 'http://b.example/2', 'http://a.example/1', 'http://c.example/3'];
+      const got: string[] = [];
+      const hook = async (urls: readonly string[]): Promise<void> => {
+        seen.push([...urls]);
+        const r = await Drum.open(state, { readOnly: true, workers: 0 });
+        try {
+          storedAtHook.push((await r.stats()).storeUrls);
+        } finally {
+          await r.close();
+        }
+      };
+      for await (const u of d.checkUpdate([lines], { beforeCommit: hook })) got.push(u);
+      assert.deepEqual(got, ['http://a.example/1', 'http://b.example/2', 'http://c.example/3']);
+      assert.deepEqual(seen.flat(), got);
+      assert.deepEqual(storedAtHook, [0], 'not committed yet when the hook runs');
+      const again: string[] = [];
+      for await (const u of d.checkUpdate([lines], { beforeCommit: hook })) again.push(u);
+      assert.deepEqual(again, []);
+    } finally {
+      await d.close();
+    }
+  });
+});
