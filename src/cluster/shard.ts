@@ -30,6 +30,8 @@ export interface ShardOptions {
   /** The consumer's ack wait: an unacked message is redelivered after it (held ones are kept alive). */
   ackWaitMs: number;
   onRound?: (r: { links: number; newUrls: number; ms: number }) => void;
+  /** Called once the consumer is reading (recovery done). */
+  onReady?: () => void;
 }
 
 export class Shard {
@@ -71,6 +73,7 @@ export class Shard {
     try {
       if (!this.stopping) {
         this.messages = await consumer.consume({ max_messages: 512 });
+        this.o.onReady?.();
         const pump = this.pump(this.messages);
         await this.loop();
         this.messages.stop();

@@ -107,7 +107,9 @@ function serve(c: NatsCluster, shard: number, shards: number, state: string, ext
   return spawnDrum(['serve', '--nats', c.urls, '--shard', String(shard), '--shards', String(shards), '--state', state, ...SERVE_FLAGS, ...extra], tempDir());
 }
 
+/** SIGTERM once the shard serves (a signal before its handler is installed would kill it uncleanly). */
 async function stop(p: DrumProc): Promise<number | null> {
+  while (!/serving/.test(p.stderr()) && p.proc.exitCode === null) await new Promise((r) => setTimeout(r, 50));
   p.proc.kill('SIGTERM');
   return p.exited;
 }
@@ -162,7 +164,6 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
     it('refuses to serve a state directory made for another shard', async () => {
       const state = join(tempDir(), 'shard');
       const a = serve(c, 0, 3, state);
-      await new Promise((r) => setTimeout(r, 1500));
       assert.equal(await stop(a), 0, a.stderr());
       const b = serve(c, 1, 3, state);
       assert.equal(await b.exited, 2);
