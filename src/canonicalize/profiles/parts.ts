@@ -84,9 +84,10 @@ export function toBytes(s: string): string {
 
 /** Decodes every valid `%XX` once (bytes in, bytes out). */
 export function unescapeOnce(b: string): string {
-  if (b.indexOf('%') < 0) return b;
-  let out = '';
-  for (let i = 0; i < b.length; i++) {
+  const first = b.indexOf('%');
+  if (first < 0) return b;
+  let out = b.slice(0, first);
+  for (let i = first; i < b.length; i++) {
     const c = b.charCodeAt(i);
     if (c === 37 && i + 2 < b.length) {
       const h1 = hexVal(b.charCodeAt(i + 1));
@@ -114,12 +115,15 @@ export function unescapeRepeatedly(b: string): string {
 
 /** Escapes every byte for which `keep` is false (bytes in, ASCII out). */
 export function escapeBytes(b: string, keep: (c: number) => boolean): string {
-  let out = '';
-  for (let i = 0; i < b.length; i++) {
+  let i = 0;
+  while (i < b.length && keep(b.charCodeAt(i))) i++;
+  if (i === b.length) return b; // nothing to escape: the common case
+  const parts: string[] = [b.slice(0, i)];
+  for (; i < b.length; i++) {
     const c = b.charCodeAt(i);
-    out += keep(c) ? b[i] : escapeByte(c);
+    parts.push(keep(c) ? b[i]! : escapeByte(c));
   }
-  return out;
+  return parts.join('');
 }
 
 /** The host[:port] range of an absolute `scheme://[userinfo@]host[:port]...` URL. */
