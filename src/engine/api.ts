@@ -35,9 +35,10 @@ export interface IngestRequest extends ReadOptions {
   force?: boolean;
   onProgress?: (p: Progress) => void;
   /**
-   * Called once the run is recorded (before its first output byte): its id and
-   * output directory, whether it resumes an interrupted run, and the
-   * unfinished run it abandons, if any (where that run's committed URLs are).
+   * Called as the run starts, just before it is recorded (and before its
+   * first output byte): its id and output directory, whether it resumes an
+   * interrupted run, and the unfinished run it abandons, if any (where that
+   * run's committed URLs are); a crash right after still left this said.
    */
   onRunStart?: (r: RunStart) => void;
   /**

@@ -134,6 +134,8 @@ async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: numbe
     abandoned = settleAbandoned(s.dfs, plan.abandoned);
     history = pushHistory(history, plan.abandoned, restoreCounters(plan.abandoned.counters));
   }
+  // Said before the commit that abandons the old run: a crash right after it must not leave that unsaid.
+  req.onRunStart?.({ runId: run.runId, outDir: run.outDir, resumed: plan.resume, committedUrls: plan.resume ? committedUrls(run) : 0, abandoned });
   if (!plan.resume) {
     run.counters = flattenCounters(c);
     s.store.commit({ ...s.store.body, run: { ...run }, history });
@@ -142,7 +144,6 @@ async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: numbe
     if (plan.abandoned !== null) await s.catalog.putRun(abandonedRecord(plan.abandoned));
     await s.catalog.putRun(runningRecord(run));
   }
-  req.onRunStart?.({ runId: run.runId, outDir: run.outDir, resumed: plan.resume, committedUrls: plan.resume ? committedUrls(run) : 0, abandoned });
   const out = new RunOutputs(s.dfs, run, plan.resume, s.workDir, s.opts.fsync);
   s.front.startRound();
   const base = plan.resume ? restoreCounters(run.counters) : newRunCounters();
