@@ -9,6 +9,7 @@ import { Follower } from '../cluster/follow.js';
 import { publishLinks } from '../cluster/publish.js';
 import { Shard } from '../cluster/shard.js';
 import { connectNats, ensureStreams, MAX_SHARDS, natsServers } from '../cluster/subjects.js';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { CliIo } from './commands.js';
 import { canonicalFrom, drumOptionsFrom, inputsFrom, parseCount, readOptionsFrom, stateDirFrom, type RawOptions } from './options.js';
 
@@ -37,6 +38,16 @@ function required(flag: string, v: string | undefined): string {
   if (v === undefined) throw new DrumError('DRUM_BAD_OPTION', `${flag} is required`);
   return v;
 }
+
+/** Drains the connection (flushes pending acks) for at most DRAIN_MS, then closes it: a cluster that is down must not hang a stop. */
+async function closeNats(nc: NatsConnection): Promise<void> {
+  let t: NodeJS.Timeout | undefined;
+  await Promise.race([nc.drain().catch(() => undefined), new Promise((r) => (t = setTimeout(r, DRAIN_MS)))]);
+  clearTimeout(t);
+  await nc.close().catch(() => undefined);
+}
+
+const DRAIN_MS = 5000;
 
 /** Runs `fn` until it settles; SIGTERM/SIGINT call `stop` first. */
 async function untilSignal<T>(fn: () => Promise<T>, stop: () => void): Promise<T> {
@@ -68,7 +79,7 @@ export async function publishCommand(inputs: string[], raw: ClusterRaw, io: CliI
       io.stderr.write(`drum: published ${r.urlsPublished} URLs in ${r.messages} messages to ${shards} shards (${r.rejectedLines} rejected lines) in ${(r.elapsedMs / 1000).toFixed(2)} s\n`);
     }
   } finally {
-    await nc.drain().catch(() => undefined);
+    await closeNats(nc);
   }
   return 0;
 }
@@ -95,7 +106,7 @@ export async function serveCommand(raw: ClusterRaw, io: CliIo): Promise<number> 
       const s = new Shard(nc, drum, opts);
       await untilSignal(() => s.run(), () => s.stop());
     } finally {
-      await nc.drain().catch(() => undefined);
+      await closeNats(nc);
     }
   } finally {
     await drum.close();
@@ -111,7 +122,7 @@ export async function followCommand(raw: ClusterRaw, io: CliIo): Promise<number>
     const f = new Follower(nc);
     await untilSignal(() => f.run({ durable: raw.durable ?? null, idleExitMs: idle, onBatch: (text) => io.stdout.write(text) }), () => f.stop());
   } finally {
-    await nc.drain().catch(() => undefined);
+    await closeNats(nc);
   }
   return 0;
 }

@@ -14,7 +14,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { drum, uniques } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { haveNats, INSTALL_HINT, NatsCluster, spawnDrum, type DrumProc } from '../helpers/nats.js';
+import { haveNats, INSTALL_HINT, killDrums, NatsCluster, spawnDrum, type DrumProc } from '../helpers/nats.js';
 
 const HAVE = haveNats();
 const SERVE_FLAGS = ['--max-delay', '0.1', '--ack-wait', '1', '--no-fsync', '--workers', '0', '--memory', '32MiB', '--quiet'];
@@ -118,7 +118,10 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
   describe('one node', () => {
     let c: NatsCluster;
     before(async () => (c = await NatsCluster.start(1)));
-    after(() => c.kill());
+    after(() => {
+      killDrums();
+      c.kill();
+    });
 
     it('answers every published link exactly once: the new URLs of one ingest, per shard in arrival order; a restarted shard resumes', async () => {
       const dir = tempDir();
@@ -174,7 +177,10 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
   describe('a 3-node cluster with R3 streams', () => {
     let c: NatsCluster;
     before(async () => (c = await NatsCluster.start(3)));
-    after(() => c.kill());
+    after(() => {
+      killDrums();
+      c.kill();
+    });
 
     it('loses nothing and publishes nothing twice when a shard is killed -9 ten times and one NATS node dies', async () => {
       const dir = tempDir();

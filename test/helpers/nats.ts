@@ -109,6 +109,14 @@ export interface DrumProc {
   exited: Promise<number | null>;
 }
 
+const spawned = new Set<ChildProcess>();
+
+/** SIGKILLs every drum process spawnDrum started that is still running (a failed test leaves them). */
+export function killDrums(): void {
+  for (const p of spawned) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  spawned.clear();
+}
+
 export function spawnDrum(args: string[], cwd: string): DrumProc {
   const proc = spawn(process.execPath, [bin, ...args], {
     cwd, env: { ...process.env, DRUM_DIST_DIR: distRoot, DRUM_STATE: '' }, stdio: ['ignore', 'pipe', 'pipe'],
@@ -118,5 +126,6 @@ export function spawnDrum(args: string[], cwd: string): DrumProc {
   proc.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
   proc.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s));
   const exited = new Promise<number | null>((done) => proc.on('close', (code) => done(code)));
+  spawned.add(proc);
   return { proc, stdout: () => out, stderr: () => err, exited };
 }
