@@ -1,7 +1,10 @@
 // The full torture suite (`npm run torture`, minutes): >= 20 seeded kill -9s
 // of the real bin/drum spread over reading, merging and committing, each run
 // resumed until it completes and checked byte-for-byte against an
-// uninterrupted run plus `drum verify`; the IO-fault sweep (ENOSPC and EIO at
+// uninterrupted run plus `drum verify`; the many-writer race (a kill -9ed
+// ingest, then identical ingests, library opens and bare lock takers started
+// together: one holder at a time, DRUM_LOCKED for the rest, verify after each
+// trial, no URL emitted as new twice); the IO-fault sweep (ENOSPC and EIO at
 // every mutating operation of a multi-round ingest); a long hostile-input
 // fuzz; a 1 GiB file with no newline, 10^6 distinct hosts and one host with
 // 10^6 URLs (RSS and time); and the CI torture tests (corruption matrix,
@@ -18,6 +21,7 @@ import {
 } from '../test/torture/harness.js';
 import { faultAt, faultHandled, traceOps, FAULT_OPTS, type FaultOutcome } from '../test/torture/io-faults.js';
 import { checkHostile, hostileBytes, openHostile } from '../test/torture/hostile.js';
+import { lockRace, repeatedUrls, writerRace } from '../test/torture/writers.js';
 
 const { values: a } = parseArgs({
   options: {
@@ -25,6 +29,8 @@ const { values: a } = parseArgs({
     seed: { type: 'string', default: '20261122' },
     links: { type: 'string', default: '300000' },
     'fuzz-runs': { type: 'string', default: '600' },
+    races: { type: 'string', default: '12' },
+    only: { type: 'string' },
     'skip-big': { type: 'boolean', default: false },
     json: { type: 'string' },
   },
@@ -86,6 +92,47 @@ async function killSection(): Promise<void> {
     if (hostSum !== stored) failures.push(`kill trial ${t}: host table counts ${hostSum} URLs, store holds ${stored} (finding: host counts of a round committed just before a kill are lost)`);
   }
   summary.kill = { kills, trials, phases, links: Number(a.links) };
+}
+
+async function raceSection(): Promise<void> {
+  const dir = join(root, 'race');
+  fs.mkdirSync(dir);
+  const state = join(dir, 'st');
+  const o = { links: 100_000, seed: Number(a.seed), writers: 6, opens: 3, flags: [...MANY_ROUNDS, '--workers', '1'] };
+  const tally = { trials: 0, killed: 0, ingests: 0, ingestsProceeded: 0, ingestsLocked: 0, opens: 0, opensProceeded: 0, opensLocked: 0, reruns: 0 };
+  for (let t = 0; t < Number(a.races); t++) {
+    const r = await writerRace(dir, state, t, o);
+    tally.trials++;
+    if (r.killed) tally.killed++;
+    tally.ingests += r.writers.length;
+    tally.ingestsProceeded += r.writers.filter((x) => x === 0).length;
+    tally.ingestsLocked += r.writers.filter((x) => x === 10).length;
+    tally.opens += r.opens.length;
+    tally.opensProceeded += r.opens.filter((x) => x.got && !x.overlap).length;
+    tally.opensLocked += r.opens.filter((x) => x.code === 'DRUM_LOCKED').length;
+    if (r.rerun !== null) tally.reruns++;
+    log(`race trial ${t}: killed ${r.killed}; ingests ${r.writers.join(',')}; opens ${r.opens.map((x) => (x.got ? 'held' : x.code)).join(',')}; rerun ${r.rerun}; verify ${r.verify.status}`);
+    if (r.writers.some((x) => x !== 0 && x !== 10)) failures.push(`race trial ${t}: an ingest exited neither 0 nor 10: ${r.stderr.join(' | ')}`);
+    if (r.opens.some((x) => (x.got ? x.overlap : x.code !== 'DRUM_LOCKED'))) failures.push(`race trial ${t}: a library open overlapped or failed: ${JSON.stringify(r.opens)}`);
+    if (r.rerun !== null && r.rerun !== 0) failures.push(`race trial ${t}: the lone rerun exited ${r.rerun}`);
+    if (r.verify.status !== 0) failures.push(`race trial ${t}: verify exited ${r.verify.status}: ${r.verify.stdout}${r.verify.stderr}`);
+  }
+  const u = repeatedUrls(dir);
+  if (u.repeats.length > 0) failures.push(`race: ${u.repeats.length} URLs emitted as new twice, e.g. ${u.repeats.slice(0, 3).join('; ')}`);
+  if (u.urls !== (manifestOf(state)?.storeUrls ?? -1)) failures.push(`race: ${u.urls} unique URLs emitted, store holds ${manifestOf(state)?.storeUrls}`);
+  // Bare lock takers (acquireLock), many at once, against the same store.
+  let lockTrials = 0;
+  let lockHeld = 0;
+  let lockRefused = 0;
+  for (let t = 0; t < 3 * Number(a.races); t++) {
+    const r = await lockRace('lock', state, 8, 50);
+    lockTrials++;
+    lockHeld += r.filter((x) => x.got).length;
+    lockRefused += r.filter((x) => x.code === 'DRUM_LOCKED').length;
+    if (r.some((x) => (x.got ? x.overlap : x.code !== 'DRUM_LOCKED')) || !r.some((x) => x.got)) failures.push(`lock race ${t}: ${JSON.stringify(r)}`);
+  }
+  summary.race = { ...tally, uniqueUrls: u.urls, repeatedUrls: u.repeats.length, lockTrials, lockTakers: lockTrials * 8, lockHeld, lockRefused };
+  log(`race: ${JSON.stringify(summary.race)}`);
 }
 
 async function faultSection(): Promise<void> {
@@ -193,11 +240,14 @@ function ciTests(): void {
 }
 
 const t0 = Date.now();
-await killSection();
-await faultSection();
-await fuzzSection();
-if (!a['skip-big']) await bigSection();
-ciTests();
+// --only kill|race|faults|fuzz|big|ci runs one section.
+const run = (name: string): boolean => a.only === undefined || a.only === name;
+if (run('kill')) await killSection();
+if (run('race')) await raceSection();
+if (run('faults')) await faultSection();
+if (run('fuzz')) await fuzzSection();
+if (run('big') && !a['skip-big']) await bigSection();
+if (run('ci')) ciTests();
 summary.elapsedS = Math.round((Date.now() - t0) / 1000);
 summary.failures = failures;
 if (a.json) fs.writeFileSync(a.json, JSON.stringify(summary, null, 2));

@@ -1,83 +1,61 @@
-// The state directory's writer lock: LOCK created exclusively (O_EXCL) and
-// holding "pid hostname startedAt". A lock whose process is gone on this
-// host (kill -9) is stale and taken over. A live holder -> DRUM_LOCKED.
-// Does not protect readers (they read the last committed manifest).
+// The state directory's writer lock, held by the kernel: <state>/writer-lock/
+// is a tiny LevelDB database opened only for its LOCK file, on which LevelDB
+// takes an fcntl lock (and, within one process, an entry in its lock table).
+// The kernel drops the lock when the holder exits or is killed, so a crashed
+// writer never leaves a lock behind: no pid or host checks, no takeover.
+// A held lock -> DRUM_LOCKED at once (never waits). Does not protect readers
+// (they read the last committed manifest and need no lock).
+// REQUIRES: the state directory exists and is writable; the caller takes the
+// lock before it deletes or rewrites anything in the state directory.
 
 import * as fs from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { DrumError, ioError } from '../errors.js';
+import { Level } from 'level';
+import { DrumError } from '../errors.js';
 
-export const LOCK_NAME = 'LOCK';
+/** The lock's directory under the state directory (a LevelDB database holding no data). */
+export const WRITER_LOCK_DIR = 'writer-lock';
+/** Written by drum versions before the kernel-held lock; ignored, and removed by the next writer. */
+export const LEGACY_LOCK_NAME = 'LOCK';
 
-export interface LockInfo {
-  pid: number;
-  host: string;
-  startedAt: string;
+export interface WriterLock {
+  /** Releases the lock; idempotent. The kernel releases it anyway when the process ends. */
+  release(): Promise<void>;
 }
 
-function alive(pid: number): boolean {
-  if (pid === 0) return false;
-  if (pid < 0) return true;
+/** Takes the writer lock of `stateDir` or throws DRUM_LOCKED (held) / DRUM_IO (cannot create it). */
+export async function acquireLock(stateDir: string): Promise<WriterLock> {
+  const dir = join(stateDir, WRITER_LOCK_DIR);
+  // Small: the database never holds a key; only its LOCK file matters.
+  const db = new Level<string, string>(dir, { createIfMissing: true, cacheSize: 0, writeBufferSize: 4096 });
   try {
-    process.kill(pid, 0);
-    return true;
+    await db.open();
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if (lockedError(e)) {
+      throw new DrumError('DRUM_LOCKED', `${stateDir} is open for writing by another drum process or store (its writer lock ${dir} is held)`, { cause: e, file: dir });
+    }
+    const why = e instanceof Error ? e.message : String(e);
+    throw new DrumError('DRUM_IO', `cannot take the writer lock ${dir}: ${why}`, { cause: e, file: dir });
   }
+  removeLegacyLock(stateDir);
+  let released: Promise<void> | null = null;
+  return {
+    release: () => (released ??= db.close().catch(() => undefined)),
+  };
 }
 
-export function readLock(stateDir: string): LockInfo | null {
+function lockedError(e: unknown): boolean {
+  for (let cur = e as { code?: unknown; cause?: unknown } | undefined, depth = 0; cur && depth < 4; cur = cur.cause as typeof cur, depth++) {
+    if (cur.code === 'LEVEL_LOCKED') return true;
+  }
+  return false;
+}
+
+/** An old pid-file LOCK means nothing now (its writer, if alive, would use the same kernel lock). */
+function removeLegacyLock(stateDir: string): void {
   try {
-    const file = join(stateDir, LOCK_NAME);
-    const [pid, host, startedAt] = fs.readFileSync(file, 'utf8').trim().split(' ');
-    const n = Number(pid);
-    if (!Number.isInteger(n) || n <= 0) {
-      // Being written right now, or left empty by a crash: only stale once it is old.
-      const ageMs = Date.now() - fs.statSync(file).mtimeMs;
-      return { pid: ageMs > 10_000 ? 0 : -1, host: hostname(), startedAt: '' };
-    }
-    return { pid: n, host: host ?? '', startedAt: startedAt ?? '' };
+    if (fs.lstatSync(join(stateDir, LEGACY_LOCK_NAME)).isFile()) fs.unlinkSync(join(stateDir, LEGACY_LOCK_NAME));
   } catch {
-    return null;
+    // absent, or not ours to remove: harmless either way
   }
-}
-
-/** Takes the lock or throws DRUM_LOCKED; returns a release function. */
-export function acquireLock(stateDir: string): () => void {
-  const file = join(stateDir, LOCK_NAME);
-  const me = `${process.pid} ${hostname()} ${new Date().toISOString()}\n`;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = fs.openSync(file, 'wx');
-      fs.writeSync(fd, me);
-      fs.closeSync(fd);
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        try {
-          if (readLock(stateDir)?.pid === process.pid) fs.unlinkSync(file);
-        } catch {
-          // best effort: a stale lock is detected next time
-        }
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw ioError('cannot create lock', e, file);
-    }
-    const held = readLock(stateDir);
-    if (held !== null && held.pid !== process.pid && (held.host !== hostname() || alive(held.pid))) {
-      throw new DrumError('DRUM_LOCKED', `${stateDir} is locked by process ${held.pid} on ${held.host} since ${held.startedAt}`, { file });
-    }
-    if (held !== null && held.pid === process.pid) {
-      throw new DrumError('DRUM_LOCKED', `${stateDir} is already open in this process`, { file });
-    }
-    // Stale (holder gone) or unreadable: remove and retry.
-    try {
-      fs.unlinkSync(file);
-    } catch {
-      // raced with another taker; retry
-    }
-  }
-  throw new DrumError('DRUM_LOCKED', `${stateDir}: could not take the lock`, { file });
 }

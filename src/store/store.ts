@@ -11,7 +11,7 @@ import { DrumError, osCode } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { keysFileName } from './format.js';
 import { KeyReader } from './key-reader.js';
-import { acquireLock } from './lock.js';
+import { acquireLock, LEGACY_LOCK_NAME, WRITER_LOCK_DIR, type WriterLock } from './lock.js';
 import {
   FORMAT_VERSION, MANIFEST_NAME, readManifest, stateWithoutManifest, writeManifest, type ManifestBody, type StoreParams,
 } from './manifest.js';
@@ -24,7 +24,7 @@ export interface StoreOpenOptions {
 
 export class Store {
   body: ManifestBody;
-  private release: (() => void) | null;
+  private lock: WriterLock | null;
   /** firstKeys() by bucket, with the file they were read from. */
   private readonly firstKeyCache = new Map<number, { file: string; keys: Uint32Array }>();
 
@@ -32,11 +32,11 @@ export class Store {
     readonly dir: string,
     private readonly dfs: DrumFs,
     body: ManifestBody,
-    release: (() => void) | null,
+    lock: WriterLock | null,
     private readonly opts: StoreOpenOptions,
   ) {
     this.body = body;
-    this.release = release;
+    this.lock = lock;
   }
 
   /**
@@ -44,7 +44,7 @@ export class Store {
    * an existing store keeps its own buckets/hostBits, and must match hash and
    * policy (DRUM_POLICY_MISMATCH unless forcePolicy).
    */
-  static open(dir: string, dfs: DrumFs, params: StoreParams, opts: StoreOpenOptions): Store {
+  static async open(dir: string, dfs: DrumFs, params: StoreParams, opts: StoreOpenOptions): Promise<Store> {
     if (opts.readOnly) {
       const body = readPinned(dir, dfs);
       if (body === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${dir}`, { file: dir });
@@ -56,10 +56,13 @@ export class Store {
       }
       return new Store(dir, dfs, body, null, opts);
     }
-    if (!fs.existsSync(join(dir, MANIFEST_NAME))) checkNewStoreDir(dir);
+    // Someone else's directory gets not even a lock directory; the full check waits for the lock.
+    if (!fs.existsSync(join(dir, MANIFEST_NAME))) checkNewStoreDir(dir, true);
     dfs.mkdirp(dir);
-    const release = acquireLock(dir);
+    // The kernel-held writer lock comes first: nothing is deleted or rewritten before it is held.
+    const lock = await acquireLock(dir);
     try {
+      if (!fs.existsSync(join(dir, MANIFEST_NAME))) checkNewStoreDir(dir);
       let body = readManifest(dir);
       dfs.mkdirp(join(dir, 'store'));
       dfs.mkdirp(join(dir, 'work'));
@@ -79,12 +82,12 @@ export class Store {
       } else {
         checkParams(body.params, params, opts.forcePolicy, dir);
       }
-      const store = new Store(dir, dfs, body, release, opts);
+      const store = new Store(dir, dfs, body, lock, opts);
       store.checkFiles();
       store.collectGarbage();
       return store;
     } catch (e) {
-      release();
+      await lock.release();
       throw e;
     }
   }
@@ -187,10 +190,12 @@ export class Store {
     if (old.bloom && !keep.has(old.bloom.file)) this.dfs.unlink(join(this.dir, old.bloom.file));
   }
 
-  close(): void {
+  /** Releases the pins (readers) or the writer lock (writers). */
+  async close(): Promise<void> {
     if (this.opts.readOnly) this.dfs.unpinAll();
-    if (this.release) this.release();
-    this.release = null;
+    const lock = this.lock;
+    this.lock = null;
+    await lock?.release();
   }
 }
 
@@ -243,15 +248,17 @@ function checkParams(have: StoreParams, want: StoreParams, force: boolean, dir: 
 }
 
 /** What a state directory may hold before its first MANIFEST (an interrupted creation): empty store/ and work/. */
-const CREATION_NAMES = new Set(['LOCK', 'MANIFEST.tmp', 'store', 'work']);
+const CREATION_NAMES = new Set([LEGACY_LOCK_NAME, WRITER_LOCK_DIR, 'MANIFEST.tmp', 'store', 'work']);
 
 /**
  * A new store may be created only in an absent or empty directory, or one
  * left by an interrupted creation. A directory with store files but no
  * MANIFEST is DRUM_CORRUPT_FILE (see readManifest); anything else in it is
  * someone else's: DRUM_CLOBBER (opening would empty its store/ and work/).
+ * `topOnly` (before the writer lock, while another writer may be creating the
+ * store) looks at top-level names only and passes a store whose MANIFEST appeared.
  */
-export function checkNewStoreDir(dir: string): void {
+export function checkNewStoreDir(dir: string, topOnly = false): void {
   let st: fs.Stats;
   try {
     st = fs.statSync(dir);
@@ -259,12 +266,13 @@ export function checkNewStoreDir(dir: string): void {
     return; // absent: created next
   }
   if (!st.isDirectory()) throw new DrumError('DRUM_CLOBBER', `--state ${dir} exists and is not a directory`, { file: dir });
-  if (stateWithoutManifest(dir).length > 0) readManifest(dir); // throws DRUM_CORRUPT_FILE naming the MANIFEST
+  if (!topOnly && stateWithoutManifest(dir).length > 0) readManifest(dir); // throws DRUM_CORRUPT_FILE naming the MANIFEST
   const foreign: string[] = [];
   for (const f of safeList(dir)) {
     if (!CREATION_NAMES.has(f)) foreign.push(f);
-    else if (f === 'store' || f === 'work') for (const g of safeList(join(dir, f))) foreign.push(`${f}/${g}`);
+    else if (!topOnly && (f === 'store' || f === 'work')) for (const g of safeList(join(dir, f))) foreign.push(`${f}/${g}`);
   }
+  if (topOnly && foreign.length > 0 && fs.existsSync(join(dir, MANIFEST_NAME))) return; // created meanwhile by another writer
   if (foreign.length > 0) {
     throw new DrumError(
       'DRUM_CLOBBER',

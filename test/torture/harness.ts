@@ -164,12 +164,14 @@ export function sha256(b: Uint8Array | string): string {
  * Every file and directory under `dir` (recursively) with the SHA-256 of its
  * bytes. `catalog/` is left out when excludeCatalog: LevelDB rewrites its own
  * log files when merely opened, so the catalog is compared by content instead.
+ * `writer-lock/` (a LevelDB holding no data, opened by every writer) is always left out.
  */
 export function hashTree(dir: string, excludeCatalog = true): Record<string, string> {
   const out: Record<string, string> = {};
   if (!fs.existsSync(dir)) return out;
   for (const f of (fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[]).sort()) {
     if (excludeCatalog && (f === 'catalog' || f.startsWith(`catalog/`))) continue;
+    if (f === 'writer-lock' || f.startsWith('writer-lock/')) continue;
     const p = join(dir, f);
     const st = fs.lstatSync(p);
     out[f] = st.isDirectory() ? 'dir' : sha256(fs.readFileSync(p));

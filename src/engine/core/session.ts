@@ -66,7 +66,7 @@ export class Session {
     const canonical = opts.canonical ?? readManifest(dir)?.params.canonical ?? {};
     const policy = resolvePolicy(canonical);
     const dfs = new DrumFs(undefined, opts.faultHook);
-    const store = Store.open(dir, dfs, {
+    const store = await Store.open(dir, dfs, {
       buckets: opts.buckets, hostBits: opts.hostBits, hash: HASH_ID, policy: policy.id, canonical,
     }, { readOnly: opts.readOnly, forcePolicy: opts.forcePolicy, fsync: opts.fsync });
     try {
@@ -95,7 +95,7 @@ export class Session {
       session.loadMemos();
       return session;
     } catch (e) {
-      store.close();
+      await store.close();
       throw e;
     }
   }
@@ -180,7 +180,7 @@ export class Session {
     await step(() => this.pending.reset());
     await step(() => this.aux.discard());
     if (this.catalog !== null) await step(() => this.catalog!.close());
-    this.store.close();
+    await step(() => this.store.close());
     if (failures.length > 0) throw failures[0];
   }
 }

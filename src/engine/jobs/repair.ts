@@ -27,7 +27,7 @@ export interface RepairResult {
 
 export async function repair(stateDir: string, what: { bloom?: boolean; catalog?: boolean; bloomBitsPerKey?: number }): Promise<RepairResult> {
   if (readManifest(stateDir) === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${stateDir}`, { file: stateDir });
-  const release = acquireLock(stateDir);
+  const lock = await acquireLock(stateDir);
   const dfs = new DrumFs();
   try {
     const body = readManifest(stateDir)!; // again, under the lock
@@ -41,7 +41,7 @@ export async function repair(stateDir: string, what: { bloom?: boolean; catalog?
     if (what.catalog) out.catalog = await resetCatalog(stateDir, readManifest(stateDir)!);
     return out;
   } finally {
-    release();
+    await lock.release();
   }
 }
 
