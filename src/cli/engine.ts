@@ -2,8 +2,12 @@
 // the local interface below that mirrors the engine's public signatures.
 // Loading lazily keeps `drum --help`, `drum runs` and `drum hosts` working
 // even when the engine module fails to load. Does not wrap or change any
-// engine behaviour. Precondition: the compiled engine sits at ../engine/drum.js.
+// engine behaviour. A failed load is DRUM_IO when the OS refused a file (e.g.
+// EMFILE) and "not built" only when the engine file is missing.
+// Precondition: the compiled engine sits at ../engine/drum.js.
 
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { DrumError } from '../errors.js';
 import type { DrumOptions } from '../options.js';
 import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
@@ -47,13 +51,42 @@ let loaded: Promise<EngineModule> | undefined;
 export function loadEngine(): Promise<EngineModule> {
   loaded ??= (import(ENGINE_URL.href) as Promise<EngineModule>).catch((e: unknown) => {
     loaded = undefined;
-    const code = (e as { code?: string } | null)?.code;
-    if (code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes('engine')) {
-      throw new DrumError('DRUM_INTERNAL', `the drum engine is not built (${ENGINE_URL.pathname}); run "npm run build"`, { cause: e });
-    }
-    throw e;
+    throw loadFailure(e);
   });
   return loaded;
+}
+
+/**
+ * What a failed engine import means. Only a missing engine file is "not
+ * built". An OS error (EMFILE, EACCES, EIO, ...) is DRUM_IO with its errno,
+ * also when Node's resolver hides it as ERR_MODULE_NOT_FOUND (it reports
+ * any failed lookup as a missing module): then opening the engine file
+ * again finds the errno. Anything else passes through.
+ */
+function loadFailure(e: unknown): unknown {
+  if (e instanceof DrumError) return e;
+  const engineFile = fileURLToPath(ENGINE_URL);
+  const code = (e as { code?: unknown } | null)?.code;
+  const message = e instanceof Error ? e.message : String(e);
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
+    return new DrumError('DRUM_IO', `cannot load the drum engine: ${message}`, { cause: e, file: (e as NodeJS.ErrnoException).path ?? engineFile });
+  }
+  if (code !== 'ERR_MODULE_NOT_FOUND') return e;
+  try {
+    closeSync(openSync(engineFile, 'r'));
+  } catch (probe) {
+    const errno = (probe as NodeJS.ErrnoException).code;
+    if (errno === 'ENOENT') {
+      return new DrumError('DRUM_INTERNAL', `the drum engine is not built (${engineFile}); run "npm run build"`, { cause: e, file: engineFile });
+    }
+    return new DrumError('DRUM_IO', `cannot load the drum engine: ${errno ?? String(probe)} (${message})`, { cause: probe, file: engineFile });
+  }
+  const missing = /Cannot find module '([^']+)'/.exec(message)?.[1];
+  if (missing !== undefined && existsSync(missing)) {
+    return new DrumError('DRUM_IO', `cannot load the drum engine: ${missing} exists but could not be opened (out of file descriptors?)`, { cause: e, file: missing });
+  }
+  // The engine file is there: a module it imports is missing (an incomplete build or install).
+  return new DrumError('DRUM_INTERNAL', `cannot load the drum engine: ${message}; run "npm install" and "npm run build"`, { cause: e, file: engineFile });
 }
 
 /** Opens a store, runs `fn`, and closes the store even when `fn` throws (the first error wins). */

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { Catalog } from '../../catalog/catalog.js';
 import { DrumError } from '../../errors.js';
-import { DrumFs } from '../../io/fs.js';
+import { DrumFs, type FaultHook } from '../../io/fs.js';
 import { listUniqueFiles } from '../../output/unique-writer.js';
 import { KeyReader, READ_BUFFER_BYTES } from '../../store/key-reader.js';
 import { acquireLock } from '../../store/lock.js';
@@ -25,10 +25,13 @@ export interface RepairResult {
   catalog: { movedTo: string; runs: number; hostRuns: number } | null;
 }
 
-export async function repair(stateDir: string, what: { bloom?: boolean; catalog?: boolean; bloomBitsPerKey?: number }): Promise<RepairResult> {
+/** `io.faultHook`: the fault seam of src/io/fs.ts (tests inject OS errors through it). */
+export async function repair(
+  stateDir: string, what: { bloom?: boolean; catalog?: boolean; bloomBitsPerKey?: number }, io: { faultHook?: FaultHook } = {},
+): Promise<RepairResult> {
   if (readManifest(stateDir) === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${stateDir}`, { file: stateDir });
   const lock = await acquireLock(stateDir);
-  const dfs = new DrumFs();
+  const dfs = new DrumFs(undefined, io.faultHook ?? null);
   try {
     const body = readManifest(stateDir)!; // again, under the lock
     const v = verifyKeyFiles(dfs, stateDir, body);
@@ -38,7 +41,7 @@ export async function repair(stateDir: string, what: { bloom?: boolean; catalog?
     }
     const out: RepairResult = { bloom: null, catalog: null };
     if (what.bloom) out.bloom = await rebuildBloom(dfs, stateDir, body, what.bloomBitsPerKey);
-    if (what.catalog) out.catalog = await resetCatalog(stateDir, readManifest(stateDir)!);
+    if (what.catalog) out.catalog = await resetCatalog(dfs, stateDir, readManifest(stateDir)!);
     return out;
   } finally {
     await lock.release();
@@ -67,10 +70,11 @@ async function rebuildBloom(dfs: DrumFs, dir: string, body: ManifestBody, bits?:
   return entry;
 }
 
-async function resetCatalog(dir: string, body: ManifestBody): Promise<RepairResult['catalog']> {
+async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promise<RepairResult['catalog']> {
   const cat = join(dir, 'catalog');
   const movedTo = join(dir, `catalog.damaged-${new Date().toISOString().replace(/[:.]/g, '')}`);
-  if (fs.existsSync(cat)) fs.renameSync(cat, movedTo);
+  // A failed move (EBUSY, EACCES, ...) is DRUM_IO and leaves the catalog where it was.
+  if (fs.existsSync(cat)) dfs.rename(cat, movedTo);
   const c = await Catalog.open(dir, { sync: true });
   let hostRuns = 0;
   try {

@@ -6,7 +6,16 @@ import { Catalog } from '../../../src/catalog/catalog.js';
 import { Drum, repair, verifyStateDir } from '../../../src/engine/drum.js';
 import { isDrumError } from '../../../src/errors.js';
 import { readManifest } from '../../../src/store/manifest.js';
+import { spawnSync } from 'node:child_process';
+import { EXIT_STATUS } from '../../../src/errors.js';
+import { drum } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/tmp.js';
+
+/** Bind-mounts `dir` on itself (root only): renaming a mount point then fails with EBUSY. Null when not allowed. */
+function pinAsMountPoint(dir: string): (() => void) | null {
+  if (process.platform !== 'linux' || spawnSync('mount', ['--bind', dir, dir]).status !== 0) return null;
+  return () => void spawnSync('umount', [dir]);
+}
 
 async function build(): Promise<{ state: string; input: string }> {
   const dir = tempDir();
@@ -58,5 +67,29 @@ describe('drum repair', () => {
       await c.close();
     }
     await (await Drum.open(state, { workers: 0, fsync: false })).close();
+  });
+
+  it('fails with DRUM_IO when the damaged catalog cannot be moved aside, leaving it in place and the store unlocked', async () => {
+    const { state } = await build();
+    const eacces = (op: string): void => {
+      if (op === 'rename') throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+    };
+    await assert.rejects(repair(state, { catalog: true }, { faultHook: eacces }), (e) => isDrumError(e, 'DRUM_IO') && /EACCES/.test(e.message));
+    assert.ok(fs.existsSync(join(state, 'catalog', 'CURRENT')));
+    assert.deepEqual(fs.readdirSync(state).filter((f) => f.startsWith('catalog.damaged')), []);
+    await (await Drum.open(state, { workers: 0, fsync: false })).close();
+  });
+
+  it('exits with the DRUM_IO status, not a stack trace, when `drum repair --catalog` cannot move the catalog', async (t) => {
+    const { state } = await build();
+    const undo = pinAsMountPoint(join(state, 'catalog'));
+    if (undo === null) return t.skip('bind mounts need root on Linux');
+    try {
+      const r = await drum(['repair', '--catalog', '--state', state]);
+      assert.equal(r.status, EXIT_STATUS.DRUM_IO, r.stderr);
+      assert.match(r.stderr, /^drum: DRUM_IO: .*EBUSY/m);
+    } finally {
+      undo();
+    }
   });
 });
