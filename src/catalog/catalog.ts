@@ -50,7 +50,8 @@ export class Catalog {
   /**
    * Opens <stateDir>/catalog. Writers create it if missing. Read-only: a missing state
    * directory is DRUM_NOT_FOUND; a state directory without a catalog reads as empty; a
-   * catalog held by a running writer is read from a copy (see `fromSnapshot`).
+   * catalog held by a running writer, or on a read-only file system or directory, is read
+   * from a copy (see `fromSnapshot`).
    */
   static async open(stateDir: string, opts: CatalogOpenOptions = {}): Promise<Catalog> {
     const readOnly = opts.readOnly ?? false;
@@ -70,14 +71,18 @@ export class Catalog {
       return new Catalog(dir, await openLevel(dir, !readOnly), readOnly, sync, null, opts);
     } catch (e) {
       const err = levelError('cannot open the run catalog', e, dir);
-      if (!readOnly || err.code !== 'DRUM_LOCKED') throw err;
+      // LevelDB opens even a reader's LOCK for writing: on a read-only mount or without write
+      // permission (DRUM_IO), as while a writer holds it (DRUM_LOCKED), a reader reads a copy.
+      if (!readOnly || (err.code !== 'DRUM_LOCKED' && err.code !== 'DRUM_IO')) throw err;
     }
     const temp = await snapshotCopy(dir);
     try {
       return new Catalog(dir, await openLevel(temp, false), true, sync, temp, opts);
     } catch (e) {
       rmSync(temp, { recursive: true, force: true });
-      throw levelError('cannot open a copy of the run catalog', e, dir);
+      // Judged on the copy's paths (a file missing inside it is damage), reported on the catalog's.
+      const err = levelError('cannot open a copy of the run catalog', e, temp);
+      throw new DrumError(err.code, err.message.split(temp).join(dir), { cause: e, file: dir });
     }
   }
 

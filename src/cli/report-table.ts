@@ -232,5 +232,6 @@ export function formatHosts(hosts: readonly HostCount[]): string {
 /** The verify summary line; each problem goes to stderr separately (commands.ts). */
 export function formatVerify(v: VerifyResult): string {
   const problems = v.problems.length === 1 ? '1 problem' : `${v.problems.length} problems`;
-  return `${v.ok ? 'sound' : `NOT SOUND (${problems})`}: ${fmtInt(v.filesChecked)} files, ${fmtInt(v.keysChecked)} keys checked\n`;
+  const skipped = (v.notChecked ?? []).map((p) => `not checked: ${p.file} (${p.message})\n`).join('');
+  return `${v.ok ? 'sound' : `NOT SOUND (${problems})`}: ${fmtInt(v.filesChecked)} files, ${fmtInt(v.keysChecked)} keys checked\n${skipped}`;
 }

@@ -118,6 +118,8 @@ export interface VerifyResult {
   filesChecked: number;
   keysChecked: number;
   problems: VerifyProblem[];
+  /** Files that could not be read for an OS reason (not damage), e.g. a catalog nothing can open or copy: not checked, not counted as problems. */
+  notChecked?: VerifyProblem[];
 }
 
 export type { RunReport };

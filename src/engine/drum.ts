@@ -215,9 +215,11 @@ export class Drum {
       }
       r.filesChecked++; // the manifest, checked when the store opened
       const cat = await checkCatalog(s.dir, body.history.length > 0);
-      r.filesChecked++;
-      if (cat !== null) r.problems.push(cat);
-      return { ok: r.problems.length === 0, filesChecked: r.filesChecked, keysChecked: r.keysChecked, problems: r.problems };
+      const notChecked: VerifyProblem[] = [];
+      if (cat !== null && cat.code === 'DRUM_IO') notChecked.push(cat);
+      else if (cat !== null) r.problems.push(cat);
+      if (notChecked.length === 0) r.filesChecked++;
+      return { ok: r.problems.length === 0, filesChecked: r.filesChecked, keysChecked: r.keysChecked, problems: r.problems, notChecked };
     });
   }
 
@@ -236,9 +238,11 @@ export class Drum {
 }
 
 /**
- * Reads the whole run catalog (runs, inputs, host table) read-only. A catalog
- * that LevelDB cannot open or read, or that is missing although runs were
- * committed, is a problem naming the catalog directory.
+ * Reads the whole run catalog (runs, inputs, host table) read-only (from a
+ * copy when the catalog is locked or on read-only media). A catalog that
+ * LevelDB reports corrupt, or that is missing although runs were committed,
+ * is a problem naming the catalog directory; one that cannot be opened or
+ * copied for an OS reason (DRUM_IO) is returned as DRUM_IO: not checked.
  */
 async function checkCatalog(stateDir: string, expected: boolean): Promise<VerifyProblem | null> {
   const dir = join(stateDir, 'catalog');
@@ -255,7 +259,9 @@ async function checkCatalog(stateDir: string, expected: boolean): Promise<Verify
     return null;
   } catch (e) {
     if (!isDrumError(e)) throw e;
-    return { file: dir, code: e.code === 'DRUM_IO' ? 'DRUM_CORRUPT_FILE' : e.code, message: e.message };
+    // The OS refused access (read-only media, permissions, descriptors, a full temp dir for the copy): not checked.
+    const refused = e.code === 'DRUM_IO' && /Read-only file system|Permission denied|Operation not permitted|Too many open files|No space left|E(ROFS|ACCES|PERM|MFILE|NFILE|NOSPC)\b/.test(e.message);
+    return { file: dir, code: refused ? 'DRUM_IO' : e.code === 'DRUM_IO' ? 'DRUM_CORRUPT_FILE' : e.code, message: e.message };
   } finally {
     await cat?.close().catch(() => undefined);
   }
