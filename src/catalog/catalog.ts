@@ -124,6 +124,15 @@ export class Catalog {
     });
   }
 
+  /** Which of these run ids have no record (one getMany). */
+  async missingRuns(runIds: string[]): Promise<string[]> {
+    if (runIds.length === 0) return [];
+    return this.read('cannot read the run catalog', [], async () => {
+      const recs = await this.sub<RunRecord>('runs').getMany(runIds);
+      return runIds.filter((_, i) => recs[i] === undefined);
+    });
+  }
+
   async getRun(runId: string): Promise<RunRecord | undefined> {
     return this.read('cannot read the run catalog', undefined, () => this.sub<RunRecord>('runs').get(runId));
   }

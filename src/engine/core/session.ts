@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { AuxLog } from '../../bucket/aux-log.js';
 import { PendingBuckets } from '../../bucket/pending.js';
 import { Catalog, DELTAS_BEFORE_FOLD } from '../../catalog/catalog.js';
+import { reconcileRuns } from '../../catalog/reconcile.js';
 import { resolvePolicy } from '../../canonicalize/policy.js';
 import type { CanonicalPolicy } from '../../canonicalize/types.js';
 import { DrumError } from '../../errors.js';
@@ -69,6 +70,7 @@ export class Session {
     const store = await Store.open(dir, dfs, {
       buckets: opts.buckets, hostBits: opts.hostBits, hash: HASH_ID, policy: policy.id, canonical,
     }, { readOnly: opts.readOnly, forcePolicy: opts.forcePolicy, fsync: opts.fsync });
+    let catalog: Catalog | null = null;
     try {
       // The store's own parameters win over options for an existing store.
       const p = store.params;
@@ -87,7 +89,9 @@ export class Session {
         // Never paper over a lost catalog with an empty one: the run history and host table would vanish silently.
         throw new DrumError('DRUM_CORRUPT_FILE', `${join(dir, 'catalog')}: the run catalog is missing although runs were committed`, { file: join(dir, 'catalog') });
       }
-      const catalog = eff.readOnly ? null : await Catalog.open(dir, { sync: eff.fsync });
+      catalog = eff.readOnly ? null : await Catalog.open(dir, { sync: eff.fsync });
+      // A run whose final catalog write was lost (e.g. a full disk under catalog/) is recorded again from the manifest.
+      if (catalog !== null) await reconcileRuns(catalog, store.body.history);
       // Fold piled-up per-round host deltas now, off the ingest's hot path.
       if (catalog !== null && (await catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) await catalog.compactHosts();
       const pool = new ParsePool(policy, eff.hostBits, eff.workers, plan.lineMemoEntries);
@@ -95,6 +99,8 @@ export class Session {
       session.loadMemos();
       return session;
     } catch (e) {
+      // The catalog's LevelDB lock too: a later open in this process must not find it held.
+      await catalog?.close().catch(() => undefined);
       await store.close();
       throw e;
     }

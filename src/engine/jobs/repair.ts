@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { Catalog } from '../../catalog/catalog.js';
+import { runRecordFromSummary } from '../../catalog/reconcile.js';
 import { DrumError } from '../../errors.js';
 import { DrumFs, type FaultHook } from '../../io/fs.js';
 import { listUniqueFiles } from '../../output/unique-writer.js';
@@ -79,13 +80,7 @@ async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promi
   let hostRuns = 0;
   try {
     for (const h of body.history) {
-      await c.putRun({
-        runId: h.runId, startedAt: h.startedAt, finishedAt: h.finishedAt,
-        status: h.status === 'complete' ? 'complete' : 'failed',
-        inputs: h.inputs.map((i) => ({ path: i.path, bytes: i.bytes, sha256: i.path === '-' ? null : i.sha256 })),
-        counts: { linksRead: h.linksRead, uniqueUrls: h.uniqueUrls, duplicateUrls: 0, rejectedLines: 0 },
-        outDir: h.outDir, outputFiles: listUniqueFiles(h.outDir).map((f) => f.name), options: { repaired: true },
-      });
+      await c.putRun(runRecordFromSummary(h, { repaired: true }));
       const files = listUniqueFiles(h.outDir);
       if (h.status !== 'complete' || files.length === 0) continue;
       const hosts = new HostCounter();

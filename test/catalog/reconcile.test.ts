@@ -1,0 +1,57 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { Level } from 'level';
+import { Catalog } from '../../src/catalog/catalog.js';
+import { Drum } from '../../src/engine/drum.js';
+import { readManifest } from '../../src/store/manifest.js';
+import { tempDir } from '../helpers/tmp.js';
+
+/** Removes a run's record from the catalog, as a full disk under catalog/ at the run's end leaves it. */
+async function dropRunRecord(state: string, runId: string, startedAt: string): Promise<void> {
+  const db = new Level<string, unknown>(join(state, 'catalog'), { valueEncoding: 'json', createIfMissing: false });
+  await db.open();
+  try {
+    await db.sublevel('runs', { valueEncoding: 'json' }).del(runId);
+    await db.sublevel('runOrder', { valueEncoding: 'utf8' }).del(`${startedAt}|${runId}`);
+  } finally {
+    await db.close();
+  }
+}
+
+async function listedRuns(state: string): Promise<string[]> {
+  const c = await Catalog.open(state, { readOnly: true });
+  try {
+    return (await c.listRuns(100)).map((r) => `${r.runId} ${r.status} ${r.counts.uniqueUrls}`);
+  } finally {
+    await c.close();
+  }
+}
+
+describe('reconciling the run catalog with the manifest', () => {
+  it('records again, when a writer opens the store, a committed run whose catalog record was lost', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'st');
+    const input = join(dir, 'links.txt');
+    fs.writeFileSync(input, Array.from({ length: 500 }, (_, i) => `http://h${i % 5}.example/${i}`).join('\n'));
+    const d = await Drum.open(state, { workers: 0, fsync: false });
+    await d.ingest({ inputs: [input], outDir: join(dir, 'out') });
+    await d.close();
+    const before = await listedRuns(state);
+    const h = readManifest(state)!.history[0]!;
+    await dropRunRecord(state, h.runId, h.startedAt);
+    assert.deepEqual(await listedRuns(state), []);
+    await (await Drum.open(state, { workers: 0, fsync: false })).close();
+    assert.deepEqual(await listedRuns(state), before);
+    const c = await Catalog.open(state, { readOnly: true });
+    try {
+      const rec = (await c.getRun(h.runId))!;
+      assert.deepEqual(rec.outputFiles, fs.readdirSync(join(dir, 'out')).filter((f) => f.startsWith('unique-')).sort());
+      // The input counts as ingested again: rerunning it skips it.
+      assert.equal((await c.findIngestedInput(h.inputs[0]!.sha256!, h.inputs[0]!.bytes))?.runId, h.runId);
+    } finally {
+      await c.close();
+    }
+  });
+});
