@@ -27,10 +27,11 @@ function write(dir: string, name: string, lines: string[]): string {
 /**
  * Every file under dir with its size and mtime, for "nothing changed" checks. The LevelDB
  * catalog is left out: merely opening it rewrites its log, so it is compared by content.
+ * So is writer-lock/, a LevelDB holding no data that every writer opens for its lock.
  */
 function snapshot(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f !== 'catalog' && !f.startsWith('catalog/'))
+    .filter((f) => !['catalog', 'writer-lock'].some((d) => f === d || f.startsWith(`${d}/`)))
     .sort()
     .map((f) => {
       const s = statSync(join(dir, f));
