@@ -15,7 +15,7 @@ import type { Catalog, RunRecord } from './catalog.js';
 export function runRecordFromSummary(h: RunSummary, options: RunRecord['options']): RunRecord {
   return {
     runId: h.runId, startedAt: h.startedAt, finishedAt: h.finishedAt,
-    status: h.status === 'complete' ? 'complete' : 'failed',
+    status: h.status === 'complete' || h.status === 'abandoned' ? h.status : 'failed',
     inputs: h.inputs.map((i) => ({ path: i.path, bytes: i.bytes, sha256: i.path === '-' ? null : i.sha256 })),
     counts: { linksRead: h.linksRead, uniqueUrls: h.uniqueUrls, duplicateUrls: 0, rejectedLines: 0 },
     outDir: h.outDir, outputFiles: listUniqueFiles(h.outDir).map((f) => f.name), options,
