@@ -2,10 +2,12 @@
 // may change without notice; tests import internals directly.
 
 export { Drum, canonicalizeLines, verifyStateDir } from './engine/drum.js';
-export type { UrlStream } from './engine/jobs/stream.js';
 export type {
-  CheckRequest, IngestRequest, InputFormat, Progress, ReadOptions, StoreStats, VerifyProblem, VerifyResult,
+  AddOptions, AddResult, CheckRequest, FeedOptions, IngestRequest, InputFormat, LibraryRunStats, Link, LinkReject, Progress, ReadOptions,
+  StoreStats, UrlStream, UrlStreamOptions, VerifyProblem, VerifyResult,
 } from './engine/api.js';
+export type { FeedItem } from './engine/pipeline/feed.js';
+export type { RejectReason } from './input/types.js';
 export type { RunReport } from './stats/report.js';
 export { DrumError, ERROR_CODES, EXIT_STATUS, isDrumError, type DrumErrorCode } from './errors.js';
 export { DEFAULTS, parseSize, resolveOptions, type BloomMode, type DrumOptions, type Tuning } from './options.js';

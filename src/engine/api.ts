@@ -2,6 +2,8 @@
 // what ingest/check take and return, progress events, stats and verify
 // results. Types only; the engine implements them in src/engine/drum.ts.
 
+import type { Transform } from 'node:stream';
+import type { RejectReason } from '../input/types.js';
 import type { RunReport } from '../stats/report.js';
 import type { DiskUsage } from '../stats/disk-usage.js';
 
@@ -124,3 +126,84 @@ export interface VerifyResult {
 
 export type { RunReport };
 export type { DiskUsage };
+
+/** One link as a crawler found it: the URL (absolute or relative) and the page it was found on. */
+export interface Link {
+  url: string;
+  /** The URL of the page the link was found on: a relative `url` resolves against it. */
+  source?: string;
+}
+
+export interface AddOptions {
+  /**
+   * The URL of the page the links were found on: relative links (and links
+   * given as `Link` without a `source`) resolve against it. Without a base a
+   * relative link is rejected as `relative-without-base`.
+   */
+  base?: string;
+}
+
+/** A link that is not a usable URL: where it was in the call's list, what it was, and why. */
+export interface LinkReject {
+  /** Index of the link in the list given to add() (for streams: the 1-based line number in the run). */
+  index: number;
+  /** The link's first 200 bytes, as given. */
+  url: string;
+  reason: RejectReason;
+}
+
+/** What one Drum.add() call decided. `links` = `newUrls.length` + `duplicates` + `rejects.length`. */
+export interface AddResult {
+  /** Canonical form of every link new to the store, in the order given (first occurrence only). Stored when add() resolves. */
+  newUrls: string[];
+  /** Links already stored, or repeated earlier in this call or in a call committed with it. */
+  duplicates: number;
+  rejects: LinkReject[];
+  links: number;
+}
+
+/** Counts of a library run so far (Drum.add, Drum.stream, Drum.checkUpdate). */
+export interface LibraryRunStats {
+  runId: string;
+  /** The run's directory: unique-*.txt (its new URLs), rejects.tsv, report.json once it ends. */
+  outDir: string;
+  linksRead: number;
+  uniqueUrls: number;
+  duplicateUrls: number;
+  rejectedLines: number;
+  rejectsByReason: Partial<Record<RejectReason, number>>;
+  /** Merge rounds committed. */
+  rounds: number;
+}
+
+export interface FeedOptions {
+  /** How lines written to a stream (or strings and Buffers given to checkUpdate) are read: URL lines, TSV `source<TAB>target` rows, or 'auto' (TSV when the first data line has a tab). Default 'auto'. */
+  format?: 'auto' | 'lines' | 'tsv';
+  /** Receives every rejected line as it is routed (checkUpdate; streams emit a 'reject' event). */
+  onReject?: (r: LinkReject) => void;
+  /**
+   * checkUpdate: receives each merge's new URLs (arrival order) before that
+   * merge commits. A caller that must never lose a committed new URL writes
+   * them durably here (a crash after it and before the commit leaves them
+   * recorded but not stored; feeding them again stores them).
+   */
+  beforeCommit?: (newUrls: readonly string[]) => Promise<void>;
+}
+
+export interface UrlStreamOptions extends Omit<FeedOptions, 'onReject' | 'beforeCommit'> {
+  /** Accept Link objects and lists of links as chunks (the writable side in object mode). Default false. */
+  objectMode?: boolean;
+}
+
+/**
+ * Drum.stream(): a Transform (node:stream). Write URL lines or TSV rows (or,
+ * in object mode, Link objects and lists of links); read the new URLs as
+ * "url\n" lines in arrival order. Emits 'reject' with a LinkReject per
+ * rejected line.
+ */
+export interface UrlStream extends Transform {
+  /** Counts of the stream's run so far; null before its first link. */
+  stats(): LibraryRunStats | null;
+  /** The run's report once the stream has ended; null before, and for a stream that carried no link. */
+  readonly report: RunReport | null;
+}

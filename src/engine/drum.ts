@@ -6,19 +6,21 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { DrumError } from '../errors.js';
-import { expectedCollisions } from '../fingerprint/key.js';
 import type { DrumOptions } from '../options.js';
 import { readBloom } from '../tiers/bloom-file.js';
-import type { CheckRequest, IngestRequest, RunReport, StoreStats, VerifyProblem, VerifyResult } from './api.js';
+import type {
+  AddOptions, AddResult, CheckRequest, FeedOptions, IngestRequest, LibraryRunStats, Link, RunReport, StoreStats, UrlStream, UrlStreamOptions,
+  VerifyProblem, VerifyResult,
+} from './api.js';
 import { check, type CheckResult } from './jobs/check.js';
+import { storeStats } from './jobs/store-stats.js';
 import { dropRound, forgetRound } from './core/commit.js';
 import { ingest } from './jobs/ingest.js';
-import { diskUsage } from '../stats/disk-usage.js';
 import { Session } from './core/session.js';
 import { Catalog } from '../catalog/catalog.js';
-import { Feeder } from './pipeline/feed.js';
-import { feederStream } from './jobs/stream.js';
-import type { UrlStream } from './jobs/stream.js';
+import { Feeder, FEED_ROUND_URLS, type FeedItem } from './pipeline/feed.js';
+import { LinkStream } from './jobs/stream.js';
+import { LinkAdder } from './jobs/add-links.js';
 import { isDrumError } from '../errors.js';
 import { readManifest } from '../store/manifest.js';
 import { makePrivateTemp, sweepStaleTemps } from '../io/private-temp.js';
@@ -28,9 +30,15 @@ export { repair, type RepairResult } from './jobs/repair.js';
 export class Drum {
   private session: Session | null;
   private tempWork: string | null;
+  private closing = false;
+  private closed: Promise<void> | null = null;
+  /** A job, a stream or a checkUpdate holds the store (add() calls do not: they share the adder's run). */
   private busy = false;
-  /** Settles when a destroyed stream's last push and its forgetRound are done (close() waits for it). */
-  private cleanup: Promise<unknown> = Promise.resolve();
+  private adder: LinkAdder | null = null;
+  /** Settles when the running job has (close() waits for it). */
+  private current: Promise<unknown> = Promise.resolve();
+  /** Settles when the live stream or checkUpdate has ended, and a destroyed one's cleanup is done. */
+  private live: Promise<unknown> = Promise.resolve();
 
   private constructor(session: Session, tempWork: string | null) {
     this.session = session;
@@ -58,20 +66,32 @@ export class Drum {
   }
 
   private use(): Session {
-    if (this.session === null) throw new DrumError('DRUM_CLOSED', 'this drum store is closed');
-    if (this.busy) throw new DrumError('DRUM_BAD_OPTION', 'one job at a time per open store');
+    if (this.session === null || this.closing) throw new DrumError('DRUM_CLOSED', 'this drum store is closed');
+    if (this.busy) throw new DrumError('DRUM_BAD_OPTION', 'one job at a time per open store (a job, stream or checkUpdate is running)');
     return this.session;
   }
 
-  private async job<T>(fn: (s: Session) => Promise<T>): Promise<T> {
+  private writer(s: Session): Session {
+    if (s.opts.readOnly) throw new DrumError('DRUM_BAD_OPTION', 'storing URLs needs a store opened for writing');
+    return s;
+  }
+
+  /** Runs a job alone; the run of earlier add() calls ends first (`keepAdds`: only waits for their round). */
+  private job<T>(fn: (s: Session) => Promise<T>, keepAdds = false): Promise<T> {
     const s = this.use();
     this.busy = true;
-    try {
-      await abandonLeftovers(s);
-      return await fn(s);
-    } finally {
-      this.busy = false;
-    }
+    const p = (async () => {
+      try {
+        if (keepAdds) await this.adder?.idle();
+        else await this.endRun();
+        await abandonLeftovers(s);
+        return await fn(s);
+      } finally {
+        this.busy = false;
+      }
+    })();
+    this.current = p.catch(() => undefined);
+    return p;
   }
 
   /** Check+update: ingests the inputs, writing unique-*.txt, rejects.tsv and report.json to the run's out dir. */
@@ -94,58 +114,91 @@ export class Drum {
   }
 
   /**
-   * Check+update over URLs in memory: feed strings, string arrays or Buffers
-   * of newline-separated lines; yields the new URLs in arrival order as
-   * merges commit (at least every FEED_ROUND_URLS pending URLs, and at the end).
-   * `opts.beforeCommit` receives each merge's new URLs before that merge
-   * commits: a caller that must never lose a committed new URL writes them
-   * durably there (a crash after it and before the commit leaves them recorded
-   * but not stored; feeding them again stores them).
+   * Check+update of a crawler's links: resolves, once they are stored, with
+   * the canonical form of each link new to the store (in the order given),
+   * the rejects by index and the duplicate count. `base` is the page the
+   * links were found on (relative links resolve against it); a Link's own
+   * `source` wins. Calls made while a round merges are stored together in the
+   * next round (group commit); they share one library run, which endRun() or
+   * close() ends (docs/library.md).
    */
-  async *checkUpdate(
-    source: Iterable<string | Buffer | readonly string[]> | AsyncIterable<string | Buffer | readonly string[]>,
-    opts: { beforeCommit?: (newUrls: readonly string[]) => Promise<void> } = {},
-  ): AsyncGenerator<string> {
-    const s = this.use();
+  add(links: Iterable<string | Link>, opts: AddOptions = {}): Promise<AddResult> {
+    try {
+      const s = this.writer(this.use());
+      this.adder ??= new LinkAdder(s);
+      return this.adder.add(links, opts);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** Counts of the run that add() calls feed; null when none is open. */
+  runStats(): LibraryRunStats | null {
+    return this.adder?.stats() ?? null;
+  }
+
+  /** Ends the run of add() calls (report.json, catalog record 'complete') and returns its report; null when none was open. */
+  async endRun(): Promise<RunReport | null> {
+    return (await this.adder?.end()) ?? null;
+  }
+
+  /**
+   * Check+update over links in memory, as a run of its own: strings and
+   * Buffers are text of URL lines or TSV rows (opts.format), a list is a batch
+   * of links (one link per element), a Link object one link. Yields the new
+   * URLs in arrival order as rounds commit (at least every FEED_ROUND_URLS
+   * pending URLs, and at the end); returns the run's report.
+   */
+  async *checkUpdate(source: Iterable<FeedItem> | AsyncIterable<FeedItem>, opts: FeedOptions = {}): AsyncGenerator<string, RunReport | null> {
+    const s = this.writer(this.use());
     this.busy = true;
+    let release = (): void => undefined;
+    this.live = new Promise<void>((r) => (release = r));
+    const f = new Feeder(s, opts, FEED_ROUND_URLS, this.endRun());
     let completed = false;
     try {
-      await abandonLeftovers(s);
-      const f = new Feeder(s, undefined, undefined, opts.beforeCommit);
       for await (const item of source) yield* await f.push(item);
       yield* await f.end();
       completed = true;
+      return f.report;
     } finally {
       // A source that threw or a consumer that stopped early leaves keys routed but never committed.
       try {
-        if (!completed) await forgetRound(s);
+        if (!completed) await f.abandon();
       } finally {
         this.busy = false;
+        release();
       }
     }
   }
 
   /**
-   * A Transform stream (through2): write URL lines in, read new URLs out
-   * ("url\n" lines, arrival order). The store is busy until the stream ends.
+   * A Transform stream (node:stream), a run of its own: write URL lines or
+   * TSV rows in, read new URLs out ("url\n" lines, arrival order). The store
+   * is busy until the stream ends; close() waits for that. Destroying the
+   * stream drops what it routed but had not committed.
    */
-  stream(): UrlStream {
-    const s = this.use();
+  stream(opts: UrlStreamOptions = {}): UrlStream {
+    const s = this.writer(this.use());
     this.busy = true;
-    const feeder = new Feeder(s);
-    const t = feederStream(feeder);
+    let release = (): void => undefined;
+    this.live = new Promise<void>((r) => (release = r));
+    const t = new LinkStream(s, opts, this.endRun());
     let settled = false;
     const done = (ended: boolean): void => {
       if (settled) return;
       settled = true;
       if (ended) {
         this.busy = false;
+        release();
         return;
       }
-      // Destroyed or failed before its end: what it routed was never committed. A push may still be
-      // merging (destroying the stream does not stop it): let it finish before the round is dropped.
-      feeder.abandon();
-      this.cleanup = feeder.settled().then(() => forgetRound(s)).catch(() => undefined).finally(() => (this.busy = false));
+      // Destroyed or failed before its end: a push may still be merging (destroying the stream does not
+      // stop it); the feed waits for it, then forgets the round.
+      void t.abandonFeed().catch(() => undefined).finally(() => {
+        this.busy = false;
+        release();
+      });
     };
     t.once('end', () => done(true));
     t.once('error', () => done(false));
@@ -153,50 +206,9 @@ export class Drum {
     return t;
   }
 
+  /** The store's size, parameters and recent runs. Does not end the run of add() calls (waits for their round). */
   stats(): Promise<StoreStats> {
-    return this.job(async (s) => {
-      const b = s.store.body;
-      let storeBytes = 0;
-      let files = 0;
-      for (const e of b.buckets) {
-        if (e) {
-          storeBytes += e.bytes;
-          files++;
-        }
-      }
-      let bloom: StoreStats['bloom'] = null;
-      if (b.bloom) {
-        const size = s.dfs.size(join(s.dir, b.bloom.file));
-        const f = await readBloom(s.dfs, join(s.dir, b.bloom.file));
-        bloom = { bitsPerKey: b.bloom.bitsPerKey, sizeBytes: size, keys: b.bloom.keys, expectedFpRate: f.expectedFpRate() };
-        files++;
-        storeBytes += size;
-      }
-      // Same-host pairs dominate the collision estimate: use the host table's biggest hosts.
-      const hostCounts: number[] = [];
-      const cat = s.catalog ?? (await Catalog.open(s.dir, { readOnly: true }));
-      try {
-        for (const h of await cat.topHosts(1000)) hostCounts.push(h.uniqueUrls);
-      } finally {
-        if (cat !== s.catalog) await cat.close();
-      }
-      return {
-        stateDir: s.dir,
-        formatVersion: b.formatVersion,
-        storeUrls: b.storeUrls,
-        storeBytes,
-        files,
-        buckets: b.params.buckets,
-        hostBits: b.params.hostBits,
-        policy: b.params.policy,
-        expectedCollisions: expectedCollisions(b.storeUrls, b.params.hostBits, hostCounts),
-        bloom,
-        recentRuns: b.history.slice().reverse().map((h) => ({
-          runId: h.runId, status: h.status, startedAt: h.startedAt, uniqueUrls: h.uniqueUrls, linksRead: h.linksRead,
-        })),
-        disk: diskUsage(s.dir),
-      };
-    });
+    return this.job(storeStats, true);
   }
 
   /** Full check of every committed file: manifest, key files (CRCs, order, buckets), Bloom file. */
@@ -223,17 +235,33 @@ export class Drum {
     });
   }
 
-  async close(): Promise<void> {
-    const s = this.session;
-    if (s === null) return;
+  /**
+   * Closes the store. Waits for what is running first: a job, a live stream
+   * (until its writer ends it) or checkUpdate, and the add() calls in flight;
+   * then ends the add() run. Calls made after close() fail with DRUM_CLOSED.
+   */
+  close(): Promise<void> {
+    if (this.session === null) return Promise.resolve();
+    return (this.closed ??= this.shut(this.session));
+  }
+
+  private async shut(s: Session): Promise<void> {
+    this.closing = true;
+    await this.current;
+    await this.live;
+    let failed: unknown = null;
+    try {
+      await this.adder?.end();
+    } catch (e) {
+      failed = e;
+    }
     this.session = null;
-    // A destroyed stream's last push may still be running: the session (pool, store, catalog) goes only after it.
-    await this.cleanup;
     try {
       await s.close();
     } finally {
       if (this.tempWork) fs.rmSync(this.tempWork, { recursive: true, force: true });
     }
+    if (failed !== null) throw failed;
   }
 }
 

@@ -16,7 +16,8 @@ import type { Session } from './session.js';
 
 export interface CommitParams {
   counters: RunCounters;
-  emit: (buf: Buffer, start: number, end: number) => void;
+  /** Each new URL and its ordinal in the round's aux log (arrival order), when the round dispatches on this thread. */
+  emit: (buf: Buffer, start: number, end: number, ordinal: number) => void;
   /** Takes whole blocks of new URLs when the round dispatches through a worker (round.ts). */
   sink?: BlockSink;
   /** Makes the caller's outputs durable and returns the manifest fields it owns (run, history). */

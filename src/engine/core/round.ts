@@ -37,8 +37,8 @@ export interface RoundParams {
   /** Rebuild the Bloom filter for this many keys at most (0 = no Bloom). */
   bloomKeys: number;
   bloomBitsPerKey: number;
-  /** Receives each new URL, in arrival order (when the round dispatches on this thread). */
-  emit: (buf: Buffer, start: number, end: number) => void;
+  /** Receives each new URL with its arrival ordinal, in arrival order (when the round dispatches on this thread). */
+  emit: (buf: Buffer, start: number, end: number, ordinal: number) => void;
   /** See CoreRound.worker. */
   worker?: { pool: ParsePool; minRecords?: number };
   /** With the worker: the new URLs go to `sink` in whole blocks of lines; else to `emit` per URL. */

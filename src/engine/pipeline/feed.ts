@@ -1,125 +1,153 @@
-// The library's in-memory check+update: URLs fed as strings or Buffers of
-// newline-separated lines go through the same parse, tier, bucket and merge
-// stages as `ingest`, and each merge commits the store and hands back the
-// new URLs of that round in arrival order. No run outputs, no resume: the
-// caller owns what it does with the new URLs. Rounds are capped at
-// `roundUrls` pending URLs so the returned batches stay bounded in RAM.
+// The library's line feed (Drum.stream, Drum.checkUpdate): text of URL lines
+// or TSV `source<TAB>target` rows (any chunking; the format told or detected
+// on the first data line, as for a file), and lists of links or Link objects,
+// go through a LibraryRun: the same parse, tier, bucket and merge stages as
+// `ingest`, a run directory, catalog and host-table records. A round commits
+// when it is full (at most `roundUrls` pending URLs, so the new URLs handed
+// back stay bounded in RAM) and at the end; each push hands back the new URLs
+// of the rounds it committed, in arrival order. Does not commit per push:
+// Drum.add (add-links.ts) does that.
 
 import { DrumError } from '../../errors.js';
+import { detectFormat } from '../../input/detect.js';
 import { LineSplitter } from '../../input/split.js';
 import type { LineChunk, Reject } from '../../input/types.js';
-import { newRunCounters, type RunCounters } from '../../stats/counters.js';
-import { mergeAndCommit, mergeDue } from '../core/commit.js';
-import type { ParsedChunk } from './parse.js';
+import type { RunReport } from '../../stats/report.js';
+import type { FeedOptions, LibraryRunStats, Link } from '../api.js';
 import type { Session } from '../core/session.js';
+import { LibraryRun, type Taker } from '../jobs/library-run.js';
+import { linkChunk } from './link-chunk.js';
 
 export const FEED_ROUND_URLS = 1_000_000;
 
+/** One push: text (lines or TSV rows), a Buffer of it, one Link, or a list of links (one link per element). */
+export type FeedItem = string | Buffer | Link | readonly (string | Link)[];
+
 export class Feeder {
-  readonly counters: RunCounters = newRunCounters();
-  /** Rejected lines seen so far (line numbers count from 1 over everything fed). */
-  readonly rejects: Reject[] = [];
-  private readonly splitter: LineSplitter;
-  private readonly tooLong: Reject[] = [];
-  private out: string[] = [];
-  private readonly decoder = new TextDecoder();
+  private run: LibraryRun | null = null;
+  private splitter: LineSplitter | null = null;
+  /** Bytes held until the first data line says which format 'auto' means. */
+  private head: Buffer[] = [];
+  private readonly taker: Taker;
+  /** Settles when every push() and end() so far has (their failures are their callers'). */
+  private busy: Promise<unknown> = Promise.resolve();
+  private abandoned = false;
+  report: RunReport | null = null;
 
   constructor(
     private readonly s: Session,
+    private readonly opts: FeedOptions = {},
     private readonly roundUrls = FEED_ROUND_URLS,
-    private readonly keepRejects = 10_000,
-    /** Called before each merge commits, with that merge's new URLs in arrival order (a caller records them durably first). */
-    private readonly beforeCommit?: (newUrls: readonly string[]) => Promise<void>,
+    /** Settles when the feed may start (the Drum's previous run has ended); a failure fails every call. */
+    private readonly ready: Promise<unknown> = Promise.resolve(),
   ) {
-    splitterCheck(s);
-    this.splitter = new LineSplitter({ input: 0, format: 'lines', maxLineBytes: s.policy.maxLineBytes, chunkBytes: s.opts.chunkBytes });
-    s.front.startRound();
+    if (s.opts.readOnly) throw new DrumError('DRUM_BAD_OPTION', 'feeding URLs needs a store opened for writing');
+    const onReject = opts.onReject;
+    this.taker = {
+      newUrls: [], news: 0, beforeCommit: opts.beforeCommit,
+      onReject: onReject === undefined ? undefined : (r: Reject) => onReject({ index: r.line, url: r.excerpt.toString('utf8'), reason: r.reason }),
+    };
   }
 
-  /** Settles when every push() and end() so far has (their failures are their callers'; settled() only waits). */
-  private busy: Promise<unknown> = Promise.resolve();
+  /** Counts of the run so far (null before the first link). */
+  stats(): LibraryRunStats | null {
+    return this.run?.stats() ?? null;
+  }
 
-  /** Feeds URLs; returns the new URLs of any merge this triggered, in arrival order. */
-  push(item: string | Buffer | readonly string[]): Promise<string[]> {
+  /** Feeds links; returns the new URLs of any round this committed, in arrival order. */
+  push(item: FeedItem): Promise<string[]> {
     return this.track(async () => {
-      const buf = typeof item === 'string' ? Buffer.from(`${item}\n`) : Buffer.isBuffer(item) ? item : Buffer.from(`${item.join('\n')}\n`);
-      for (const chunk of this.splitter.push(buf)) await this.chunk(chunk);
+      if (typeof item === 'string' || Buffer.isBuffer(item)) {
+        const buf = typeof item === 'string' ? Buffer.from(item) : item;
+        for (const c of this.split(buf, false)) await this.chunk(c);
+      } else {
+        const links = Array.isArray(item) ? (item as readonly (string | Link)[]) : [item as Link];
+        for (const c of this.split(Buffer.alloc(0), true)) await this.chunk(c); // text before a list ends its last line
+        await this.links(links);
+      }
       return this.take();
     });
   }
 
-  /** Ends the input: merges what is pending and commits. Returns the last new URLs. */
+  /** Ends the feed: commits what is pending and ends the run (report.json). Returns the last new URLs. */
   end(): Promise<string[]> {
     return this.track(async () => {
-      for (const chunk of this.splitter.end()) await this.chunk(chunk);
-      await this.merge();
+      for (const c of this.split(Buffer.alloc(0), true)) await this.chunk(c);
+      if (this.run !== null) this.report = await this.run.end();
       return this.take();
     });
   }
 
-  /**
-   * Resolves once no push() or end() is running (whatever its outcome): a
-   * caller abandoning the feed (a destroyed stream) waits for this before it
-   * forgets the round, so it does not reset buckets a merge is still reading.
-   */
+  /** Resolves once no push() or end() is running, whatever its outcome. */
   settled(): Promise<void> {
     return this.busy.then(() => undefined); // busy is built by Promise.allSettled: it never rejects
   }
 
-  /**
-   * The caller gives up on the feed (a destroyed stream): later push() and
-   * end() calls fail with DRUM_CLOSED instead of routing or committing
-   * anything; await settled() for the one already running.
-   */
-  abandon(): void {
+  /** The caller gives up: later calls fail with DRUM_CLOSED; the run forgets what it had not committed. */
+  async abandon(): Promise<void> {
     this.abandoned = true;
+    await this.settled();
+    await this.run?.fail();
   }
 
-  private abandoned = false;
-
   private track<T>(f: () => Promise<T>): Promise<T> {
-    if (this.abandoned) return Promise.reject(new DrumError('DRUM_CLOSED', 'this feed was abandoned (its stream was destroyed)'));
-    const p = f();
+    if (this.abandoned) return Promise.reject(new DrumError('DRUM_CLOSED', 'this feed was abandoned (its stream was destroyed or its source failed)'));
+    const p = this.ready.then(f);
     this.busy = Promise.allSettled([this.busy, p]);
     return p;
   }
 
   private take(): string[] {
-    const o = this.out;
-    this.out = [];
+    const o = this.taker.newUrls!;
+    this.taker.newUrls = [];
     return o;
   }
 
-  private async chunk(chunk: LineChunk): Promise<void> {
-    const p: ParsedChunk = await this.s.pool.parse(chunk);
-    this.keep(p.rejects);
-    this.s.front.route(p, this.s.core, this.counters, this.tooLong);
-    this.s.pool.release(p); // route() copied what it keeps
-    this.keep(this.tooLong);
-    this.tooLong.length = 0;
-    if (mergeDue(this.s) || this.s.aux.records >= this.roundUrls) await this.merge();
+  /** Text to chunks; `final` ends the text (its last line needs no newline). */
+  private split(buf: Buffer, final: boolean): LineChunk[] {
+    if (this.splitter === null) {
+      if (buf.length > 0) this.head.push(buf);
+      const prefix = Buffer.concat(this.head);
+      if (prefix.length === 0) return [];
+      const max = this.s.policy.maxLineBytes;
+      let format = this.opts.format ?? 'auto';
+      if (format === 'auto') {
+        const d = detectFormat(prefix, final, max);
+        if (d === null) return [];
+        format = d.format === 'tsv' ? 'tsv' : 'lines';
+      }
+      this.head = [];
+      const startLine = this.run?.lines ?? 0;
+      this.splitter = new LineSplitter({ input: 0, format, maxLineBytes: max, chunkBytes: this.s.opts.chunkBytes, startLine, headerCheck: format === 'tsv' });
+      buf = prefix;
+    }
+    const out = this.splitter.push(buf);
+    if (final) {
+      out.push(...this.splitter.end());
+      this.splitter = null;
+    }
+    return out;
   }
 
-  private keep(rs: readonly Reject[]): void {
-    this.counters.rejectedLines += rs.length;
-    this.counters.linksRead += rs.length;
-    for (const r of rs) if (this.rejects.length < this.keepRejects) this.rejects.push(r);
+  private async chunk(c: LineChunk): Promise<void> {
+    const run = await this.started();
+    await run.route(c, this.taker);
+    if (run.due(this.roundUrls)) await run.commit();
   }
 
-  private async merge(): Promise<void> {
-    const s = this.s;
-    const from = this.out.length;
-    await mergeAndCommit(s, {
-      counters: this.counters,
-      emit: (buf, start, end) => this.out.push(this.decoder.decode(buf.subarray(start, end))),
-      beforeCommit: async () => {
-        if (this.beforeCommit) await this.beforeCommit(this.out.slice(from));
-        return { run: s.store.body.run, history: s.store.body.history };
-      },
-    });
+  private async links(links: readonly (string | Link)[]): Promise<void> {
+    let at = 0;
+    while (at < links.length) {
+      const run = await this.started();
+      const { chunk, next } = linkChunk(links, at, {
+        base: '', firstLine: run.lines - at, maxLineBytes: this.s.policy.maxLineBytes, chunkBytes: this.s.opts.chunkBytes,
+      });
+      at = next;
+      await this.chunk(chunk);
+    }
   }
-}
 
-function splitterCheck(s: Session): void {
-  if (s.opts.readOnly) throw new DrumError('DRUM_BAD_OPTION', 'feeding URLs needs a store opened for writing');
+  private async started(): Promise<LibraryRun> {
+    return (this.run ??= await LibraryRun.start(this.s));
+  }
 }

@@ -123,4 +123,22 @@ describe('an abandoned job', () => {
       await d.close();
     }
   });
+
+  it('reads a list given to checkUpdate as links, one per element, and a Link with its source', async () => {
+    const d = await Drum.open(tempDir(), { fsync: false, workers: 0, chunkBytes: 1024 });
+    try {
+      const got: string[] = [];
+      const rejected: string[] = [];
+      const it = d.checkUpdate([[`http://pair.example/a`, `http://pair.example/a`], { url: 'b', source: 'http://pair.example/a' }, 'TAB\there\n'], {
+        format: 'lines', onReject: (r) => rejected.push(r.reason),
+      });
+      let step = await it.next();
+      for (; !step.done; step = await it.next()) got.push(step.value);
+      assert.deepEqual(got, ['http://pair.example/a', 'http://pair.example/b']);
+      assert.deepEqual(rejected, ['control-char']);
+      assert.equal(step.value?.linksRead, 4);
+    } finally {
+      await d.close();
+    }
+  });
 });

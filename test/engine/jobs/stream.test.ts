@@ -1,6 +1,7 @@
-// Drum.stream(), the through2 face of the engine: URL lines in (any
-// chunking), new URLs out in arrival order; and what a stream destroyed
-// mid-way leaves behind.
+// Drum.stream(), the node:stream face of the engine: URL lines or TSV rows
+// in (any chunking), new URLs out in arrival order; close() while a stream
+// is live; the run it records; and what a stream destroyed mid-way leaves
+// behind.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +10,8 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { Drum } from '../../../src/engine/drum.js';
 import type { DrumOptions } from '../../../src/options.js';
+import { Catalog } from '../../../src/catalog/catalog.js';
+import type { LinkReject } from '../../../src/engine/api.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const OPTS: DrumOptions = { workers: 1, fsync: false, chunkBytes: 1024, tuning: { workerDispatchMin: 0, sortEntries: 40 } };
@@ -107,4 +110,68 @@ describe('Drum.stream', () => {
       await again.close();
     }
   });
+
+  it('reads TSV source<TAB>target rows, resolving each target against its source, and reports rejects by line', async () => {
+    const d = await Drum.open(tempDir(), OPTS);
+    try {
+      const s = d.stream();
+      const rejects: LinkReject[] = [];
+      s.on('reject', (r: LinkReject) => rejects.push(r));
+      const text = 'source\ttarget\nhttp://a.example/dir/\tpage\nhttp://a.example/dir/\t../top#x\nhttp://a.example/\tmailto:x@a.example\n';
+      const got = await collectFrom(s, [text.slice(0, 20), text.slice(20)]);
+      assert.deepEqual(got, ['http://a.example/dir/page', 'http://a.example/top']);
+      assert.deepEqual(rejects.map((r) => [r.index, r.reason]), [[4, 'unsupported-scheme']]);
+      assert.equal(s.report?.uniqueUrls, 2);
+      assert.equal(s.report?.rejectedLines, 1);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('lets close() wait for a live stream to end, so what it carried is stored and printed', async () => {
+    const dir = tempDir();
+    const d = await Drum.open(dir, OPTS);
+    const s = d.stream();
+    let out = '';
+    s.on('data', (b: Buffer) => (out += b.toString()));
+    const closed = d.close();
+    s.write('http://live.example/1\nhttp://live.example/2\n');
+    setTimeout(() => s.end('http://live.example/1\nhttp://live.example/3\n'), 20);
+    await closed;
+    assert.equal(out, 'http://live.example/1\nhttp://live.example/2\nhttp://live.example/3\n');
+    const again = await Drum.open(dir, OPTS);
+    try {
+      assert.equal((await again.stats()).storeUrls, 3);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('records its run in the catalog and its hosts in the host table', async () => {
+    const dir = tempDir();
+    const d = await Drum.open(dir, OPTS);
+    const s = d.stream();
+    await collectFrom(s, ['http://h1.example/a\nhttp://h1.example/b\nhttp://h2.example/a\n']);
+    await d.close();
+    const cat = await Catalog.open(dir, { readOnly: true });
+    try {
+      const runs = await cat.listRuns(5);
+      assert.equal(runs.length, 1);
+      assert.equal(runs[0]!.status, 'complete');
+      assert.equal(runs[0]!.runId, s.report?.runId);
+      assert.equal(runs[0]!.counts.uniqueUrls, 3);
+      assert.equal(await cat.hostCount('h1.example'), 2);
+    } finally {
+      await cat.close();
+    }
+  });
 });
+
+async function collectFrom(s: NodeJS.ReadWriteStream, chunks: string[]): Promise<string[]> {
+  let out = '';
+  s.on('data', (b: Buffer | string) => (out += b.toString()));
+  for (const c of chunks) if (!s.write(c)) await once(s, 'drain');
+  s.end();
+  await once(s, 'end');
+  return out.split('\n').filter((l) => l !== '');
+}
