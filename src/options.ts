@@ -72,6 +72,11 @@ export interface Tuning {
   maxRoundEntries?: number;
   /** URLs per unique-NNNNN.txt file. Default 1,000,000. */
   urlsPerFile?: number;
+  /**
+   * Inputs up to this many bytes are hashed whole before an ingest; larger ones are identified by a
+   * sample first, hashed whole while read, and skipped only after a confirming read. Default 64 MiB.
+   */
+  fullHashMaxBytes?: number;
   /** Rounds with at least this many aux records sort and dispatch through a worker thread. Default 65,536. */
   workerDispatchMin?: number;
 }

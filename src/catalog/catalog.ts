@@ -113,8 +113,9 @@ export class Catalog {
       if (prev && prev.startedAt !== rec.startedAt) batch.push(del(order, `${prev.startedAt}|${prev.runId}`));
       batch.push(put(runs, rec.runId, rec), put(order, `${rec.startedAt}|${rec.runId}`, rec.runId));
       if (rec.status === 'complete') {
-        const fresh = rec.inputs.filter((i) => i.sha256 !== null && !i.skipped && i.damaged === undefined);
-        const keys = fresh.map((i) => inputKey(i.sha256!, i.bytes));
+        // Only inputs hashed whole and read to their end; a large one is also found by its sample (then confirmed).
+        const fresh = rec.inputs.filter((i) => i.sha256 !== null && i.sha256 !== '' && !i.skipped && i.damaged === undefined && i.sampled !== true);
+        const keys = fresh.flatMap((i) => [inputKey(i.sha256!, i.bytes), ...(i.sample ? [inputKey(i.sample, i.bytes)] : [])]);
         const known = keys.length > 0 ? await inputs.getMany(keys) : [];
         keys.forEach((k, i) => {
           if (known[i] === undefined) batch.push(put(inputs, k, rec.runId));
@@ -146,7 +147,7 @@ export class Catalog {
     });
   }
 
-  /** The complete run that first ingested an input with this content into this store, if any. */
+  /** The complete run that first ingested an input with this content (whole SHA-256, or the sample of a large input) into this store, if any. */
   async findIngestedInput(sha256: string, bytes: number): Promise<RunRecord | undefined> {
     return this.read('cannot read the run catalog', undefined, async () => {
       const runId = await this.sub<string>('inputs').get(inputKey(sha256, bytes));

@@ -20,6 +20,10 @@ export interface RunInput {
   skipped?: boolean;
   /** Set when reading the input ended in an error (read up to this decompressed offset and line): not ingested. */
   damaged?: { offset: number; line: number; code: string; message: string };
+  /** True when sha256 is only a sampled hash (the input was never hashed whole): not ingested. */
+  sampled?: boolean;
+  /** Inputs over the whole-hash limit: the sampled hash (size, first and last MiB) that finds candidates to confirm. */
+  sample?: string;
 }
 
 export interface RunRecord {

@@ -25,6 +25,8 @@ export interface OpenOptions {
   stdin?: ByteStream;
   /** Called with each batch of raw bytes consumed (compressed bytes for gzip). */
   onBytes?: (rawBytesDelta: number) => void;
+  /** Gzip and stdin: called with the raw bytes themselves, in order (a content hash while reading). */
+  onRaw?: (raw: Buffer) => void;
 }
 
 export interface ByteInput {
@@ -62,7 +64,7 @@ export async function openInput(path: string, opts: OpenOptions = {}): Promise<B
     const raw = iteratorOf(opts.stdin ?? process.stdin);
     const { pieces, done } = await pull(raw, 2, path);
     const gzip = hasGzipMagic(Buffer.concat(pieces));
-    const counted = countBytes(replay(pieces, done ? null : raw), onBytes);
+    const counted = countBytes(replay(pieces, done ? null : raw), onBytes, opts.onRaw);
     const bytes = gzip ? gunzip(counted, path) : wrapErrors(counted, path);
     return { path, rawSize: null, gzip, fh: null, bytes, close: async () => void (await bytes.return?.(undefined)) };
   }
@@ -85,7 +87,7 @@ export async function openInput(path: string, opts: OpenOptions = {}): Promise<B
   }
   const gzip = isGzipName(path) || hasGzipMagic(head);
   if (!gzip) return { path, rawSize: size, gzip, fh, bytes: null, close: () => fh.close() };
-  const bytes = gunzip(countBytes(readRaw(fh, path), onBytes), path);
+  const bytes = gunzip(countBytes(readRaw(fh, path), onBytes, opts.onRaw), path);
   const close = async () => {
     await bytes.return?.(undefined);
     await fh.close().catch(() => {});
@@ -137,9 +139,10 @@ function toBuffer(v: unknown): Buffer {
   throw new TypeError('input stream must yield Buffers');
 }
 
-async function* countBytes(src: AsyncIterable<Buffer>, onBytes: (n: number) => void): AsyncGenerator<Buffer> {
+async function* countBytes(src: AsyncIterable<Buffer>, onBytes: (n: number) => void, onRaw?: (b: Buffer) => void): AsyncGenerator<Buffer> {
   for await (const b of src) {
     onBytes(b.length);
+    onRaw?.(b);
     yield b;
   }
 }

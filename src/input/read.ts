@@ -43,6 +43,11 @@ export interface ReadInputsOptions {
   warcLinks?: 'html' | 'metadata' | 'both';
   /** Raw bytes consumed (compressed for gzip); a resumed plain file reports its skipped bytes at once. */
   onBytes?: (rawBytesDelta: number) => void;
+  /**
+   * Called with every raw byte read (compressed bytes for gzip), in file order, as it is read: lets a
+   * caller hash the input while reading it. Bytes before a plain file's resume offset are not read.
+   */
+  onRaw?: (raw: Buffer) => void;
   /** Called once per input after it is opened and its format detected. */
   onInput?: (info: InputInfo) => void;
   /** What `-` reads. Default process.stdin. */
@@ -67,7 +72,9 @@ export async function* readInput(spec: InputSpec, index: number, opts: ReadInput
   const startOffset = spec.startOffset ?? 0;
   const startLine = spec.startLine ?? 0;
   const onBytes = opts.onBytes ?? (() => {});
-  const src = await openInput(spec.path, { stdin: opts.stdin, onBytes });
+  const src = await openInput(spec.path, { stdin: opts.stdin, onBytes, onRaw: opts.onRaw });
+  // Plain-file reads below count their bytes and show them to onRaw here.
+  const onRead = opts.onRaw === undefined ? (b: Buffer) => onBytes(b.length) : (b: Buffer) => (onBytes(b.length), opts.onRaw!(b));
   try {
     const forced = opts.format === 'auto' ? undefined : opts.format;
     let det: Detection;
@@ -81,7 +88,7 @@ export async function* readInput(spec: InputSpec, index: number, opts: ReadInput
     }
     opts.onInput?.({ input: index, path: src.path, format: det.format, gzip: src.gzip, rawSize: src.rawSize });
     if (det.format === 'warc') {
-      const from = src.fh ? fileBytes(src.fh, startOffset, opts.chunkBytes, onBytes, src.path) : skip(bytes!, startOffset, src.path);
+      const from = src.fh ? fileBytes(src.fh, startOffset, opts.chunkBytes, onBytes, onRead, src.path) : skip(bytes!, startOffset, src.path);
       yield* readWarc(from, index, startOffset, startLine, opts);
       return;
     }
@@ -98,7 +105,7 @@ export async function* readInput(spec: InputSpec, index: number, opts: ReadInput
         (startOffset === 0 || (det.firstDataLineEnd !== null && startOffset < det.firstDataLineEnd)),
     });
     if (src.fh) {
-      yield* splitFile(src.fh, splitter, startOffset, src.rawSize ?? 0, opts.chunkBytes, onBytes, src.path, opts.reuseBuffers ?? false);
+      yield* splitFile(src.fh, splitter, startOffset, src.rawSize ?? 0, opts.chunkBytes, onBytes, onRead, src.path, opts.reuseBuffers ?? false);
       return;
     }
     try {
@@ -177,6 +184,7 @@ async function* splitFile(
   size: number,
   chunkBytes: number,
   onBytes: (n: number) => void,
+  onRead: (b: Buffer) => void,
   path: string,
   reuse: boolean,
 ): AsyncGenerator<LineChunk> {
@@ -214,7 +222,7 @@ async function* splitFile(
     }
     if (r.n === 0) break;
     pos += r.n;
-    onBytes(r.n);
+    onRead(r.buf.subarray(room, room + r.n));
     next = prefetch(pos);
     yield* splitter.pushOwned(r.buf, room, r.n);
   }
@@ -222,7 +230,9 @@ async function* splitFile(
 }
 
 /** Plain-file bytes from `from`, as fresh buffers (for the WARC reader). */
-async function* fileBytes(fh: FileHandle, from: number, size: number, onBytes: (n: number) => void, path: string): AsyncGenerator<Buffer> {
+async function* fileBytes(
+  fh: FileHandle, from: number, size: number, onBytes: (n: number) => void, onRead: (b: Buffer) => void, path: string,
+): AsyncGenerator<Buffer> {
   if (from > 0) onBytes(from);
   let pos = from;
   for (;;) {
@@ -235,7 +245,7 @@ async function* fileBytes(fh: FileHandle, from: number, size: number, onBytes: (
     }
     if (n === 0) return;
     pos += n;
-    onBytes(n);
+    onRead(buf.subarray(0, n));
     yield buf.subarray(0, n);
   }
 }

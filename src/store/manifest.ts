@@ -39,6 +39,11 @@ export interface InputRecord {
   bytes: number;
   sha256: string;
   sampled: boolean;
+  /**
+   * Inputs over the whole-hash limit: the sampled hash (size, first and last MiB). Until such an input has been
+   * read whole, `sha256` is this sample and `sampled` is true; then `sha256` is the SHA-256 of every byte.
+   */
+  sample?: string;
   /** Set when reading this input ended in an error: read up to this decompressed offset and line. Never counts as ingested. */
   damaged?: InputDamage;
 }

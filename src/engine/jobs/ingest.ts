@@ -21,7 +21,8 @@ import type { AbandonedRun, CommittedRound, IngestRequest, RunReport } from '../
 import type { ParsedChunk } from '../pipeline/parse.js';
 import { mergeAndCommit, mergeDue } from '../core/commit.js';
 import { buildReport, writeReport } from './report-build.js';
-import { damagedInputs, describeInputs, inHistory, planRun, type RunPlan } from './run-setup.js';
+import { damagedInputs, describeInputs, planRun, type RunPlan } from './run-setup.js';
+import { knownInputs, withWholeHash } from './known-inputs.js';
 import type { Session } from '../core/session.js';
 import { readLoop, type InputError } from '../pipeline/read-loop.js';
 import { recoverHostCounts } from '../hosts/host-recovery.js';
@@ -42,16 +43,11 @@ export async function ingest(s: Session, req: IngestRequest): Promise<RunReport>
   return runIngest(s, req, plan, t0);
 }
 
-/** Describes the inputs and plans the run; an input a complete run took (manifest history or catalog) is skipped unless forced. */
+/** Describes the inputs and plans the run; an input a complete run took whole (manifest history or catalog) is skipped unless forced. */
 async function planIngest(s: Session, req: IngestRequest): Promise<RunPlan> {
-  const inputs = await describeInputs(req.inputs);
-  const catalogHas = new Set<string>();
-  if (s.catalog !== null && !req.force) {
-    for (const i of inputs) {
-      if (i.path !== '-' && (await s.catalog.findIngestedInput(i.sha256, i.bytes))) catalogHas.add(`${i.sha256}/${i.bytes}`);
-    }
-  }
-  return planRun(s.dir, s.store.body, req, inputs, (i) => inHistory(s.store.body, i) || catalogHas.has(`${i.sha256}/${i.bytes}`), s.opts.tuning.urlsPerFile);
+  const inputs = await describeInputs(req.inputs, s.opts.tuning.fullHashMaxBytes);
+  const known = req.force ? inputs.map(() => false) : await knownInputs(s.store.body, s.catalog, inputs);
+  return planRun(s.dir, s.store.body, req, inputs, (i) => known[inputs.indexOf(i)] ?? false, s.opts.tuning.urlsPerFile);
 }
 
 /** Refuses a store that fails verification before anything is written. */
@@ -172,7 +168,10 @@ function readInputs(r: IngestRun): Promise<InputError[]> {
       // Committed with the next round: a damaged input is never recorded as ingested.
       r.run.inputs[e.input] = { ...r.run.inputs[e.input]!, damaged: { offset: e.offset, line: e.line, code: e.code, message: e.message } };
     },
-    onInputDone: (i) => {
+    // A large input is hashed as it is read: recorded with its whole hash, a later run can skip it.
+    hashInput: (i) => r.run.inputs[i]!.sampled,
+    onInputDone: async (i, whole) => {
+      r.run.inputs[i] = await withWholeHash(r.run.inputs[i]!, whole);
       r.position.input = i + 1;
       r.position.offset = 0;
       r.position.line = 0;

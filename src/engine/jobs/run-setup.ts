@@ -13,7 +13,11 @@ import type { InputRecord, ManifestBody, RunState } from '../../store/manifest.j
 import type { IngestRequest } from '../api.js';
 import type { InputError } from '../pipeline/read-loop.js';
 
-/** Inputs up to this size are identified by a SHA-256 of every byte; larger ones by a sampled hash. */
+/**
+ * Inputs up to this size are hashed whole (SHA-256) before the run; larger ones get a sampled hash
+ * first (size, first and last MiB) and are hashed whole while read or, to skip them, by one
+ * confirming read (known-inputs.ts). Tuning.fullHashMaxBytes overrides it.
+ */
 export const FULL_HASH_MAX_BYTES = 64 << 20;
 export const URLS_PER_FILE = 1_000_000;
 
@@ -26,7 +30,7 @@ export interface RunPlan {
   abandoned: RunState | null;
 }
 
-export async function describeInputs(paths: string[]): Promise<InputRecord[]> {
+export async function describeInputs(paths: string[], fullHashMaxBytes = FULL_HASH_MAX_BYTES): Promise<InputRecord[]> {
   const out: InputRecord[] = [];
   for (const p of paths) {
     if (p === '-') {
@@ -42,9 +46,9 @@ export async function describeInputs(paths: string[]): Promise<InputRecord[]> {
     } catch (e) {
       throw new DrumError('DRUM_INPUT', `cannot read input ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e, file: abs });
     }
-    const sampled = size > FULL_HASH_MAX_BYTES;
+    const sampled = size > fullHashMaxBytes;
     const id = await inputIdentity(abs, { method: sampled ? 'sampled' : 'full' });
-    out.push({ path: abs, bytes: size, sha256: id.sha256, sampled });
+    out.push({ path: abs, bytes: size, sha256: id.sha256, sampled, ...(sampled ? { sample: id.sha256 } : {}) });
   }
   return out;
 }
@@ -55,7 +59,9 @@ export function newRunId(now = new Date()): string {
 }
 
 function sameInputs(a: InputRecord[], b: InputRecord[]): boolean {
-  return a.length === b.length && a.every((x, i) => x.path === b[i]!.path && x.bytes === b[i]!.bytes && x.sha256 === b[i]!.sha256 && x.path !== '-');
+  // A large input's record carries its whole hash once read; its sample identifies it on both sides.
+  const id = (x: InputRecord): string => x.sample ?? x.sha256;
+  return a.length === b.length && a.every((x, i) => x.path === b[i]!.path && x.bytes === b[i]!.bytes && id(x) === id(b[i]!) && x.path !== '-' && x.sha256 !== '');
 }
 
 function readOptionsOf(req: IngestRequest): Record<string, string> {
@@ -150,11 +156,6 @@ export function checkOutDir(dir: string): void {
   if (entries.length > 0) {
     throw new DrumError('DRUM_CLOBBER', `--out ${dir} is not empty; drum writes a run's files only into a new or empty directory`, { file: dir });
   }
-}
-
-/** True if `i` appears, with the same bytes and read whole (not damaged), among the inputs of a complete run in the manifest history. */
-export function inHistory(body: ManifestBody, i: InputRecord): boolean {
-  return body.history.some((h) => h.status === 'complete' && h.inputs.some((x) => x.sha256 === i.sha256 && x.bytes === i.bytes && x.damaged === undefined));
 }
 
 /** The run's inputs that ended in an error, as the report and the exit status give them. */

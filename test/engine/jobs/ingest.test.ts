@@ -57,3 +57,35 @@ describe('ingest of a damaged input', () => {
     assert.match(done.stderr, /already ingested/);
   });
 });
+
+describe('ingest of a changed input', () => {
+  it('does not skip a same-size input over the whole-hash limit changed only in the middle, and skips it once it is unchanged', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'big.txt');
+    // 70 MiB, over the 64 MiB limit: a few URLs at each end, comment lines between (cheap to read).
+    const comment = `# ${'c'.repeat(1021)}\n`; // 1 KiB
+    const n = 70 * 1024;
+    const body = Buffer.from(`http://a.example/first\n${comment.repeat(n)}http://a.example/last\n`);
+    fs.writeFileSync(file, body);
+    const state = join(dir, 'state');
+    const run = (out: string) => drum(['ingest', '--state', state, '--out', join(dir, out), '--no-progress', file]);
+    const first = await run('o1');
+    assert.equal(first.status, 0, first.stderr);
+    assert.deepEqual(uniques(join(dir, 'o1')), ['http://a.example/first', 'http://a.example/last']);
+
+    // Same size, same first and last MiB: one comment line in the middle becomes a URL line of the same length.
+    const mid = 23 + (n >> 1) * comment.length;
+    const url = 'http://a.example/middle/';
+    Buffer.from(`${url}${'m'.repeat(comment.length - url.length - 1)}\n`).copy(body, mid);
+    fs.writeFileSync(file, body);
+    const changed = await run('o2');
+    assert.equal(changed.status, 0, changed.stderr);
+    assert.doesNotMatch(changed.stderr, /already ingested/);
+    assert.deepEqual(uniques(join(dir, 'o2')), [`${url}${'m'.repeat(comment.length - url.length - 1)}`]);
+
+    // Unchanged since: confirmed by one read, then skipped.
+    const again = await run('o3');
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stderr, /already ingested/);
+  });
+});
