@@ -124,7 +124,18 @@ export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo
     }
     if (report.lossy) io.stderr.write(`drum: warning: lossy bloom mode; about ${Math.round(report.tiers.bloom.expectedWronglyDropped)} new URLs may have been dropped\n`);
   }
+  warnAllRejected(report.linksRead, report.rejectedLines, report.rejectsByReason, io);
   return inputErrorStatus((report as { inputErrors?: InputError[] }).inputErrors, io);
+}
+
+/**
+ * Every link line rejected: almost always the wrong format (or a file that is not a link list),
+ * so it is said on stderr even with --quiet; the exit status stays 0 (rejects are counted, not errors).
+ */
+export function warnAllRejected(linksRead: number, rejected: number, byReason: Record<string, number>, io: CliIo): void {
+  if (linksRead === 0 || rejected < linksRead) return;
+  const reasons = Object.entries(byReason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${n} ${r}`).join(', ');
+  io.stderr.write(`drum: warning: all ${linksRead} link lines were rejected (${reasons}); nothing was ingested. Is --format right for this input? See rejects.tsv\n`);
 }
 
 /** An input the engine could not read to its end (e.g. truncated gzip); the run kept every complete line before `line`. */
@@ -143,7 +154,8 @@ export function inputErrorStatus(errors: readonly InputError[] | undefined, io: 
   if (!errors || errors.length === 0) return 0;
   for (const e of errors) {
     const file = e.message.includes(e.path) ? '' : ` (file: ${e.path})`;
-    const kept = e.line === undefined ? '' : `; its ${e.line} complete lines or records before the damage were read, and it is recorded as damaged, not ingested`;
+    const kept = e.line === undefined ? '' : e.line === 0 ? '; nothing was read from it, and it is recorded as damaged, not ingested'
+      : `; its first ${e.line} lines (or WARC records) were read whole and kept, and it is recorded as damaged, not ingested`;
     io.stderr.write(`drum: ${e.code}: ${e.message}${file}${kept}\n`);
   }
   return verifyStatus(errors, false);

@@ -1,5 +1,8 @@
 // Format detection on the first bytes of a (decompressed) input: WARC when
-// it starts with `WARC/`, TSV when the first data line has a tab, else lines;
+// it starts with `WARC/`; TSV when the first data line has a tab followed by
+// a second field and the next data lines (up to DETECT_LINES in all) do not
+// mostly lack tabs; else lines (a stray or trailing tab does not make a URL
+// list TSV);
 // plus gzip recognition by name or magic bytes. Pure functions over a prefix
 // buffer; does not read files or decompress (src/input/open.ts does).
 
@@ -19,6 +22,9 @@ export interface Detection {
 }
 
 const LF = 10, CR = 13, TAB = 9, SPACE = 32, HASH = 35;
+
+/** Data lines detection looks at, at most (fewer when the input or PEEK_BYTES ends first). */
+export const DETECT_LINES = 8;
 
 export function isGzipName(path: string): boolean {
   return path.toLowerCase().endsWith('.gz');
@@ -52,6 +58,14 @@ export function detectFormat(
     else if (head.length < warc.length && !enough && isPrefixOf(head, warc)) return null;
   }
   if (format === 'warc') return { format, firstDataLineEnd: null };
+  let firstEnd: number | null = null;
+  let first: boolean | null = null; // the first data line has a tab and a field after it
+  let others = 0;
+  let othersTabbed = 0;
+  const decide = (): Detection => {
+    const tsv = first === true && !(others >= 2 && othersTabbed * 2 < others);
+    return { format: format ?? (tsv ? 'tsv' : 'lines'), firstDataLineEnd: firstEnd };
+  };
   while (pos < prefix.length) {
     let nl = prefix.indexOf(LF, pos);
     const ended = nl >= 0;
@@ -67,11 +81,31 @@ export function detectFormat(
     let a = s;
     while (a < e && (prefix[a] === SPACE || prefix[a] === TAB)) a++;
     if (a === e || prefix[a] === HASH) continue;
-    const hasTab = prefix.subarray(s, e).indexOf(TAB) >= 0;
-    return { format: format ?? (hasTab ? 'tsv' : 'lines'), firstDataLineEnd: ended ? pos : null };
+    if (first === null) {
+      firstEnd = ended ? pos : null;
+      first = hasField(prefix, s, e);
+      if (format !== undefined || !first) return decide();
+    } else {
+      others++;
+      const t = prefix.indexOf(TAB, s);
+      if (t >= 0 && t < e) othersTabbed++;
+      if (others === DETECT_LINES - 1) return decide();
+    }
   }
   if (!enough) return null;
-  return { format: format ?? 'lines', firstDataLineEnd: null };
+  return decide();
+}
+
+/** True when line w[s, e) has a tab followed by something other than spaces and tabs (a second field). */
+function hasField(w: Buffer, s: number, e: number): boolean {
+  let t = w.indexOf(TAB, s);
+  while (t >= 0 && t < e) {
+    let k = t + 1;
+    while (k < e && (w[k] === SPACE || w[k] === TAB)) k++;
+    if (k < e) return true;
+    t = w.indexOf(TAB, k);
+  }
+  return false;
 }
 
 function isPrefixOf(a: Buffer, b: Buffer): boolean {

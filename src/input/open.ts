@@ -47,7 +47,7 @@ export function inputError(path: string, what: string, cause?: unknown): DrumErr
   return new DrumError('DRUM_INPUT', `${what} ${path}${detail ? `: ${detail}` : ''}`, { cause, file: path });
 }
 
-/** Raw size of an input in bytes, or null for stdin and non-regular files. */
+/** Raw size of an input in bytes, or null for stdin and other streams (FIFOs, devices). */
 export async function inputSize(path: string): Promise<number | null> {
   if (path === '-') return null;
   try {
@@ -76,15 +76,19 @@ export async function openInput(path: string, opts: OpenOptions = {}): Promise<B
   } catch (e) {
     throw inputError(path, 'cannot open input', e);
   }
+  let regular: boolean;
   try {
     const st = await fh.stat();
     if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    regular = st.isFile();
     size = st.size;
-    await fh.read(head, 0, 2, 0);
+    if (regular) await fh.read(head, 0, 2, 0);
   } catch (e) {
     await fh.close().catch(() => {});
     throw inputError(path, 'cannot read input', e);
   }
+  // A FIFO, `<(...)`, /dev/stdin or a device: no size, no seeking; read it front to back like stdin.
+  if (!regular) return openStream(path, fh, opts, onBytes);
   const gzip = isGzipName(path) || hasGzipMagic(head);
   if (!gzip) return { path, rawSize: size, gzip, fh, bytes: null, close: () => fh.close() };
   const bytes = gunzip(countBytes(readRaw(fh, path), onBytes, opts.onRaw), path);
@@ -93,6 +97,25 @@ export async function openInput(path: string, opts: OpenOptions = {}): Promise<B
     await fh.close().catch(() => {});
   };
   return { path, rawSize: size, gzip, fh: null, bytes, close };
+}
+
+async function openStream(path: string, fh: FileHandle, opts: OpenOptions, onBytes: (n: number) => void): Promise<ByteInput> {
+  const raw = iteratorOf(fh.createReadStream({ highWaterMark: RAW_READ, autoClose: false }));
+  let pulled: { pieces: Buffer[]; done: boolean };
+  try {
+    pulled = await pull(raw, 2, path);
+  } catch (e) {
+    await fh.close().catch(() => {});
+    throw e;
+  }
+  const gzip = isGzipName(path) || hasGzipMagic(Buffer.concat(pulled.pieces));
+  const counted = countBytes(replay(pulled.pieces, pulled.done ? null : raw), onBytes, opts.onRaw);
+  const bytes = gzip ? gunzip(counted, path) : wrapErrors(counted, path);
+  const close = async () => {
+    await bytes.return?.(undefined);
+    await fh.close().catch(() => {});
+  };
+  return { path, rawSize: null, gzip, fh: null, bytes, close };
 }
 
 function iteratorOf(s: ByteStream): AsyncIterator<Buffer> {

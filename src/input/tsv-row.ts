@@ -1,6 +1,9 @@
 // One TSV link row, `source<TAB>target[<TAB>more]`: finds the target (the
 // second field) and the source (the first), each trimmed of spaces, inside
-// a window of bytes. Carries the position of the next tab from row to row,
+// a window of bytes. An empty target is a reference to the source itself
+// (RFC 3986 5.4.1 and WHATWG resolve "" against the base to the base): the
+// target is then the source's bytes; a row with no target field, or with
+// both fields empty, has no link. Carries the position of the next tab from row to row,
 // so each window is scanned for tabs once. Does not split lines, detect the
 // header row or copy bytes (split.ts does).
 // REQUIRES: rows of one window read in order, reset() before each window.
@@ -21,7 +24,7 @@ export class TsvRow {
     this.tab = -1;
   }
 
-  /** Reads row w[s, e); false when it has no target field (an 'empty' row). */
+  /** Reads row w[s, e); false when it has no target field, or an empty target and source (an 'empty' row). */
   read(w: Buffer, s: number, e: number): boolean {
     let tab = this.tab;
     if (tab < s) {
@@ -40,9 +43,13 @@ export class TsvRow {
     let u0 = t1 + 1, u1 = t2, b0 = s, b1 = t1;
     while (u0 < u1 && w[u0] === SPACE) u0++;
     while (u1 > u0 && w[u1 - 1] === SPACE) u1--;
-    if (u0 === u1) return false;
     while (b0 < b1 && w[b0] === SPACE) b0++;
     while (b1 > b0 && w[b1 - 1] === SPACE) b1--;
+    if (u0 === u1) {
+      if (b0 === b1) return false;
+      u0 = b0; // "" resolved against the source is the source
+      u1 = b1;
+    }
     this.u0 = u0;
     this.u1 = u1;
     this.b0 = b0;

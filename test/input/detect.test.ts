@@ -21,6 +21,20 @@ describe('detectFormat', () => {
     assert.equal(d('http://a/\nhttp://s/\thttp://t/\n')!.format, 'lines');
   });
 
+  it('takes a URL list whose first line ends in a stray tab for lines, not TSV', () => {
+    assert.equal(d('http://a/\t\nhttp://b/\nhttp://c/\n')!.format, 'lines');
+    assert.equal(d('http://a/ \t \nhttp://b/\n')!.format, 'lines');
+  });
+
+  it('takes a URL list with one tab-separated first line among plain ones for lines', () => {
+    assert.equal(d('http://a/\tnote\nhttp://b/\nhttp://c/\nhttp://d/\n')!.format, 'lines');
+  });
+
+  it('detects TSV rows with an empty source column, and waits for more lines before deciding TSV', () => {
+    assert.equal(d('\thttp://a/\n\thttp://b/\n')!.format, 'tsv');
+    assert.equal(d('s\thttp://a/\n', false), null);
+  });
+
   it('waits for more bytes while the first data line has not ended', () => {
     assert.equal(d('http://a/', false), null);
     assert.equal(d('WA', false), null);

@@ -10,6 +10,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync, mkdirSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { constants as zlibConstants, gzipSync, gunzipSync } from 'node:zlib';
 import { htmlRecord } from './warc/helpers.js';
 import { readInputs, type InputInfo, type ReadInputsOptions } from '../../src/input/read.js';
@@ -175,6 +177,22 @@ describe('readInputs', () => {
     assert.deepEqual(f.links.map((l) => l[1]), ['http://a/', 'http://z/']);
     assert.deepEqual(f.rejects, [[2, 'too-long', 'b'.repeat(200)]]);
     for (const c of chunks) assert.ok(c.buf.length <= OPTS.chunkBytes + OPTS.maxLineBytes + 1);
+  });
+
+  it('resolves an empty TSV target to its source and keeps `empty` for a row without a target field', async () => {
+    const p = file('self.tsv', 'src\tdst\nhttp://a.example/x\t\nhttp://a.example/y\n\t \nhttp://a.example/z\t#f\n');
+    const f = flatten(await collect(readInputs([{ path: p }], { ...OPTS, format: 'tsv' })));
+    assert.deepEqual(f.links, [[2, 'http://a.example/x', 'http://a.example/x'], [5, '#f', 'http://a.example/z']]);
+    assert.deepEqual(f.rejects.map((r) => [r[0], r[1]]), [[3, 'empty']]);
+  });
+
+  it('reads a FIFO as a stream', { skip: process.platform === 'win32' }, async () => {
+    const fifo = path.join(dir, 'links.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const writer = writeFile(fifo, TEXT); // its open waits on the threadpool for the reader's
+    const u = urls(await collect(readInputs([{ path: fifo }], OPTS)));
+    await writer;
+    assert.deepEqual(u, LINES);
   });
 
   it('fails with DRUM_INPUT naming a missing file', async () => {

@@ -71,9 +71,12 @@ function model(text: string, o: { format: 'lines' | 'tsv'; max: number }): Omit<
       if (!l.includes('://')) return;
     }
     const cols = l.split('\t');
-    const url = (cols[1] ?? '').replace(/^ +| +$/g, '');
+    const target = (cols[1] ?? '').replace(/^ +| +$/g, '');
+    const source = cols[0]!.replace(/^ +| +$/g, '');
+    // An empty target is the source itself (RFC 3986 5.4.1); no target field, or nothing at all, is 'empty'.
+    const url = target === '' ? source : target;
     if (cols.length < 2 || url === '') return f.rejects.push([line, 'empty', l.slice(0, 200)]);
-    f.links.push([line, url, cols[0]!.replace(/^ +| +$/g, '')]);
+    f.links.push([line, url, source]);
   });
   return f;
 }
@@ -146,13 +149,12 @@ describe('LineSplitter', () => {
     assert.deepEqual(split('http://s/\thttp://t/\n', { format: 'tsv' }).links, [[1, 'http://t/', 'http://s/']]);
   });
 
-  it('rejects a TSV row without a tab or with an empty target as empty', () => {
-    const f = split('http://s/\thttp://t/\nhttp://no-tab/\nhttp://s/\t\tL\nhttp://s/\t  \n', { format: 'tsv' });
-    assert.deepEqual(f.links.map((l) => l[0]), [1]);
+  it('rejects a TSV row without a tab, or with neither target nor source, as empty; an empty target is its source', () => {
+    const f = split('http://s/\thttp://t/\nhttp://no-tab/\nhttp://s/\t\tL\nhttp://s/\t  \n\t\tx\n', { format: 'tsv' });
+    assert.deepEqual(f.links, [[1, 'http://t/', 'http://s/'], [3, 'http://s/', 'http://s/'], [4, 'http://s/', 'http://s/']]);
     assert.deepEqual(f.rejects, [
       [2, 'empty', 'http://no-tab/'],
-      [3, 'empty', 'http://s/\t\tL'],
-      [4, 'empty', 'http://s/\t  '],
+      [5, 'empty', '\t\tx'],
     ]);
   });
 

@@ -120,7 +120,7 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
 async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: number): Promise<IngestRun> {
   const run = plan.run;
   const c: RunCounters = plan.resume ? restoreCounters(run.counters) : newRunCounters();
-  const bytesTotal = run.inputs.some((i) => i.path === '-') ? null : run.inputs.reduce((a, i) => a + i.bytes, 0);
+  const bytesTotal = run.inputs.some((i) => i.path === '-' || i.sha256 === '') ? null : run.inputs.reduce((a, i) => a + i.bytes, 0);
   // Taken before the run's first commit: its manifest write is this run's IO too.
   const meter = new RunMeter(s.dfs, s.front, t0, bytesTotal, req.onProgress);
   let history = s.store.body.history;

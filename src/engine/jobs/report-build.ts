@@ -36,7 +36,7 @@ export function buildReport(
     status,
     lossy: mode === 'lossy',
     policy: s.policy.id,
-    inputs: run.inputs.map((i, k) => ({ path: i.path, bytes: i.bytes, sha256: i.path === '-' ? null : i.sha256, skipped: skipped[k] ?? false })),
+    inputs: run.inputs.map((i, k) => ({ path: i.path, bytes: i.bytes, sha256: i.path === '-' || i.sha256 === '' ? null : i.sha256, skipped: skipped[k] ?? false })),
     linksRead: c.linksRead,
     uniqueUrls: c.uniqueUrls,
     duplicateUrls: c.duplicateUrls,

@@ -41,7 +41,12 @@ export async function describeInputs(paths: string[], fullHashMaxBytes = FULL_HA
     let size: number;
     try {
       const st = fs.statSync(abs);
-      if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EISDIR' });
+      if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+      if (!st.isFile()) {
+        // A FIFO, `<(...)`, /dev/stdin or a device: read as a stream, like stdin; no identity, never skipped or resumed.
+        out.push({ path: abs, bytes: 0, sha256: '', sampled: false });
+        continue;
+      }
       size = st.size;
     } catch (e) {
       throw new DrumError('DRUM_INPUT', `cannot read input ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e, file: abs });

@@ -1,0 +1,33 @@
+// End-to-end input handling of bin/drum: /dev/stdin (a pipe) as a named
+// input, and a run that rejects every line warns on stderr even with --quiet.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { bin, distRoot, drum, uniques } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const FAST = ['--no-fsync', '--no-progress', '--workers', '0'];
+
+describe('drum on unusual inputs', () => {
+  it('ingests /dev/stdin given by name when it is a pipe', { skip: !fs.existsSync('/dev/stdin') }, async () => {
+    const dir = tempDir();
+    const out = join(dir, 'out');
+    // A shell pipe (a FIFO); the test runner's own stdin pipes are sockets, which /dev/stdin cannot reopen.
+    const cmd = `printf 'http://a.example/1\\nhttp://b.example/2\\n' | "${process.execPath}" "${bin}" ingest ${FAST.join(' ')} --state s --out out /dev/stdin`;
+    const r = spawnSync('sh', ['-c', cmd], { cwd: dir, env: { ...process.env, DRUM_DIST_DIR: distRoot, DRUM_STATE: '' }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(uniques(out), ['http://a.example/1', 'http://b.example/2']);
+  });
+
+  it('warns, even with --quiet, when every line of the run was rejected', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'mail.txt');
+    fs.writeFileSync(file, 'mailto:a@x\nmailto:b@x\n');
+    const r = await drum(['ingest', ...FAST, '--quiet', '--state', join(dir, 's'), '--out', join(dir, 'out'), file]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, /warning: all 2 link lines were rejected \(2 unsupported-scheme\)/);
+  });
+});
