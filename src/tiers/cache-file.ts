@@ -1,6 +1,8 @@
 // The envelope the saved tiers share (tiers.cache, memo.cache): a header of
 //   magic u32 | version u16 | flags u16 | commit u32 | stateId u32 | fields u32 × k | crc u32
-// (the CRC covers everything after the header), written to `*.tmp` and
+// (the CRC covers the whole file: the header's bytes before the CRC field,
+// which tie the file to this store and commit, then everything after the
+// header), written to `*.tmp` and
 // renamed through DrumFs, without fsync: a cache, never state — a lost or
 // torn file is ignored next time. Does not know what the body holds; each
 // file module does (tier-file.ts, memo-file.ts, docs/file-format.md).
@@ -25,13 +27,6 @@ export function cacheHeaderBytes(fields: number): number {
 export function writeCacheFile(dfs: DrumFs, path: string, magic: number, version: number, at: CommitId, fields: readonly number[], body: Iterable<Uint8Array>): void {
   const headBytes = cacheHeaderBytes(fields.length);
   replaceFile(dfs, path, (fd) => {
-    let crc = 0;
-    let pos = headBytes;
-    for (const b of body) {
-      dfs.write(fd, b, 0, b.length, pos);
-      pos += b.length;
-      crc = crc32(b, crc);
-    }
     const h = Buffer.alloc(headBytes);
     h.writeUInt32LE(magic, 0);
     h.writeUInt16LE(version, 4);
@@ -39,9 +34,21 @@ export function writeCacheFile(dfs: DrumFs, path: string, magic: number, version
     h.writeUInt32LE(at.commit >>> 0, 8);
     h.writeUInt32LE(at.stateId >>> 0, 12);
     fields.forEach((f, i) => h.writeUInt32LE(f >>> 0, 16 + 4 * i));
+    let crc = cacheCrcStart(h, headBytes);
+    let pos = headBytes;
+    for (const b of body) {
+      dfs.write(fd, b, 0, b.length, pos);
+      pos += b.length;
+      crc = crc32(b, crc);
+    }
     h.writeUInt32LE(crc >>> 0, headBytes - 4);
     dfs.write(fd, h, 0, h.length, 0);
   });
+}
+
+/** The CRC32 of a header's bytes before its CRC field: where the whole-file CRC starts (the body follows). */
+export function cacheCrcStart(h: Uint8Array, headBytes: number): number {
+  return crc32(h.subarray(0, headBytes - 4));
 }
 
 /** Runs a cache save: an IO failure (DRUM_IO) only means no cache this time; anything else propagates. */

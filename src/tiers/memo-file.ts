@@ -14,11 +14,11 @@ import * as fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { CommitId } from '../store/store.js';
 import type { DrumFs } from '../io/fs.js';
-import { cacheHeaderBytes, readCacheHeader, writeCacheFile } from './cache-file.js';
+import { cacheCrcStart, cacheHeaderBytes, readCacheHeader, writeCacheFile } from './cache-file.js';
 
 export const MEMO_FILE = 'memo.cache';
 export const MEMO_MAGIC = 0x4d444444; // "DDDM" read as little-endian u32
-export const MEMO_VERSION = 1;
+export const MEMO_VERSION = 2; // 2: the CRC covers the header too
 export const MEMO_HEADER_BYTES = cacheHeaderBytes(3); // magic, version, flags, commit, stateId, policyHash, entries, tables, crc
 
 /** FNV-1a of the policy id: a memo is only valid under the policy that accepted its lines. */
@@ -60,7 +60,7 @@ export function loadMemos(path: string, committed: CommitId, policyId: string, e
     const tableBytes = entries * 8;
     if (fs.fstatSync(fd).size !== MEMO_HEADER_BYTES + n * tableBytes) return [];
     const out: Uint32Array[] = [];
-    let crc = 0;
+    let crc = cacheCrcStart(h, MEMO_HEADER_BYTES);
     for (let i = 0; i < n; i++) {
       const t = new Uint32Array(entries * 2);
       const b = new Uint8Array(t.buffer);

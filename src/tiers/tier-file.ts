@@ -4,7 +4,7 @@
 // tied to that committed state (its number and manifest CRC, Store.committed),
 // and is ignored — never trusted — when its state, geometry, length or CRC
 // disagree. Layout (little-endian; the envelope is cache-file.ts's):
-//   TIER_MAGIC u32 | version u16 | flags u16 | commit u32 | stateId u32 | crc u32 | then per table:
+//   TIER_MAGIC u32 | version u16 | flags u16 | commit u32 | stateId u32 | crc u32 (whole file) | then per table:
 //   sets u32 | ways u32 | occupied u32 | keys (sets·ways·2 u32) | meta (sets u32)
 // TIER_HEADER_BYTES = 4 + 2 + 2 + 4 + 4 + 4; TABLE_HEADER_BYTES = 4 + 4 + 4.
 
@@ -13,11 +13,11 @@ import { crc32 } from 'node:zlib';
 import type { SetAssocTable } from './set-assoc.js';
 import type { CommitId } from '../store/store.js';
 import type { DrumFs } from '../io/fs.js';
-import { cacheHeaderBytes, readCacheHeader, writeCacheFile } from './cache-file.js';
+import { cacheCrcStart, cacheHeaderBytes, readCacheHeader, writeCacheFile } from './cache-file.js';
 
 export const TIER_FILE = 'tiers.cache';
 export const TIER_MAGIC = 0x54524444; // "DDRT" read as little-endian u32
-export const TIER_VERSION = 2; // 2: the state id joined the commit number
+export const TIER_VERSION = 3; // 2: the state id joined the commit number; 3: the CRC covers the header too
 export const TIER_HEADER_BYTES = cacheHeaderBytes(0); // magic, version, flags, commit, stateId, crc of the rest
 const TABLE_HEADER_BYTES = 4 + 4 + 4; // sets, ways, occupied
 
@@ -48,7 +48,7 @@ export function loadTiers(path: string, committed: CommitId, tables: Table[]): b
     return false;
   }
   const head = readCacheHeader(b, TIER_MAGIC, TIER_VERSION, committed, 0);
-  if (head === null || crc32(b.subarray(TIER_HEADER_BYTES)) !== head.crc) return false;
+  if (head === null || crc32(b.subarray(TIER_HEADER_BYTES), cacheCrcStart(b, TIER_HEADER_BYTES)) !== head.crc) return false;
   // Parse everything first; restore only if every table fits.
   const parsed: { sets: number; ways: number; occupied: number; keys: Uint32Array; meta: Uint32Array }[] = [];
   let at = TIER_HEADER_BYTES;

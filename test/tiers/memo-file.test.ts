@@ -51,6 +51,20 @@ describe('memo.cache', () => {
     assert.deepEqual(loadMemos(join(dir, 'absent'), AT, 'default/v3', 64), []);
   });
 
+  it('is ignored when its header was rewritten to another commit or its flags changed: the CRC covers the header', () => {
+    const p = join(tempDir(), 'memo.cache');
+    saveMemos(new DrumFs(), p, AT, 'default/v3', 64, [table(64, 1)]);
+    const good = fs.readFileSync(p);
+    const moved = Buffer.from(good);
+    moved.writeUInt32LE(AT.commit + 1, 8);
+    fs.writeFileSync(p, moved);
+    assert.deepEqual(loadMemos(p, { ...AT, commit: AT.commit + 1 }, 'default/v3', 64), []);
+    const flags = Buffer.from(good);
+    flags[6] = 1;
+    fs.writeFileSync(p, flags);
+    assert.deepEqual(loadMemos(p, AT, 'default/v3', 64), []);
+  });
+
   it('spells out the same header sizes as the shared envelope computes (docs/file-format.md)', () => {
     assert.equal(MEMO_HEADER_BYTES, cacheHeaderBytes(3));
     assert.equal(TIER_HEADER_BYTES, cacheHeaderBytes(0));

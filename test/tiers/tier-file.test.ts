@@ -37,6 +37,21 @@ describe('tier file', () => {
     assert.equal(r2.size, r.size);
   });
 
+  it('ignores a file whose header was rewritten to another commit or whose flags changed: the CRC covers the header', () => {
+    const path = join(tempDir(), 'tiers.cache');
+    const [c, r] = filled();
+    saveTiers(new DrumFs(), path, AT, [c, r]);
+    const good = fs.readFileSync(path);
+    const moved = Buffer.from(good);
+    moved.writeUInt32LE(AT.commit + 1, 8);
+    fs.writeFileSync(path, moved);
+    assert.equal(loadTiers(path, { ...AT, commit: AT.commit + 1 }, [new HotCache(1024), new RecentTable(4096)]), false);
+    const flags = Buffer.from(good);
+    flags[6] = 1;
+    fs.writeFileSync(path, flags);
+    assert.equal(loadTiers(path, AT, [new HotCache(1024), new RecentTable(4096)]), false);
+  });
+
   it('ignores a file of another committed state, of other sizes, or with a flipped byte, leaving the tables empty', () => {
     const path = join(tempDir(), 'tiers.cache');
     saveTiers(new DrumFs(), path, AT, filled());
