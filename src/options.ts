@@ -127,8 +127,15 @@ function int(name: string, v: unknown, min: number, max: number): number {
   return v;
 }
 
-export function resolveOptions(o: DrumOptions = {}, cores = 2): ResolvedOptions {
+/**
+ * Resolves the options once. `cores` and `machineBytes` describe the machine (the session passes
+ * availableParallelism() and os.totalmem()): a memory budget over the machine's memory cannot be honoured.
+ */
+export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Number.MAX_SAFE_INTEGER): ResolvedOptions {
   const memoryBytes = int('memoryBytes', o.memoryBytes ?? DEFAULTS.memoryBytes, 1 << 20, 2 ** 40);
+  if (memoryBytes > machineBytes) {
+    bad(`memoryBytes ${Math.round(memoryBytes / 2 ** 20)} MiB is more than this machine has (${Math.floor(machineBytes / 2 ** 20)} MiB); drum would be swapped or killed`);
+  }
   const buckets = int('buckets', o.buckets ?? DEFAULTS.buckets, 1, 4096);
   if ((buckets & (buckets - 1)) !== 0) bad(`buckets must be a power of two, got ${buckets}`);
   const hostBits = int('hostBits', o.hostBits ?? DEFAULTS.hostBits, 0, 32);

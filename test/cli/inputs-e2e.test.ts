@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { totalmem } from 'node:os';
+import { EXIT_STATUS } from '../../src/errors.js';
 import { bin, distRoot, drum, uniques } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -29,5 +31,18 @@ describe('drum on unusual inputs', () => {
     const r = await drum(['ingest', ...FAST, '--quiet', '--state', join(dir, 's'), '--out', join(dir, 'out'), file]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stderr, /warning: all 2 link lines were rejected \(2 unsupported-scheme\)/);
+  });
+});
+
+describe('drum --memory', () => {
+  it('refuses a budget over the machine\'s memory with DRUM_BAD_OPTION, before touching the state', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'l.txt');
+    fs.writeFileSync(file, 'http://a.example/\n');
+    const tooMuch = `${Math.ceil(totalmem() / 2 ** 30) + 1}GiB`;
+    const r = await drum(['ingest', ...FAST, '--memory', tooMuch, '--state', join(dir, 's'), '--out', join(dir, 'out'), file]);
+    assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, r.stderr);
+    assert.match(r.stderr, /more than this machine has/);
+    assert.equal(fs.existsSync(join(dir, 's')), false);
   });
 });

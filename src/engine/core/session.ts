@@ -6,7 +6,7 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { AuxLog } from '../../bucket/aux-log.js';
 import { PendingBuckets } from '../../bucket/pending.js';
 import { Catalog, DELTAS_BEFORE_FOLD } from '../../catalog/catalog.js';
@@ -62,7 +62,7 @@ export class Session {
     if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
       throw new DrumError('DRUM_INTERNAL', 'drum needs a little-endian machine (its files are little-endian typed arrays)');
     }
-    const opts = resolveOptions(options, availableParallelism());
+    const opts = resolveOptions(options, availableParallelism(), totalmem());
     // Without policy options, an existing store keeps the policy it was built with.
     const canonical = opts.canonical ?? readManifest(dir)?.params.canonical ?? {};
     const policy = resolvePolicy(canonical);
