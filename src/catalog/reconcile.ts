@@ -16,7 +16,12 @@ export function runRecordFromSummary(h: RunSummary, options: RunRecord['options'
   return {
     runId: h.runId, startedAt: h.startedAt, finishedAt: h.finishedAt,
     status: h.status === 'complete' || h.status === 'abandoned' ? h.status : 'failed',
-    inputs: h.inputs.map((i) => ({ path: i.path, bytes: i.bytes, sha256: i.path === '-' ? null : i.sha256 })),
+    // damaged / sampled / sample travel with the input: without them a rebuilt record would index a
+    // damaged or never-wholly-hashed input as ingested, and the next run would skip it.
+    inputs: h.inputs.map((i) => ({
+      path: i.path, bytes: i.bytes, sha256: i.path === '-' ? null : i.sha256,
+      ...(i.damaged ? { damaged: i.damaged } : {}), ...(i.sampled ? { sampled: true } : {}), ...(i.sample ? { sample: i.sample } : {}),
+    })),
     counts: { linksRead: h.linksRead, uniqueUrls: h.uniqueUrls, duplicateUrls: 0, rejectedLines: 0 },
     outDir: h.outDir, outputFiles: listUniqueFiles(h.outDir).map((f) => f.name), options,
   };

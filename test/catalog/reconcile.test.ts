@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { Catalog } from '../../src/catalog/catalog.js';
+import { runRecordFromSummary } from '../../src/catalog/reconcile.js';
 import { Drum } from '../../src/engine/drum.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -53,5 +54,20 @@ describe('reconciling the run catalog with the manifest', () => {
     } finally {
       await c.close();
     }
+  });
+
+  it('keeps a damaged input damaged in the record it rebuilds, so the damaged file is never skipped as ingested', () => {
+    const damaged = { offset: 4096, line: 77, code: 'DRUM_INPUT', message: 'unexpected end of file' };
+    const rec = runRecordFromSummary({
+      runId: 'r1', status: 'complete', startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:01.000Z',
+      linksRead: 77, uniqueUrls: 10, outDir: '/nonexistent',
+      inputs: [
+        { path: 'cut.gz', bytes: 9000, sha256: 'ab'.repeat(32), sampled: false, damaged },
+        { path: 'big.txt', bytes: 90 << 20, sha256: 'cd'.repeat(32), sampled: true, sample: 'cd'.repeat(32) },
+      ],
+    }, { repaired: true });
+    assert.deepEqual(rec.inputs[0]!.damaged, damaged);
+    assert.equal(rec.inputs[1]!.sampled, true);
+    assert.equal(rec.inputs[1]!.sample, 'cd'.repeat(32));
   });
 });
