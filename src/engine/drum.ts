@@ -17,12 +17,12 @@ import { storeStats } from './jobs/store-stats.js';
 import { dropRound, forgetRound } from './core/commit.js';
 import { ingest } from './jobs/ingest.js';
 import { Session } from './core/session.js';
-import { Catalog } from '../catalog/catalog.js';
 import { Feeder, FEED_ROUND_URLS, type FeedItem } from './pipeline/feed.js';
 import { LinkStream } from './jobs/stream.js';
 import { LinkAdder } from './jobs/add-links.js';
 import { isDrumError } from '../errors.js';
 import { readManifest } from '../store/manifest.js';
+import { checkCatalog } from './jobs/verify-catalog.js';
 import { makePrivateTemp, sweepStaleTemps } from '../io/private-temp.js';
 
 export { repair, type RepairResult } from './jobs/repair.js';
@@ -262,36 +262,6 @@ export class Drum {
       if (this.tempWork) fs.rmSync(this.tempWork, { recursive: true, force: true });
     }
     if (failed !== null) throw failed;
-  }
-}
-
-/**
- * Reads the whole run catalog (runs, inputs, host table) read-only (from a
- * copy when the catalog is locked or on read-only media). A catalog that
- * LevelDB reports corrupt, or that is missing although runs were committed,
- * is a problem naming the catalog directory; one that cannot be opened or
- * copied for an OS reason (DRUM_IO) is returned as DRUM_IO: not checked.
- */
-async function checkCatalog(stateDir: string, expected: boolean): Promise<VerifyProblem | null> {
-  const dir = join(stateDir, 'catalog');
-  if (!fs.existsSync(join(dir, 'CURRENT'))) {
-    return expected
-      ? { file: dir, code: 'DRUM_CORRUPT_FILE', message: 'the run catalog is missing (no CURRENT) although runs were committed' }
-      : null;
-  }
-  let cat: Catalog | null = null;
-  try {
-    cat = await Catalog.open(stateDir, { readOnly: true });
-    await cat.listRuns(1_000_000);
-    await cat.topHosts(1);
-    return null;
-  } catch (e) {
-    if (!isDrumError(e)) throw e;
-    // The OS refused access (read-only media, permissions, descriptors, a full temp dir for the copy): not checked.
-    const refused = e.code === 'DRUM_IO' && /Read-only file system|Permission denied|Operation not permitted|Too many open files|No space left|E(ROFS|ACCES|PERM|MFILE|NFILE|NOSPC)\b/.test(e.message);
-    return { file: dir, code: refused ? 'DRUM_IO' : e.code === 'DRUM_IO' ? 'DRUM_CORRUPT_FILE' : e.code, message: e.message };
-  } finally {
-    await cat?.close().catch(() => undefined);
   }
 }
 
