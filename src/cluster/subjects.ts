@@ -60,13 +60,36 @@ export async function connectNats(servers: string[], name: string): Promise<Nats
   }
 }
 
+/** JetStream API attempts while a cluster elects a leader (a node just died, or the cluster is starting). */
+const JS_READY_ATTEMPTS = 20;
+const JS_READY_WAIT_MS = 500;
+
+/**
+ * The JetStream manager, retried while JetStream's API times out (no meta
+ * leader yet after a node died or while a cluster starts); still timing out
+ * after JS_READY_ATTEMPTS is DRUM_IO.
+ */
+async function jetStreamReady(nc: NatsConnection): Promise<JetStreamManager> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await jetstreamManager(nc);
+    } catch (e) {
+      if ((e as Error).name !== 'TimeoutError') throw e;
+      if (attempt >= JS_READY_ATTEMPTS) {
+        throw new DrumError('DRUM_IO', `NATS JetStream did not answer after ${attempt} attempts: ${(e as Error).message}`, { cause: e });
+      }
+      await new Promise((r) => setTimeout(r, JS_READY_WAIT_MS));
+    }
+  }
+}
+
 /**
  * Creates DRUM_LINKS and DRUM_NEW when missing, with `replicas` copies each.
  * An existing DRUM_LINKS made for another shard count is DRUM_BAD_OPTION
  * (the count is kept in the stream's description).
  */
 export async function ensureStreams(nc: NatsConnection, shards: number, replicas: number): Promise<JetStreamManager> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await jetStreamReady(nc);
   const links = await addIfMissing(jsm, {
     name: LINKS_STREAM, subjects: ['drum.links.>'], retention: RetentionPolicy.Workqueue,
     storage: StorageType.File, num_replicas: replicas, description: `drum link log, shards=${shards}`,
