@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'DRUM_NOT_FOUND', // no store at the given state directory (read-only commands)
   'DRUM_CLOSED', // the store was used after close()
   'DRUM_CLOBBER', // refusing to write into an unrelated non-empty directory
+  'DRUM_NEEDS_UPGRADE', // the store lacks what the operation needs (values per URL): run drum upgrade
   'DRUM_INTERNAL', // an invariant broke: a bug in drum
 ] as const;
 
@@ -29,6 +30,7 @@ export const EXIT_STATUS: Readonly<Record<DrumErrorCode, number>> = {
   DRUM_NOT_FOUND: 15,
   DRUM_CLOSED: 16,
   DRUM_CLOBBER: 17,
+  DRUM_NEEDS_UPGRADE: 18,
   DRUM_INTERNAL: 70,
 };
 

@@ -3,7 +3,8 @@
 
 export { Drum, canonicalizeLines, verifyStateDir } from './engine/drum.js';
 export type {
-  AddOptions, AddResult, CheckRequest, FeedOptions, IngestRequest, InputFormat, LibraryRunStats, Link, LinkReject, Progress, ReadOptions,
+  AddOptions, AddResult, CheckRequest, FeedOptions, ForgetReject, ForgetReport, ForgetRequest, IngestRequest, InputFormat, LibraryRunStats, Link,
+  LinkReject, Progress, ReadOptions,
   StoreStats, UrlStream, UrlStreamOptions, VerifyProblem, VerifyResult,
 } from './engine/api.js';
 export type { FeedItem } from './engine/pipeline/feed.js';

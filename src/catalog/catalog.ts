@@ -99,7 +99,10 @@ export class Catalog {
     }
   }
 
-  /** Inserts or replaces a run. A complete run also records each input it read whole (not skipped, not damaged) as ingested (first run wins). */
+  /**
+   * Inserts or replaces a run. A complete run also records each input it read whole (not skipped, not damaged) as ingested (first run wins);
+   * a forget (kind 'forget') clears that index instead: an input ingested before it may hold URLs it made new again.
+   */
   putRun(rec: RunRecord): Promise<void> {
     return this.write('cannot record the run', async (db) => {
       if (!rec.runId || !/^\d{4}-\d\d-\d\dT/.test(rec.startedAt)) {
@@ -112,7 +115,10 @@ export class Catalog {
       const batch: Op[] = [];
       if (prev && prev.startedAt !== rec.startedAt) batch.push(del(order, `${prev.startedAt}|${prev.runId}`));
       batch.push(put(runs, rec.runId, rec), put(order, `${rec.startedAt}|${rec.runId}`, rec.runId));
-      if (rec.status === 'complete') {
+      if (rec.kind === 'forget') {
+        // A forget makes URLs new again: no input read before it is wholly in the store any more.
+        for (const k of await inputs.keys({}).all()) batch.push(del(inputs, k));
+      } else if (rec.status === 'complete') {
         // Only inputs hashed whole and read to their end; a large one is also found by its sample (then confirmed).
         const fresh = rec.inputs.filter((i) => i.sha256 !== null && i.sha256 !== '' && !i.skipped && i.damaged === undefined && i.sampled !== true);
         const keys = fresh.flatMap((i) => [inputKey(i.sha256!, i.bytes), ...(i.sample ? [inputKey(i.sample, i.bytes)] : [])]);

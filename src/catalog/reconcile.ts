@@ -24,6 +24,8 @@ export function runRecordFromSummary(h: RunSummary, options: RunRecord['options'
     })),
     counts: { linksRead: h.linksRead, uniqueUrls: h.uniqueUrls, duplicateUrls: 0, rejectedLines: 0 },
     outDir: h.outDir, outputFiles: listUniqueFiles(h.outDir).map((f) => f.name), options,
+    // A forget stays a forget: recorded as one, it clears the ingested-input index again and is never an ingest.
+    ...(h.kind === 'forget' ? { kind: 'forget' as const, forget: { ...h.forget! } } : {}),
   };
 }
 

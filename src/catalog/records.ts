@@ -3,6 +3,7 @@
 // database. No catalog logic here (catalog.ts has it).
 
 import { Level } from 'level';
+import type { ForgetCounts } from '../store/manifest.js';
 
 /**
  * `running`: unfinished (stored while a run works; listed as `interrupted`
@@ -38,6 +39,10 @@ export interface RunRecord {
   outputFiles: string[];
   /** Short summary of the options the run used (policy id, memory, bloom, ...). */
   options: Record<string, string | number | boolean | null>;
+  /** 'forget': a `drum forget` (it removed URLs; `forget` has its counts). Absent: an ingest. */
+  kind?: 'forget';
+  /** A forget's counts and its first rejects with their line numbers. */
+  forget?: ForgetCounts & { rejects?: { input: number; line: number; reason: string }[] };
 }
 
 export interface HostCount {

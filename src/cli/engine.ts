@@ -12,12 +12,13 @@ import { DrumError } from '../errors.js';
 import type { DrumOptions } from '../options.js';
 import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
 import type * as Engine from '../engine/drum.js';
-import type { CheckRequest, IngestRequest, ReadOptions, RunReport, StoreStats, VerifyResult } from '../engine/api.js';
+import type { CheckRequest, ForgetReport, ForgetRequest, IngestRequest, ReadOptions, RunReport, StoreStats, VerifyResult } from '../engine/api.js';
 
 /** What the CLI uses of an open store (src/engine/drum.ts `Drum`). */
 export interface DrumHandle {
   ingest(req: IngestRequest): Promise<RunReport>;
   check(req: CheckRequest): Promise<{ linksRead: number; newUrls: number; rejectedLines: number }>;
+  forget(req: ForgetRequest): Promise<ForgetReport>;
   stats(): Promise<StoreStats>;
   verify(): Promise<VerifyResult>;
   close(): Promise<void>;

@@ -22,6 +22,7 @@ import {
   type CliIo,
 } from './commands.js';
 import type { RawOptions } from './options.js';
+import { forgetCommand } from './forget-command.js';
 
 const STATE_HELP = 'state directory (default: $DRUM_STATE or ./drum-state)';
 
@@ -156,6 +157,19 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
       'drum canonicalize --profile nutch --surt links.txt',
     ]))
     .action(act((inputs: string[], o: RawOptions) => canonicalizeCommand(inputs, o, io)));
+
+  const forget = program.command('forget').argument('[inputs...]', "files of URLs to forget (as ingest reads them); '-' or none reads stdin")
+    .description('remove URLs from the store in one merge: each is new again to the next ingest');
+  addRead(addState(forget))
+    .option('--host <host>', 'forget every URL of this exact host[:port] (repeatable; needs a store with per-URL values)', (v: string, acc: string[] = []) => [...acc, v])
+    .option('--out <dir>', 'where forgotten.txt and rejects.tsv go (default: <state>/runs/<run-id>/)')
+    .option('--memory <size>', 'RAM budget (default 256MiB)')
+    .option('--workers <n>', 'worker threads for canonicalize + hash')
+    .option('--json', 'print the result as one JSON object')
+    .option('--quiet', 'print nothing on success')
+    .option('--no-fsync', 'skip fsync at the commit: faster, NOT crash-safe (tests)')
+    .addHelpText('after', examples(['drum forget gone.txt', 'printf "http://example.com/a\\n" | drum forget', 'drum forget --host spam.example --host 10.0.0.1:8080']))
+    .action(act((inputs: string[], o: RawOptions) => forgetCommand(inputs, o, io)));
 
   addState(program.command('stats').description('URLs stored, size, files, parameters, collision estimate, bloom, recent runs'))
     .option('--json', 'print one JSON object')

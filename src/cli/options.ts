@@ -48,6 +48,8 @@ export interface RawOptions {
   force?: boolean;
   forcePolicy?: boolean;
   top?: string;
+  /** forget --host, repeatable. */
+  host?: string[];
   limit?: string;
 }
 

@@ -204,7 +204,7 @@ export function formatRuns(runs: readonly RunRecord[]): string {
   if (runs.length === 0) return 'no runs yet\n';
   return table(
     ['run', 'status', 'started', 'elapsed', 'links', 'unique', 'dup', 'rejected', 'inputs', 'output'],
-    runs.map((r) => [
+    runs.map((r) => r.kind === 'forget' ? forgetRow(r) : [
       r.runId,
       r.status,
       r.startedAt,
@@ -218,6 +218,16 @@ export function formatRuns(runs: readonly RunRecord[]): string {
     ]),
     new Set([4, 5, 6, 7]),
   );
+}
+
+/** A forget's row: links = URLs asked, unique = minus the URLs it removed, dup = those the store did not hold; the inputs under 'forget'. */
+function forgetRow(r: RunRecord): string[] {
+  const f = r.forget!;
+  return [
+    r.runId, r.status, r.startedAt, r.finishedAt ? fmtDuration(Date.parse(r.finishedAt) - Date.parse(r.startedAt)) : '-',
+    fmtInt(f.asked), `-${fmtInt(f.forgotten)}`, fmtInt(f.notStored + f.repeats), fmtInt(f.rejectedLines),
+    `forget ${[...(f.hosts ?? []).map((h) => `--host ${h}`), ...r.inputs.map((i) => i.path)].join(' ')}`, r.outDir,
+  ];
 }
 
 export function formatHosts(hosts: readonly HostCount[]): string {

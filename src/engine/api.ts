@@ -92,6 +92,52 @@ export interface CheckRequest extends ReadOptions {
   onNew: (url: string) => void;
 }
 
+/** What `Drum.forget` removes from the store (docs/library.md). */
+export interface ForgetRequest extends ReadOptions {
+  /** Files of URLs to forget, read as ingest reads them (URL lines, TSV rows' targets, .gz, WARC); '-' is stdin. */
+  inputs?: string[];
+  /** URLs to forget, given in memory (one URL per element; canonicalized with the store's policy). */
+  urls?: Iterable<string>;
+  /**
+   * Forget every stored URL of these exact hosts (host[:port] as the canonical URL spells it).
+   * Needs a store that keeps a host check per URL; DRUM_NEEDS_UPGRADE otherwise.
+   */
+  hosts?: string[];
+  /** Where forgotten.txt and rejects.tsv go. Default <state>/runs/<run-id>/. */
+  outDir?: string;
+}
+
+/** A line of a forget list that named no URL, by its place in the list. */
+export interface ForgetReject {
+  /** Index of the input in the request (the in-memory `urls` come after the files). */
+  input: number;
+  /** 1-based line number within that input (for `urls`: the element's index + 1). */
+  line: number;
+  reason: string;
+}
+
+/** What a forget did: the counts `drum runs` shows for it, and where its files are. */
+export interface ForgetReport {
+  runId: string;
+  outDir: string;
+  /** URLs the list named (accepted lines, repeats included). */
+  asked: number;
+  /** Stored URLs removed: each is new again to the next ingest. Written to forgotten.txt. */
+  forgotten: number;
+  /** URLs of the list the store did not hold. */
+  notStored: number;
+  /** URLs named again later in the list (counted once). */
+  repeats: number;
+  /** Lines that named no URL (rejects.tsv has them all). */
+  rejectedLines: number;
+  /** The first FORGET_REJECTS_KEPT rejects, with their line numbers. */
+  rejects: ForgetReject[];
+  /** URLs in the store after the forget. */
+  storeUrls: number;
+  /** Inputs that ended in an error (every line before the damage was forgotten). */
+  inputErrors: { path: string; code: string; message: string; line: number }[];
+}
+
 export interface StoreStats {
   stateDir: string;
   formatVersion: number;

@@ -9,10 +9,11 @@ import { DrumError } from '../errors.js';
 import type { DrumOptions } from '../options.js';
 import { readBloom } from '../tiers/bloom-file.js';
 import type {
-  AddOptions, AddResult, CheckRequest, FeedOptions, IngestRequest, LibraryRunStats, Link, RunReport, StoreStats, UrlStream, UrlStreamOptions,
+  AddOptions, AddResult, CheckRequest, FeedOptions, ForgetReport, ForgetRequest, IngestRequest, LibraryRunStats, Link, RunReport, StoreStats, UrlStream, UrlStreamOptions,
   VerifyProblem, VerifyResult,
 } from './api.js';
 import { check, type CheckResult } from './jobs/check.js';
+import { forget } from './jobs/forget.js';
 import { storeStats } from './jobs/store-stats.js';
 import { dropRound, forgetRound } from './core/commit.js';
 import { ingest } from './jobs/ingest.js';
@@ -102,6 +103,27 @@ export class Drum {
         return await ingest(s, req);
       } catch (e) {
         // Routed but uncommitted keys are gone; nothing in RAM may vouch for them in a later job.
+        await forgetRound(s);
+        throw e;
+      }
+    });
+  }
+
+  /**
+   * Removes URLs from the store in one merge round: each is new again to the
+   * next ingest (docs/library.md). `urls` (or the URL files of `inputs`) are
+   * canonicalized with the store's policy; the forget is recorded as a run
+   * (forgotten.txt and rejects.tsv in its output directory, `drum runs`) and
+   * its URLs come off the host counts. Ends the run of earlier add() calls.
+   */
+  forget(req: ForgetRequest | Iterable<string>): Promise<ForgetReport> {
+    const r: ForgetRequest = isForgetRequest(req) ? req : { urls: req };
+    return this.job(async (s) => {
+      if (s.opts.readOnly) throw new DrumError('DRUM_BAD_OPTION', 'forget needs a store opened for writing');
+      try {
+        return await forget(s, r);
+      } catch (e) {
+        // The keys it routed are dropped; the tiers go back to what the committed store vouches for.
         await forgetRound(s);
         throw e;
       }
@@ -295,4 +317,8 @@ async function abandonLeftovers(s: Session): Promise<void> {
   if (s.pending.total === 0 && s.aux.records === 0) return;
   if (s.opts.readOnly) dropRound(s);
   else await forgetRound(s);
+}
+
+function isForgetRequest(x: ForgetRequest | Iterable<string>): x is ForgetRequest {
+  return typeof x === 'object' && x !== null && !(Symbol.iterator in x);
 }

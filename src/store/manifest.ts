@@ -83,6 +83,21 @@ export interface RunSummary {
   uniqueUrls: number;
   outDir: string;
   inputs: InputRecord[];
+  /** Set on a forget (docs/file-format.md): it removed URLs instead of adding them. */
+  kind?: 'forget';
+  /** A forget's counts (kind 'forget'). */
+  forget?: ForgetCounts;
+}
+
+/** What a forget asked for and did, as the manifest and the run catalog record it. */
+export interface ForgetCounts {
+  asked: number;
+  forgotten: number;
+  notStored: number;
+  repeats: number;
+  rejectedLines: number;
+  /** The exact hosts it forgot whole (forget --host), if any. */
+  hosts?: string[];
 }
 
 export interface ManifestBody {

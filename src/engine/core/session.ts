@@ -33,6 +33,7 @@ import { Front } from './front.js';
 import { ParsePool } from '../workers/parse-pool.js';
 import { SortArea, type BucketFiles } from './sort-stage.js';
 import { DrumCore } from './drum-core.js';
+import { recoverForgetHosts } from '../jobs/forget-records.js';
 
 export class Session {
   readonly timer = new StageTimer();
@@ -92,6 +93,8 @@ export class Session {
       catalog = eff.readOnly ? null : await Catalog.open(dir, { sync: eff.fsync });
       // A run whose final catalog write was lost (e.g. a full disk under catalog/) is recorded again from the manifest.
       if (catalog !== null) await reconcileRuns(catalog, store.body.history);
+      // A forget whose host counts a crash kept from the catalog: they come off now.
+      if (catalog !== null) await recoverForgetHosts(store.body.history, catalog);
       // Fold piled-up per-round host deltas now, off the ingest's hot path.
       if (catalog !== null && (await catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) await catalog.compactHosts();
       const pool = new ParsePool(policy, eff.hostBits, eff.workers, plan.lineMemoEntries);

@@ -51,7 +51,7 @@ async function planIngest(s: Session, req: IngestRequest): Promise<RunPlan> {
 }
 
 /** Refuses a store that fails verification before anything is written. */
-async function refuseBadStore(s: Session): Promise<void> {
+export async function refuseBadStore(s: Session): Promise<void> {
   const v = s.verifyStore();
   if (!v.ok) {
     const p = v.problems[0]!;

@@ -7,7 +7,8 @@
 // confirmed by one sequential read (SHA-256 of every byte) before it is
 // skipped. A large input that is read is hashed as it is read
 // (read-loop.ts), and recorded with that whole hash. Damaged inputs and
-// inputs never hashed whole never count. Reads inputs and the records; writes nothing.
+// inputs never hashed whole never count, nor do runs before a forget (it may
+// have made some of their URLs new again). Reads inputs and the records; writes nothing.
 // REQUIRES: inputs from describeInputs (run-setup.ts).
 
 import type { Catalog } from '../../catalog/catalog.js';
@@ -22,7 +23,10 @@ async function recorded(body: ManifestBody, catalog: Catalog | null, key: string
   const match = (x: Recorded): boolean =>
     x.bytes === bytes && x.damaged === undefined && x.sampled !== true && x.sha256 !== null && x.sha256 !== '' &&
     (bySample ? x.sample === key : x.sha256 === key);
-  if (body.history.some((h) => h.status === 'complete' && h.inputs.some(match))) return true;
+  // A forget made URLs new again: only runs after the last one vouch for an input (the catalog drops its index then too).
+  let since = body.history.length;
+  while (since > 0 && body.history[since - 1]!.kind !== 'forget') since--;
+  if (body.history.slice(since).some((h) => h.status === 'complete' && h.inputs.some(match))) return true;
   const rec = catalog === null ? undefined : await catalog.findIngestedInput(key, bytes);
   return rec?.inputs.some(match) ?? false;
 }

@@ -3,7 +3,7 @@
 // rebuilt from every key file and committed under a new name. The run
 // catalog is moved aside (never deleted) and a fresh one is filled from the
 // manifest's run history and the host counts of each run's surviving
-// unique-*.txt files. REQUIRES: the key files verify (else DRUM_CORRUPT_FILE).
+// unique-*.txt files, less those of each forget's forgotten.txt. REQUIRES: the key files verify (else DRUM_CORRUPT_FILE).
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { BlockedBloom } from '../../tiers/bloom.js';
 import { writeBloom } from '../../tiers/bloom-file.js';
 import { HostCounter } from '../hosts/host-counter.js';
 import { countUniqueFile } from '../hosts/host-recovery.js';
+import { applyForgetHosts } from './forget-records.js';
 
 export interface RepairResult {
   bloom: { file: string; keys: number; bitsPerKey: number } | null;
@@ -81,6 +82,11 @@ async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promi
   try {
     for (const h of body.history) {
       await c.putRun(runRecordFromSummary(h, { repaired: true }));
+      if (h.kind === 'forget') {
+        // Its forgotten URLs come off the counts again: a rebuilt catalog never undoes a forget.
+        if (await applyForgetHosts(c, h.runId, h.outDir)) hostRuns++;
+        continue;
+      }
       const files = listUniqueFiles(h.outDir);
       if (h.status !== 'complete' || files.length === 0) continue;
       const hosts = new HostCounter();

@@ -1,0 +1,44 @@
+// `drum forget [--host HOST…] [urls-file|-]`: removes URLs from an existing
+// store (Drum.forget) and prints what it did — asked, forgotten, not stored,
+// repeats, rejects with their line numbers — as a summary or one JSON object.
+// Exit status 0, or that of an input that ended in an error (like ingest);
+// DRUM_NOT_FOUND when there is no store (a forget never creates one);
+// DRUM_NEEDS_UPGRADE for --host on a store without per-URL host checks.
+// Does not parse argv (main.ts) or canonicalize (the engine does, with the
+// store's recorded policy: forget takes no policy options).
+
+import { DrumError } from '../errors.js';
+import type { ForgetReport } from '../engine/api.js';
+import { readManifest } from '../store/manifest.js';
+import type { CliIo } from './commands.js';
+import { inputErrorStatus } from './commands.js';
+import { withDrum } from './engine.js';
+import { fmtInt } from './format.js';
+import { drumOptionsFrom, inputsFrom, readOptionsFrom, stateDirFrom, type RawOptions } from './options.js';
+
+export async function forgetCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
+  const state = stateDirFrom(raw, io.env, io.cwd);
+  if (readManifest(state) === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${state}: nothing to forget`, { file: state });
+  const hosts = raw.host ?? [];
+  // No list and no host: the list comes from stdin, as check reads it.
+  const files = inputs.length === 0 && hosts.length === 0 ? ['-'] : inputs;
+  const opts = drumOptionsFrom(raw, { cwd: io.cwd });
+  const r = await withDrum(state, opts, (d) => d.forget({
+    inputs: inputsFrom(files, io.cwd), hosts, ...readOptionsFrom(raw), ...(raw.out === undefined ? {} : { outDir: raw.out }),
+  }));
+  if (raw.json) io.stdout.write(JSON.stringify(r) + '\n');
+  else if (!raw.quiet) io.stdout.write(formatForget(r));
+  return inputErrorStatus(r.inputErrors.map((e, input) => ({ ...e, input, offset: 0 })), io);
+}
+
+/** The summary: counts first, then the first rejects by line, then where the files are. */
+export function formatForget(r: ForgetReport): string {
+  const lines = [
+    `forgot ${fmtInt(r.forgotten)} of ${fmtInt(r.asked)} URLs asked (${fmtInt(r.notStored)} not stored, ${fmtInt(r.repeats)} repeats); ${fmtInt(r.rejectedLines)} lines rejected`,
+    `store now holds ${fmtInt(r.storeUrls)} URLs`,
+  ];
+  for (const x of r.rejects.slice(0, 10)) lines.push(`  rejected: input ${x.input + 1} line ${x.line}: ${x.reason}`);
+  if (r.rejectedLines > 10) lines.push(`  ... ${fmtInt(r.rejectedLines - 10)} more in rejects.tsv`);
+  lines.push(`forgotten URLs: ${r.outDir}/forgotten.txt; run ${r.runId}`);
+  return lines.join('\n') + '\n';
+}
