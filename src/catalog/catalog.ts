@@ -211,7 +211,8 @@ export class Catalog {
   async topHosts(n: number): Promise<HostCount[]> {
     return this.read('cannot read the host table', [], async () => {
       const top = new TopHeap(n);
-      for (const [host, count] of await allHostCounts(this.hostTable())) top.offer(host, count);
+      // A host whose every URL was forgotten is at 0: it has no URL in the store, so it is not listed.
+      for (const [host, count] of await allHostCounts(this.hostTable())) if (count > 0) top.offer(host, count);
       return top.result();
     });
   }

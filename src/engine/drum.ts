@@ -13,7 +13,7 @@ import type {
   VerifyProblem, VerifyResult,
 } from './api.js';
 import { check, type CheckResult } from './jobs/check.js';
-import { forget } from './jobs/forget.js';
+import { forgetJob } from './jobs/forget.js';
 import { storeStats } from './jobs/store-stats.js';
 import { dropRound, forgetRound } from './core/commit.js';
 import { ingest } from './jobs/ingest.js';
@@ -117,17 +117,7 @@ export class Drum {
    * its URLs come off the host counts. Ends the run of earlier add() calls.
    */
   forget(req: ForgetRequest | Iterable<string>): Promise<ForgetReport> {
-    const r: ForgetRequest = isForgetRequest(req) ? req : { urls: req };
-    return this.job(async (s) => {
-      if (s.opts.readOnly) throw new DrumError('DRUM_BAD_OPTION', 'forget needs a store opened for writing');
-      try {
-        return await forget(s, r);
-      } catch (e) {
-        // The keys it routed are dropped; the tiers go back to what the committed store vouches for.
-        await forgetRound(s);
-        throw e;
-      }
-    });
+    return this.job((s) => forgetJob(s, req));
   }
 
   /** Read-only check: calls req.onNew for each URL not yet stored, in input order. Adds nothing. */
@@ -317,8 +307,4 @@ async function abandonLeftovers(s: Session): Promise<void> {
   if (s.pending.total === 0 && s.aux.records === 0) return;
   if (s.opts.readOnly) dropRound(s);
   else await forgetRound(s);
-}
-
-function isForgetRequest(x: ForgetRequest | Iterable<string>): x is ForgetRequest {
-  return typeof x === 'object' && x !== null && !(Symbol.iterator in x);
 }

@@ -32,6 +32,7 @@ import { saveCache } from '../../tiers/cache-file.js';
 import { saveTiers, TIER_FILE } from '../../tiers/tier-file.js';
 import type { ForgetReject, ForgetReport, ForgetRequest } from '../api.js';
 import type { Session } from '../core/session.js';
+import { forgetRound } from '../core/commit.js';
 import type { ParsedChunk } from '../pipeline/parse.js';
 import { readLoop } from '../pipeline/read-loop.js';
 import { recoverHostCounts } from '../hosts/host-recovery.js';
@@ -56,6 +57,19 @@ interface ForgetRun {
   repeats: number;
   rejected: number;
   readonly rejects: ForgetReject[];
+}
+
+/** Drum.forget: a list of URLs or a request; on failure the round is dropped and the tiers reloaded. */
+export async function forgetJob(s: Session, req: ForgetRequest | Iterable<string>): Promise<ForgetReport> {
+  if (s.opts.readOnly) throw new DrumError('DRUM_BAD_OPTION', 'forget needs a store opened for writing');
+  const r: ForgetRequest = typeof req === 'object' && req !== null && !(Symbol.iterator in req) ? req : { urls: req as Iterable<string> };
+  try {
+    return await forget(s, r);
+  } catch (e) {
+    // The keys it routed are dropped; the tiers go back to what the committed store vouches for.
+    await forgetRound(s);
+    throw e;
+  }
 }
 
 export async function forget(s: Session, req: ForgetRequest): Promise<ForgetReport> {
