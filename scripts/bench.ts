@@ -27,6 +27,7 @@ import type { GenMeta } from './gen-links.js';
 import { formatFixedCosts, measureFixedCosts, type FixedCost } from './lib/fixed-costs.js';
 import type { SmallBatchResult } from './small-batches.js';
 import { scaleRun, type ScaleRunResult, type SliceRow } from './scale-run.js';
+import { formatFit } from './scale-fit.js';
 
 const KNOWN = ['drum', 'drum-raw', 'sort', 'set', 'level', 'duckdb', 'small', 'fixed', 'incremental', 'heritrix'];
 const HERITRIX = '../shared/datasets/heritrix-archive-org-2008/outlinks.tsv';
@@ -228,7 +229,7 @@ async function main(): Promise<void> {
       linksPerSec: Math.round(linksDone / (wallMs / 1000)), cpuMs: sum((r) => r.cpuMs), cpuPct: null,
       peakRssBytes: Math.max(...sl.map((r) => r.peakRssBytes ?? 0)) || null, bytesWritten: (sl.at(-1)?.stateBytes ?? 0) + (sl.at(-1)?.outputBytesTotal ?? 0),
       unique: sl.at(-1) ? sl.at(-1)!.storeUrlsBefore + sl.at(-1)!.newUrls : null, ratioToSort: null, extrapolated: false, status: 'ok',
-      note: `generator CPU ${(scaleSlices.generator?.cpuS ?? 0).toFixed(0)} s (ran while drum was idle)`,
+      note: `generator CPU ${(scaleSlices.generator?.cpuS ?? 0).toFixed(0)} s, ${((scaleSlices.generator?.cpuShare ?? 0) * 100).toFixed(0)} % of all CPU (ran while drum was idle)`,
     };
     add(row);
   } else if (values.scale) {
@@ -277,6 +278,7 @@ async function main(): Promise<void> {
   process.stdout.write(formatTable(rows) + '\n\n' + formatStages(rows) + '\n\n' +
     (fixedCosts.length ? `fixed costs of a process (median of 5):\n${formatFixedCosts(fixedCosts)}\n\n` : '') +
     (library10k ? `10 k-link batches through one open Drum on the main store: median ${library10k.medianMs} ms (runs ${library10k.runsMs.join(' / ')}; open ${library10k.openMs} ms once)\n\n` : '') +
+    (scaleSlices?.fit ? `${formatFit(scaleSlices.fit)}\n\n` : '') +
     formatGoals(goals) + '\n\n' + agreement.join('\n') + `\n\nJSON: ${jsonOut}\n`);
 }
 

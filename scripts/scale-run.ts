@@ -7,8 +7,9 @@
 // CPU and peak RSS are drum's own. Per slice it records the store size before
 // it, drum's figures, and the disk used by state, work and outputs; the JSON
 // is rewritten after every slice, so a run cut short keeps what it measured.
-// At the end: the generator's CPU, and the cumulative time per link at every
-// slice (the growth DRUM's merge cost shows as the store grows).
+// At the end: the generator's CPU and its share of all CPU, the cumulative
+// time per link at every slice (the growth DRUM's merge cost shows as the
+// store grows), and IRLbot's cost model fitted to the slices (scale-fit.ts).
 // Does not judge goals (bench-report.ts / the bench does).
 // Usage (after `tsc -p .`):
 //   node dist/scripts/scale-run.js [--links 1e9] [--slice 1e7] [--seed 1] [--tmp DIR] [--json FILE] [--keep-outputs]
@@ -22,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { runMeasured, pathBytes, hasGnuTime, GNU_TIME } from './lib/measure.js';
+import { fitSlices, formatFit, type ScaleFit } from './scale-fit.js';
 
 export interface SliceRow {
   slice: number;
@@ -34,6 +36,14 @@ export interface SliceRow {
   peakRssBytes: number | null;
   newUrls: number;
   stateBytes: number;
+  /** The slice's input file (the work space this script needs besides drum's). */
+  sliceFileBytes?: number;
+  /** drum's own work directory (state/work) after the slice: empty between runs unless a round is left. */
+  workBytes?: number;
+  /** Bytes drum wrote during the slice (its report's IO counter: store rewrite, aux log, outputs). */
+  ioBytesWritten?: number;
+  /** The report's merge stage (sort, merge with the store, dispatch), ms. */
+  mergeMs?: number;
   outputBytesTotal: number;
   /** Cumulative drum wall / cumulative links up to and including this slice, ns. */
   cumulativeNsPerLink: number;
@@ -78,7 +88,9 @@ export interface ScaleRunResult {
   params: { links: number; slice: number; seed: number };
   elapsedMs: number;
   /** The generator's own wall, CPU and RSS (GNU time), or null without it. */
-  generator: { wallS: number; cpuS: number; peakRssBytes: number; note: string } | null;
+  generator: { wallS: number; cpuS: number; peakRssBytes: number; cpuShare: number; note: string } | null;
+  /** IRLbot's cost model fitted to the slices (scale-fit.ts). */
+  fit?: ScaleFit;
   slices: SliceRow[];
 }
 
@@ -113,13 +125,14 @@ export async function scaleRun(o: { links: number; slice: number; seed: number; 
     const m = await runMeasured(process.execPath, [join(repo, 'bin', 'drum'), 'ingest', '--state', state, '--out', out, '--json', '--no-progress', sliceFile],
       { env: { ...process.env, DRUM_DIST_DIR: dist } });
     if (m.exitCode !== 0) throw new Error(`slice ${k}: drum exited ${m.exitCode}: ${m.stderr.slice(-800)}`);
-    const rep = JSON.parse(m.stdout.trim()) as { uniqueUrls: number; storeUrls: number };
+    const rep = JSON.parse(m.stdout.trim()) as { uniqueUrls: number; storeUrls: number; stages?: Record<string, { ms: number }>; io?: { bytesWritten?: number } };
     outBytes += pathBytes(out);
     if (!o.keepOutputs) rmSync(out, { recursive: true, force: true });
     wallTotal += m.wallMs;
     const row: SliceRow = {
       slice: k, links: n, linksBefore, storeUrlsBefore: storeUrls, wallMs: Math.round(m.wallMs), cpuMs: m.cpuMs, peakRssBytes: m.peakRssBytes,
-      newUrls: rep.uniqueUrls, stateBytes: pathBytes(state), outputBytesTotal: outBytes,
+      newUrls: rep.uniqueUrls, stateBytes: pathBytes(state), sliceFileBytes: pathBytes(sliceFile), workBytes: pathBytes(join(state, 'work')),
+      ioBytesWritten: rep.io?.bytesWritten, mergeMs: rep.stages?.merge?.ms, outputBytesTotal: outBytes,
       cumulativeNsPerLink: Math.round((wallTotal * 1e6) / (linksBefore + n)),
     };
     rows.push(row);
@@ -134,11 +147,21 @@ export async function scaleRun(o: { links: number; slice: number; seed: number; 
   let generator: ScaleRunResult['generator'] = null;
   if (existsSync(genTime)) {
     const [e, u, s, mx] = readFileSync(genTime, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
-    generator = { wallS: e ?? 0, cpuS: (u ?? 0) + (s ?? 0), peakRssBytes: (mx ?? 0) * 1024, note: 'the generator ran while drum was idle (blocked on its pipe while drum ran)' };
+    const cpuS = (u ?? 0) + (s ?? 0);
+    const drumCpuS = rows.reduce((a, r) => a + (r.cpuMs ?? 0), 0) / 1000;
+    generator = {
+      wallS: e ?? 0, cpuS, peakRssBytes: (mx ?? 0) * 1024, cpuShare: cpuS + drumCpuS > 0 ? cpuS / (cpuS + drumCpuS) : 0,
+      note: 'the generator ran while drum was idle (blocked on its pipe while drum ran); cpuShare = its CPU / (its + drum\'s)',
+    };
+    o.log(`generator: ${cpuS.toFixed(0)} CPU-s, ${(generator.cpuShare * 100).toFixed(0)} % of all CPU; peak RSS ${(generator.peakRssBytes / 2 ** 20).toFixed(0)} MiB`);
   }
-  write(generator);
+  const st = statfsSync(o.work);
+  const fit = fitSlices(rows, st.bavail * st.bsize + (rows.at(-1)?.stateBytes ?? 0));
+  o.log(formatFit(fit).split('\n').join('\n[scale] '));
+  const res = { ...result(generator), fit };
+  writeFileSync(o.json, JSON.stringify({ command: `node dist/scripts/scale-run.js ${process.argv.slice(2).join(' ')}`.trim(), finishedAt: new Date().toISOString(), ...res }, null, 2) + '\n');
   rmSync(sliceFile, { force: true });
-  return result(generator);
+  return res;
 }
 
 if (process.argv[1]?.endsWith('scale-run.js')) {

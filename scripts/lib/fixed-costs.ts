@@ -3,21 +3,25 @@
 // 10 M one). Measured from outside, each as the median of `repeat` runs:
 //   - nodeStart:    `node -e 0` (the runtime alone);
 //   - cliLoad:      `drum --version` (node + the CLI's modules, no engine);
+//   - engineLoad:   node importing the CLI's and the engine's modules (what
+//                   an ingest loads before it opens anything);
 //   - emptyStore:   `drum ingest` of one link into a fresh state directory
 //                   (engine load, worker start, LevelDB create, first commit);
 //   - warmStore:    `drum ingest` of one new link into the store of the 10 M
 //                   run (manifest, tier and memo cache files read, LevelDB
 //                   open, one merge over the store's buckets).
-// Also the 1-link run's own `stages` from its JSON report. Runs nothing
+// Also the 1-link run's own `stages` from its JSON report (`open`: lock,
+// manifest, tier caches, catalog open and reconcile). Runs nothing
 // timed in parallel; does not judge (bench-report.ts does).
 
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { runMeasured } from './measure.js';
 import type { BenchContext } from './bench-runners.js';
 
 export interface FixedCost {
-  id: 'nodeStart' | 'cliLoad' | 'emptyStore' | 'warmStore';
+  id: 'nodeStart' | 'cliLoad' | 'engineLoad' | 'emptyStore' | 'warmStore';
   text: string;
   /** Median wall of the runs, ms. */
   wallMs: number;
@@ -63,6 +67,9 @@ export async function measureFixedCosts(ctx: BenchContext, warmState: string | n
   const out: FixedCost[] = [
     await measure(ctx, 'nodeStart', 'node -e 0', repeat, () => ['-e', '0']),
     await measure(ctx, 'cliLoad', 'drum --version', repeat, () => [drum, '--version']),
+    await measure(ctx, 'engineLoad', 'node: import the CLI and the engine, no work', repeat, () => ['--input-type=module', '-e',
+      `await import(${JSON.stringify(pathToFileURL(join(ctx.distDir, 'src', 'cli', 'main.js')).href)}); ` +
+      `await import(${JSON.stringify(pathToFileURL(join(ctx.distDir, 'src', 'engine', 'drum.js')).href)});`]),
     await measure(ctx, 'emptyStore', 'drum ingest of 1 link into a new store', repeat, ingest, fresh),
   ];
   if (warmState) {
@@ -77,5 +84,12 @@ export async function measureFixedCosts(ctx: BenchContext, warmState: string | n
 
 export function formatFixedCosts(costs: FixedCost[]): string {
   return costs.map((c) => `${c.text.padEnd(52)} ${String(c.wallMs).padStart(6)} ms  (runs ${c.runsMs.join(' / ')})` +
-    (c.peakRssBytes ? `  peak RSS ${(c.peakRssBytes / 2 ** 20).toFixed(1)} MiB` : '')).join('\n');
+    (c.peakRssBytes ? `  peak RSS ${(c.peakRssBytes / 2 ** 20).toFixed(1)} MiB` : '') + stageText(c.stages)).join('\n');
+}
+
+/** The in-process split of a 1-link run: its report's stages, in ms. */
+function stageText(stages: unknown): string {
+  if (stages === null || typeof stages !== 'object') return '';
+  const parts = Object.entries(stages as Record<string, { ms?: number }>).filter(([, v]) => typeof v?.ms === 'number').map(([k, v]) => `${k} ${Math.round(v.ms!)}`);
+  return parts.length ? `  [in-process ms: ${parts.join(', ')}]` : '';
 }

@@ -33,6 +33,7 @@ export class DrumFs {
   private readonly paths = new Map<number, string>();
   private readonly pinned = new Map<string, number>();
   private readonly pinnedFds = new Set<number>();
+  private readonly later = new Set<Promise<unknown>>();
 
   constructor(counters: IoCounters = newIoCounters(), faultHook: FaultHook | null = null) {
     this.counters = counters;
@@ -182,6 +183,22 @@ export class DrumFs {
     }
   }
 
+  /**
+   * fsync on libuv's thread pool, so several files' fsyncs overlap (a merge
+   * makes each bucket file durable before the manifest names it). The fault
+   * hook runs first, on the caller's thread, as for fsync().
+   */
+  async fsyncAsync(fd: number): Promise<void> {
+    const path = this.paths.get(fd) ?? '?';
+    this.fault('fsync', path);
+    try {
+      await new Promise<void>((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(e) : resolve())));
+      this.counters.fsyncs++;
+    } catch (e) {
+      throw ioError('cannot fsync', e, path);
+    }
+  }
+
   truncate(fd: number, len: number): void {
     const path = this.paths.get(fd) ?? '?';
     this.fault('truncate', path);
@@ -221,6 +238,24 @@ export class DrumFs {
       if (missingOk && (e as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw ioError('cannot delete', e, path);
     }
+  }
+
+  /**
+   * Deletes a file nobody needs any more (one a commit replaced) on the
+   * thread pool, off the caller's clock: an error only leaves garbage, which
+   * the next writer's open collects. The fault hook runs now, on the
+   * caller's thread. settle() waits for every such delete.
+   */
+  unlinkLater(path: string): void {
+    this.fault('unlink', path);
+    const p = fs.promises.unlink(path).catch(() => undefined);
+    this.later.add(p);
+    void p.finally(() => this.later.delete(p));
+  }
+
+  /** Waits for the deletes unlinkLater started. */
+  async settle(): Promise<void> {
+    await Promise.all([...this.later]);
   }
 
   mkdirp(path: string): void {

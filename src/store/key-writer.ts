@@ -38,6 +38,7 @@ export class KeyWriter {
   private bodyCrc = 0;
   private filePos = KEYS_HEADER_BYTES;
   private readonly tmp: string;
+  private closed = false;
 
   constructor(
     private readonly fs: DrumFs,
@@ -102,22 +103,50 @@ export class KeyWriter {
 
   /** Completes the file: last block, header, fsync, rename over the final name. */
   finish(): WrittenFile {
+    const w = this.written();
+    if (this.doFsync) this.fs.fsync(this.fd);
+    this.seal();
+    return w;
+  }
+
+  /**
+   * finish() with the fsync on the thread pool: the last block and header
+   * are written now, then fsync, close and rename run when awaited, so a
+   * merge's bucket files become durable together (all before the manifest
+   * that names them is written).
+   */
+  finishLater(): { file: WrittenFile; done: Promise<void> } {
+    const file = this.written();
+    const done = (async () => {
+      if (this.doFsync) await this.fs.fsyncAsync(this.fd);
+      this.seal();
+    })();
+    return { file, done };
+  }
+
+  private written(): WrittenFile {
     this.endBlock();
     this.flushOut();
     const header = encodeKeysHeader({ bucket: this.bucket, blockKeys: BLOCK_KEYS, count: this.count });
     this.fs.write(this.fd, header, 0, header.length, 0);
-    if (this.doFsync) this.fs.fsync(this.fd);
-    this.fs.close(this.fd);
-    this.fs.rename(this.tmp, this.path);
     return { keys: this.count, bytes: this.filePos, crc: this.bodyCrc };
   }
 
-  /** Abandons the file (a failed merge): closes and deletes the tmp file. */
+  private seal(): void {
+    this.closed = true;
+    this.fs.close(this.fd);
+    this.fs.rename(this.tmp, this.path);
+  }
+
+  /** Abandons the file (a failed merge): closes it (unless done) and deletes the tmp file. */
   abort(): void {
-    try {
-      this.fs.close(this.fd);
-    } catch {
-      // already closed
+    if (!this.closed) {
+      this.closed = true;
+      try {
+        this.fs.close(this.fd);
+      } catch {
+        // already closed
+      }
     }
     this.fs.unlink(this.tmp);
   }

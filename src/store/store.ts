@@ -175,7 +175,8 @@ export class Store {
 
   /**
    * Makes `next` the committed state (its commit number is set here), then
-   * deletes the bucket and Bloom files the old manifest named and `next` does not.
+   * deletes the bucket and Bloom files the old manifest named and `next` does
+   * not, in the background (close() waits for them).
    */
   commit(next: ManifestBody): void {
     if (this.opts.readOnly) throw new DrumError('DRUM_INTERNAL', 'commit on a read-only store');
@@ -186,12 +187,14 @@ export class Store {
     const keep = new Set<string>();
     for (const e of next.buckets) if (e) keep.add(e.file);
     if (next.bloom) keep.add(next.bloom.file);
-    for (const e of old.buckets) if (e && !keep.has(e.file)) this.dfs.unlink(join(this.dir, e.file));
-    if (old.bloom && !keep.has(old.bloom.file)) this.dfs.unlink(join(this.dir, old.bloom.file));
+    // Off the clock: the replaced files are garbage now (a writer's open collects any a crash left).
+    for (const e of old.buckets) if (e && !keep.has(e.file)) this.dfs.unlinkLater(join(this.dir, e.file));
+    if (old.bloom && !keep.has(old.bloom.file)) this.dfs.unlinkLater(join(this.dir, old.bloom.file));
   }
 
   /** Releases the pins (readers) or the writer lock (writers). */
   async close(): Promise<void> {
+    await this.dfs.settle();
     if (this.opts.readOnly) this.dfs.unpinAll();
     const lock = this.lock;
     this.lock = null;

@@ -22,7 +22,8 @@ export interface StoreVerifyResult {
   problems: VerifyProblem[];
 }
 
-export function verifyKeyFiles(dfs: DrumFs, dir: string, body: ManifestBody): StoreVerifyResult {
+/** `skip`: key files known good (verified or written by this process since); they are not read again. */
+export function verifyKeyFiles(dfs: DrumFs, dir: string, body: ManifestBody, skip?: ReadonlySet<string>): StoreVerifyResult {
   const problems: VerifyProblem[] = [];
   let filesChecked = 0;
   let keysChecked = 0;
@@ -31,7 +32,7 @@ export function verifyKeyFiles(dfs: DrumFs, dir: string, body: ManifestBody): St
   const buffer = new Uint8Array(READ_BUFFER_BYTES); // one read buffer for every file
   for (let b = 0; b < body.buckets.length; b++) {
     const e = body.buckets[b];
-    if (!e) continue;
+    if (!e || skip?.has(e.file)) continue;
     const path = join(dir, e.file);
     filesChecked++;
     let reader: KeyReader | null = null;

@@ -44,7 +44,8 @@ describe('crash and resume', () => {
     const input = makeInput(dir);
     const refOut = join(dir, 'ref-out');
     let ops = 0;
-    await ingestOnce(join(dir, 'ref-state'), input, refOut, { ...base, faultHook: () => void ops++ });
+    const kinds: FsOp[] = [];
+    await ingestOnce(join(dir, 'ref-state'), input, refOut, { ...base, faultHook: (op) => { kinds.push(op); ops++; } });
     const expected = outputs(refOut);
     assert.ok(Object.keys(expected).length >= 4, 'several unique files plus rejects');
     assert.ok(ops > 50);
@@ -52,6 +53,8 @@ describe('crash and resume', () => {
     const points = new Set<number>();
     for (let k = 1; k < ops; k += Math.max(1, Math.floor(ops / 22))) points.add(k);
     points.add(ops - 1);
+    // And at the first of each kind of operation (a rename, a delete, ...), wherever the spacing falls.
+    for (const op of new Set(kinds)) points.add(kinds.indexOf(op) + 1);
     const seenOps = new Set<FsOp>();
     for (const k of points) {
       const state = join(dir, `s${k}`);

@@ -8,8 +8,6 @@ import { join } from 'node:path';
 import type { RunCounters } from '../../stats/counters.js';
 import type { ManifestBody } from '../../store/manifest.js';
 import { writeBloom } from '../../tiers/bloom-file.js';
-import { saveCache } from '../../tiers/cache-file.js';
-import { saveTiers, TIER_FILE } from '../../tiers/tier-file.js';
 import { mergeRound } from './round.js';
 import type { BlockSink } from '../workers/dispatch.js';
 import type { Session } from './session.js';
@@ -55,9 +53,8 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   if (res.bloom !== null) s.front.bloom = res.bloom;
   s.front.recent.onMerged();
   s.nextRound();
-  // Every key in the cache and the recent table is stored now: save them so the next process starts warm.
-  // A cache, not state: a failed save only means a cold start next time.
-  saveCache(() => saveTiers(s.dfs, join(s.dir, TIER_FILE), s.store.committed, [s.front.cache, s.front.recent]));
+  // Every key in the cache and the recent table is stored now; the session saves them for the next process.
+  s.committed([...res.written.keys()].map((b) => buckets[b]!.file));
   return res.newUrls;
 }
 

@@ -110,7 +110,7 @@ export class DrumCore {
     // Shared, so a worker can read it without a copy.
     const newBits = new Uint8Array(new SharedArrayBuffer((records >>> 3) + 1));
     const w = r.worker;
-    const worker = w !== undefined && w.pool.size > 0 && records > 0 && records >= (w.minRecords ?? WORKER_DISPATCH_MIN_RECORDS) ? w.pool : null;
+    const worker = w !== undefined && w.pool.running > 0 && records > 0 && records >= (w.minRecords ?? WORKER_DISPATCH_MIN_RECORDS) ? w.pool : null;
     const written = await mergeBuckets({
       dfs: this.dfs, pending, files: r.files, write: op !== 'check', drop: op === 'delete', fsync: r.fsync, counters: r.counters, newBits,
       onHit: r.onHit, keySink: r.keySink, worker, time: r.time,

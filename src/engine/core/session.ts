@@ -25,7 +25,7 @@ import type { BlockedBloom } from '../../tiers/bloom.js';
 import { readBloom } from '../../tiers/bloom-file.js';
 import { HotCache } from '../../tiers/hot-cache.js';
 import { RecentTable } from '../../tiers/recent-table.js';
-import { loadTiers, TIER_FILE } from '../../tiers/tier-file.js';
+import { loadTiers, saveTiers, TIER_FILE } from '../../tiers/tier-file.js';
 import { saveCache } from '../../tiers/cache-file.js';
 import { loadMemos, MEMO_FILE, saveMemos } from '../../tiers/memo-file.js';
 import { chunkLinksMax, planBudget, type BudgetPlan } from './budget.js';
@@ -35,11 +35,19 @@ import { SortArea, type BucketFiles } from './sort-stage.js';
 import { DrumCore } from './drum-core.js';
 import { recoverForgetHosts } from '../jobs/forget-records.js';
 
+/** A long-running process saves its warm-start caches at most this often (and when it closes). */
+const CACHE_SAVE_MS = 60_000;
+
 export class Session {
   readonly timer = new StageTimer();
   readonly area: SortArea;
   /** The DRUM core over this store's buckets, aux log and sort area; URL-seen is its client. */
   readonly core: DrumCore;
+  /** Key files this session verified or wrote: a later job's verification before writing skips them. */
+  private readonly knownGood = new Set<string>();
+  /** A commit changed the tiers since they were last saved (or loaded). */
+  private cachesDirty = false;
+  private lastCacheSave = performance.now();
 
   private constructor(
     readonly dir: string,
@@ -63,6 +71,7 @@ export class Session {
     if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
       throw new DrumError('DRUM_INTERNAL', 'drum needs a little-endian machine (its files are little-endian typed arrays)');
     }
+    const t0 = performance.now();
     const opts = resolveOptions(options, availableParallelism(), totalmem());
     // Without policy options, an existing store keeps the policy it was built with.
     const canonical = opts.canonical ?? readManifest(dir)?.params.canonical ?? {};
@@ -97,9 +106,11 @@ export class Session {
       if (catalog !== null) await recoverForgetHosts(store.body.history, catalog);
       // Fold piled-up per-round host deltas now, off the ingest's hot path.
       if (catalog !== null && (await catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) await catalog.compactHosts();
-      const pool = new ParsePool(policy, eff.hostBits, eff.workers, plan.lineMemoEntries);
+      const pool = new ParsePool(policy, eff.hostBits, eff.workers, plan.lineMemoEntries, true);
       const session = new Session(dir, dfs, store, eff, policy, plan, front, pending, aux, pool, catalog, wd);
       session.loadMemos();
+      // Lock, manifest, tier caches, catalog open and reconcile: what a process pays before its first link.
+      session.timer.add('open', performance.now() - t0, 0);
       return session;
     } catch (e) {
       // The catalog's LevelDB lock too: a later open in this process must not find it held.
@@ -133,6 +144,7 @@ export class Session {
    * otherwise a later job would call those URLs seen.
    */
   async resetTiers(): Promise<void> {
+    this.cachesDirty = false; // back to what the saved files hold (or cold): nothing to save
     this.pool.clearMemo();
     this.loadMemos();
     this.front.cache.clear();
@@ -155,7 +167,7 @@ export class Session {
    * flight (then every line a memo holds gave a URL that is now stored). A
    * cache: a failed save only means a cold start next time.
    */
-  async saveMemos(): Promise<void> {
+  private async saveMemos(): Promise<void> {
     if (this.opts.readOnly || this.pool.memoEntries === 0) return;
     let tables: Uint32Array[] = [];
     try {
@@ -167,8 +179,46 @@ export class Session {
     }
   }
 
+  /** Reads and checks every key file the manifest names (verify). */
   verifyStore(): StoreVerifyResult {
     return verifyKeyFiles(this.dfs, this.dir, this.store.body);
+  }
+
+  /**
+   * The check before a job writes: every key file this session has not
+   * already verified or written itself (a long-running process reads the
+   * store once, not before every batch; its merges check each block they
+   * read by CRC anyway).
+   */
+  verifyBeforeWrite(): StoreVerifyResult {
+    const r = verifyKeyFiles(this.dfs, this.dir, this.store.body, this.knownGood);
+    if (r.ok) for (const e of this.store.body.buckets) if (e) this.knownGood.add(e.file);
+    return r;
+  }
+
+  /** After a commit: the files it wrote are known good; the tiers changed. */
+  committed(written: Iterable<string>): void {
+    for (const f of written) this.knownGood.add(f);
+    this.cachesDirty = true;
+  }
+
+  /**
+   * Saves the tiers (tiers.cache) and line memos (memo.cache) when a commit
+   * changed them and CACHE_SAVE_MS passed since the last save (or `now`).
+   * They are only a warm start for the next process: a process saves them
+   * when it closes and a long-running one every CACHE_SAVE_MS, not after
+   * every commit (19 MiB at the defaults). REQUIRES: no round in flight
+   * (every key the tiers and memos hold is stored).
+   */
+  async saveCaches(now = false): Promise<void> {
+    if (!this.cachesDirty || this.opts.readOnly) return;
+    if (!now && performance.now() - this.lastCacheSave < CACHE_SAVE_MS) return;
+    const t = performance.now();
+    this.cachesDirty = false;
+    this.lastCacheSave = t;
+    saveCache(() => saveTiers(this.dfs, join(this.dir, TIER_FILE), this.store.committed, [this.front.cache, this.front.recent]));
+    await this.saveMemos();
+    this.timer.add('save-caches', performance.now() - t, 0);
   }
 
   /**
@@ -185,6 +235,8 @@ export class Session {
         failures.push(e);
       }
     };
+    // Only when nothing is routed but uncommitted (a job that failed has reset the tiers: nothing to save then).
+    if (this.aux.records === 0 && this.pending.total === 0) await step(() => this.saveCaches(true));
     await step(() => this.pool.close());
     await step(() => this.pending.reset());
     await step(() => this.aux.discard());

@@ -150,7 +150,7 @@ interface Loaded extends Unit {
 export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promise<Map<number, { path: string; file: WrittenFile }>> {
   const { pending, files, counters: c } = p;
   const written = new Map<number, { path: string; file: WrittenFile }>();
-  const pool = p.worker !== null && p.worker.size > 0 ? p.worker : null;
+  const pool = p.worker !== null && p.worker.running > 0 ? p.worker : null;
   area.ensure(pending.largest, pool === null ? 1 : 2);
   if (p.keySink !== null) {
     // Buckets with nothing pending keep their files; the rebuilt Bloom filter still needs their keys.
@@ -180,6 +180,7 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
   let writer: KeyWriter | null = null;
   let outPath: string | null = null;
   let merge: BucketMerge | null = null;
+  const finishing: { writer: KeyWriter; done: Promise<void> }[] = [];
   try {
     next = load();
     while (next !== null) {
@@ -209,7 +210,12 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
         c.storeHits += r.hits;
         c.diskHits += r.hits;
         c.duplicateUrls += r.hits;
-        if (writer !== null) written.set(cur.b, { path: outPath!, file: writer.finish() });
+        if (writer !== null) {
+          const f = writer.finishLater();
+          f.done.catch(() => undefined); // settled below (a failure there is what the round throws)
+          finishing.push({ writer, done: f.done });
+          written.set(cur.b, { path: outPath!, file: f.file });
+        }
         items += r.storeKeys;
         writer = null;
         merge = null;
@@ -220,12 +226,21 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
       // One slot: the next unit loads only once this one is merged.
       if (pool === null) next = load();
     }
+    // Every written bucket file durable and renamed (fsyncs overlapping on the thread pool) before the caller commits.
+    const tf = performance.now();
+    const results = await Promise.allSettled(finishing.map((f) => f.done));
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+    p.time?.('merge-store', performance.now() - tf, 0);
   } catch (e) {
     // First of all: a sort still running on the worker writes into a slot and the scratch; wait for it
     // before anything here can throw, so nobody reuses them under it.
     if (next !== null) await Promise.resolve(next.sorted).catch(() => undefined);
     // Then clean up, each step on its own: the first error (the one that stopped the round) is what surfaces.
-    const steps: (() => void)[] = [() => writer?.abort(), () => reader?.close(), ...[...written.values()].map((w) => () => p.dfs.unlink(w.path))];
+    // A finishing file not yet renamed: its tmp goes (abort); the renamed ones are unlinked by their final path.
+    await Promise.allSettled(finishing.map((f) => f.done));
+    const steps: (() => void)[] = [() => writer?.abort(), () => reader?.close(), ...finishing.map((f) => () => f.writer.abort()),
+      ...[...written.values()].map((w) => () => p.dfs.unlink(w.path))];
     for (const step of steps) {
       try {
         step();

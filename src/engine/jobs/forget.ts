@@ -28,8 +28,6 @@ import { newRunCounters, type RunCounters } from '../../stats/counters.js';
 import type { InputRecord, ManifestBody } from '../../store/manifest.js';
 import { BlockedBloom } from '../../tiers/bloom.js';
 import { writeBloom } from '../../tiers/bloom-file.js';
-import { saveCache } from '../../tiers/cache-file.js';
-import { saveTiers, TIER_FILE } from '../../tiers/tier-file.js';
 import type { ForgetReject, ForgetReport, ForgetRequest } from '../api.js';
 import type { Session } from '../core/session.js';
 import { forgetRound } from '../core/commit.js';
@@ -229,6 +227,7 @@ async function commitForget(
   s.store.commit({ ...body, buckets, bloom: bloomEntry, storeUrls, history });
   s.front.bloom = bloom;
   s.nextRound();
-  saveCache(() => saveTiers(s.dfs, join(s.dir, TIER_FILE), s.store.committed, [s.front.cache, s.front.recent]));
+  // The tiers no longer hold the forgotten keys; the session saves them (tiers.cache) when it closes.
+  s.committed([...written.keys()].map((b) => buckets[b]!.file));
   return s.store.body;
 }

@@ -52,7 +52,7 @@ async function planIngest(s: Session, req: IngestRequest): Promise<RunPlan> {
 
 /** Refuses a store that fails verification before anything is written. */
 export async function refuseBadStore(s: Session): Promise<void> {
-  const v = s.verifyStore();
+  const v = s.verifyBeforeWrite();
   if (!v.ok) {
     const p = v.problems[0]!;
     throw new DrumError(p.code as 'DRUM_CORRUPT_FILE', `store failed verification, nothing was changed: ${p.file}: ${p.message}`, { file: p.file });
@@ -103,8 +103,8 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
     throw e;
   }
   await r.out.close();
-  // Every parsed chunk was routed and committed: the memos now vouch only for stored URLs.
-  await s.saveMemos();
+  // Every parsed chunk was routed and committed: the tiers and memos now vouch only for stored URLs.
+  await s.saveCaches();
   r.meter.progress('done', r.c);
   if (s.catalog !== null) await s.catalog.putRun(catalogRecord(r.run, r.report!));
   // The final round is announced once the catalog records the run complete.

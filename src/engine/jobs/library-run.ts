@@ -175,8 +175,8 @@ export class LibraryRun {
     this.ended = true;
     const report = await this.commit(true);
     await this.out.close();
-    // Every routed chunk was committed: the memos now vouch only for stored URLs.
-    await this.s.saveMemos();
+    // Every routed chunk was committed: the tiers and memos now vouch only for stored URLs.
+    await this.s.saveCaches();
     return report!;
   }
 

@@ -58,6 +58,11 @@ export class ParsePool {
   private readonly inline: Parser | null;
   private nextId = 0;
   private failed: unknown = null;
+  private started = false;
+  /** Workers' memo tables loaded before the workers started (worker i's at i). */
+  private unstarted: Uint32Array[] = [];
+  /** Chunks submitted so far: the second one starts lazy workers. */
+  private submitted = 0;
 
   /** Chunks parsed on the main thread while the workers were busy (work sharing). */
   inlineChunks = 0;
@@ -65,14 +70,32 @@ export class ParsePool {
   /** Slabs for chunks sent to workers and for results (the workers' and the main thread's). */
   readonly slabs: SlabPool;
 
-  /** `memoEntries`: line memo size of each parsing thread (the main thread's included); 0 = off. */
-  constructor(policy: CanonicalPolicy, hostBits: number, workers: number, memoEntries = 0) {
-    this.inline = workers === 0 ? new Parser(policy, hostBits, memoEntries) : null;
-    this.local = this.inline ?? new Parser(policy, hostBits, memoEntries);
-    this.slabs = new SlabPool(SLABS_PER_WORKER * workers);
-    for (let i = 0; i < workers; i++) {
+  /**
+   * `memoEntries`: line memo size of each parsing thread (the main thread's
+   * included); 0 = off. `lazy`: start the workers only when a second chunk
+   * is submitted (or a worker parse, sort or scan asks for one), so an input
+   * of one chunk never pays their start (module loading, ~100-200 ms here).
+   */
+  constructor(
+    private readonly policy: CanonicalPolicy,
+    private readonly hostBits: number,
+    private readonly planned: number,
+    private readonly memoCount = 0,
+    lazy = false,
+  ) {
+    this.inline = planned === 0 ? new Parser(policy, hostBits, memoCount) : null;
+    this.local = this.inline ?? new Parser(policy, hostBits, memoCount);
+    this.slabs = new SlabPool(SLABS_PER_WORKER * planned);
+    if (!lazy) this.start();
+  }
+
+  /** Starts the planned workers (once) and hands them the memo tables loaded before they ran. */
+  private start(): void {
+    if (this.started || this.closing) return;
+    this.started = true;
+    for (let i = 0; i < this.planned; i++) {
       const w = new Worker(new URL('./parse-worker.js', import.meta.url), {
-        workerData: { policy, hostBits, memoEntries },
+        workerData: { policy: this.policy, hostBits: this.hostBits, memoEntries: this.memoCount },
         // A small young generation keeps the worker's heap (and so drum's RSS) small; it only holds a few chunks.
         resourceLimits: { maxYoungGenerationSizeMb: 16 },
       });
@@ -108,9 +131,21 @@ export class ParsePool {
       });
       this.workers.push(w);
     }
+    const tables = this.unstarted;
+    this.unstarted = [];
+    this.workers.forEach((w, i) => {
+      const t = tables[i];
+      if (t !== undefined) w.postMessage({ memoBack: t }, [t.buffer as ArrayBuffer]);
+    });
   }
 
+  /** Worker threads this pool parses with (started or not yet). */
   get size(): number {
+    return this.planned;
+  }
+
+  /** Worker threads running now: sorts and dispatch scans go to a worker only when one already runs. */
+  get running(): number {
     return this.workers.length;
   }
 
@@ -131,6 +166,7 @@ export class ParsePool {
    */
   clearMemo(): void {
     this.local.memo.clear();
+    this.unstarted = [];
     for (const w of this.workers) w.postMessage({ clear: true });
   }
 
@@ -144,6 +180,7 @@ export class ParsePool {
   async lendMemoTables(): Promise<Uint32Array[]> {
     if (!this.local.memo.enabled || this.failed) return [];
     const own = this.local.memo.tableView();
+    if (!this.started) return [own, ...this.unstarted];
     const theirs = this.workers.map((w) => {
       const id = this.nextId++;
       return new Promise<Uint32Array>((resolve) => {
@@ -158,6 +195,7 @@ export class ParsePool {
 
   /** Gives the tables lendMemoTables lent back to their workers (the main thread's never left). */
   returnMemoTables(tables: readonly Uint32Array[]): void {
+    if (!this.started) return; // the unstarted workers' tables never left
     this.workers.forEach((w, i) => {
       const t = tables[i + 1];
       if (t !== undefined && t.length > 0) w.postMessage({ memoBack: t }, [t.buffer as ArrayBuffer]);
@@ -171,6 +209,10 @@ export class ParsePool {
   loadMemoTables(tables: readonly Uint32Array[]): void {
     if (tables.length === 0 || !this.local.memo.enabled) return;
     this.local.memo.adoptTable(tables[0]!);
+    if (!this.started) {
+      this.unstarted = tables.slice(1, 1 + this.planned);
+      return;
+    }
     this.workers.forEach((w, i) => {
       const t = tables[i + 1];
       if (t !== undefined) w.postMessage({ memoBack: t }, [t.buffer as ArrayBuffer]);
@@ -191,6 +233,7 @@ export class ParsePool {
       r.parseMs = performance.now() - t;
       return r;
     }
+    this.start();
     const id = this.nextId++;
     const w = this.workers[id % this.workers.length]!;
     const slab = this.slabs.take(chunkSlabBytes(chunk));
@@ -211,9 +254,11 @@ export class ParsePool {
    */
   submit(chunk: LineChunk, learn = true): ParseJob {
     if (this.failed) throw this.failed;
+    if (this.submitted++ > 0) this.start();
     if (this.workers.length === 0 || this.waiting.size >= this.workers.length * WORKER_BACKLOG) {
       const t = performance.now();
-      const r = this.workers.length === 0 ? this.local.parse(chunk, learn) : this.pack(this.local.parse(chunk, learn));
+      // With workers planned, results are packed copies: a later chunk may be parsed here before this one is routed.
+      const r = this.planned === 0 ? this.local.parse(chunk, learn) : this.pack(this.local.parse(chunk, learn));
       r.parseMs = performance.now() - t;
       this.inlineChunks++;
       return { result: r, promise: null };
@@ -230,6 +275,7 @@ export class ParsePool {
    */
   sortKeys(job: Omit<SortMessage, 'sortId'>): Promise<number> {
     if (this.failed) return Promise.reject(this.failed);
+    this.start();
     const w = this.workers[0];
     if (w === undefined) return Promise.reject(new DrumError('DRUM_INTERNAL', 'sortKeys needs a worker thread'));
     const sortId = this.nextId++;
@@ -243,6 +289,7 @@ export class ParsePool {
   /** Has worker 0 scan a round's aux log (dispatch.ts WorkerScans: block order, recycling, errors). */
   scanAux(req: ScanRequest, onBlock: (b: DispatchBlock) => void, sizes: { blockBytes?: number; blockUrls?: number } = {}): Promise<ScanResult> {
     if (this.failed) return Promise.reject(this.failed);
+    this.start();
     const w = this.workers[0];
     if (w === undefined) return Promise.reject(new DrumError('DRUM_INTERNAL', 'scanAux needs a worker thread'));
     return this.scans.start(w, this.nextId++, req, onBlock, sizes);

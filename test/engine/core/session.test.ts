@@ -1,0 +1,94 @@
+// Tests of what a long-running process pays per batch: the warm-start caches
+// are written when the store closes (not after every commit), the store is
+// verified once per open (a key file damaged later is still caught, by the
+// merge's block CRCs), and workers start only for an input of more than one
+// chunk.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { Drum } from '../../../src/engine/drum.js';
+import { isDrumError } from '../../../src/errors.js';
+import type { DrumOptions } from '../../../src/options.js';
+import { readManifest } from '../../../src/store/manifest.js';
+import { TIER_FILE } from '../../../src/tiers/tier-file.js';
+import { MEMO_FILE } from '../../../src/tiers/memo-file.js';
+import { tempDir } from '../../helpers/tmp.js';
+
+const lines = (from: number, n: number): string => Array.from({ length: n }, (_, i) => `http://h${(from + i) % 11}.example/p/${from + i}`).join('\n') + '\n';
+/** The commit number a cache file's header names, or null without the file. */
+const cacheCommit = (state: string, file: string): number | null =>
+  fs.existsSync(join(state, file)) ? fs.readFileSync(join(state, file)).readUInt32LE(8) : null;
+
+describe('a long-running process', () => {
+  const o: DrumOptions = { workers: 0, fsync: false };
+
+  it('writes tiers.cache and memo.cache when it closes, not after each batch, tied to the last commit', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    for (const k of [0, 1, 2]) fs.writeFileSync(join(dir, `b${k}.txt`), lines(k * 500, 800));
+    const d = await Drum.open(state, o);
+    try {
+      for (const k of [0, 1, 2]) await d.ingest({ inputs: [join(dir, `b${k}.txt`)], outDir: join(dir, `out-${k}`) });
+      assert.equal(cacheCommit(state, TIER_FILE), null, 'no tiers.cache while the store is open');
+      assert.equal(cacheCommit(state, MEMO_FILE), null, 'no memo.cache while the store is open');
+    } finally {
+      await d.close();
+    }
+    const commit = readManifest(state)!.commit;
+    assert.equal(cacheCommit(state, TIER_FILE), commit);
+    assert.equal(cacheCommit(state, MEMO_FILE), commit);
+    // The next process starts warm from them and stays exact.
+    fs.writeFileSync(join(dir, 'b3.txt'), lines(0, 1800) + lines(9000, 50));
+    const e = await Drum.open(state, o);
+    try {
+      const r = await e.ingest({ inputs: [join(dir, 'b3.txt')], outDir: join(dir, 'out-3') });
+      assert.equal(r.uniqueUrls, 50);
+      assert.ok(r.tiers.lineMemo.hits > 0, 'the memo loaded from memo.cache answered');
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('refuses a key file damaged after its first batch: the next merge finds it by CRC and the store keeps its URLs', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    fs.writeFileSync(join(dir, 'a.txt'), lines(0, 3000));
+    fs.writeFileSync(join(dir, 'b.txt'), lines(3000, 3000));
+    const d = await Drum.open(state, o);
+    try {
+      await d.ingest({ inputs: [join(dir, 'a.txt')], outDir: join(dir, 'out-a') });
+      const body = readManifest(state)!;
+      const e = body.buckets.find((x) => x !== null && x.keys > 10)!;
+      const path = join(state, e.file);
+      const bytes = fs.readFileSync(path);
+      bytes[bytes.length - 8]! ^= 0xff; // a key in the last block
+      fs.writeFileSync(path, bytes);
+      await assert.rejects(d.ingest({ inputs: [join(dir, 'b.txt')], outDir: join(dir, 'out-b') }), (err) => isDrumError(err, 'DRUM_CORRUPT_FILE'));
+      const after = readManifest(state)!;
+      assert.deepEqual(after.buckets, body.buckets, 'no bucket file replaced');
+      assert.equal(after.storeUrls, body.storeUrls);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('parses an input of one chunk on the main thread without starting a worker, and starts it for a bigger one', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    fs.writeFileSync(join(dir, 'small.txt'), lines(0, 20));
+    fs.writeFileSync(join(dir, 'big.txt'), lines(100, 4000));
+    const d = await Drum.open(state, { ...o, workers: 1, chunkBytes: 16 << 10 });
+    try {
+      const small = await d.ingest({ inputs: [join(dir, 'small.txt')], outDir: join(dir, 'out-s') });
+      assert.equal(small.uniqueUrls, 20);
+      assert.equal(small.parseSplit.chunksOnWorkers, 0, 'one chunk: no worker');
+      const big = await d.ingest({ inputs: [join(dir, 'big.txt')], outDir: join(dir, 'out-b') });
+      assert.equal(big.uniqueUrls, 4000);
+      assert.ok(big.parseSplit.chunksOnWorkers > 0, 'a worker parsed chunks of the bigger input');
+    } finally {
+      await d.close();
+    }
+  });
+});
