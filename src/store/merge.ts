@@ -91,10 +91,18 @@ export class BucketMerge {
           throw new DrumError('DRUM_CORRUPT_FILE', `${this.reader!.path}: block first key differs from the one read before`, { file: this.reader!.path });
         }
       }
-      const sh = keys[2 * j]!;
-      const sl = keys[2 * j + 1]!;
       const ph = hi[i]!;
       const pl = lo[i]!;
+      // The pending key is past this block's last key: order-check the rest of the block in one tight loop and leave it
+      // (a small round into a big store passes thousands of store keys between two pending keys).
+      const eh = keys[2 * m - 2]!, el = keys[2 * m - 1]!;
+      if (ph > eh || (ph === eh && pl > el)) {
+        checkRun(keys, j, m, this.reader!.path);
+        j = m;
+        continue;
+      }
+      const sh = keys[2 * j]!;
+      const sl = keys[2 * j + 1]!;
       if (ph < sh || (ph === sh && pl < sl)) {
         // Smaller than this store key: new (a delete ignores it).
         if (this.drop) {
@@ -225,6 +233,14 @@ function checkOrder(keys: Uint32Array, from: number, to: number, path: string): 
     const ph = keys[2 * j - 2]!, pl = keys[2 * j - 1]!;
     const h = keys[2 * j]!, l = keys[2 * j + 1]!;
     if (h < ph || (h === ph && l <= pl)) disorder(path);
+  }
+}
+
+/** Order-checks store keys j..m-1 of a block (each above the one before it). */
+function checkRun(keys: Uint32Array, j: number, m: number, path: string): void {
+  for (let k = j + 1; k < m; k++) {
+    const h = keys[2 * k]!, ph = keys[2 * k - 2]!;
+    if (h < ph || (h === ph && keys[2 * k + 1]! <= keys[2 * k - 1]!)) disorder(path);
   }
 }
 

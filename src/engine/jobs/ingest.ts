@@ -39,6 +39,8 @@ export async function ingest(s: Session, req: IngestRequest): Promise<RunReport>
   if (!plan.resume && plan.skipped.every((x) => x)) {
     return buildReport(s, plan.run, newRunCounters(), plan.skipped, [], 0, 'skipped');
   }
+  // Input for more than one chunk keeps a worker busy: start it now, so it loads while the store is checked and the run starts.
+  if (plan.run.inputs.some((x, i) => !plan.skipped[i] && (x.path === '-' || x.bytes > s.opts.chunkBytes))) s.pool.warm();
   await refuseBadStore(s);
   return runIngest(s, req, plan, t0);
 }

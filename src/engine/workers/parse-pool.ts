@@ -89,6 +89,11 @@ export class ParsePool {
     if (!lazy) this.start();
   }
 
+  /** Starts lazy workers now (a job that knows its input is bigger than a chunk), so they load while it sets up. */
+  warm(): void {
+    this.start();
+  }
+
   /** Starts the planned workers (once) and hands them the memo tables loaded before they ran. */
   private start(): void {
     if (this.started || this.closing) return;
