@@ -61,8 +61,8 @@ export class ParsePool {
   private started = false;
   /** Workers' memo tables loaded before the workers started (worker i's at i). */
   private unstarted: Uint32Array[] = [];
-  /** Chunks submitted so far: the second one starts lazy workers. */
-  private submitted = 0;
+  /** Results parsed here before the workers started and not yet released: a chunk submitted while one is held starts them. */
+  private held = 0;
 
   /** Chunks parsed on the main thread while the workers were busy (work sharing). */
   inlineChunks = 0;
@@ -72,8 +72,9 @@ export class ParsePool {
 
   /**
    * `memoEntries`: line memo size of each parsing thread (the main thread's
-   * included); 0 = off. `lazy`: start the workers only when a second chunk
-   * is submitted (or a worker parse, sort or scan asks for one), so an input
+   * included); 0 = off. `lazy`: start the workers only when a chunk is
+   * submitted while another is still in flight, or warm() (a job with a big
+   * input) or a worker parse, sort or scan asks for one, so an input
    * of one chunk never pays their start (module loading, ~100-200 ms here).
    */
   constructor(
@@ -259,13 +260,15 @@ export class ParsePool {
    */
   submit(chunk: LineChunk, learn = true): ParseJob {
     if (this.failed) throw this.failed;
-    if (this.submitted++ > 0) this.start();
+    // A second chunk while the first is still in flight: an input of several chunks, worth a worker.
+    if (this.held > 0) this.start();
     if (this.workers.length === 0 || this.waiting.size >= this.workers.length * WORKER_BACKLOG) {
       const t = performance.now();
       // With workers planned, results are packed copies: a later chunk may be parsed here before this one is routed.
       const r = this.planned === 0 ? this.local.parse(chunk, learn) : this.pack(this.local.parse(chunk, learn));
       r.parseMs = performance.now() - t;
       this.inlineChunks++;
+      if (!this.started) this.held++;
       return { result: r, promise: null };
     }
     const job: ParseJob = { result: null, promise: null };
@@ -307,6 +310,7 @@ export class ParsePool {
    * parsing with 0 workers). Call at most once per result.
    */
   release(p: ParsedChunk): void {
+    if (!this.started && this.held > 0) this.held--;
     if (p.slab === null) return;
     const slab = p.slab;
     p.slab = null;
