@@ -165,6 +165,8 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
     .option('--out <dir>', 'where forgotten.txt and rejects.tsv go (default: <state>/runs/<run-id>/)')
     .option('--memory <size>', 'RAM budget (default 256MiB)')
     .option('--workers <n>', 'worker threads for canonicalize + hash')
+    .option('--bloom <mode>', 'gate | lossy: rebuild the store\'s Bloom filter without the forgotten keys; off (default): drop it')
+    .option('--bloom-bits <n>', 'bloom bits per stored key of the rebuilt filter (default 10)')
     .option('--json', 'print the result as one JSON object')
     .option('--quiet', 'print nothing on success')
     .option('--no-fsync', 'skip fsync at the commit: faster, NOT crash-safe (tests)')
