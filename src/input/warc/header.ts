@@ -1,6 +1,6 @@
 // A WARC record's header block: where it ends (the first blank line) and
 // the named fields drum reads from it (version line, Content-Length,
-// WARC-Type, WARC-Target-URI, Content-Type); also the `Name: value` line
+// WARC-Type, WARC-Target-URI, Content-Type, WARC-Payload-Digest); also the `Name: value` line
 // syntax HTTP headers share (payload.ts). Pure functions over bytes and
 // text; does not read input or track records (records.ts does).
 
@@ -17,6 +17,8 @@ export interface WarcHeader {
   targetUri: string;
   /** Content-Type as written ('' when absent). */
   contentType: string;
+  /** WARC-Payload-Digest as written, e.g. `sha1:BASE32` ('' when absent). */
+  payloadDigest: string;
 }
 
 /**
@@ -62,12 +64,14 @@ export function parseWarcHeader(text: string): WarcHeader | null {
   let type = '';
   let targetUri = '';
   let contentType = '';
+  let payloadDigest = '';
   forEachField(lines, 1, (name, value) => {
     if (name === 'content-length') length = /^\d+$/.test(value) ? Number(value) : -2;
     else if (name === 'warc-type') type = value.toLowerCase();
     else if (name === 'warc-target-uri') targetUri = value.startsWith('<') && value.endsWith('>') ? value.slice(1, -1) : value;
     else if (name === 'content-type') contentType = value;
+    else if (name === 'warc-payload-digest') payloadDigest = value;
   });
   if (length < 0 || !Number.isSafeInteger(length)) return null;
-  return { length, type, targetUri, contentType };
+  return { length, type, targetUri, contentType, payloadDigest };
 }

@@ -13,6 +13,8 @@ export interface WarcRecordEvent {
   targetUri: string;
   /** Content-Type of the block (WARC header), '' if none. */
   contentType: string;
+  /** WARC-Payload-Digest as written ('' if none); content dedup checks it against its own digest. */
+  payloadDigest: string;
   length: number;
   block: Buffer | null;
   /** First bytes of a wanted block that was over the size cap (for its HTTP headers); else null. */

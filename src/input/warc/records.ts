@@ -34,6 +34,7 @@ export class WarcRecordReader {
   private type = '';
   private targetUri = '';
   private contentType = '';
+  private payloadDigest = '';
   private length = 0;
   private got = 0;
   private keep: 'all' | 'head' | 'none' = 'none';
@@ -154,6 +155,7 @@ export class WarcRecordReader {
       type: this.type,
       targetUri: this.targetUri,
       contentType: this.contentType,
+      payloadDigest: this.payloadDigest,
       length: this.length,
       block: full ? this.block : null,
       head: this.keep === 'head' && this.block !== null ? this.block.subarray(0, this.blockLen) : null,
@@ -201,6 +203,7 @@ export class WarcRecordReader {
     this.type = type;
     this.targetUri = h.targetUri;
     this.contentType = contentType;
+    this.payloadDigest = h.payloadDigest;
     this.length = length;
     this.got = 0;
     this.blockLen = 0;

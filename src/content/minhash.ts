@@ -1,0 +1,62 @@
+// MinHash (Broder 1997) over the same word 3-shingles as SimHash, and the
+// LSH band keys (Indyk & Motwani; Leskovec et al., ch. 3): a signature of
+// MINHASH_K 32-bit minima, one per seeded hash of the shingle hashes, cut
+// into LSH_BANDS bands of LSH_ROWS rows, each band hashed to a 64-bit key.
+// Two documents whose shingle sets have Jaccard similarity J share a band
+// with probability 1 - (1 - J^r)^b; a shared band is a candidate, the
+// signature's agreement estimates J. Measured against SimHash in
+// scripts/content-accuracy.ts (docs/content.md); the content store does not
+// use it yet. Does not keep an index (scripts/peers/minhash-lsh.ts does, in RAM).
+// REQUIRES: word hashes from visible-text.ts.
+
+/** Hash functions in a signature. */
+export const MINHASH_K = 100;
+/** LSH bands and rows per band (LSH_BANDS * LSH_ROWS = MINHASH_K). */
+export const LSH_BANDS = 25;
+export const LSH_ROWS = 4;
+
+const SEEDS = new Uint32Array(MINHASH_K);
+for (let i = 0, s = 0x2545f491; i < MINHASH_K; i++) {
+  s = Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) ^ (i * 0x9e3779b1);
+  SEEDS[i] = s >>> 0;
+}
+
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** MinHash signature of the 3-shingles of words[0, n) into sig (MINHASH_K words); all 0xffffffff when n < 3. */
+export function minhash(words: Uint32Array, n: number, sig: Uint32Array): void {
+  sig.fill(0xffffffff);
+  for (let i = 0; i + 2 < n; i++) {
+    const x = fmix(Math.imul(words[i]!, 0x9e3779b1) ^ Math.imul(words[i + 1]! ^ 0x7f4a7c15, 0x85ebca77) ^ words[i + 2]!);
+    for (let k = 0; k < MINHASH_K; k++) {
+      const h = fmix(x ^ SEEDS[k]!);
+      if (h < sig[k]!) sig[k] = h;
+    }
+  }
+}
+
+/** Estimated Jaccard similarity: the share of equal signature positions. */
+export function estimateJaccard(a: Uint32Array, b: Uint32Array): number {
+  let eq = 0;
+  for (let k = 0; k < MINHASH_K; k++) if (a[k] === b[k]) eq++;
+  return eq / MINHASH_K;
+}
+
+/** Key of band `band` of a signature as [hi, lo] into out[at], out[at + 1] (the band number is mixed in). */
+export function bandKey(sig: Uint32Array, band: number, out: Uint32Array, at: number): void {
+  let h1 = 0x811c9dc5 ^ band;
+  let h2 = 0x1b873593 + band;
+  for (let r = 0; r < LSH_ROWS; r++) {
+    const v = sig[band * LSH_ROWS + r]!;
+    h1 = fmix(h1 ^ v);
+    h2 = fmix(Math.imul(h2, 0x01000193) ^ v ^ (r << 24));
+  }
+  out[at] = h1;
+  out[at + 1] = h2;
+}
