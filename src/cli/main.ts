@@ -23,6 +23,7 @@ import {
 } from './commands.js';
 import type { RawOptions } from './options.js';
 import { forgetCommand } from './forget-command.js';
+import { addContent } from './content-command.js';
 
 const STATE_HELP = 'state directory (default: $DRUM_STATE or ./drum-state)';
 
@@ -204,6 +205,7 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
     .addHelpText('after', examples(['drum verify || drum repair --bloom', 'drum repair --catalog --state /data/drum']))
     .action(act((o: RawOptions) => repairCommand(o, io)));
 
+  addContent(program, io, act, examples);
   addCluster(program, io, act);
   return program;
 }

@@ -43,7 +43,7 @@ async function drum(args: string[], env: Record<string, string> = {}, cwd = temp
   return { status, stdout, stderr };
 }
 
-const COMMANDS = ['ingest', 'check', 'canonicalize', 'forget', 'stats', 'verify', 'runs', 'hosts'];
+const COMMANDS = ['ingest', 'check', 'canonicalize', 'forget', 'stats', 'verify', 'runs', 'hosts', 'content'];
 
 describe('help', () => {
   for (const cmd of COMMANDS) {

@@ -1,0 +1,98 @@
+// `drum content`: duplicate and near-duplicate documents of WARC inputs
+// against the content store of the state directory (docs/content.md).
+// Declares the command and its options, resolves them, runs the job
+// (src/content/content-run.ts, loaded only when the command runs), prints
+// a short summary on stderr (or the report as JSON on stdout), and writes
+// the suggested URL rules when asked. Does not read argv itself.
+// REQUIRES: main.ts's program and its act wrapper.
+
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { DrumError, EXIT_STATUS } from '../errors.js';
+import type { CliIo } from './commands.js';
+import { inputsFrom, parseCount, stateDirFrom } from './options.js';
+import { fmtInt } from './format.js';
+
+export interface ContentRawOptions {
+  state?: string;
+  out?: string;
+  threshold?: string;
+  roundDocs?: string;
+  fsync?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+  suggestRules?: string;
+  minSupport?: string;
+  verify?: boolean;
+}
+
+type Act = <A extends unknown[]>(fn: (...a: A) => Promise<number>) => (...a: A) => Promise<void>;
+
+export function addContent(program: Command, io: CliIo, act: Act, examples: (lines: string[]) => string): void {
+  program.command('content').argument('[inputs...]', "WARC files (.warc, .warc.gz); none or '-' reads stdin")
+    .description('find documents seen before (exact payload or near-identical text) in WARC files; writes content-duplicates.tsv and content-report.json')
+    .option('--state <dir>', 'state directory (default: $DRUM_STATE or ./drum-state); the content store is <state>/content/')
+    .option('--out <dir>', 'output directory (default: <state>/content-runs/run-<n>/)')
+    .option('--threshold <k>', 'SimHash Hamming distance for near duplicates, 0..3; fixed when the content store is created (default 3)')
+    .option('--round-docs <n>', 'documents per merge round (default 65536)')
+    .option('--suggest-rules <file>', 'write URL rules learned from exact duplicates of one host (drum ingest --rules format)')
+    .option('--min-support <n>', 'with --suggest-rules: pairs a rule needs (default 2)')
+    .option('--verify', 'read every content table and the document log, check CRCs, order and lengths; exit 0 when sound (reads no input)')
+    .option('--json', 'print the report as one JSON object on stdout')
+    .option('--quiet', 'print nothing on success')
+    .option('--no-fsync', 'skip fsync at commits: faster, NOT crash-safe (benchmarks, tests)')
+    .addHelpText('after', examples([
+      'drum content crawl-*.warc.gz',
+      'drum content --out dups/ --suggest-rules rules.txt crawl.warc.gz && drum ingest --rules rules.txt links.txt',
+    ]))
+    .action(act((inputs: string[], o: ContentRawOptions) => contentCommand(inputs, o, io)));
+}
+
+export async function contentCommand(inputs: string[], o: ContentRawOptions, io: CliIo): Promise<number> {
+  const stateDir = stateDirFrom(o, io.env, io.cwd);
+  if (o.verify) return verifyCommand(stateDir, o, io);
+  const threshold = o.threshold === undefined ? 3 : parseCount('--threshold', o.threshold, 0, 3);
+  const roundDocs = o.roundDocs === undefined ? 65536 : parseCount('--round-docs', o.roundDocs, 1, 1 << 24);
+  const minSupport = o.minSupport === undefined ? 2 : parseCount('--min-support', o.minSupport, 1);
+  const files = inputsFrom(inputs, io.cwd);
+  const { runContent } = await import('../content/content-run.js');
+  const { RuleMiner, writeSuggestedRules } = await import('../content/rule-suggest.js');
+  const { readContentManifest, CONTENT_DIR } = await import('../content/content-manifest.js');
+  let runNo = 1;
+  try {
+    runNo = (readContentManifest(join(stateDir, CONTENT_DIR))?.runs ?? 0) + 1;
+  } catch {
+    // a damaged manifest is reported by the store's open below
+  }
+  const outDir = o.out !== undefined ? resolve(io.cwd, o.out) : join(stateDir, 'content-runs', `run-${runNo}`);
+  if (o.suggestRules !== undefined && o.suggestRules.trim() === '') throw new DrumError('DRUM_BAD_OPTION', '--suggest-rules needs a file');
+  const miner = o.suggestRules !== undefined ? new RuleMiner() : null;
+  const report = await runContent({
+    stateDir, outDir, inputs: files, threshold, roundDocs, fsync: o.fsync !== false,
+    onExact: miner ? (url, rep) => miner.pair(url, rep) : undefined,
+    onDoc: miner ? (url, key) => miner.doc(url, key) : undefined,
+  });
+  let rules = 0;
+  if (miner !== null) rules = writeSuggestedRules(resolve(io.cwd, o.suggestRules!), miner.suggest(minSupport));
+  if (o.json) io.stdout.write(JSON.stringify(report) + '\n');
+  else if (!o.quiet) {
+    io.stderr.write(
+      `content: ${fmtInt(report.documents)} documents, ${fmtInt(report.exactDuplicates)} exact and ${fmtInt(report.nearDuplicates)} near duplicates ` +
+      `in ${fmtInt(report.clusters)} clusters (${fmtInt(report.storeDocuments)} in the store) in ${(report.timeMs / 1000).toFixed(1)} s` +
+      `${report.payloadDigest.mismatch > 0 ? `; ${fmtInt(report.payloadDigest.mismatch)} declared payload digests were wrong` : ''}` +
+      `${miner !== null ? `; ${rules} suggested rules in ${o.suggestRules}` : ''}\n  -> ${outDir}\n`,
+    );
+  }
+  return 0;
+}
+
+async function verifyCommand(stateDir: string, o: ContentRawOptions, io: CliIo): Promise<number> {
+  const { verifyContent } = await import('../content/content-store.js');
+  const v = verifyContent(stateDir);
+  if (v === null) throw new DrumError('DRUM_NOT_FOUND', `no content store in ${stateDir}`);
+  if (o.json) io.stdout.write(JSON.stringify(v) + '\n');
+  else if (!o.quiet || !v.sound) {
+    io.stdout.write(v.sound ? `content store sound: ${fmtInt(v.docs)} documents, ${v.tables} tables\n` : `content store NOT SOUND:\n${v.problems.map((p) => `  ${p}`).join('\n')}\n`);
+  }
+  return v.sound ? 0 : EXIT_STATUS.DRUM_CORRUPT_FILE;
+}

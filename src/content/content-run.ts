@@ -1,0 +1,142 @@
+// One `drum content` run: reads every WARC input's documents in record
+// order, fingerprints them into batches of typed arrays, merges each batch
+// with the content store (one committed round per batch), and writes the
+// outputs: content-duplicates.tsv (url, exact|near, the URL of the earliest
+// copy, distance; in record order) and content-report.json (documents,
+// duplicates, clusters and their size histogram, digest checks, skipped
+// records, time, peak RSS, IO). A document seen in an earlier run is a
+// duplicate now: the store maps every fingerprint to its earliest docID.
+// Does not parse options (src/cli/content-command.ts) or suggest rules
+// (rule-suggest.ts, fed through onExact).
+// REQUIRES: inputs are WARC (.warc, .warc.gz, or such on stdin).
+
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import type { ByteStream } from '../input/open.js';
+import { DrumFs } from '../io/fs.js';
+import { replaceFile } from '../io/replace-file.js';
+import { ContentBatch } from './batch.js';
+import { ContentStore } from './content-store.js';
+import { DocFeaturer, FP_WORDS } from './features.js';
+import { type DocCounts, newDocCounts, readDocs } from './read-docs.js';
+
+export const DUPLICATES_FILE = 'content-duplicates.tsv';
+export const REPORT_FILE = 'content-report.json';
+
+export interface ContentRunOptions {
+  stateDir: string;
+  outDir: string;
+  inputs: readonly string[];
+  stdin?: ByteStream;
+  /** SimHash threshold of a new store (0..3). */
+  threshold: number;
+  /** Documents per round (RAM: ~40 bytes each plus their URLs). */
+  roundDocs: number;
+  fsync: boolean;
+  /** Each exact duplicate as it is found: (its URL, the earliest copy's URL). */
+  onExact?: (url: string, rep: string) => void;
+  /** Each document with its exact key (hex), in record order. */
+  onDoc?: (url: string, key: string) => void;
+}
+
+export interface ContentReport {
+  documents: number;
+  exactDuplicates: number;
+  nearDuplicates: number;
+  /** Earliest documents that gained at least one duplicate this run. */
+  clusters: number;
+  /** Cluster size (the earliest document plus its duplicates of this run) -> clusters of that size. */
+  clusterSizes: Record<string, number>;
+  storeDocuments: number;
+  threshold: number;
+  rounds: number;
+  records: number;
+  malformedRecords: number;
+  skipped: DocCounts['skipped'];
+  payloadDigest: { match: number; mismatch: number; absent: number; unchecked: number };
+  inputBytes: number;
+  timeMs: number;
+  docsPerSecond: number;
+  peakRssBytes: number;
+  io: { bytesRead: number; bytesWritten: number; fsyncs: number };
+  outDir: string;
+}
+
+export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
+  const t0 = performance.now();
+  const dfs = new DrumFs();
+  const store = await ContentStore.open(o.stateDir, { fsync: o.fsync, threshold: o.threshold, dfs });
+  try {
+    fs.mkdirSync(o.outDir, { recursive: true });
+    const out = fs.openSync(join(o.outDir, DUPLICATES_FILE), 'w');
+    const counts = newDocCounts();
+    const r = { documents: 0, exact: 0, near: 0, rounds: 0 };
+    const clusters = new Map<number, number>();
+    const batch = new ContentBatch(o.roundDocs);
+    batch.reset(store.docs);
+    const urls: string[] = [];
+    const fp = new Uint32Array(FP_WORDS);
+    const featurer = new DocFeaturer();
+    const flush = (): void => {
+      if (batch.n === 0) return;
+      store.round(batch, urls);
+      r.rounds++;
+      const lines: string[] = [];
+      const urlOf = (doc: number): string => (doc >= batch.first ? urls[doc - batch.first]! : store.log.url(doc));
+      for (let i = 0; i < batch.n; i++) {
+        const ex = batch.exactOf[i]!;
+        const near = batch.nearOf[i]!;
+        const rep = ex >= 0 ? ex : near;
+        if (rep < 0) continue;
+        const repUrl = urlOf(rep);
+        if (ex >= 0) {
+          r.exact++;
+          lines.push(`${urls[i]}\texact\t${repUrl}\t0`);
+          o.onExact?.(urls[i]!, repUrl);
+        } else {
+          r.near++;
+          lines.push(`${urls[i]}\tnear\t${repUrl}\t${batch.nearDist[i]}`);
+        }
+        clusters.set(rep, (clusters.get(rep) ?? 1) + 1);
+      }
+      if (lines.length > 0) fs.writeSync(out, lines.join('\n') + '\n');
+      batch.reset(store.docs);
+      urls.length = 0;
+    };
+    try {
+      for (const input of o.inputs) {
+        for await (const d of readDocs(input, counts, o.stdin)) {
+          const usable = featurer.fingerprint(d, fp, 0);
+          batch.add(fp, 0, usable);
+          urls.push(d.url);
+          o.onDoc?.(d.url, d.digest.toString('hex', 0, 8));
+          r.documents++;
+          if (batch.full) flush();
+        }
+      }
+      flush();
+      if (o.fsync) fs.fsyncSync(out);
+    } finally {
+      fs.closeSync(out);
+    }
+    store.endRun();
+    const sizes: Record<string, number> = {};
+    for (const s of clusters.values()) sizes[s] = (sizes[s] ?? 0) + 1;
+    const timeMs = performance.now() - t0;
+    const report: ContentReport = {
+      documents: r.documents, exactDuplicates: r.exact, nearDuplicates: r.near, clusters: clusters.size, clusterSizes: sizes,
+      storeDocuments: store.docs, threshold: store.threshold, rounds: r.rounds,
+      records: counts.records, malformedRecords: counts.malformed, skipped: counts.skipped,
+      payloadDigest: { match: counts.digestMatch, mismatch: counts.digestMismatch, absent: counts.digestAbsent, unchecked: counts.digestUnchecked },
+      inputBytes: counts.bytes, timeMs: Math.round(timeMs), docsPerSecond: Math.round(r.documents / Math.max(timeMs / 1000, 1e-3)),
+      peakRssBytes: process.resourceUsage().maxRSS * 1024,
+      io: { bytesRead: dfs.counters.bytesRead, bytesWritten: dfs.counters.bytesWritten, fsyncs: dfs.counters.fsyncs },
+      outDir: o.outDir,
+    };
+    const body = Buffer.from(JSON.stringify(report, null, 2) + '\n');
+    replaceFile(dfs, join(o.outDir, REPORT_FILE), (fd) => dfs.write(fd, body, 0, body.length, 0), { fsync: o.fsync });
+    return report;
+  } finally {
+    await store.close();
+  }
+}

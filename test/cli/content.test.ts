@@ -1,0 +1,84 @@
+// drum content end to end with the real binary: a generated WARC with known
+// duplicate groups; the first run reports every exact copy (the earliest
+// copy's URL, distance 0) and the wrong payload digests; a second run over
+// stdin finds every document seen in the first; the suggested rules make
+// drum ingest --rules fold the exact copies' URL variants to one URL per
+// article; --verify finds a damaged table.
+
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { drum, uniques } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+import { generateWarc, parseTruth, type GenWarcMeta, type TruthRow } from '../../scripts/gen-warc.js';
+
+describe('drum content', () => {
+  let dir = '';
+  let warc = '';
+  let meta: GenWarcMeta;
+  let truth: TruthRow[];
+  before(() => {
+    dir = tempDir('drum-content-e2e-');
+    warc = join(dir, 'g.warc.gz');
+    meta = generateWarc({ docs: 300, seed: 4, out: warc });
+    truth = parseTruth(fs.readFileSync(`${warc}.truth.tsv`, 'utf8'));
+  });
+
+  it('reports exact copies with the earliest copy, and a document seen in an earlier run as a duplicate', async () => {
+    const state = join(dir, 'st');
+    const r1 = await drum(['content', '--state', state, '--out', join(dir, 'o1'), '--no-fsync', warc]);
+    assert.equal(r1.status, 0, r1.stderr);
+    assert.match(r1.stderr, /300 documents/);
+    const lines = fs.readFileSync(join(dir, 'o1', 'content-duplicates.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
+    const firstOfGroup = new Map<number, string>();
+    const wantExact: string[][] = [];
+    for (const t of truth) {
+      if (t.role !== 'original' && t.role !== 'exact') continue;
+      const f = firstOfGroup.get(t.group);
+      if (f === undefined) firstOfGroup.set(t.group, t.url);
+      else wantExact.push([t.url, 'exact', f, '0']);
+    }
+    assert.deepEqual(lines.filter((l) => l[1] === 'exact'), wantExact);
+    for (const l of lines.filter((x) => x[1] === 'near')) assert.ok(Number(l[3]) >= 0 && Number(l[3]) <= 3) // 0: the same visible words, other bytes (a date, an ad);
+    const rep = JSON.parse(fs.readFileSync(join(dir, 'o1', 'content-report.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(rep.documents, 300);
+    assert.equal(rep.exactDuplicates, wantExact.length);
+    assert.deepEqual(rep.payloadDigest, { match: 300 - meta.wrongDigests - meta.absentDigests, mismatch: meta.wrongDigests, absent: meta.absentDigests, unchecked: 0 });
+
+    const r2 = await drum(['content', '--state', state, '--out', join(dir, 'o2'), '--no-fsync', '--json', '-'], { input: fs.readFileSync(warc) });
+    assert.equal(r2.status, 0, r2.stderr);
+    const rep2 = JSON.parse(r2.stdout) as { documents: number; exactDuplicates: number; storeDocuments: number };
+    assert.deepEqual([rep2.documents, rep2.exactDuplicates, rep2.storeDocuments], [300, 300, 600]);
+    const again = fs.readFileSync(join(dir, 'o2', 'content-duplicates.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
+    assert.deepEqual(again.map((l) => l[0]), truth.map((t) => t.url));
+
+    const v = await drum(['content', '--verify', '--state', state]);
+    assert.equal(v.status, 0, v.stdout + v.stderr);
+    const cdir = join(state, 'content');
+    const table = fs.readdirSync(cdir).find((f) => f.startsWith('exact-'))!;
+    const b = fs.readFileSync(join(cdir, table));
+    b[20] ^= 0xff;
+    fs.writeFileSync(join(cdir, table), b);
+    const bad = await drum(['content', '--verify', '--state', state]);
+    assert.equal(bad.status, 11);
+    assert.match(bad.stdout, /NOT SOUND/);
+  });
+
+  it('suggests rules that make drum ingest --rules fold the exact copies URL variants', async () => {
+    const rules = join(dir, 'rules.txt');
+    const r = await drum(['content', '--state', join(dir, 'st2'), '--out', join(dir, 'o3'), '--no-fsync', '--quiet', '--suggest-rules', rules, '--min-support', '1', warc]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(fs.readFileSync(rules, 'utf8'), /^host www\.site\d+\.example strip-param ref$/m);
+    const variants = truth.filter((t) => t.role === 'original' || t.role === 'exact');
+    const groups = new Set(truth.filter((t) => t.role === 'exact').map((t) => t.group));
+    const urls = variants.filter((t) => groups.has(t.group)).map((t) => t.url);
+    fs.writeFileSync(join(dir, 'urls.txt'), urls.join('\n') + '\n');
+    const plain = await drum(['ingest', '--quiet', '--no-progress', '--no-fsync', '--state', join(dir, 'i1'), '--out', join(dir, 'i1o'), join(dir, 'urls.txt')]);
+    assert.equal(plain.status, 0, plain.stderr);
+    const folded = await drum(['ingest', '--quiet', '--no-progress', '--no-fsync', '--rules', rules, '--state', join(dir, 'i2'), '--out', join(dir, 'i2o'), join(dir, 'urls.txt')]);
+    assert.equal(folded.status, 0, folded.stderr);
+    assert.ok(uniques(join(dir, 'i1o')).length > groups.size);
+    assert.equal(uniques(join(dir, 'i2o')).length, groups.size);
+  });
+});

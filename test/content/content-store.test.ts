@@ -1,0 +1,152 @@
+// The content store against a brute-force model: over random documents in
+// several rounds, with the store closed and reopened between runs, every
+// exact verdict is the earliest earlier document with the same payload key
+// (a Map model), and every near verdict is the earliest earlier document
+// with enough text within k bits (all pairs checked) with its distance —
+// the permuted-table merge finds exactly the pairs the brute force finds.
+// Also its crash, lock and verify guarantees.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { ContentBatch } from '../../src/content/batch.js';
+import { ContentStore, verifyContent } from '../../src/content/content-store.js';
+import { hamming64 } from '../../src/content/simhash.js';
+import { acquireLock } from '../../src/store/lock.js';
+import { tempDir } from '../helpers/tmp.js';
+
+interface Doc {
+  ex: number;
+  hi: number;
+  lo: number;
+  usable: boolean;
+}
+
+/** Documents drawn around a few base fingerprints (0-5 bits flipped) so near pairs are common. */
+const docArb = fc.record({
+  base: fc.integer({ min: 0, max: 5 }),
+  flips: fc.array(fc.integer({ min: 0, max: 63 }), { maxLength: 5 }),
+  ex: fc.integer({ min: 0, max: 6 }),
+  usable: fc.boolean(),
+}).map(({ base, flips, ex, usable }): Doc => {
+  let hi = Math.imul(base + 1, 0x9e3779b1) >>> 0;
+  let lo = Math.imul(base + 7, 0x85ebca6b) >>> 0;
+  for (const f of flips) {
+    if (f < 32) hi = (hi ^ (1 << f)) >>> 0;
+    else lo = (lo ^ (1 << (f - 32))) >>> 0;
+  }
+  return { ex, hi, lo, usable: usable || flips.length > 0 };
+});
+
+async function runAll(state: string, runs: Doc[][][], k: number): Promise<{ exact: number[]; near: number[]; dist: number[] }> {
+  const exact: number[] = [];
+  const near: number[] = [];
+  const dist: number[] = [];
+  for (const rounds of runs) {
+    const store = await ContentStore.open(state, { fsync: false, threshold: k });
+    try {
+      for (const docs of rounds) {
+        const b = new ContentBatch(Math.max(1, docs.length));
+        b.reset(store.docs);
+        for (const d of docs) b.add(Uint32Array.of(d.ex, d.ex * 3, d.hi, d.lo), 0, d.usable);
+        store.round(b, docs.map((_, i) => `http://x.example/${b.first + i}`));
+        for (let i = 0; i < b.n; i++) {
+          exact.push(b.exactOf[i]!);
+          near.push(b.nearOf[i]!);
+          dist.push(b.nearOf[i]! >= 0 ? b.nearDist[i]! : -1);
+        }
+      }
+      store.endRun();
+    } finally {
+      await store.close();
+    }
+  }
+  return { exact, near, dist };
+}
+
+function model(all: Doc[], k: number): { exact: number[]; near: number[]; dist: number[] } {
+  const first = new Map<number, number>();
+  const exact: number[] = [];
+  const near: number[] = [];
+  const dist: number[] = [];
+  all.forEach((d, i) => {
+    exact.push(first.has(d.ex) ? first.get(d.ex)! : -1);
+    if (!first.has(d.ex)) first.set(d.ex, i);
+    let best = -1;
+    let bd = -1;
+    if (d.usable) {
+      for (let j = 0; j < i && best < 0; j++) {
+        const e = all[j]!;
+        const h = hamming64(d.hi, d.lo, e.hi, e.lo);
+        if (e.usable && h <= k) {
+          best = j;
+          bd = h;
+        }
+      }
+    }
+    near.push(best);
+    dist.push(bd);
+  });
+  return { exact, near, dist };
+}
+
+describe('content store', () => {
+  it('answers exact and near verdicts as the brute-force model does, across rounds, runs and reopens', async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.array(fc.array(fc.array(docArb, { maxLength: 12 }), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }),
+      fc.integer({ min: 0, max: 3 }),
+      async (runs, k) => {
+        const state = tempDir('drum-content-store-');
+        const got = await runAll(state, runs, k);
+        const want = model(runs.flat(2), k);
+        assert.deepEqual(got.exact, want.exact);
+        assert.deepEqual(got.near, want.near);
+        assert.deepEqual(got.dist, want.dist);
+        assert.equal(verifyContent(state)?.sound, true);
+      },
+    ), { numRuns: 60 });
+  });
+
+  it('removes what a crashed round left and cuts the document log to its committed length', async () => {
+    const state = tempDir('drum-content-crash-');
+    const d: Doc = { ex: 1, hi: 5, lo: 6, usable: true };
+    await runAll(state, [[[d]]], 3);
+    const dir = join(state, 'content');
+    fs.writeFileSync(join(dir, 'exact-g000009.tbl.tmp'), 'partial');
+    fs.writeFileSync(join(dir, 'sim0-g000009.tbl'), 'uncommitted');
+    fs.appendFileSync(join(dir, 'docs.urls'), 'http://torn.example/');
+    const store = await ContentStore.open(state, { fsync: false, threshold: 3 });
+    await store.close();
+    assert.ok(!fs.existsSync(join(dir, 'exact-g000009.tbl.tmp')));
+    assert.ok(!fs.existsSync(join(dir, 'sim0-g000009.tbl')));
+    assert.equal(fs.readFileSync(join(dir, 'docs.urls'), 'utf8'), 'http://x.example/0\n');
+    const again = await runAll(state, [[[d]]], 3);
+    assert.deepEqual(again.exact, [0]);
+  });
+
+  it('refuses a second writer with DRUM_LOCKED', async () => {
+    const state = tempDir('drum-content-lock-');
+    const lock = await acquireLock((fs.mkdirSync(state, { recursive: true }), state));
+    try {
+      await assert.rejects(ContentStore.open(state, { fsync: false, threshold: 3 }), { code: 'DRUM_LOCKED' });
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it('finds a flipped byte in a table with verify, and refuses to read it', async () => {
+    const state = tempDir('drum-content-verify-');
+    await runAll(state, [[[{ ex: 1, hi: 5, lo: 6, usable: true }, { ex: 2, hi: 9, lo: 6, usable: true }]]], 3);
+    const dir = join(state, 'content');
+    const table = fs.readdirSync(dir).find((f) => f.startsWith('sim2-'))!;
+    const b = fs.readFileSync(join(dir, table));
+    b[16 + 4] ^= 1; // the first record's key, lo word
+    fs.writeFileSync(join(dir, table), b);
+    const v = verifyContent(state)!;
+    assert.equal(v.sound, false);
+    assert.match(v.problems.join(' '), /CRC/);
+    await assert.rejects(runAll(state, [[[{ ex: 3, hi: 1, lo: 1, usable: true }]]], 3), { code: 'DRUM_CORRUPT_FILE' });
+  });
+});
