@@ -86,6 +86,8 @@ async function main(): Promise<void> {
       'timeout-s': { type: 'string', default: '3600' },
       keep: { type: 'boolean', default: false },
       repeat: { type: 'string', default: '1' },
+      /** Also run the content-dedup bench (scripts/content-bench.ts) at these document counts, e.g. 100000. */
+      content: { type: 'string' },
     },
   });
   const links = Number(values.links);
@@ -270,6 +272,7 @@ async function main(): Promise<void> {
     scaleSlices,
     goals,
     agreement,
+    content: values.content ? await contentRows(values.content, work, seed, log) : undefined,
   };
   writeFileSync(jsonOut, JSON.stringify(result, null, 2) + '\n');
   const m = datasets.main as GenMeta;
@@ -280,6 +283,19 @@ async function main(): Promise<void> {
     (library10k ? `10 k-link batches through one open Drum on the main store: median ${library10k.medianMs} ms (runs ${library10k.runsMs.join(' / ')}; open ${library10k.openMs} ms once)\n\n` : '') +
     (scaleSlices?.fit ? `${formatFit(scaleSlices.fit)}\n\n` : '') +
     formatGoals(goals) + '\n\n' + agreement.join('\n') + `\n\nJSON: ${jsonOut}\n`);
+}
+
+/** The content-dedup rows (drum content vs a RAM MinHash-LSH peer) at each document count. */
+async function contentRows(sizes: string, work: string, seed: number, log: (s: string) => void): Promise<unknown[]> {
+  const { benchOne } = await import('./content-bench.js');
+  const rows = [];
+  for (const n of sizes.split(',').map(Number)) {
+    for (const r of benchOne(n, join(work, 'content'), seed)) {
+      log(`content ${r.docs} docs, ${r.tool}: ${r.docsPerSecond} docs/s, peak RSS ${r.peakRssMiB} MiB`);
+      rows.push(r);
+    }
+  }
+  return rows;
 }
 
 /** The streamed scale run (scale-run.ts) under the bench's work directory. */

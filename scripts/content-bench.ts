@@ -1,0 +1,68 @@
+// Content dedup benchmark: documents per second and peak RSS of `drum
+// content` (the disk-backed store, as a child process, no fsync) against a
+// RAM-index peer (scripts/peers/minhash-lsh-ram.ts, the datasketch shape)
+// on the same generated WARC files (scripts/gen-warc.ts), at each size
+// given. Each process's peak RSS is its own getrusage maxRSS. Generated
+// files are kept in --work and reused. Not part of drum.
+// Usage: node dist/scripts/content-bench.js [--docs 10000,100000] [--work DIR] [--seed 1] [--json]
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { parseArgs } from 'node:util';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import { generateWarc } from './gen-warc.js';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const ROOT = resolve(HERE, '..', '..');
+
+export interface ContentBenchRow {
+  docs: number;
+  tool: string;
+  documents: number;
+  exact: number;
+  near: number;
+  seconds: number;
+  docsPerSecond: number;
+  peakRssMiB: number;
+}
+
+function node(args: string[]): string {
+  return execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, DRUM_STATE: '' } });
+}
+
+export function benchOne(docs: number, work: string, seed: number): ContentBenchRow[] {
+  mkdirSync(work, { recursive: true });
+  const warc = join(work, `content-${docs}-s${seed}.warc.gz`);
+  if (!existsSync(warc)) generateWarc({ docs, seed, out: warc });
+  const state = join(work, `state-${docs}`);
+  rmSync(state, { recursive: true, force: true });
+  const t0 = performance.now();
+  const rep = JSON.parse(node([join(ROOT, 'bin', 'drum'), 'content', '--state', state, '--out', join(state, 'out'), '--no-fsync', '--json', warc])) as {
+    documents: number; exactDuplicates: number; nearDuplicates: number; peakRssBytes: number;
+  };
+  const drumS = (performance.now() - t0) / 1000;
+  const t1 = performance.now();
+  const peer = JSON.parse(node([join(ROOT, 'dist', 'scripts', 'peers', 'minhash-lsh-ram.js'), warc])) as { documents: number; exact: number; near: number; peakRssBytes: number };
+  const peerS = (performance.now() - t1) / 1000;
+  rmSync(state, { recursive: true, force: true });
+  const mib = (b: number): number => Math.round((b / 1048576) * 10) / 10;
+  return [
+    { docs, tool: 'drum content (disk tables, SimHash k=3)', documents: rep.documents, exact: rep.exactDuplicates, near: rep.nearDuplicates, seconds: Number(drumS.toFixed(1)), docsPerSecond: Math.round(rep.documents / drumS), peakRssMiB: mib(rep.peakRssBytes) },
+    { docs, tool: 'MinHash-LSH in RAM (peer)', documents: peer.documents, exact: peer.exact, near: peer.near, seconds: Number(peerS.toFixed(1)), docsPerSecond: Math.round(peer.documents / peerS), peakRssMiB: mib(peer.peakRssBytes) },
+  ];
+}
+
+function main(argv: string[]): void {
+  const { values } = parseArgs({ args: argv, options: { docs: { type: 'string', default: '10000,100000' }, work: { type: 'string', default: join(tmpdir(), 'drum-content-bench') }, seed: { type: 'string', default: '1' }, json: { type: 'boolean', default: false } } });
+  const rows: ContentBenchRow[] = [];
+  for (const n of values.docs.split(',').map(Number)) {
+    const r = benchOne(n, resolve(values.work), Number(values.seed));
+    rows.push(...r);
+    if (!values.json) for (const x of r) process.stdout.write(`| ${x.docs} | ${x.tool} | ${x.exact} | ${x.near} | ${x.seconds} | ${x.docsPerSecond} | ${x.peakRssMiB} |\n`);
+  }
+  if (values.json) process.stdout.write(JSON.stringify(rows) + '\n');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));
