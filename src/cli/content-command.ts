@@ -83,6 +83,9 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
       `${miner !== null ? `; ${rules} suggested rules in ${o.suggestRules}` : ''}\n  -> ${outDir}\n`,
     );
   }
+  if (report.documents === 0 && report.malformedRecords > 0 && !o.quiet) {
+    io.stderr.write(`drum content: warning: ${fmtInt(report.malformedRecords)} malformed records and no document: are the inputs WARC files?\n`);
+  }
   return 0;
 }
 

@@ -271,7 +271,9 @@ export function checkNewStoreDir(dir: string, topOnly = false): void {
   if (!st.isDirectory()) throw new DrumError('DRUM_CLOBBER', `--state ${dir} exists and is not a directory`, { file: dir });
   if (!topOnly && stateWithoutManifest(dir).length > 0) readManifest(dir); // throws DRUM_CORRUPT_FILE naming the MANIFEST
   const foreign: string[] = [];
+  const content = fs.existsSync(join(dir, 'content', 'CONTENT-MANIFEST')); // drum content's store (docs/content.md) may come first
   for (const f of safeList(dir)) {
+    if (content && (f === 'content' || f === 'content-runs')) continue;
     if (!CREATION_NAMES.has(f)) foreign.push(f);
     else if (!topOnly && (f === 'store' || f === 'work')) for (const g of safeList(join(dir, f))) foreign.push(`${f}/${g}`);
   }

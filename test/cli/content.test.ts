@@ -65,6 +65,16 @@ describe('drum content', () => {
     assert.match(bad.stdout, /NOT SOUND/);
   });
 
+  it('lets drum ingest create its URL store in a state directory that drum content made first', async () => {
+    const state = join(dir, 'st3');
+    assert.equal((await drum(['content', '--quiet', '--no-fsync', '--state', state, '--out', join(dir, 'o4'), warc])).status, 0);
+    fs.writeFileSync(join(dir, 'one.txt'), 'http://a.example/\n');
+    const r = await drum(['ingest', '--quiet', '--no-progress', '--no-fsync', '--state', state, '--out', join(dir, 'o5'), join(dir, 'one.txt')]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal((await drum(['verify', '--quiet', '--state', state])).status, 0);
+    assert.equal((await drum(['content', '--verify', '--quiet', '--state', state])).status, 0);
+  });
+
   it('suggests rules that make drum ingest --rules fold the exact copies URL variants', async () => {
     const rules = join(dir, 'rules.txt');
     const r = await drum(['content', '--state', join(dir, 'st2'), '--out', join(dir, 'o3'), '--no-fsync', '--quiet', '--suggest-rules', rules, '--min-support', '1', warc]);
