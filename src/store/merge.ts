@@ -5,7 +5,8 @@
 // (read-only check) nothing is written, and given the store file's block
 // first keys (KeyReader.firstKeys) the merge skips: it jumps over blocks no
 // pending key can be in and reads only those it lands on, each still CRC-
-// and order-checked. The pending keys may come in several
+// and order-checked (every block once, as it is loaded; pending keys are
+// then placed in it by binary search). The pending keys may come in several
 // slices (a bucket too big for the sort area is sorted one key range at a
 // time): BucketMerge keeps its place in the store file between add() calls.
 // With `drop` (DRUM's delete, for forgetting keys) the roles turn: a
@@ -93,14 +94,10 @@ export class BucketMerge {
       }
       const ph = hi[i]!;
       const pl = lo[i]!;
-      // The pending key is past this block's last key: order-check the rest of the block in one tight loop and leave it
-      // (a small round into a big store passes thousands of store keys between two pending keys).
-      const eh = keys[2 * m - 2]!, el = keys[2 * m - 1]!;
-      if (ph > eh || (ph === eh && pl > el)) {
-        checkRun(keys, j, m, this.reader!.path);
-        j = m;
-        continue;
-      }
+      // The block was order-checked when it was loaded (advance): find the first store key at or above the pending
+      // key by binary search (a small round into a big store passes hundreds of store keys between two pending keys).
+      j = lowerBound(keys, j, m, ph, pl);
+      if (j >= m) continue;
       const sh = keys[2 * j]!;
       const sl = keys[2 * j + 1]!;
       if (ph < sh || (ph === sh && pl < sl)) {
@@ -128,12 +125,6 @@ export class BucketMerge {
           newBits[o >>> 3]! |= 1 << (o & 7);
         } else if (this.onHit !== null) this.onHit(sh, sl, ord[i]!);
         i++;
-      } else {
-        j++;
-        if (j < m) {
-          const nh = keys[2 * j]!, nl = keys[2 * j + 1]!;
-          if (nh < sh || (nh === sh && nl <= sl)) disorder(this.reader!.path);
-        }
       }
     }
     // Past the end of the store file: the rest are new (a delete ignores them).
@@ -175,6 +166,7 @@ export class BucketMerge {
     this.storeKeys += this.m;
     const fh = next[0]!, fl = next[1]!;
     if (fh < this.prevHi || (fh === this.prevHi && fl <= this.prevLo)) disorder(this.reader!.path);
+    checkOrder(next, 0, this.m, this.reader!.path); // once per block: add() then binary-searches it
     return true;
   }
 
@@ -204,13 +196,13 @@ export class BucketMerge {
   }
 
   /**
-   * Copies (and order-checks) the store keys after the last pending key;
-   * returns the counts. A skipping merge reads no further blocks.
+   * Copies the store keys after the last pending key (each block is
+   * order-checked as it is loaded); returns the counts. A skipping merge
+   * reads no further blocks.
    */
   finish(): MergeResult {
-    if (!this.eof) checkOrder(this.keys, this.j, this.m, this.reader!.path);
     if (this.firstKeys !== null) return { newKeys: this.newKeys, hits: this.hits, storeKeys: this.storeKeys };
-    while (this.advance()) checkOrder(this.keys, 0, this.m, this.reader!.path);
+    while (this.advance());
     return { newKeys: this.newKeys, hits: this.hits, storeKeys: this.storeKeys };
   }
 }
@@ -236,12 +228,16 @@ function checkOrder(keys: Uint32Array, from: number, to: number, path: string): 
   }
 }
 
-/** Order-checks store keys j..m-1 of a block (each above the one before it). */
-function checkRun(keys: Uint32Array, j: number, m: number, path: string): void {
-  for (let k = j + 1; k < m; k++) {
-    const h = keys[2 * k]!, ph = keys[2 * k - 2]!;
-    if (h < ph || (h === ph && keys[2 * k + 1]! <= keys[2 * k - 1]!)) disorder(path);
+/** The first index k in [j, m) whose store key is at or above (h, l), or m. REQUIRES: keys[j..m) ascending. */
+function lowerBound(keys: Uint32Array, j: number, m: number, h: number, l: number): number {
+  let a = j, z = m;
+  while (a < z) {
+    const mid = (a + z) >>> 1;
+    const kh = keys[2 * mid]!;
+    if (kh < h || (kh === h && keys[2 * mid + 1]! < l)) a = mid + 1;
+    else z = mid;
   }
+  return a;
 }
 
 function disorder(path: string): never {

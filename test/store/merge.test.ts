@@ -239,3 +239,24 @@ describe('mergeBucket', () => {
   });
 });
 
+
+describe('BucketMerge on a store file whose keys are out of order (CRCs valid)', () => {
+  it('refuses it with DRUM_CORRUPT_FILE wherever the disorder sits, even between two pending keys it never compares', () => {
+    const dir = tempDir();
+    // 20,000 keys (3 blocks); one pair swapped at several places; two pending keys far apart, so the
+    // merge binary-searches over the swapped pair rather than stepping through it.
+    for (const at of [1, 4000, 8191, 8192, 12345, 19998]) {
+      const keys = Array.from({ length: 20000 }, (_, i) => big(1, 2 * i + 10));
+      [keys[at], keys[at + 1]] = [keys[at + 1]!, keys[at]!];
+      const src = join(dir, `bad-${at}.keys`);
+      writeStore(src, keys);
+      const dfs = new DrumFs();
+      const reader = KeyReader.open(dfs, src, { bucket: 0, keys: keys.length }, fs.statSync(src).size);
+      const writer = new KeyWriter(dfs, join(dir, `out-${at}.keys`), 0, null, false);
+      const pend = { hi: Uint32Array.of(1, 1), lo: Uint32Array.of(1, 2 * 19999 + 11), ord: Uint32Array.of(0, 1), n: 2 };
+      assert.throws(() => mergeBucket(pend, reader, writer, new Uint8Array(1), null), (e: unknown) => (e as { code?: string }).code === 'DRUM_CORRUPT_FILE', `swap at ${at}`);
+      reader.close();
+      writer.abort();
+    }
+  });
+});
