@@ -52,6 +52,18 @@ export interface DrumOptions {
   mergeEvery?: number;
   /** Read-only open: no lock taken for writing, nothing written. Default false. */
   readOnly?: boolean;
+  /**
+   * Keep a value per stored URL (docID, first run, last emission, host
+   * check; docs/file-format.md). Default true for a new store; false creates
+   * a keys-only store. An existing store keeps its kind (`drum upgrade`
+   * adds values); one written by a drum without values is upgraded on its
+   * first write, with a notice, unless this is false.
+   */
+  values?: boolean;
+  /** Receives one-line notices (e.g. a store upgraded on open). Default: written to stderr. */
+  onNotice?: (message: string) => void;
+  /** The clock, in milliseconds since the epoch (values' lastEmitted, revisit). Default Date.now; tests pass a fake one. */
+  now?: () => number;
   /** Internal limits, normally derived from memoryBytes; for tests and experiments. */
   tuning?: Tuning;
   /**
@@ -101,6 +113,10 @@ export interface ResolvedOptions {
   /** null: rounds as large as the budget allows. */
   mergeEvery: number | null;
   readOnly: boolean;
+  /** null: the store's kind (new stores: with values). */
+  values: boolean | null;
+  onNotice: (message: string) => void;
+  now: () => number;
   tuning: Tuning;
   faultHook: FaultHook | null;
 }
@@ -159,6 +175,9 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Nu
     fsync: o.fsync ?? true,
     mergeEvery: o.mergeEvery === undefined ? null : int('mergeEvery', o.mergeEvery, 1, 2 ** 32 - 1),
     readOnly: o.readOnly ?? false,
+    values: o.values ?? null,
+    onNotice: o.onNotice ?? ((m: string): void => void process.stderr.write(`drum: ${m}\n`)),
+    now: o.now ?? Date.now,
     tuning: { ...(o.tuning ?? {}) },
     faultHook: o.faultHook ?? null,
   };

@@ -241,6 +241,16 @@ export async function repairCommand(rawIn: RawOptions, io: CliIo): Promise<numbe
   return 0;
 }
 
+export async function upgradeCommand(raw: RawOptions, io: CliIo): Promise<number> {
+  const state = stateDirFrom(raw, io.env, io.cwd);
+  const { upgradeStore } = await loadEngine();
+  const r = await upgradeStore(state, raw.fsync === false ? { fsync: false } : {});
+  if (raw.json) json(io, r);
+  else if (r.upgraded) io.stdout.write(`upgraded to a store with values: ${r.urls} URLs got docIDs 0..${Math.max(0, r.docIDs - 1)} in key order (first run and last emission unknown)\n`);
+  else io.stdout.write(`already a store with values: ${r.urls} URLs, ${r.docIDs} docIDs handed out\n`);
+  return 0;
+}
+
 /** The committed manifest, or null when there is none or it cannot be read (verify reports that). */
 function manifestOrNull(state: string): ManifestBody | null {
   try {

@@ -37,6 +37,7 @@ export interface EngineModule {
     opts: { canonical: CanonicalPolicyOptions } & ReadOptions,
     onLine: (line: string) => void,
   ): Promise<void>;
+  upgradeStore(stateDir: string, opts?: DrumOptions): Promise<{ upgraded: boolean; urls: number; docIDs: number }>;
   /** Verifies a state directory without opening it for work: a broken manifest is a problem, not a throw. */
   verifyStateDir(stateDir: string): Promise<VerifyResult>;
 }

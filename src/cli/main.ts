@@ -16,6 +16,7 @@ import {
   hostsCommand,
   ingestCommand,
   repairCommand,
+  upgradeCommand,
   runsCommand,
   statsCommand,
   verifyCommand,
@@ -128,6 +129,7 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
     .option('--quiet', 'print nothing on success')
     .option('--no-progress', 'no progress line on stderr (it is shown only on a terminal)')
     .option('--no-fsync', 'skip fsync at commits: faster, NOT crash-safe (benchmarks, tests)')
+    .option('--no-values', 'create a keys-only store: no docIDs, first run or last emission per URL; fixed when the store is created (drum upgrade adds them)')
     .addHelpText('after', examples([
       'drum ingest links.txt',
       'drum ingest --memory 1GiB --bloom gate part-*.tsv.gz',
@@ -204,6 +206,11 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
     .option('--json', 'print the result as one JSON object')
     .addHelpText('after', examples(['drum verify || drum repair --bloom', 'drum repair --catalog --state /data/drum']))
     .action(act((o: RawOptions) => repairCommand(o, io)));
+
+  addState(program.command('upgrade').description('give a keys-only store values: a docID, first run and last emission per URL (docs/file-format.md)'))
+    .option('--json', 'print the result as one JSON object')
+    .addHelpText('after', examples(['drum upgrade --state /data/drum']))
+    .action(act((o: RawOptions) => upgradeCommand(o, io)));
 
   addContent(program, io, act, examples);
   addCluster(program, io, act);

@@ -45,6 +45,8 @@ export interface RawOptions {
   progress?: boolean;
   /** false with --no-fsync. */
   fsync?: boolean;
+  /** false with --no-values (ingest: create a keys-only store). */
+  values?: boolean;
   force?: boolean;
   forcePolicy?: boolean;
   top?: string;
@@ -157,6 +159,7 @@ export function drumOptionsFrom(raw: RawOptions, opts: { readOnly?: boolean; cwd
   if (canonical) o.canonical = canonical;
   if (raw.forcePolicy) o.forcePolicy = true;
   if (raw.fsync === false) o.fsync = false;
+  if (raw.values === false) o.values = false;
   if (opts.readOnly) o.readOnly = true;
   return o;
 }

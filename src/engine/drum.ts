@@ -27,6 +27,7 @@ import { checkCatalog } from './jobs/verify-catalog.js';
 import { makePrivateTemp, sweepStaleTemps } from '../io/private-temp.js';
 
 export { repair, type RepairResult } from './jobs/repair.js';
+export { upgradeStore, type UpgradeResult } from './jobs/upgrade.js';
 
 export class Drum {
   private session: Session | null;

@@ -55,6 +55,11 @@ export class KeyWriter {
     this.block = b.block;
   }
 
+  /** Keys pushed so far: the position in the file of the next key pushed. */
+  get pushed(): number {
+    return this.count + this.inBlock;
+  }
+
   push(hi: number, lo: number): void {
     const at = this.inBlock * 2;
     this.block[at] = hi;

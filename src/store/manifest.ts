@@ -23,6 +23,8 @@ export interface BucketEntry {
   keys: number;
   bytes: number;
   crc: number;
+  /** Stores with values: the bucket's values file (one value per key, same order). */
+  values?: { file: string; bytes: number; crc: number };
 }
 
 export interface StoreParams {
@@ -32,6 +34,11 @@ export interface StoreParams {
   policy: string;
   /** The policy options the store was built with, so later opens can use them without flags. */
   canonical?: CanonicalPolicyOptions;
+  /**
+   * Bytes of the value kept with each key: 0 for a keys-only store, URL_VALUE_BYTES
+   * for a store with values. Absent: a store written by a drum without values (keys only).
+   */
+  valueBytes?: number;
 }
 
 export interface InputRecord {
@@ -72,6 +79,8 @@ export interface RunState {
   lastRoundFrom?: { file: number; bytes: number };
   rejectsBytes: number;
   counters: Record<string, number>;
+  /** The run's number in this store (1, 2, …; ManifestBody.runSeq): the firstRun of the URLs it stores. */
+  seq?: number;
 }
 
 export interface RunSummary {
@@ -110,6 +119,10 @@ export interface ManifestBody {
   bloom: { file: string; keys: number; bitsPerKey: number } | null;
   run: RunState | null;
   history: RunSummary[];
+  /** Stores with values: docIDs handed out so far (the next new URL gets this one; never reused). */
+  docIDs?: number;
+  /** Runs started on this store so far (the last run's seq). */
+  runSeq?: number;
 }
 
 export function encodeManifest(body: ManifestBody): Buffer {
@@ -161,7 +174,7 @@ export function stateWithoutManifest(stateDir: string): string[] {
       return [];
     }
   };
-  for (const f of list(join(stateDir, 'store'))) if (/^b\d{4,}-g\d{6,}\.keys$/.test(f) && found.length < 3) found.push(`store/${f}`);
+  for (const f of list(join(stateDir, 'store'))) if (/^b\d{4,}-g\d{6,}\.(keys|vals)$/.test(f) && found.length < 3) found.push(`store/${f}`);
   for (const f of list(stateDir)) if (/^bloom-g\d{6,}\.bloom$/.test(f) && found.length < 3) found.push(f);
   if (fs.existsSync(join(stateDir, 'catalog', 'CURRENT'))) found.push('catalog/CURRENT');
   return found;

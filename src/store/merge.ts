@@ -12,6 +12,11 @@
 // With `drop` (DRUM's delete, for forgetting keys) the roles turn: a
 // pending key found in the store is left out of the new file and its
 // ordinal's bit is set; a pending key not in the store is ignored.
+// With a value sink (stores with values), the merge records where each new
+// key lands in the new file (and, when asked, each hit; for delete, each
+// dropped key), as (position, ordinal) pairs in key order: the values pass
+// (value-merge.ts) writes the values file from them once the round's
+// verdicts, hence the new keys' ranks, are all known.
 // Does not look at URL text.
 // REQUIRES: pending keys ascending and unique within and across add() calls;
 // store file ascending.
@@ -31,6 +36,13 @@ export interface MergeResult {
   newKeys: number;
   hits: number;
   storeKeys: number;
+}
+
+/** Receives (position in the new file, ordinal) of merged keys, ascending positions. */
+export interface ValueEventSink {
+  /** Also record store hits (a round that updates or outputs the values of hits). */
+  readonly hits: boolean;
+  add(pos: number, ordinal: number): void;
 }
 
 /** Called for each pending key found in the store (e.g. to warm the hot cache). */
@@ -63,7 +75,10 @@ export class BucketMerge {
     private readonly firstKeys: Uint32Array | null = null,
     /** Delete: found keys are dropped from the new file and marked in newBits; keys not found are ignored. */
     private readonly drop = false,
+    /** Stores with values: where merged keys land (requires a writer). */
+    private readonly events: ValueEventSink | null = null,
   ) {
+    if (events !== null && writer === null) throw new RangeError('BucketMerge: value events need a writer');
     if (firstKeys !== null && writer !== null) throw new RangeError('BucketMerge: a merge that writes cannot skip blocks');
     this.eof = reader === null;
     // Skipping: read one block at a time from the start, not a streaming read-ahead.
@@ -106,12 +121,13 @@ export class BucketMerge {
           i++;
           continue;
         }
+        const o = ord[i]!;
         if (writer !== null) {
           writer.pushRange(keys, runStart, j);
           runStart = j;
+          if (this.events !== null) this.events.add(writer.pushed, o);
           writer.push(ph, pl);
         }
-        const o = ord[i]!;
         newBits[o >>> 3]! |= 1 << (o & 7);
         this.newKeys++;
         i++;
@@ -119,19 +135,28 @@ export class BucketMerge {
         this.hits++;
         if (this.drop) {
           // Write the store keys before this one and skip it (the next pending key is larger: j moves on before any push).
-          if (writer !== null) writer.pushRange(keys, runStart, j);
-          runStart = j + 1;
           const o = ord[i]!;
+          if (writer !== null) {
+            writer.pushRange(keys, runStart, j);
+            if (this.events !== null) this.events.add(writer.pushed, o);
+          }
+          runStart = j + 1;
           newBits[o >>> 3]! |= 1 << (o & 7);
-        } else if (this.onHit !== null) this.onHit(sh, sl, ord[i]!);
+        } else {
+          if (this.events !== null && this.events.hits) this.events.add(writer!.pushed + (j - runStart), ord[i]!);
+          if (this.onHit !== null) this.onHit(sh, sl, ord[i]!);
+        }
         i++;
       }
     }
     // Past the end of the store file: the rest are new (a delete ignores them).
     if (this.drop) i = n;
     for (; i < n; i++) {
-      if (writer !== null) writer.push(hi[i]!, lo[i]!);
       const o = ord[i]!;
+      if (writer !== null) {
+        if (this.events !== null) this.events.add(writer.pushed, o);
+        writer.push(hi[i]!, lo[i]!);
+      }
       newBits[o >>> 3]! |= 1 << (o & 7);
       this.newKeys++;
     }

@@ -11,6 +11,8 @@ import { DrumError, osCode } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { keysFileName } from './format.js';
 import { KeyReader } from './key-reader.js';
+import { ValueReader } from './value-io.js';
+import { valuesFileName } from './values-format.js';
 import { acquireLock, LEGACY_LOCK_NAME, WRITER_LOCK_DIR, type WriterLock } from './lock.js';
 import {
   FORMAT_VERSION, MANIFEST_NAME, readManifest, stateWithoutManifest, writeManifest, type ManifestBody, type StoreParams,
@@ -123,6 +125,17 @@ export class Store {
       if (size !== e.bytes) {
         throw new DrumError('DRUM_CORRUPT_FILE', `${path}: ${size} bytes, manifest says ${e.bytes}`, { file: path });
       }
+      if (this.valueBytes > 0 && e.keys > 0) {
+        if (e.values === undefined) throw new DrumError('DRUM_CORRUPT_FILE', `${join(this.dir, 'MANIFEST')}: bucket ${b} has keys but no values file`, { file: join(this.dir, 'MANIFEST') });
+        const vp = join(this.dir, e.values.file);
+        let vs: number;
+        try {
+          vs = fs.statSync(vp).size;
+        } catch {
+          throw new DrumError('DRUM_CORRUPT_FILE', `${vp}: missing (named by the manifest)`, { file: vp });
+        }
+        if (vs !== e.values.bytes) throw new DrumError('DRUM_CORRUPT_FILE', `${vp}: ${vs} bytes, manifest says ${e.values.bytes}`, { file: vp });
+      }
     }
     if (this.body.bloom !== null) {
       const path = join(this.dir, this.body.bloom.file);
@@ -133,7 +146,10 @@ export class Store {
   /** Deletes files no manifest names (an interrupted commit's) and empties work/. */
   collectGarbage(): void {
     const named = new Set<string>();
-    for (const e of this.body.buckets) if (e) named.add(e.file);
+    for (const e of this.body.buckets) {
+      if (e) named.add(e.file);
+      if (e?.values) named.add(e.values.file);
+    }
     if (this.body.bloom) named.add(this.body.bloom.file);
     for (const f of safeList(join(this.dir, 'store'))) {
       if (!named.has(`store/${f}`)) this.dfs.unlink(join(this.dir, 'store', f));
@@ -151,6 +167,24 @@ export class Store {
     const e = this.body.buckets[b];
     if (!e) return null;
     return KeyReader.open(this.dfs, join(this.dir, e.file), { bucket: b, keys: e.keys }, e.bytes, buffer);
+  }
+
+  /** Bytes of the value kept with each key (0: keys only). */
+  get valueBytes(): number {
+    return this.body.params.valueBytes ?? 0;
+  }
+
+  /** A reader over bucket b's committed values file, or null if the bucket is empty (or the store keeps no values). */
+  openValues(b: number): ValueReader | null {
+    const e = this.body.buckets[b];
+    if (!e || e.values === undefined) return null;
+    return ValueReader.open(this.dfs, join(this.dir, e.values.file), { bucket: b, count: e.keys, valueBytes: this.valueBytes }, e.values.bytes);
+  }
+
+  /** Path (absolute) and manifest name of bucket b's values file for the next commit. */
+  nextValuesFile(b: number): { path: string; name: string } {
+    const name = valuesFileName(b, this.body.commit + 1);
+    return { path: join(this.dir, name), name };
   }
 
   /**
@@ -185,10 +219,16 @@ export class Store {
     writeManifest(this.dfs, this.dir, next, this.opts.fsync);
     this.body = next;
     const keep = new Set<string>();
-    for (const e of next.buckets) if (e) keep.add(e.file);
+    for (const e of next.buckets) {
+      if (e) keep.add(e.file);
+      if (e?.values) keep.add(e.values.file);
+    }
     if (next.bloom) keep.add(next.bloom.file);
     // Off the clock: the replaced files are garbage now (a writer's open collects any a crash left).
-    for (const e of old.buckets) if (e && !keep.has(e.file)) this.dfs.unlinkLater(join(this.dir, e.file));
+    for (const e of old.buckets) {
+      if (e && !keep.has(e.file)) this.dfs.unlinkLater(join(this.dir, e.file));
+      if (e?.values && !keep.has(e.values.file)) this.dfs.unlinkLater(join(this.dir, e.values.file));
+    }
     if (old.bloom && !keep.has(old.bloom.file)) this.dfs.unlinkLater(join(this.dir, old.bloom.file));
   }
 
@@ -216,7 +256,10 @@ function readPinned(dir: string, dfs: DrumFs): ManifestBody | null {
     const body = readManifest(dir);
     if (body === null) return null;
     try {
-      for (const e of body.buckets) if (e) dfs.pin(join(dir, e.file));
+      for (const e of body.buckets) {
+        if (e) dfs.pin(join(dir, e.file));
+        if (e?.values) dfs.pin(join(dir, e.values.file));
+      }
     } catch (e) {
       dfs.unpinAll();
       const again = attempt < 20 && osCode(e) === 'ENOENT' && readManifest(dir)?.commit !== body.commit;

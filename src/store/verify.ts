@@ -1,13 +1,17 @@
 // Full verification of a committed store: every key file named by the
 // manifest is read end to end — header, length, every block CRC, strictly
 // ascending keys, every key in its own bucket — and the Bloom file is
-// checked. Collects problems instead of stopping at the first. Reads only.
+// checked. In a store with values, every values file is read end to end
+// too — header, the key file's count and the store's width, exact length,
+// every block CRC — and a bucket with keys but no values file is a problem.
+// Collects problems instead of stopping at the first. Reads only.
 
 import { join } from 'node:path';
 import { isDrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { KeyReader, READ_BUFFER_BYTES } from './key-reader.js';
-import type { ManifestBody } from './manifest.js';
+import type { BucketEntry, ManifestBody } from './manifest.js';
+import { ValueReader } from './value-io.js';
 
 export interface VerifyProblem {
   file: string;
@@ -73,6 +77,11 @@ export function verifyKeyFiles(dfs: DrumFs, dir: string, body: ManifestBody, ski
     } finally {
       reader?.close();
     }
+    const vb = body.params.valueBytes ?? 0;
+    // A bucket file left with no keys (all deleted, or a delete that found none) needs no values file.
+    if (vb > 0 && (e.keys > 0 || e.values !== undefined)) {
+      if (verifyValues(dfs, dir, b, e, vb, problems)) filesChecked++;
+    }
   }
   // The Bloom file's content is checked by its reader (src/tiers/bloom-file.ts); a missing one is corruption, like a key file.
   if (body.bloom !== null) {
@@ -83,4 +92,31 @@ export function verifyKeyFiles(dfs: DrumFs, dir: string, body: ManifestBody, ski
     }
   }
   return { ok: problems.length === 0, filesChecked, keysChecked, problems };
+}
+
+/** Checks bucket b's values file (see the header); false when there is none to check. */
+function verifyValues(dfs: DrumFs, dir: string, b: number, e: BucketEntry, valueBytes: number, problems: VerifyProblem[]): boolean {
+  if (e.values === undefined) {
+    problems.push({ file: join(dir, e.file), code: 'DRUM_CORRUPT_FILE', message: `bucket ${b} has keys but the manifest names no values file` });
+    return false;
+  }
+  const path = join(dir, e.values.file);
+  let size: number;
+  try {
+    size = dfs.size(path);
+  } catch {
+    problems.push({ file: path, code: 'DRUM_CORRUPT_FILE', message: 'missing (named by the manifest)' });
+    return true;
+  }
+  let r: ValueReader | null = null;
+  try {
+    r = ValueReader.open(dfs, path, { bucket: b, count: e.keys, valueBytes }, size);
+    r.forEachBlock(() => undefined);
+  } catch (err) {
+    if (isDrumError(err)) problems.push({ file: err.file ?? path, code: err.code, message: err.message });
+    else throw err;
+  } finally {
+    r?.close();
+  }
+  return true;
 }

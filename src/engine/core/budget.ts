@@ -33,6 +33,8 @@ export interface BudgetPlan {
   bucketBuffers: number;
   sortArea: number;
   newBitmap: number;
+  /** Stores with values: the round's per-record host checks (0 keys-only). */
+  roundValues: number;
   ioBuffers: number;
   /** Entries per bucket RAM buffer. */
   bufferEntries: number;
@@ -64,7 +66,11 @@ export const IO_BUFFER_BYTES = 8 << 20; // aux log, unique writer, store reads/w
 export const RUNTIME_RESERVE_BYTES = 176 << 20;
 export const RESERVE_SHARE = 0.7;
 
-export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPlan {
+/** Bytes a store with values keeps per round record: its host check until the values pass (url-values.ts). */
+export const VALUE_BYTES_PER_RECORD = 4;
+
+/** `valued`: the store keeps values (its rounds hold a host check per record, from the sort area's share). */
+export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = false): BudgetPlan {
   const total = o.memoryBytes;
   const hotCache = HotCache.bytesFor(o.cacheEntries);
   const recentTable = RecentTable.bytesFor(o.recentEntries);
@@ -93,6 +99,9 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPla
       `memory budget ${total} bytes is too small for ${o.buckets} buckets with these tier sizes (need about ${total - left + minLeft})`,
     );
   }
+  // With values, a round's records also hold a host check each: a quarter of what is left bounds them.
+  const roundValues = valued ? Math.floor(left / 4) : 0;
+  left -= roundValues;
   const newBitmap = Math.floor(left / 16);
   // Bucket buffers only batch spill writes (sequential appends): a sixth is plenty.
   const bucketBuffers = Math.floor((left - newBitmap) / 6);
@@ -100,11 +109,12 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number): BudgetPla
   const bufferEntries = Math.max(16, Math.floor(bucketBuffers / (o.buckets * BUFFER_BYTES_PER_ENTRY)));
   // A bucket bigger than the sort area is sorted one key slice at a time, so no bucket size forces a merge.
   const sortEntries = Math.max(1024, Math.floor(sortArea / sortBytesPerEntry(o.workers)));
-  const maxRoundEntries = Math.min(2 ** 32 - 1 - chunkLinksMax, newBitmap * 8 - chunkLinksMax, o.mergeEvery ?? Number.POSITIVE_INFINITY);
+  const byValues = valued ? Math.floor(roundValues / VALUE_BYTES_PER_RECORD) - chunkLinksMax : Number.POSITIVE_INFINITY;
+  const maxRoundEntries = Math.max(1, Math.min(2 ** 32 - 1 - chunkLinksMax, newBitmap * 8 - chunkLinksMax, byValues, o.mergeEvery ?? Number.POSITIVE_INFINITY));
   const bloomMaxKeys = o.bloom === 'off' ? 0 : Math.floor((bloom * 8) / o.bloomBitsPerKey);
   const t = o.tuning;
   return {
-    totalBytes: total, runtimeReserve, hotCache, recentTable, lineMemo, lineMemoEntries, bloom, bucketBuffers, sortArea, newBitmap,
+    totalBytes: total, runtimeReserve, hotCache, recentTable, lineMemo, lineMemoEntries, bloom, bucketBuffers, sortArea, newBitmap, roundValues,
     ioBuffers: IO_BUFFER_BYTES,
     bufferEntries: t.bufferEntries ?? bufferEntries,
     maxBucketEntries: t.maxBucketEntries ?? Number.POSITIVE_INFINITY,
@@ -124,6 +134,7 @@ export function budgetSplit(p: BudgetPlan): Record<string, number> {
   return {
     runtimeReserve: p.runtimeReserve, hotCache: p.hotCache, recentTable: p.recentTable, lineMemo: p.lineMemo, bloom: p.bloom,
     bucketBuffers: p.bucketBuffers, sortArea: p.sortArea, newBitmap: p.newBitmap, ioBuffers: p.ioBuffers,
+    ...(p.roundValues > 0 ? { roundValues: p.roundValues } : {}),
   };
 }
 

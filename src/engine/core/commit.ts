@@ -11,6 +11,8 @@ import { writeBloom } from '../../tiers/bloom-file.js';
 import { mergeRound } from './round.js';
 import type { BlockSink } from '../workers/dispatch.js';
 import type { Session } from './session.js';
+import type { CoreValues, WrittenBucket } from './drum-core.js';
+import { urlValueHooks } from './url-values.js';
 
 export interface CommitParams {
   counters: RunCounters;
@@ -34,13 +36,10 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
     core: s.core, front: s.front, counters: p.counters, fsync: s.opts.fsync,
     files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit: p.emit,
     worker: { pool: s.pool, minRecords: s.opts.tuning.workerDispatchMin }, sink: p.sink,
-    time: (stage, ms, items) => s.timer.add(stage, ms, items),
+    time: (stage, ms, items) => s.timer.add(stage, ms, items), values: roundValues(s),
   });
   s.timer.add('merge', performance.now() - tm, s.aux.records);
-  const buckets = body.buckets.slice();
-  for (const [b, w] of res.written) {
-    buckets[b] = { file: s.store.nextKeysFile(b).name, keys: w.file.keys, bytes: w.file.bytes, crc: w.file.crc };
-  }
+  const buckets = namedBuckets(s, body, res.written);
   let bloom = body.bloom;
   if (res.bloom !== null) {
     const name = `bloom-g${String(body.commit + 1).padStart(6, '0')}.bloom`;
@@ -49,13 +48,43 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   }
   const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);
   const owned = await p.beforeCommit(storeUrls);
-  s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls });
+  const docIDs = s.valued ? { docIDs: (body.docIDs ?? 0) + res.newUrls } : {};
+  s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls, ...docIDs });
   if (res.bloom !== null) s.front.bloom = res.bloom;
   s.front.recent.onMerged();
   s.nextRound();
   // Every key in the cache and the recent table is stored now; the session saves them for the next process.
   s.committed([...res.written.keys()].map((b) => buckets[b]!.file));
   return res.newUrls;
+}
+
+/**
+ * The manifest's bucket list after a round that wrote `written`: each written
+ * bucket names its new key file and, when its values changed, its new values
+ * file (else it keeps the values file it had).
+ */
+export function namedBuckets(s: Session, body: ManifestBody, written: Map<number, WrittenBucket>): ManifestBody['buckets'] {
+  const buckets = body.buckets.slice();
+  for (const [b, w] of written) {
+    const values = w.values !== undefined ? { file: s.store.nextValuesFile(b).name, bytes: w.values.file.bytes, crc: w.values.file.crc } : buckets[b]?.values;
+    buckets[b] = { file: s.store.nextKeysFile(b).name, keys: w.file.keys, bytes: w.file.bytes, crc: w.file.crc, ...(values !== undefined ? { values } : {}) };
+  }
+  return buckets;
+}
+
+/**
+ * A writing round's values for a store with values (URL values,
+ * url-values.ts), else undefined. Every round that writes the store's key
+ * files must pass it ('delete' too: the dropped keys' values go).
+ */
+export function roundValues(s: Session): CoreValues | undefined {
+  if (!s.valued) return undefined;
+  const st = s.store;
+  const body = st.body;
+  return {
+    files: { openValues: (b) => st.openValues(b), valuesOutputPath: (b) => st.nextValuesFile(b).path },
+    ...urlValueHooks({ docBase: body.docIDs ?? 0, run: body.run?.seq ?? 0, nowSec: Math.floor(s.opts.now() / 1000), hostChecks: s.front.hostChecks! }),
+  };
 }
 
 /**

@@ -12,6 +12,16 @@
 // client's BucketFiles say. 'delete' writes each file without the pending
 // keys found in it; its bits mark those found keys (removed), and their
 // payloads are dispatched like new ones.
+// Values (stores created with them): each key has a fixed-width value of
+// `valueWords` u32 words, in a values file per bucket beside its key file
+// (same order; docs/file-format.md). A round given `values` records where
+// each merged key lands (merge.ts), and once every verdict is known — a new
+// key's rank among the round's new ordinals needs all of them — writes each
+// touched bucket's values file in a second sequential pass
+// (store/value-merge.ts): `fill` makes a new key's value from its ordinal
+// and rank, `update` may change a hit's value, `out` sees every new and hit
+// ordinal's value; 'delete' drops the found keys' values. A bucket with no
+// new, changed or dropped value keeps its values file.
 // The core knows nothing of URLs, tiers, runs or manifests: URL-seen
 // (round.ts + commit.ts, with the tiers of front.ts) is one client; a store
 // of content fingerprints is another. It does not commit: the client names
@@ -27,7 +37,11 @@ import type { RunCounters } from '../../stats/counters.js';
 import type { WrittenFile } from '../../store/key-writer.js';
 import { dispatchOnWorker, type BlockSink } from '../workers/dispatch.js';
 import type { ParsePool } from '../workers/parse-pool.js';
+import type { ValueReader } from '../../store/value-io.js';
+import { ValueWriter } from '../../store/value-io.js';
+import { mergeValues, rankIndex, type ValueHooks } from '../../store/value-merge.js';
 import { mergeBuckets, type BucketFiles, type SortArea } from './sort-stage.js';
+import { ValueEvents } from './value-events.js';
 
 /** DRUM's three operations (answer only, store only, or both) and delete. */
 export type CoreOp = 'check' | 'update' | 'check+update' | 'delete';
@@ -37,6 +51,26 @@ export const WORKER_DISPATCH_MIN_RECORDS = 1 << 16;
 
 /** The counters a round adds to (disk lookups and hits, in-round repeats, duplicates). */
 export type CoreCounters = Pick<RunCounters, 'diskLookups' | 'inRoundRepeats' | 'diskHits' | 'duplicateUrls' | 'storeHits'>;
+
+/** Where a round reads and writes values files (stores with values). */
+export interface ValueFiles {
+  /** Bucket b's committed values file, or null when the bucket is empty. */
+  openValues(b: number): ValueReader | null;
+  /** Path of bucket b's values file for this round's output. */
+  valuesOutputPath(b: number): string;
+}
+
+/** A round's values: where the files are and the client's hooks (store/value-merge.ts ValueHooks). */
+export interface CoreValues extends ValueHooks {
+  files: ValueFiles;
+}
+
+/** A written bucket: its key file and, when its values changed, its values file. */
+export interface WrittenBucket {
+  path: string;
+  file: WrittenFile;
+  values?: { path: string; file: WrittenFile };
+}
 
 /** What a client gives a round besides its keys: where the files are and where the answers go. */
 export interface CoreRound {
@@ -58,8 +92,10 @@ export interface CoreRound {
    * dispatches; smaller rounds do both on this thread.
    */
   worker?: { pool: ParsePool; minRecords?: number };
-  /** Adds wall time per sub-stage: 'sort', 'merge-store', 'dispatch'. */
+  /** Adds wall time per sub-stage: 'sort', 'merge-store', 'merge-values', 'dispatch'. */
   time?: (stage: string, ms: number, items: number) => void;
+  /** Stores with values, rounds that write: the values files and hooks. Absent: keys only. */
+  values?: CoreValues;
 }
 
 /** What a round gives back. */
@@ -74,16 +110,27 @@ export interface CoreVerdicts {
   /** Bits set in newBits: new keys ('delete': removed keys). */
   newKeys: number;
   /** Files written, by bucket (none for 'check'). */
-  written: Map<number, { path: string; file: WrittenFile }>;
+  written: Map<number, WrittenBucket>;
 }
 
 export class DrumCore {
+  /** The values pass's record of where merged keys landed (stores with values). */
+  private readonly events: ValueEvents | null;
+
+  /**
+   * `valueWords`: u32 words per value (0: keys only); `eventsPath`: the work
+   * file a round's value events spill to (required with values).
+   */
   constructor(
     readonly dfs: DrumFs,
     readonly pending: PendingBuckets,
     readonly aux: AuxLog,
     readonly area: SortArea,
-  ) {}
+    readonly valueWords = 0,
+    eventsPath = '',
+  ) {
+    this.events = valueWords > 0 ? new ValueEvents(dfs, eventsPath) : null;
+  }
 
   /** Ordinals handed out this round (the next add() gets this one). */
   get records(): number {
@@ -111,10 +158,34 @@ export class DrumCore {
     const newBits = new Uint8Array(new SharedArrayBuffer((records >>> 3) + 1));
     const w = r.worker;
     const worker = w !== undefined && w.pool.running > 0 && records > 0 && records >= (w.minRecords ?? WORKER_DISPATCH_MIN_RECORDS) ? w.pool : null;
-    const written = await mergeBuckets({
+    const values = op !== 'check' && r.values !== undefined && this.events !== null ? r.values : null;
+    const events = values === null ? null : this.events;
+    if (events !== null) {
+      events.reset();
+      events.hits = values!.update !== null || values!.out !== null;
+    }
+    const written: Map<number, WrittenBucket> = await mergeBuckets({
       dfs: this.dfs, pending, files: r.files, write: op !== 'check', drop: op === 'delete', fsync: r.fsync, counters: r.counters, newBits,
-      onHit: r.onHit, keySink: r.keySink, worker, time: r.time,
+      onHit: r.onHit, keySink: r.keySink, worker, time: r.time, events,
     }, this.area);
+    if (values !== null) {
+      try {
+        this.valuesPass(op, values, written, newBits, records, r);
+      } catch (e) {
+        for (const w of written.values()) {
+          for (const path of [w.path, w.values?.path]) {
+            try {
+              if (path !== undefined) this.dfs.unlink(path);
+            } catch {
+              // best effort: unnamed files are removed at the next open
+            }
+          }
+        }
+        throw e;
+      } finally {
+        events!.reset();
+      }
+    }
     if (op === 'update') return { newBits, records, newKeys: countBits(newBits), written };
     let newKeys = 0;
     const td = performance.now();
@@ -129,6 +200,33 @@ export class DrumCore {
     }
     r.time?.('dispatch', performance.now() - td, newKeys);
     return { newBits, records, newKeys, written };
+  }
+
+  /** Writes the values file of every written bucket whose values changed (see the header). */
+  private valuesPass(op: CoreOp, values: CoreValues, written: Map<number, WrittenBucket>, newBits: Uint8Array, records: number, r: CoreRound): void {
+    const events = this.events!;
+    const t0 = performance.now();
+    const rankOf = op === 'delete' ? (): number => 0 : rankIndex(newBits, records);
+    let items = 0;
+    for (const b of [...written.keys()].sort((x, y) => x - y)) {
+      if (events.count(b) === 0) continue;
+      const w = written.get(b)!;
+      const path = values.files.valuesOutputPath(b);
+      const reader = values.files.openValues(b);
+      let writer: ValueWriter | null = null;
+      try {
+        writer = new ValueWriter(this.dfs, path, b, 4 * this.valueWords, r.fsync);
+        mergeValues({ reader, writer, pairs: (fn) => events.forEach(b, fn), newBits, rankOf, drop: op === 'delete', hooks: values, keys: w.file.keys });
+        w.values = { path, file: writer.finish() };
+        items += w.file.keys;
+      } catch (e) {
+        writer?.abort();
+        throw e;
+      } finally {
+        reader?.close();
+      }
+    }
+    r.time?.('merge-values', performance.now() - t0, items);
   }
 
   /** Drops everything added since the last round: pending keys and aux log. */

@@ -15,10 +15,14 @@ import type { HotCache } from '../../tiers/hot-cache.js';
 import type { RecentTable } from '../../tiers/recent-table.js';
 import type { ParsedChunk } from '../pipeline/parse.js';
 import type { DrumCore } from './drum-core.js';
+import { hostCheckOf } from '../../fingerprint/key.js';
+import type { RoundHostChecks } from './url-values.js';
 
 export class Front {
   /** Gate mode: bit per ordinal of this round, set when the Bloom said "maybe seen". */
   maybeSeen: Uint8Array = new Uint8Array(0);
+  /** Stores with values: the host check of each ordinal's URL (its value needs it once it is known to be new). */
+  hostChecks: RoundHostChecks | null = null;
 
   constructor(
     readonly cache: HotCache,
@@ -56,6 +60,9 @@ export class Front {
     const bloom = this.bloom;
     const lossy = this.bloomMode === 'lossy';
     const gate = this.bloomMode === 'gate';
+    const hostChecks = learn ? this.hostChecks : null;
+    const hostStarts = batch.hostStarts;
+    const hostEnds = batch.hostEnds;
     let start = 0;
     let prevS = -1; // the URL this call last appended to the aux log (its records share prefixes)
     let prevE = -1;
@@ -106,7 +113,8 @@ export class Front {
           if (learn) bloom.add(hi, lo);
         }
       }
-      core.add(hi, lo, bytes, s, end, prevS, prevE);
+      const o = core.add(hi, lo, bytes, s, end, prevS, prevE);
+      if (hostChecks !== null) hostChecks.set(o, hostCheckOf(bytes, hostStarts[i]!, hostEnds[i]!));
       prevS = s;
       prevE = end;
     }

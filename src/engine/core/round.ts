@@ -8,19 +8,18 @@
 // (the caller names the new files in a manifest) and does not read inputs.
 
 import type { RunCounters } from '../../stats/counters.js';
-import type { WrittenFile } from '../../store/key-writer.js';
 import { BlockedBloom } from '../../tiers/bloom.js';
 import type { Front } from './front.js';
 import { countBoth, type BlockSink } from '../workers/dispatch.js';
 import type { ParsePool } from '../workers/parse-pool.js';
 import type { BucketFiles } from './sort-stage.js';
-import type { CoreOp, DrumCore } from './drum-core.js';
+import type { CoreOp, CoreValues, DrumCore, WrittenBucket } from './drum-core.js';
 
 export { WORKER_DISPATCH_MIN_RECORDS } from './drum-core.js';
 
 export interface RoundResult {
   /** Merged files written, by bucket. */
-  written: Map<number, { path: string; file: WrittenFile }>;
+  written: Map<number, WrittenBucket>;
   newUrls: number;
   /** Rebuilt Bloom filter (ingest with a Bloom mode), else null. */
   bloom: BlockedBloom | null;
@@ -50,6 +49,8 @@ export interface RoundParams {
    * worker sorting, only this thread's load and wait), 'merge-store', 'dispatch'.
    */
   time?: (stage: string, ms: number, items: number) => void;
+  /** Stores with values: the values files and hooks (see DrumCore). */
+  values?: CoreValues;
 }
 
 export async function mergeRound(p: RoundParams): Promise<RoundResult> {
@@ -65,7 +66,7 @@ export async function mergeRound(p: RoundParams): Promise<RoundResult> {
   }
   const keySink = bloom === null ? null : (keys: Uint32Array, n: number): void => bloom!.addPairs(keys, n);
   const v = await core.merge(p.op ?? 'check+update', {
-    files, fsync: p.fsync, counters: c, onHit, keySink, emit: p.emit, sink: p.sink, worker: p.worker, time: p.time,
+    files, fsync: p.fsync, counters: c, onHit, keySink, emit: p.emit, sink: p.sink, worker: p.worker, time: p.time, values: p.values,
   });
   // New URLs the Bloom gate had called "maybe seen": its false positives.
   if (front.bloomMode === 'gate') c.bloomFalsePositives += countBoth(v.newBits, front.maybeSeen, (v.records >>> 3) + 1);

@@ -34,6 +34,8 @@ import { ParsePool } from '../workers/parse-pool.js';
 import { SortArea, type BucketFiles } from './sort-stage.js';
 import { DrumCore } from './drum-core.js';
 import { recoverForgetHosts } from '../jobs/forget-records.js';
+import { addValues } from '../../store/upgrade.js';
+import { RoundHostChecks, upgradedValue, URL_VALUE_BYTES, URL_VALUE_WORDS } from './url-values.js';
 
 /** A long-running process saves its warm-start caches at most this often (and when it closes). */
 const CACHE_SAVE_MS = 60_000;
@@ -64,7 +66,14 @@ export class Session {
     readonly workDir: string,
   ) {
     this.area = new SortArea(plan.sortEntries);
-    this.core = new DrumCore(dfs, pending, aux, this.area);
+    const valued = store.valueBytes > 0;
+    this.core = new DrumCore(dfs, pending, aux, this.area, valued ? URL_VALUE_WORDS : 0, join(workDir, 'values-events.dat'));
+    if (valued) front.hostChecks = new RoundHostChecks();
+  }
+
+  /** True when the store keeps a value per URL (docs/file-format.md). */
+  get valued(): boolean {
+    return this.store.valueBytes > 0;
   }
 
   static async open(dir: string, options: DrumOptions = {}, workDir?: string): Promise<Session> {
@@ -79,13 +88,19 @@ export class Session {
     const dfs = new DrumFs(undefined, opts.faultHook);
     const store = await Store.open(dir, dfs, {
       buckets: opts.buckets, hostBits: opts.hostBits, hash: HASH_ID, policy: policy.id, canonical,
+      valueBytes: opts.values === false ? 0 : URL_VALUE_BYTES,
     }, { readOnly: opts.readOnly, forcePolicy: opts.forcePolicy, fsync: opts.fsync });
     let catalog: Catalog | null = null;
     try {
+      // A store written by a drum without values gets them on its first write (never silently: a notice says so).
+      if (!opts.readOnly && store.params.valueBytes === undefined && opts.values !== false) {
+        const n = upgradeToValues(store, dfs, opts.fsync);
+        opts.onNotice(`${dir}: upgraded to a store with values (docs/file-format.md): its ${n} URLs got docIDs 0..${Math.max(0, n - 1)} in key order, firstRun and lastEmitted unknown (0)`);
+      }
       // The store's own parameters win over options for an existing store.
       const p = store.params;
       const eff: ResolvedOptions = { ...opts, buckets: p.buckets, bucketBits: Math.log2(p.buckets), hostBits: p.hostBits };
-      const plan = planBudget(eff, chunkLinksMax(eff.chunkBytes));
+      const plan = planBudget(eff, chunkLinksMax(eff.chunkBytes), store.valueBytes > 0);
       let bloom: BlockedBloom | null = null;
       if (eff.bloom !== 'off' && store.body.bloom !== null) bloom = await readBloom(dfs, join(dir, store.body.bloom.file));
       const front = new Front(new HotCache(eff.cacheEntries), new RecentTable(eff.recentEntries), bloom, eff.bloom, plan.roundCapacity);
@@ -244,4 +259,13 @@ export class Session {
     await step(() => this.store.close());
     if (failures.length > 0) throw failures[0];
   }
+}
+
+/**
+ * Gives a keys-only store URL values (store/upgrade.ts): each stored key gets
+ * docID = its index in key order, firstRun and lastEmitted unknown, no host
+ * check (url-values.ts sentinels). Returns the keys upgraded.
+ */
+export function upgradeToValues(store: Store, dfs: DrumFs, fsync: boolean): number {
+  return addValues(store, dfs, URL_VALUE_BYTES, (index, v, at) => upgradedValue(index, v, at), fsync);
 }

@@ -27,6 +27,7 @@ import { KeyWriter, newWriteBuffers, type WrittenFile } from '../../store/key-wr
 import { READ_BUFFER_BYTES } from '../../store/key-reader.js';
 import { BucketMerge } from '../../store/merge.js';
 import type { ParsePool } from '../workers/parse-pool.js';
+import type { ValueEvents } from './value-events.js';
 
 /** Where a round reads each bucket's keys and where it writes the merged file. */
 export interface BucketFiles {
@@ -116,6 +117,8 @@ export interface BucketRoundParams {
   keySink: ((keys: Uint32Array, n: number) => void) | null;
   /** Sorts on this pool's worker when given (and it has one); else on this thread. */
   worker: ParsePool | null;
+  /** Stores with values, in a round that writes: records where merged keys land, per bucket. */
+  events?: ValueEvents | null;
   time?: (stage: string, ms: number, items: number) => void;
 }
 
@@ -197,7 +200,9 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
         outPath = p.write ? files.outputPath(cur.b) : null;
         writer = outPath === null ? null : new KeyWriter(p.dfs, outPath, cur.b, p.keySink, p.fsync, area.writeBuffers);
         const skip = writer === null && reader !== null && files.firstKeys !== undefined && pending.totals[cur.b]! * SKIP_RATIO < reader.blocks;
-        merge = new BucketMerge(reader, writer, p.newBits, p.onHit, skip ? files.firstKeys!(cur.b, reader!) : null, p.drop === true);
+        const events = writer === null ? null : p.events ?? null;
+        events?.begin(cur.b);
+        merge = new BucketMerge(reader, writer, p.newBits, p.onHit, skip ? files.firstKeys!(cur.b, reader!) : null, p.drop === true, events);
       }
       merge!.add({ hi: cur.slot.hi, lo: cur.slot.lo, ord: cur.slot.ord, n: u });
       c.diskLookups += cur.seen;
@@ -211,6 +216,7 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
         c.diskHits += r.hits;
         c.duplicateUrls += r.hits;
         if (writer !== null) {
+          p.events?.end();
           const f = writer.finishLater();
           f.done.catch(() => undefined); // settled below (a failure there is what the round throws)
           finishing.push({ writer, done: f.done });

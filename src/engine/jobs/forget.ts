@@ -30,7 +30,8 @@ import { BlockedBloom } from '../../tiers/bloom.js';
 import { writeBloom } from '../../tiers/bloom-file.js';
 import type { ForgetReject, ForgetReport, ForgetRequest } from '../api.js';
 import type { Session } from '../core/session.js';
-import { forgetRound } from '../core/commit.js';
+import { forgetRound, namedBuckets, roundValues } from '../core/commit.js';
+import type { WrittenBucket } from '../core/drum-core.js';
 import type { ParsedChunk } from '../pipeline/parse.js';
 import { readLoop } from '../pipeline/read-loop.js';
 import { recoverHostCounts } from '../hosts/host-recovery.js';
@@ -193,6 +194,7 @@ async function mergeAndRecord(r: ForgetRun, inputErrors: ForgetReport['inputErro
       r.hosts.add(buf, start, end);
     },
     worker: { pool: s.pool, minRecords: s.opts.tuning.workerDispatchMin },
+    values: roundValues(s), // the forgotten keys' values go with them
   });
   r.repeats += r.c.inRoundRepeats;
   const counts = { asked: r.asked, forgotten: v.newKeys, notStored: r.asked - v.newKeys - r.repeats, repeats: r.repeats, rejectedLines: r.rejected };
@@ -207,12 +209,11 @@ async function mergeAndRecord(r: ForgetRun, inputErrors: ForgetReport['inputErro
 
 /** Names the merged files, the rebuilt (or no) Bloom filter and the forget's history entry in one manifest commit. */
 async function commitForget(
-  r: ForgetRun, body: ManifestBody, written: Map<number, { path: string; file: { keys: number; bytes: number; crc: number } }>,
+  r: ForgetRun, body: ManifestBody, written: Map<number, WrittenBucket>,
   bloom: BlockedBloom | null, summary: ManifestBody['history'][number],
 ): Promise<ManifestBody> {
   const { s } = r;
-  const buckets = body.buckets.slice();
-  for (const [b, w] of written) buckets[b] = { file: s.store.nextKeysFile(b).name, keys: w.file.keys, bytes: w.file.bytes, crc: w.file.crc };
+  const buckets = namedBuckets(s, body, written);
   let bloomEntry: ManifestBody['bloom'] = null;
   if (bloom !== null) {
     const name = `bloom-g${String(body.commit + 1).padStart(6, '0')}.bloom`;

@@ -136,7 +136,8 @@ async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: numbe
   req.onRunStart?.({ runId: run.runId, outDir: run.outDir, resumed: plan.resume, committedUrls: plan.resume ? committedUrls(run) : 0, abandoned });
   if (!plan.resume) {
     run.counters = flattenCounters(c);
-    s.store.commit({ ...s.store.body, run: { ...run }, history });
+    run.seq = (s.store.body.runSeq ?? 0) + 1; // the firstRun of the URLs it stores
+    s.store.commit({ ...s.store.body, run: { ...run }, history, runSeq: run.seq });
   }
   if (s.catalog !== null) {
     if (plan.abandoned !== null) await s.catalog.putRun(abandonedRecord(plan.abandoned));

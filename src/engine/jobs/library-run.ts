@@ -79,7 +79,8 @@ export class LibraryRun {
       const old = body.run;
       history = pushHistory(history, { ...old, status: 'abandoned' }, restoreCounters(old.counters));
     }
-    s.store.commit({ ...body, run: { ...run }, history });
+    run.seq = (body.runSeq ?? 0) + 1;
+    s.store.commit({ ...body, run: { ...run }, history, runSeq: run.seq });
     const out = new RunOutputs(s.dfs, run, false, s.workDir, s.opts.fsync);
     s.front.startRound();
     return new LibraryRun(s, run, out);

@@ -1,0 +1,98 @@
+// The store with values against a Map model (url -> docID, firstRun,
+// lastEmitted, hostCheck) over several library runs, merges of every size
+// and reopens: docIDs dense from 0 in first-arrival order, never reused;
+// firstRun the run that first stored the URL; lastEmitted the clock of its
+// round; the host check of its host. Values are read straight from the files.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { Drum } from '../../src/engine/drum.js';
+import { hostCheckOf, keyOfString } from '../../src/fingerprint/key.js';
+import { readManifest } from '../../src/store/manifest.js';
+import type { DrumOptions } from '../../src/options.js';
+import { tempDir } from '../helpers/tmp.js';
+import { readUrlValues } from '../helpers/values.js';
+
+const POOL = Array.from({ length: 90 }, (_, i) => `http://h${i % 7}.example/p/${Math.floor(i / 7)}`);
+
+const config = fc.record({
+  buckets: fc.constantFrom(1, 4, 16),
+  hostBits: fc.constantFrom(0, 24),
+  cacheEntries: fc.constantFrom(0, 64),
+  recentEntries: fc.constantFrom(0, 64),
+  bufferEntries: fc.integer({ min: 16, max: 64 }),
+  sortEntries: fc.constantFrom(1, 5, 1 << 20),
+  mergeEvery: fc.option(fc.integer({ min: 3, max: 60 }), { nil: undefined }),
+  workers: fc.constantFrom(0, 1),
+  reopen: fc.boolean(),
+});
+const batches = fc.array(fc.array(fc.nat({ max: POOL.length - 1 }), { maxLength: 120, size: 'max' }), { minLength: 1, maxLength: 5 });
+
+interface Model {
+  docID: number;
+  firstRun: number;
+  lastEmitted: number;
+}
+
+function hostCheckOfUrl(url: string): number {
+  const b = Buffer.from(url, 'latin1');
+  const hs = url.indexOf('://') + 3;
+  return hostCheckOf(b, hs, url.indexOf('/', hs));
+}
+
+describe('a store with values against a Map model', () => {
+  it('gives each new URL the next docID in first-arrival order, its first run and its round clock, across runs and reopens', async () => {
+    await fc.assert(
+      fc.asyncProperty(config, batches, async (cfg, bs) => {
+        const dir = tempDir();
+        let clock = 1_700_000_000_000;
+        const opts: DrumOptions = {
+          buckets: cfg.buckets, hostBits: cfg.hostBits, cacheEntries: cfg.cacheEntries, recentEntries: cfg.recentEntries,
+          workers: cfg.workers, fsync: false, chunkBytes: 1024, mergeEvery: cfg.mergeEvery, now: () => clock,
+          tuning: { bufferEntries: cfg.bufferEntries, sortEntries: cfg.sortEntries, workerDispatchMin: 0 },
+        };
+        const model = new Map<string, Model>();
+        let d = await Drum.open(dir, opts);
+        try {
+          for (const b of bs) {
+            if (cfg.reopen) {
+              await d.close();
+              d = await Drum.open(dir, opts);
+            }
+            clock += 3_600_000;
+            const urls = b.map((i) => POOL[i]!);
+            const got: string[] = [];
+            for await (const u of d.checkUpdate([urls])) got.push(u);
+            const run = readManifest(dir)!.run!.seq!;
+            const expected: string[] = [];
+            for (const u of urls) {
+              if (model.has(u)) continue;
+              model.set(u, { docID: model.size, firstRun: run, lastEmitted: Math.floor(clock / 1000) });
+              expected.push(u);
+            }
+            assert.deepEqual(got, expected);
+          }
+          const v = await d.verify();
+          assert.equal(v.ok, true, JSON.stringify(v.problems));
+        } finally {
+          await d.close();
+        }
+        const stored = readUrlValues(dir);
+        assert.equal(stored.size, model.size);
+        assert.equal(readManifest(dir)!.docIDs, model.size);
+        for (const [url, m] of model) {
+          const [hi, lo] = keyOfString(url, cfg.hostBits);
+          const s = stored.get(`${hi}:${lo}`);
+          assert.ok(s, url);
+          assert.deepEqual(
+            { docID: s.docID, firstRun: s.firstRun, lastEmitted: s.lastEmitted, hostCheck: s.hostCheck, flags: s.flags },
+            { ...m, hostCheck: hostCheckOfUrl(url), flags: 1 },
+            url,
+          );
+        }
+      }),
+      { seed: 1818, numRuns: 15, plugins: [fc.interruptAfterTimeLimit(30_000, { failOnInterrupt: true })] },
+    );
+  });
+});

@@ -1,0 +1,46 @@
+// Reads every URL value of a store with values, straight from its files
+// (key file and values file of each bucket, as the manifest names them), for
+// tests that compare the store with a model. Keyed by "hi:lo".
+
+import { join } from 'node:path';
+import { DrumFs } from '../../src/io/fs.js';
+import { KeyReader } from '../../src/store/key-reader.js';
+import { readManifest } from '../../src/store/manifest.js';
+import { ValueReader } from '../../src/store/value-io.js';
+import { docIDOf, V_FIRST_RUN, V_FLAGS, V_HOST_CHECK, V_LAST_EMITTED } from '../../src/engine/core/url-values.js';
+
+export interface UrlValue {
+  docID: number;
+  firstRun: number;
+  lastEmitted: number;
+  hostCheck: number;
+  flags: number;
+}
+
+export function readUrlValues(dir: string): Map<string, UrlValue> {
+  const body = readManifest(dir)!;
+  const dfs = new DrumFs();
+  const out = new Map<string, UrlValue>();
+  const vb = body.params.valueBytes ?? 0;
+  if (vb === 0) throw new Error('store keeps no values');
+  body.buckets.forEach((e, b) => {
+    if (!e || e.keys === 0) return;
+    const kr = KeyReader.open(dfs, join(dir, e.file), { bucket: b, keys: e.keys }, e.bytes);
+    const vr = ValueReader.open(dfs, join(dir, e.values!.file), { bucket: b, count: e.keys, valueBytes: vb }, e.values!.bytes);
+    const v = new Uint32Array(vb / 4);
+    try {
+      while (kr.nextBlock()) {
+        for (let i = 0; i < kr.n; i++) {
+          vr.take(v, 0);
+          out.set(`${kr.keys[2 * i]}:${kr.keys[2 * i + 1]}`, {
+            docID: docIDOf(v, 0), firstRun: v[V_FIRST_RUN]!, lastEmitted: v[V_LAST_EMITTED]!, hostCheck: v[V_HOST_CHECK]!, flags: v[V_FLAGS]!,
+          });
+        }
+      }
+    } finally {
+      kr.close();
+      vr.close();
+    }
+  });
+  return out;
+}
