@@ -95,4 +95,23 @@ describe('a store with values against a Map model', () => {
       { seed: 1818, numRuns: 15, plugins: [fc.interruptAfterTimeLimit(30_000, { failOnInterrupt: true })] },
     );
   });
+
+  it('drops a forgotten URL\'s value and gives it a new docID when it comes back, never reusing one', async () => {
+    const dir = tempDir();
+    const d = await Drum.open(dir, { workers: 0, fsync: false });
+    const ids = (): Map<string, number> => {
+      const v = readUrlValues(dir);
+      return new Map(POOL.slice(0, 5).filter((u) => v.has(keyOfString(u, 24).join(':'))).map((u) => [u, v.get(keyOfString(u, 24).join(':'))!.docID]));
+    };
+    try {
+      for await (const _ of d.checkUpdate([POOL.slice(0, 3)])) void _;
+      await d.forget([POOL[1]!]);
+      assert.deepEqual(ids(), new Map([[POOL[0]!, 0], [POOL[2]!, 2]]));
+      for await (const _ of d.checkUpdate([[POOL[1]!, POOL[3]!]])) void _;
+      assert.deepEqual(ids(), new Map([[POOL[0]!, 0], [POOL[1]!, 3], [POOL[2]!, 2], [POOL[3]!, 4]]));
+      assert.equal((await d.verify()).ok, true);
+    } finally {
+      await d.close();
+    }
+  });
 });
