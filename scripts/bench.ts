@@ -29,7 +29,7 @@ import type { SmallBatchResult } from './small-batches.js';
 import { scaleRun, type ScaleRunResult, type SliceRow } from './scale-run.js';
 import { formatFit } from './scale-fit.js';
 
-const KNOWN = ['drum', 'drum-raw', 'sort', 'set', 'level', 'duckdb', 'small', 'fixed', 'incremental', 'heritrix'];
+const KNOWN = ['drum', 'drum-keys', 'drum-raw', 'sort', 'set', 'level', 'duckdb', 'small', 'fixed', 'incremental', 'heritrix'];
 const HERITRIX = '../shared/datasets/heritrix-archive-org-2008/outlinks.tsv';
 const BYTES_PER_LINK = 62; // generator average incl. newline (see meta avgUrlBytes)
 
@@ -133,6 +133,9 @@ async function main(): Promise<void> {
   datasets.main = main1.meta;
   const drumState = join(work, 'drum-default-state');
   if (!skip.has('drum')) add(await rep(() => runDrum(ctx, { id: 'drum', dataset: 'main', label: 'drum ingest (default)', file: main1.file, links, state: drumState, raw: false, fresh: true })));
+  // The same file into a keys-only store (--no-values): what the values (docIDs, first run, last emission) cost.
+  if (!skip.has('drum-keys')) add(await rep(() => runDrum(ctx, { id: 'drum-keys', dataset: 'main', label: 'drum ingest --no-values (keys only)', file: main1.file, links, state: join(work, 'drum-keys-state'), raw: false, fresh: true, extra: ['--no-values'] })));
+  rmSync(join(work, 'drum-keys-state'), { recursive: true, force: true });
   if (!skip.has('drum-raw')) add(await rep(() => runDrum(ctx, { id: 'drum-raw', dataset: 'main', label: 'drum ingest --canonical none', file: main1.file, links, state: join(work, 'drum-raw-state'), raw: true, fresh: true })));
   rmSync(join(work, 'drum-raw-state'), { recursive: true, force: true });
   if (!skip.has('sort')) add(await rep(() => runSort(ctx, 'main', main1.file, links)));

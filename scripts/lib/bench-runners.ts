@@ -93,6 +93,8 @@ export interface DrumRun {
   raw: boolean;
   /** Delete the state dir first (false for the incremental batch). */
   fresh: boolean;
+  /** More `drum ingest` flags (e.g. --no-values). */
+  extra?: string[];
 }
 
 export async function runDrum(ctx: BenchContext, r: DrumRun): Promise<BenchRow> {
@@ -106,7 +108,7 @@ export async function runDrum(ctx: BenchContext, r: DrumRun): Promise<BenchRow> 
   const note = load();
   const m = await runMeasured(process.execPath, [
     join(ctx.repoRoot, 'bin', 'drum'), 'ingest', '--state', r.state, '--out', out, '--json', '--no-progress',
-    ...(r.raw ? ['--canonical', 'none'] : []), r.file,
+    ...(r.raw ? ['--canonical', 'none'] : []), ...(r.extra ?? []), r.file,
   ], { env: { ...process.env, DRUM_DIST_DIR: ctx.distDir }, timeoutMs: ctx.timeoutMs });
   fill(row, m, ctx.timeoutMs);
   row.bytesWritten = Math.max(0, pathBytes(r.state) - before) + pathBytes(out);

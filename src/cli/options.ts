@@ -45,6 +45,7 @@ export interface RawOptions {
   progress?: boolean;
   /** false with --no-fsync. */
   fsync?: boolean;
+  revisitAfter?: string;
   /** false with --no-values (ingest: create a keys-only store). */
   values?: boolean;
   force?: boolean;
@@ -174,6 +175,11 @@ export function ingestRequestFrom(raw: RawOptions, inputs: string[], cwd = proce
     req.outDir = resolve(cwd, raw.out);
   }
   if (raw.force) req.force = true;
+  if (raw.revisitAfter !== undefined) {
+    const sec = parseDuration(raw.revisitAfter);
+    if (sec === null) bad(`--revisit-after must be a duration such as 30d, 12h, 90m, 45s or 0s, got ${JSON.stringify(raw.revisitAfter)}`);
+    req.revisitAfter = sec;
+  }
   return req;
 }
 
@@ -189,4 +195,14 @@ export function topFrom(raw: RawOptions): number {
 
 export function limitFrom(raw: RawOptions): number {
   return raw.limit === undefined ? 20 : parseCount('--limit', raw.limit, 1, 1_000_000);
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
+
+/** Parses `30d`, `12h`, `90m`, `45s`, `2w`, `0s` (or plain seconds) into seconds; null when it is not a duration. */
+export function parseDuration(text: string): number | null {
+  const m = /^(\d+)\s*([smhdw]?)$/i.exec(text.trim());
+  if (m === null) return null;
+  const n = Number(m[1]) * DURATION_UNITS[(m[2] || 's').toLowerCase()]!;
+  return Number.isSafeInteger(n) && n < 2 ** 32 ? n : null;
 }

@@ -89,6 +89,7 @@ export function formatRunReport(r: RunReport, f: ReportFormat = {}): string {
     ['links read', fmtInt(r.linksRead)],
     ['new URLs', `${fmtInt(r.uniqueUrls)}${share}`],
     ['duplicates', fmtInt(r.duplicateUrls)],
+    ...(r.revisitUrls > 0 ? [['  due again (revisit)', fmtInt(r.revisitUrls)] as [string, string]] : []),
     ['rejected lines', fmtInt(r.rejectedLines)],
   ];
   for (const [reason, n] of Object.entries(r.rejectsByReason).sort((a, b) => b[1] - a[1])) rows.push([`  ${reason}`, fmtInt(n)]);

@@ -35,6 +35,13 @@ export interface IngestRequest extends ReadOptions {
   outDir?: string;
   /** Ingest inputs even if already fully ingested into this store. Default false. */
   force?: boolean;
+  /**
+   * Seconds: also emit, into revisit-NNNNN.txt, each stored URL of the input
+   * last emitted at least this long before the run started (once per run, in
+   * arrival order), and move its last emission to now. Needs a store with
+   * values. Inputs are never skipped as already ingested then. Default: off.
+   */
+  revisitAfter?: number;
   onProgress?: (p: Progress) => void;
   /**
    * Called as the run starts, just before it is recorded (and before its

@@ -17,8 +17,8 @@ export interface UniquePoint {
   urlsPerFile: number;
 }
 
-export function uniqueFileName(i: number): string {
-  return `unique-${String(i).padStart(5, '0')}.txt`;
+export function uniqueFileName(i: number, prefix = 'unique'): string {
+  return `${prefix}-${String(i).padStart(5, '0')}.txt`;
 }
 
 const NL = 0x0a;
@@ -40,6 +40,8 @@ export class UniqueWriter {
     at: UniquePoint,
     private readonly doFsync: boolean,
     bufferBytes = 1 << 20,
+    /** File names: `<prefix>-NNNNN.txt` (unique, or revisit for the URLs due again). */
+    private readonly prefix = 'unique',
   ) {
     this.buf = Buffer.allocUnsafe(Math.max(bufferBytes, 1 << 17));
     this.file = at.file;
@@ -47,8 +49,9 @@ export class UniqueWriter {
     this.urls = at.urls;
     this.urlsPerFile = at.urlsPerFile;
     // Drop whatever an interrupted attempt wrote past the commit point.
-    dropLaterFiles(dfs, outDir, at.file);
-    this.fd = dfs.open(join(outDir, uniqueFileName(this.file)), fs.existsSync(join(outDir, uniqueFileName(this.file))) ? 'r+' : 'w');
+    dropLaterFiles(dfs, outDir, at.file, prefix);
+    const first = join(outDir, uniqueFileName(this.file, prefix));
+    this.fd = dfs.open(first, fs.existsSync(first) ? 'r+' : 'w');
     dfs.truncate(this.fd, at.bytes);
   }
 
@@ -101,7 +104,7 @@ export class UniqueWriter {
     this.file++;
     this.bytes = 0;
     this.urls = 0;
-    this.fd = this.dfs.open(join(this.outDir, uniqueFileName(this.file)), 'w');
+    this.fd = this.dfs.open(join(this.outDir, uniqueFileName(this.file, this.prefix)), 'w');
   }
 
   /** Flushes and fsyncs; returns the commit point to record in the manifest. */
@@ -114,7 +117,7 @@ export class UniqueWriter {
   /** Names of the files written so far, in order. */
   fileNames(): string[] {
     const out: string[] = [];
-    for (let i = 1; i <= this.file; i++) out.push(uniqueFileName(i));
+    for (let i = 1; i <= this.file; i++) out.push(uniqueFileName(i, this.prefix));
     return out;
   }
 
@@ -127,8 +130,8 @@ export class UniqueWriter {
   }
 }
 
-function dropLaterFiles(dfs: DrumFs, outDir: string, file: number): void {
-  for (const f of listUniqueFiles(outDir)) {
+function dropLaterFiles(dfs: DrumFs, outDir: string, file: number, prefix = 'unique'): void {
+  for (const f of listUniqueFiles(outDir, prefix)) {
     if (f.index > file) dfs.unlink(join(outDir, f.name));
   }
 }
@@ -139,9 +142,9 @@ function dropLaterFiles(dfs: DrumFs, outDir: string, file: number): void {
  * stays is exactly the URLs the store committed (an abandoned run's outputs).
  * A file already shorter, or missing, is left as it is.
  */
-export function cutToCommitPoint(dfs: DrumFs, outDir: string, at: { file: number; bytes: number }): void {
-  dropLaterFiles(dfs, outDir, at.file);
-  const path = join(outDir, uniqueFileName(at.file));
+export function cutToCommitPoint(dfs: DrumFs, outDir: string, at: { file: number; bytes: number }, prefix = 'unique'): void {
+  dropLaterFiles(dfs, outDir, at.file, prefix);
+  const path = join(outDir, uniqueFileName(at.file, prefix));
   if (!fs.existsSync(path) || fs.statSync(path).size <= at.bytes) return;
   const fd = dfs.open(path, 'r+');
   try {
@@ -151,7 +154,7 @@ export function cutToCommitPoint(dfs: DrumFs, outDir: string, at: { file: number
   }
 }
 
-export function listUniqueFiles(dir: string): { name: string; index: number }[] {
+export function listUniqueFiles(dir: string, prefix = 'unique'): { name: string; index: number }[] {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -160,8 +163,8 @@ export function listUniqueFiles(dir: string): { name: string; index: number }[] 
   }
   const out: { name: string; index: number }[] = [];
   for (const name of names) {
-    const m = /^unique-(\d{5,})\.txt$/.exec(name);
-    if (m) out.push({ name, index: Number(m[1]) });
+    const m = /^([a-z]+)-(\d{5,})\.txt$/.exec(name);
+    if (m && m[1] === prefix) out.push({ name, index: Number(m[2]) });
   }
   return out.sort((a, b) => a.index - b.index);
 }

@@ -3,7 +3,7 @@
 // timers. Does not format anything (src/stats/report-build.ts and src/cli do).
 
 export const RUN_COUNTER_NAMES = [
-  'linksRead', 'uniqueUrls', 'duplicateUrls', 'rejectedLines',
+  'linksRead', 'uniqueUrls', 'duplicateUrls', 'rejectedLines', 'revisitUrls',
   'lineLookups', 'lineRepeats', 'chunkRepeats', 'cacheLookups', 'cacheHits', 'recentLookups', 'recentHits',
   'bloomDefinitelyNew', 'bloomMaybeSeen', 'bloomFalsePositives', 'lossyDropped',
   'diskLookups', 'diskHits', 'storeHits', 'inRoundRepeats',

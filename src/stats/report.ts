@@ -29,6 +29,8 @@ export interface RunReport {
   inputs: { path: string; bytes: number; sha256: string | null; skipped: boolean }[];
   linksRead: number;
   uniqueUrls: number;
+  /** --revisit-after: stored URLs due again, written to revisit-NNNNN.txt (also counted in duplicateUrls). 0 without it. */
+  revisitUrls: number;
   duplicateUrls: number;
   rejectedLines: number;
   rejectsByReason: Record<string, number>;

@@ -81,6 +81,11 @@ export interface RunState {
   counters: Record<string, number>;
   /** The run's number in this store (1, 2, …; ManifestBody.runSeq): the firstRun of the URLs it stores. */
   seq?: number;
+  /**
+   * `--revisit-after`: the rule (interval, run start in unix seconds) and the
+   * committed point of the revisit-NNNNN.txt files.
+   */
+  revisit?: { afterSec: number; fromSec: number; file: number; bytes: number; urls: number; urlsPerFile: number };
 }
 
 export interface RunSummary {

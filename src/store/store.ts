@@ -11,7 +11,7 @@ import { DrumError, osCode } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { keysFileName } from './format.js';
 import { KeyReader } from './key-reader.js';
-import { ValueReader } from './value-io.js';
+import { ValueReader, type ValueBuffers } from './value-io.js';
 import { valuesFileName } from './values-format.js';
 import { acquireLock, LEGACY_LOCK_NAME, WRITER_LOCK_DIR, type WriterLock } from './lock.js';
 import {
@@ -175,10 +175,10 @@ export class Store {
   }
 
   /** A reader over bucket b's committed values file, or null if the bucket is empty (or the store keeps no values). */
-  openValues(b: number): ValueReader | null {
+  openValues(b: number, buffers?: ValueBuffers): ValueReader | null {
     const e = this.body.buckets[b];
     if (!e || e.values === undefined) return null;
-    return ValueReader.open(this.dfs, join(this.dir, e.values.file), { bucket: b, count: e.keys, valueBytes: this.valueBytes }, e.values.bytes);
+    return ValueReader.open(this.dfs, join(this.dir, e.values.file), { bucket: b, count: e.keys, valueBytes: this.valueBytes }, e.values.bytes, buffers);
   }
 
   /** Path (absolute) and manifest name of bucket b's values file for the next commit. */

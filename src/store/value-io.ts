@@ -17,6 +17,19 @@ import {
 
 const IO_BLOCKS = 4; // blocks per read or write
 
+/** A reader's and a writer's buffers for one value width; one set is lent to every bucket's reader and writer in turn (no garbage per bucket). */
+export interface ValueBuffers {
+  valueBytes: number;
+  chunk: Uint8Array;
+  block: Uint32Array;
+  out: Uint8Array;
+}
+
+export function newValueBuffers(valueBytes: number): ValueBuffers {
+  const io = (VALUE_BLOCK * valueBytes + VALUE_CRC_BYTES) * IO_BLOCKS;
+  return { valueBytes, chunk: new Uint8Array(io), block: new Uint32Array((VALUE_BLOCK * valueBytes) / 4), out: new Uint8Array(io) };
+}
+
 export class ValueReader {
   /** Values of the current block, `words` u32 each. */
   private vals: Uint32Array = new Uint32Array(0);
@@ -30,13 +43,15 @@ export class ValueReader {
   private readonly blockBytes: number;
   readonly words: number;
 
-  private constructor(private readonly fs: DrumFs, readonly path: string, private readonly fd: number, readonly header: ValuesHeader) {
+  private constructor(private readonly fs: DrumFs, readonly path: string, private readonly fd: number, readonly header: ValuesHeader, chunk?: Uint8Array) {
     this.words = header.valueBytes / 4;
     this.blockBytes = header.blockValues * header.valueBytes + VALUE_CRC_BYTES;
-    this.chunk = new Uint8Array(this.blockBytes * IO_BLOCKS);
+    const need = this.blockBytes * IO_BLOCKS;
+    this.chunk = chunk !== undefined && chunk.length >= need ? chunk : new Uint8Array(need);
   }
 
-  static open(fs: DrumFs, path: string, expect: { bucket: number; count: number; valueBytes: number }, fileBytes: number): ValueReader {
+  /** `buffers`, when given (and of the file's width), lends the read chunk. */
+  static open(fs: DrumFs, path: string, expect: { bucket: number; count: number; valueBytes: number }, fileBytes: number, buffers?: ValueBuffers): ValueReader {
     const fd = fs.open(path, 'r');
     try {
       const hb = new Uint8Array(VALUES_HEADER_BYTES);
@@ -50,7 +65,7 @@ export class ValueReader {
       if (h.valueBytes !== expect.valueBytes) corrupt(`values of ${h.valueBytes} bytes, the store's are ${expect.valueBytes}`);
       const want = valuesFileBytes(h.count, h.valueBytes, h.blockValues);
       if (fileBytes !== want) corrupt(`is ${fileBytes} bytes, ${want} expected (truncated or padded)`);
-      return new ValueReader(fs, path, fd, h);
+      return new ValueReader(fs, path, fd, h, buffers?.chunk);
     } catch (e) {
       fs.close(fd);
       throw e;
@@ -134,7 +149,8 @@ export class ValueReader {
 
 export class ValueWriter {
   private readonly fd: number;
-  private readonly block: Uint32Array;
+  /** The block being filled: value k of it at block[k * words]. slot() hands out the next one. */
+  readonly block: Uint32Array;
   private readonly out: Uint8Array;
   private outUsed = 0;
   private inBlock = 0;
@@ -144,12 +160,23 @@ export class ValueWriter {
   private readonly tmp: string;
   readonly words: number;
 
-  constructor(private readonly fs: DrumFs, readonly path: string, readonly bucket: number, readonly valueBytes: number, private readonly doFsync: boolean) {
+  constructor(private readonly fs: DrumFs, readonly path: string, readonly bucket: number, readonly valueBytes: number, private readonly doFsync: boolean, buffers?: ValueBuffers) {
     this.words = valueBytes / 4;
     this.tmp = `${path}.tmp`;
     this.fd = fs.open(this.tmp, 'w');
-    this.block = new Uint32Array(VALUE_BLOCK * this.words);
-    this.out = new Uint8Array((VALUE_BLOCK * valueBytes + VALUE_CRC_BYTES) * IO_BLOCKS);
+    const b = buffers !== undefined && buffers.valueBytes === valueBytes ? buffers : newValueBuffers(valueBytes);
+    this.block = b.block;
+    this.out = b.out;
+  }
+
+  /** Offset in `block` of the next value; write it there, then call advance(). */
+  slot(): number {
+    return this.inBlock * this.words;
+  }
+
+  /** The value at slot() is complete. */
+  advance(): void {
+    if (++this.inBlock === VALUE_BLOCK) this.endBlock();
   }
 
   /** Values pushed so far. */

@@ -24,8 +24,8 @@ export interface ValueHooks {
 export interface ValuePass {
   reader: ValueReader | null;
   writer: ValueWriter;
-  /** Calls its argument with each (position, ordinal) pair, ascending positions. */
-  pairs: (fn: (pos: number, ordinal: number) => void) => void;
+  /** Calls its argument with runs of (position, ordinal) pairs (interleaved), ascending positions. */
+  pairs: (fn: (pairs: Uint32Array, n: number) => void) => void;
   newBits: Uint8Array;
   /** Rank of new ordinal o among the round's new ordinals. */
   rankOf: (o: number) => number;
@@ -38,31 +38,34 @@ export interface ValuePass {
 
 /** Runs one bucket's values pass; the caller finishes or aborts the writer. */
 export function mergeValues(p: ValuePass): void {
-  const { reader, writer, newBits, hooks } = p;
-  const tmp = new Uint32Array(writer.words);
-  const copyTo = (pos: number): void => {
-    const gap = pos - writer.pushed;
-    if (gap < 0) throw new DrumError('DRUM_INTERNAL', `values pass: position ${pos} behind ${writer.pushed}`);
-    if (gap > 0) {
-      if (reader === null) throw new DrumError('DRUM_INTERNAL', 'values pass: old values needed but the bucket had none');
-      reader.copy(gap, writer);
+  const { reader, writer, newBits, hooks, rankOf, drop } = p;
+  const { fill, update, out } = hooks;
+  const block = writer.block;
+  p.pairs((pairs, n) => {
+    for (let k = 0; k < n; k++) {
+      const pos = pairs[2 * k]!;
+      const o = pairs[2 * k + 1]!;
+      const gap = pos - writer.pushed;
+      if (gap !== 0) {
+        if (gap < 0) throw new DrumError('DRUM_INTERNAL', `values pass: position ${pos} behind ${writer.pushed}`);
+        if (reader === null) throw new DrumError('DRUM_INTERNAL', 'values pass: old values needed but the bucket had none');
+        reader.copy(gap, writer);
+      }
+      if (drop) {
+        reader!.copy(1, null);
+        continue;
+      }
+      const at = writer.slot();
+      if ((newBits[o >>> 3]! & (1 << (o & 7))) !== 0) {
+        fill(o, rankOf(o), block, at);
+      } else {
+        if (reader === null) throw new DrumError('DRUM_INTERNAL', 'values pass: a hit in a bucket without values');
+        reader.take(block, at);
+        if (update !== null) update(o, block, at);
+      }
+      if (out !== null) out(o, block, at);
+      writer.advance();
     }
-  };
-  p.pairs((pos, o) => {
-    copyTo(pos);
-    if (p.drop) {
-      reader!.copy(1, null);
-      return;
-    }
-    if ((newBits[o >>> 3]! & (1 << (o & 7))) !== 0) {
-      hooks.fill(o, p.rankOf(o), tmp, 0);
-    } else {
-      if (reader === null) throw new DrumError('DRUM_INTERNAL', 'values pass: a hit in a bucket without values');
-      reader.take(tmp, 0);
-      hooks.update?.(o, tmp, 0);
-    }
-    writer.push(tmp, 0);
-    hooks.out?.(o, tmp, 0);
   });
   if (reader !== null) reader.copy(reader.remaining, writer);
   if (writer.pushed !== p.keys) {

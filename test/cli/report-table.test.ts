@@ -23,6 +23,7 @@ function sampleReport(over: Partial<RunReport> = {}): RunReport {
     inputs: [{ path: '/in/a.txt', bytes: 1234, sha256: 'ab'.repeat(32), skipped: false }],
     linksRead: 38277,
     uniqueUrls: 20001,
+    revisitUrls: 0,
     duplicateUrls: 18000,
     rejectedLines: 276,
     rejectsByReason: { 'unsupported-scheme': 270, 'invalid-host': 6 },

@@ -13,6 +13,7 @@ import type { BlockSink } from '../workers/dispatch.js';
 import type { Session } from './session.js';
 import type { CoreValues, WrittenBucket } from './drum-core.js';
 import { urlValueHooks } from './url-values.js';
+import { RevisitRound, revisitHook, type RevisitRule } from './revisit.js';
 
 export interface CommitParams {
   counters: RunCounters;
@@ -20,6 +21,8 @@ export interface CommitParams {
   emit: (buf: Buffer, start: number, end: number, ordinal: number) => void;
   /** Takes whole blocks of new URLs when the round dispatches through a worker (round.ts). */
   sink?: BlockSink;
+  /** A revisit run: its rule, and where each due URL goes (in arrival order, after the round's merge). */
+  revisit?: { rule: RevisitRule; emit: (buf: Buffer, start: number, end: number) => void };
   /** Makes the caller's outputs durable and returns the manifest fields it owns (run, history). */
   beforeCommit: (storeUrls: number) => Promise<Pick<ManifestBody, 'run' | 'history'>>;
 }
@@ -32,12 +35,22 @@ export interface CommitParams {
 export async function mergeAndCommit(s: Session, p: CommitParams): Promise<number> {
   const tm = performance.now();
   const body = s.store.body;
+  const nowSec = Math.floor(s.opts.now() / 1000);
+  const due = p.revisit !== undefined && s.valued ? new RevisitRound(s.aux.records) : null;
+  const update = due === null ? null : revisitHook(p.revisit!.rule, due, nowSec);
   const res = await mergeRound({
     core: s.core, front: s.front, counters: p.counters, fsync: s.opts.fsync,
     files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit: p.emit,
     worker: { pool: s.pool, minRecords: s.opts.tuning.workerDispatchMin }, sink: p.sink,
-    time: (stage, ms, items) => s.timer.add(stage, ms, items), values: roundValues(s),
+    time: (stage, ms, items) => s.timer.add(stage, ms, items), values: roundValues(s, nowSec, update),
   });
+  if (due !== null && due.count > 0) {
+    // The due URLs, in arrival order: one more sequential read of the round's aux log.
+    const td = performance.now();
+    s.aux.forEachWanted(due.bits, 4 << 20, (_o, buf, start, end) => p.revisit!.emit(buf, start, end));
+    s.timer.add('revisit', performance.now() - td, due.count);
+  }
+  if (due !== null) p.counters.revisitUrls += due.count;
   s.timer.add('merge', performance.now() - tm, s.aux.records);
   const buckets = namedBuckets(s, body, res.written);
   let bloom = body.bloom;
@@ -77,13 +90,14 @@ export function namedBuckets(s: Session, body: ManifestBody, written: Map<number
  * url-values.ts), else undefined. Every round that writes the store's key
  * files must pass it ('delete' too: the dropped keys' values go).
  */
-export function roundValues(s: Session): CoreValues | undefined {
+export function roundValues(s: Session, nowSec = Math.floor(s.opts.now() / 1000), update: CoreValues['update'] = null): CoreValues | undefined {
   if (!s.valued) return undefined;
   const st = s.store;
   const body = st.body;
   return {
-    files: { openValues: (b) => st.openValues(b), valuesOutputPath: (b) => st.nextValuesFile(b).path },
-    ...urlValueHooks({ docBase: body.docIDs ?? 0, run: body.run?.seq ?? 0, nowSec: Math.floor(s.opts.now() / 1000), hostChecks: s.front.hostChecks! }),
+    files: { openValues: (b, buffers) => st.openValues(b, buffers), valuesOutputPath: (b) => st.nextValuesFile(b).path },
+    ...urlValueHooks({ docBase: body.docIDs ?? 0, run: body.run?.seq ?? 0, nowSec, hostChecks: s.front.hostChecks! }),
+    update,
   };
 }
 

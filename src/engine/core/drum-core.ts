@@ -38,7 +38,7 @@ import type { WrittenFile } from '../../store/key-writer.js';
 import { dispatchOnWorker, type BlockSink } from '../workers/dispatch.js';
 import type { ParsePool } from '../workers/parse-pool.js';
 import type { ValueReader } from '../../store/value-io.js';
-import { ValueWriter } from '../../store/value-io.js';
+import { newValueBuffers, ValueWriter, type ValueBuffers } from '../../store/value-io.js';
 import { mergeValues, rankIndex, type ValueHooks } from '../../store/value-merge.js';
 import { mergeBuckets, type BucketFiles, type SortArea } from './sort-stage.js';
 import { ValueEvents } from './value-events.js';
@@ -54,8 +54,8 @@ export type CoreCounters = Pick<RunCounters, 'diskLookups' | 'inRoundRepeats' | 
 
 /** Where a round reads and writes values files (stores with values). */
 export interface ValueFiles {
-  /** Bucket b's committed values file, or null when the bucket is empty. */
-  openValues(b: number): ValueReader | null;
+  /** Bucket b's committed values file, or null when the bucket is empty; `buffers`, when given, are lent to the reader. */
+  openValues(b: number, buffers?: ValueBuffers): ValueReader | null;
   /** Path of bucket b's values file for this round's output. */
   valuesOutputPath(b: number): string;
 }
@@ -116,6 +116,8 @@ export interface CoreVerdicts {
 export class DrumCore {
   /** The values pass's record of where merged keys landed (stores with values). */
   private readonly events: ValueEvents | null;
+  /** Read and write buffers lent to every bucket's values reader and writer in turn. */
+  readonly valueBuffers: ValueBuffers | null;
 
   /**
    * `valueWords`: u32 words per value (0: keys only); `eventsPath`: the work
@@ -130,6 +132,7 @@ export class DrumCore {
     eventsPath = '',
   ) {
     this.events = valueWords > 0 ? new ValueEvents(dfs, eventsPath) : null;
+    this.valueBuffers = valueWords > 0 ? newValueBuffers(4 * valueWords) : null;
   }
 
   /** Ordinals handed out this round (the next add() gets this one). */
@@ -212,11 +215,11 @@ export class DrumCore {
       if (events.count(b) === 0) continue;
       const w = written.get(b)!;
       const path = values.files.valuesOutputPath(b);
-      const reader = values.files.openValues(b);
+      const reader = values.files.openValues(b, this.valueBuffers!);
       let writer: ValueWriter | null = null;
       try {
-        writer = new ValueWriter(this.dfs, path, b, 4 * this.valueWords, r.fsync);
-        mergeValues({ reader, writer, pairs: (fn) => events.forEach(b, fn), newBits, rankOf, drop: op === 'delete', hooks: values, keys: w.file.keys });
+        writer = new ValueWriter(this.dfs, path, b, 4 * this.valueWords, r.fsync, this.valueBuffers!);
+        mergeValues({ reader, writer, pairs: (fn) => events.forEachRun(b, fn), newBits, rankOf, drop: op === 'delete', hooks: values, keys: w.file.keys });
         w.values = { path, file: writer.finish() };
         items += w.file.keys;
       } catch (e) {

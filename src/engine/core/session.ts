@@ -68,7 +68,7 @@ export class Session {
     this.area = new SortArea(plan.sortEntries);
     const valued = store.valueBytes > 0;
     this.core = new DrumCore(dfs, pending, aux, this.area, valued ? URL_VALUE_WORDS : 0, join(workDir, 'values-events.dat'));
-    if (valued) front.hostChecks = new RoundHostChecks();
+    if (valued) front.hostChecks = new RoundHostChecks(plan.roundCapacity);
   }
 
   /** True when the store keeps a value per URL (docs/file-format.md). */
@@ -169,6 +169,17 @@ export class Session {
     // Dropped first: if the reload fails, no key of the abandoned work stays in the filter.
     this.front.bloom = null;
     this.front.bloom = this.opts.bloom !== 'off' && bf !== null ? await readBloom(this.dfs, join(this.dir, bf.file)) : null;
+  }
+
+  /**
+   * Empties the line memos, the hot cache and the recent table (a revisit
+   * run: their answers must come from this run, not an earlier one). The
+   * Bloom filter stays: it never answers without the store.
+   */
+  clearTiers(): void {
+    this.pool.clearMemo();
+    this.front.cache.clear();
+    this.front.recent.clear();
   }
 
   /** Warms the line memos from memo.cache if it was saved after the committed state (else they stay as they are). */

@@ -41,7 +41,12 @@ export function upgradedValue(docID: number, v: Uint32Array, at: number): void {
 
 /** Host checks by ordinal for the round in progress (4 bytes per record; the budget plans for them). */
 export class RoundHostChecks {
-  private a = new Uint32Array(1 << 16);
+  private a: Uint32Array;
+
+  /** `capacity`: records a round can reach (allocated once; pages untouched by a small round are never resident). */
+  constructor(capacity = 1 << 16) {
+    this.a = new Uint32Array(capacity);
+  }
 
   set(ordinal: number, check: number): void {
     if (ordinal >= this.a.length) {

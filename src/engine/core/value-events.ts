@@ -56,26 +56,26 @@ export class ValueEvents implements ValueEventSink {
     return r === undefined ? 0 : r.to - r.from;
   }
 
-  /** Calls fn(pos, ordinal) for each of bucket b's pairs, in the order recorded. */
-  forEach(b: number, fn: (pos: number, ordinal: number) => void): void {
+  /**
+   * Hands bucket b's pairs to fn in the order recorded, a run at a time:
+   * fn(pairs, n) with pairs[2k] = position, pairs[2k + 1] = ordinal.
+   */
+  forEachRun(b: number, fn: (pairs: Uint32Array, n: number) => void): void {
     const r = this.ranges.get(b);
     if (r === undefined) return;
     let i = r.from;
     if (i < this.spilled) {
       const buf = (this.readBuf ??= new Uint32Array(2 * READ_PAIRS));
       const bytes = new Uint8Array(buf.buffer);
-      while (i < Math.min(r.to, this.spilled)) {
-        const n = Math.min(READ_PAIRS, Math.min(r.to, this.spilled) - i);
+      const end = Math.min(r.to, this.spilled);
+      while (i < end) {
+        const n = Math.min(READ_PAIRS, end - i);
         this.dfs.readFully(this.fd, bytes, 0, 8 * n, 8 * i);
-        for (let k = 0; k < n; k++) fn(buf[2 * k]!, buf[2 * k + 1]!);
+        fn(buf, n);
         i += n;
       }
     }
-    const ram = this.ram;
-    for (; i < r.to; i++) {
-      const at = 2 * (i - this.spilled);
-      fn(ram[at]!, ram[at + 1]!);
-    }
+    if (i < r.to) fn(this.ram.subarray(2 * (i - this.spilled), 2 * (r.to - this.spilled)), r.to - i);
   }
 
   private spill(): void {

@@ -49,7 +49,12 @@ export async function ingest(s: Session, req: IngestRequest): Promise<RunReport>
 async function planIngest(s: Session, req: IngestRequest): Promise<RunPlan> {
   const inputs = await describeInputs(req.inputs, s.opts.tuning.fullHashMaxBytes);
   const known = req.force ? inputs.map(() => false) : await knownInputs(s.store.body, s.catalog, inputs);
-  return planRun(s.dir, s.store.body, req, inputs, (i) => known[inputs.indexOf(i)] ?? false, s.opts.tuning.urlsPerFile);
+  if (req.revisitAfter !== undefined) {
+    if (!s.valued) throw new DrumError('DRUM_NEEDS_UPGRADE', '--revisit-after needs the time each URL was last emitted, which this store (keys only) lacks; run drum upgrade first');
+    // Lossy mode answers "maybe seen" URLs without the store: a due one would never be found.
+    if (s.opts.bloom === 'lossy') throw new DrumError('DRUM_BAD_OPTION', '--revisit-after cannot be combined with --bloom lossy');
+  }
+  return planRun(s.dir, s.store.body, req, inputs, (i) => known[inputs.indexOf(i)] ?? false, s.opts.tuning.urlsPerFile, s.opts.now());
 }
 
 /** Refuses a store that fails verification before anything is written. */
@@ -144,6 +149,9 @@ async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: numbe
     await s.catalog.putRun(runningRecord(run));
   }
   const out = new RunOutputs(s.dfs, run, plan.resume, s.workDir, s.opts.fsync);
+  // A revisit run starts with cold tiers: a tier hit is then a URL this run already sent to the store (where it was judged), never one
+  // vouched for by an earlier run, whose due URLs would go unseen.
+  if (run.revisit !== undefined) s.clearTiers();
   s.front.startRound();
   const base = plan.resume ? restoreCounters(run.counters) : newRunCounters();
   return {
@@ -200,7 +208,10 @@ function routeChunk(r: IngestRun, p: ParsedChunk, tooLong: Reject[]): void {
 async function commitRound(r: IngestRun, final: boolean): Promise<void> {
   const { s, c, out, run } = r;
   r.meter.progress('merging', c);
-  await mergeAndCommit(s, { counters: c, emit: out.emit, sink: out.sink, beforeCommit: (storeUrls) => closeRound(r, final, storeUrls) });
+  await mergeAndCommit(s, {
+    counters: c, emit: out.emit, sink: out.sink, beforeCommit: (storeUrls) => closeRound(r, final, storeUrls),
+    revisit: run.revisit === undefined || out.revisit === null ? undefined : { rule: run.revisit, emit: (buf, start, end) => out.revisit!.write(buf, start, end) },
+  });
   const committed = s.store.body.run!.unique;
   const to = { file: committed.file, bytes: committed.bytes };
   r.lastRound = { runId: run.runId, outDir: run.outDir, from: r.roundFrom, to, committedUrls: c.uniqueUrls, final };
@@ -224,6 +235,7 @@ async function closeRound(r: IngestRun, final: boolean, storeUrls: number): Prom
   const nextRun: RunState = {
     ...run, position: { ...r.position }, rounds: run.rounds + 1, unique: point, lastRoundFrom: { ...r.roundFrom },
     rejectsBytes: out.rejects.committedLength(), counters: flattenCounters(c),
+    ...(run.revisit !== undefined && out.revisitAt !== null ? { revisit: { ...run.revisit, ...out.revisitAt } } : {}),
     status: final ? 'complete' : 'running', finishedAt: final ? new Date().toISOString() : null,
   };
   run.rounds = nextRun.rounds;

@@ -39,6 +39,7 @@ export function buildReport(
     inputs: run.inputs.map((i, k) => ({ path: i.path, bytes: i.bytes, sha256: i.path === '-' || i.sha256 === '' ? null : i.sha256, skipped: skipped[k] ?? false })),
     linksRead: c.linksRead,
     uniqueUrls: c.uniqueUrls,
+    revisitUrls: c.revisitUrls,
     duplicateUrls: c.duplicateUrls,
     rejectedLines: c.rejectedLines,
     rejectsByReason: { ...c.rejectsByReason },

@@ -21,6 +21,8 @@ import { HostCounter } from '../hosts/host-counter.js';
 export class RunOutputs {
   readonly rejects: RejectsWriter;
   readonly unique: UniqueWriter;
+  /** revisit-NNNNN.txt: the URLs due again (runs with --revisit-after), else null. */
+  readonly revisit: UniqueWriter | null;
   /** Host counts of a round: sealed parts past a few MiB go to a work file, not RAM. */
   private readonly hosts: HostCounter;
   /** Receives one new URL (dispatch on this thread). */
@@ -32,6 +34,7 @@ export class RunOutputs {
     dfs.mkdirp(run.outDir);
     this.rejects = RejectsWriter.open(dfs, join(run.outDir, 'rejects.tsv'), { resumeLength: resume ? run.rejectsBytes : 0, fsync });
     const unique = (this.unique = new UniqueWriter(dfs, run.outDir, run.unique, fsync));
+    this.revisit = run.revisit === undefined ? null : new UniqueWriter(dfs, run.outDir, run.revisit, fsync, 1 << 20, 'revisit');
     const hosts = (this.hosts = new HostCounter({ dfs, path: join(workDir, 'hosts.parts') }));
     this.emit = (buf, start, end) => {
       unique.write(buf, start, end);
@@ -61,9 +64,10 @@ export class RunOutputs {
     this.rejects.addAll(rs);
   }
 
-  /** Makes both files durable; returns the unique files' commit point. */
+  /** Makes the files durable; returns the unique files' commit point (revisitPoint() gives the revisit files'). */
   async sync(): Promise<UniquePoint> {
     const point = this.unique.sync();
+    this.revisitAt = this.revisit?.sync() ?? null;
     await this.rejects.sync();
     return point;
   }
@@ -84,8 +88,12 @@ export class RunOutputs {
     parts.close();
   }
 
+  /** The revisit files' point as of the last sync(), or null. */
+  revisitAt: UniquePoint | null = null;
+
   async close(): Promise<void> {
     this.unique.close();
+    this.revisit?.close();
     await this.rejects.close();
   }
 

@@ -70,7 +70,9 @@ function sameInputs(a: InputRecord[], b: InputRecord[]): boolean {
 }
 
 function readOptionsOf(req: IngestRequest): Record<string, string> {
-  return { format: req.format ?? 'auto', links: req.links ?? 'nav', warcLinks: req.warcLinks ?? 'html' };
+  const o: Record<string, string> = { format: req.format ?? 'auto', links: req.links ?? 'nav', warcLinks: req.warcLinks ?? 'html' };
+  if (req.revisitAfter !== undefined) o.revisitAfter = String(req.revisitAfter);
+  return o;
 }
 
 /**
@@ -84,6 +86,7 @@ export function planRun(
   inputs: InputRecord[],
   alreadyIngested: (i: InputRecord) => boolean,
   urlsPerFile = URLS_PER_FILE,
+  nowMs = Date.now(),
 ): RunPlan {
   const last = body.run;
   const options = readOptionsOf(req);
@@ -96,7 +99,8 @@ export function planRun(
   const abandoned = last !== null && last.status === 'running' ? { ...last, status: 'abandoned' as const } : null;
   const runId = newRunId();
   const outDir = outWanted ?? join(resolve(stateDir), 'runs', runId);
-  const skipped = inputs.map((i) => !req.force && i.path !== '-' && alreadyIngested(i));
+  // A revisit run reads every input: an input ingested before can hold URLs due again.
+  const skipped = inputs.map((i) => !req.force && req.revisitAfter === undefined && i.path !== '-' && alreadyIngested(i));
   if (skipped.some((x) => !x)) {
     checkOutDirPlace(stateDir, outDir);
     checkOutDir(outDir);
@@ -116,6 +120,9 @@ export function planRun(
     unique: { file: 1, bytes: 0, urls: 0, urlsPerFile },
     rejectsBytes: 0,
     counters: {},
+    ...(req.revisitAfter !== undefined
+      ? { revisit: { afterSec: req.revisitAfter, fromSec: Math.floor(nowMs / 1000), file: 1, bytes: 0, urls: 0, urlsPerFile } }
+      : {}),
   };
   return { resume: false, run, skipped, abandoned };
 }
