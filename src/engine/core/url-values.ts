@@ -43,9 +43,13 @@ export function upgradedValue(docID: number, v: Uint32Array, at: number): void {
 export class RoundHostChecks {
   private a: Uint32Array;
 
-  /** `capacity`: records a round can reach (allocated once; pages untouched by a small round are never resident). */
+  /**
+   * `capacity`: records a round can reach. Allocated once up to 2^22 records
+   * (16 MiB; pages a small round never touches are never resident), grown by
+   * doubling past that.
+   */
   constructor(capacity = 1 << 16) {
-    this.a = new Uint32Array(capacity);
+    this.a = new Uint32Array(Math.max(1, Math.min(capacity, 1 << 22)));
   }
 
   set(ordinal: number, check: number): void {
