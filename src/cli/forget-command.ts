@@ -33,10 +33,18 @@ export async function forgetCommand(inputs: string[], raw: RawOptions, io: CliIo
 
 /** The summary: counts first, then the first rejects by line, then where the files are. */
 export function formatForget(r: ForgetReport): string {
+  const byHost = (r.hosts ?? []).reduce((a, h) => a + h.forgotten, 0);
+  const listed = `${fmtInt(r.asked)} URLs asked (${fmtInt(r.notStored)} not stored, ${fmtInt(r.repeats)} repeats)`;
   const lines = [
-    `forgot ${fmtInt(r.forgotten)} of ${fmtInt(r.asked)} URLs asked (${fmtInt(r.notStored)} not stored, ${fmtInt(r.repeats)} repeats); ${fmtInt(r.rejectedLines)} lines rejected`,
+    r.hosts === undefined
+      ? `forgot ${fmtInt(r.forgotten)} of ${listed}; ${fmtInt(r.rejectedLines)} lines rejected`
+      : `forgot ${fmtInt(r.forgotten)} URLs: ${fmtInt(byHost)} by host, ${fmtInt(r.forgotten - byHost)} of ${listed}; ${fmtInt(r.rejectedLines)} lines rejected`,
     `store now holds ${fmtInt(r.storeUrls)} URLs`,
   ];
+  for (const h of r.hosts ?? []) {
+    const kept = h.unknownHost === 0 ? '' : `; ${fmtInt(h.unknownHost)} of its key range kept: stored before the store had values, their host is unknown (forget them by list)`;
+    lines.push(`  ${h.host}: ${fmtInt(h.forgotten)} forgotten${kept}`);
+  }
   for (const x of r.rejects.slice(0, 10)) lines.push(`  rejected: input ${x.input + 1} line ${x.line}: ${x.reason}`);
   if (r.rejectedLines > 10) lines.push(`  ... ${fmtInt(r.rejectedLines - 10)} more in rejects.tsv`);
   lines.push(`forgotten URLs: ${r.outDir}/forgotten.txt; run ${r.runId}`);

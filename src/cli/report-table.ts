@@ -227,7 +227,7 @@ function forgetRow(r: RunRecord): string[] {
   return [
     r.runId, r.status, r.startedAt, r.finishedAt ? fmtDuration(Date.parse(r.finishedAt) - Date.parse(r.startedAt)) : '-',
     fmtInt(f.asked), `-${fmtInt(f.forgotten)}`, fmtInt(f.notStored + f.repeats), fmtInt(f.rejectedLines),
-    `forget ${[...(f.hosts ?? []).map((h) => `--host ${h}`), ...r.inputs.map((i) => i.path)].join(' ')}`, r.outDir,
+    `forget ${[...(f.hosts ?? []).map((h) => `--host ${h.host}`), ...r.inputs.map((i) => i.path)].join(' ')}`, r.outDir,
   ];
 }
 

@@ -137,6 +137,11 @@ export interface ForgetReport {
   repeats: number;
   /** Lines that named no URL (rejects.tsv has them all). */
   rejectedLines: number;
+  /**
+   * forget --host: per exact host, the URLs removed and those of its key range kept because their
+   * host check is unknown (stored before the store had values; forget them by list). Absent without hosts.
+   */
+  hosts?: { host: string; forgotten: number; unknownHost: number }[];
   /** The first FORGET_REJECTS_KEPT rejects, with their line numbers. */
   rejects: ForgetReject[];
   /** URLs in the store after the forget. */

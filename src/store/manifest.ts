@@ -110,8 +110,8 @@ export interface ForgetCounts {
   notStored: number;
   repeats: number;
   rejectedLines: number;
-  /** The exact hosts it forgot whole (forget --host), if any. */
-  hosts?: string[];
+  /** forget --host: each exact host, the URLs of it removed, and those of its key range kept because their host check is unknown. */
+  hosts?: { host: string; forgotten: number; unknownHost: number }[];
 }
 
 export interface ManifestBody {

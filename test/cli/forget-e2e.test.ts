@@ -46,7 +46,7 @@ describe('drum forget', () => {
   it('refuses --host on a keys-only store with DRUM_NEEDS_UPGRADE and deletes nothing; never creates a store', async () => {
     const cwd = tempDir();
     fs.writeFileSync(join(cwd, 'a.txt'), lines(urls(0, 10)));
-    assert.equal((await drum(['ingest', '--quiet', ...FLAGS, 'a.txt'], { cwd })).status, 0);
+    assert.equal((await drum(['ingest', '--quiet', '--no-values', ...FLAGS, 'a.txt'], { cwd })).status, 0);
     const r = await drum(['forget', ...FLAGS, '--host', 'h1.example'], { cwd });
     assert.equal(r.status, EXIT_STATUS.DRUM_NEEDS_UPGRADE);
     assert.match(r.stderr, /DRUM_NEEDS_UPGRADE.*drum upgrade/);
@@ -54,6 +54,20 @@ describe('drum forget', () => {
     const none = await drum(['forget', '--state', 'absent', 'a.txt'], { cwd });
     assert.equal(none.status, EXIT_STATUS.DRUM_NOT_FOUND);
     assert.equal(fs.existsSync(join(cwd, 'absent')), false);
+  });
+
+  it('forgets every URL of exact hosts with --host on a store with values', async () => {
+    const cwd = tempDir();
+    const all = urls(0, 70);
+    fs.writeFileSync(join(cwd, 'a.txt'), lines(all));
+    assert.equal((await drum(['ingest', '--quiet', ...FLAGS, '--out', 'o1', 'a.txt'], { cwd })).status, 0);
+    const r = await drum(['forget', ...FLAGS, '--host', 'H1.example', '--host', 'h2.example:80'], { cwd });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /forgot 20 URLs: 20 by host, 0 of 0 URLs asked/);
+    assert.match(r.stdout, /h1\.example: 10 forgotten/);
+    assert.equal((await drum(['ingest', '--quiet', ...FLAGS, '--out', 'o2', 'a.txt'], { cwd })).status, 0);
+    assert.deepEqual(uniques(join(cwd, 'o2')), all.filter((u) => /\/\/h[12]\./.test(u)));
+    assert.match((await drum(['runs'], { cwd })).stdout, /forget --host h1\.example --host h2\.example/);
   });
 
   it('leaves a sound store in the old or the new state when killed (SIGKILL) during a forget', async () => {

@@ -47,16 +47,20 @@ export function forgetRecord(h: RunSummary, rejects: ForgetReject[], options: Ru
 }
 
 /**
- * Subtracts the hosts of a forget's forgotten.txt from the host table
+ * Subtracts the hosts of a forget's forgotten.txt, and its --host counts, from the host table
  * (idempotent: the catalog refuses a round it has). False when the file is
  * gone (moved away: its counts cannot be taken back) or the round was applied.
  */
-export async function applyForgetHosts(catalog: Catalog, runId: string, outDir: string): Promise<boolean> {
-  const path = join(outDir, FORGOTTEN_FILE);
-  if (!fs.existsSync(path)) return false;
+export async function applyForgetHosts(catalog: Catalog, h: RunSummary): Promise<boolean> {
+  const path = join(h.outDir, FORGOTTEN_FILE);
+  const byHost = h.forget?.hosts ?? [];
+  if (!fs.existsSync(path) && byHost.length === 0) return false;
   const hosts = new HostCounter();
-  countUniqueFile(path, hosts);
-  return applyNegated(catalog, runId, hosts.takeMap());
+  if (fs.existsSync(path)) countUniqueFile(path, hosts);
+  const m = hosts.takeMap();
+  // forget --host removed keys without their URL text: its per-host counts are in the record.
+  for (const x of byHost) m.set(x.host, (m.get(x.host) ?? 0) + x.forgotten);
+  return applyNegated(catalog, h.runId, m);
 }
 
 /** Applies `removed` (URLs per host) as negative counts under the forget's round. */
@@ -72,5 +76,5 @@ export async function recoverForgetHosts(history: readonly RunSummary[], catalog
   let last: RunSummary | undefined;
   for (const h of history) if (h.kind === 'forget') last = h;
   if (last === undefined || (await catalog.hasRound(last.runId, FORGET_HOST_ROUND))) return false;
-  return applyForgetHosts(catalog, last.runId, last.outDir);
+  return applyForgetHosts(catalog, last);
 }

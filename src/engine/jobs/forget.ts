@@ -11,10 +11,11 @@
 // rename), its forgotten.txt and rejects.tsv made durable, then one manifest
 // rename that records it in the history (kind 'forget') — and then its
 // catalog record and the negative host counts (forget-records.ts).
-// Does not do `--host` on a store without per-URL host checks (refused with
-// DRUM_NEEDS_UPGRADE: the 24-bit host fingerprint alone could take another
-// host's URLs) and does not resume: a crashed forget left the old state; run
-// it again.
+// `--host` (forget-hosts.ts) adds every stored key of an exact host, by the
+// host check in its value; a keys-only store refuses it with
+// DRUM_NEEDS_UPGRADE (the 24-bit host fingerprint alone could take another
+// host's URLs). Does not resume: a crashed forget left the old state; run it
+// again.
 // REQUIRES: a Session opened for writing; one job at a time on it; no round pending.
 
 import * as fs from 'node:fs';
@@ -37,6 +38,7 @@ import { readLoop } from '../pipeline/read-loop.js';
 import { recoverHostCounts } from '../hosts/host-recovery.js';
 import { HostCounter } from '../hosts/host-counter.js';
 import { refuseBadStore } from './ingest.js';
+import { HOST_PAYLOAD_MARK, routeHosts, type HostTarget } from './forget-hosts.js';
 import { HISTORY_KEEP } from './run-history.js';
 import { checkOutDir, checkOutDirPlace, newRunId } from './run-setup.js';
 import { applyNegated, FORGET_REJECTS_KEPT, FORGOTTEN_FILE, forgetRecord, forgetSummary } from './forget-records.js';
@@ -56,6 +58,8 @@ interface ForgetRun {
   repeats: number;
   rejected: number;
   readonly rejects: ForgetReject[];
+  /** forget --host: the hosts, with what the round found of each. */
+  targets: HostTarget[];
 }
 
 /** Drum.forget: a list of URLs or a request; on failure the round is dropped and the tiers reloaded. */
@@ -72,7 +76,7 @@ export async function forgetJob(s: Session, req: ForgetRequest | Iterable<string
 }
 
 export async function forget(s: Session, req: ForgetRequest): Promise<ForgetReport> {
-  if (req.hosts !== undefined && req.hosts.length > 0) {
+  if (req.hosts !== undefined && req.hosts.length > 0 && !s.valued) {
     throw new DrumError('DRUM_NEEDS_UPGRADE', 'forget --host needs a host check stored with each URL, which this store (keys only) lacks: the 24-bit host fingerprint alone could remove another host\'s URLs; run drum upgrade first');
   }
   // A crash between the unfinished ingest's last commit and its host counts: counted first, as ingest does.
@@ -88,9 +92,14 @@ export async function forget(s: Session, req: ForgetRequest): Promise<ForgetRepo
     s, runId, startedAt: new Date().toISOString(), outDir, inputs,
     rejectsOut: RejectsWriter.open(s.dfs, join(outDir, 'rejects.tsv'), { resumeLength: 0, fsync: s.opts.fsync }),
     forgotten: new LineFile(s.dfs, join(outDir, FORGOTTEN_FILE), s.opts.fsync),
-    hosts: new HostCounter(), c: newRunCounters(), asked: 0, repeats: 0, rejected: 0, rejects: [],
+    hosts: new HostCounter(), c: newRunCounters(), asked: 0, repeats: 0, rejected: 0, rejects: [], targets: [],
   };
   try {
+    // A memo hit answers "seen" before any lookup: the forgotten URLs must not be vouched for by it.
+    s.pool.clearMemo();
+    s.front.startRound();
+    // The hosts' keys first: a listed URL of such a host is then an in-round repeat of its key.
+    if (req.hosts !== undefined && req.hosts.length > 0) r.targets = await routeHosts(s, req.hosts, (hi, lo, pl) => addKey(r, hi, lo, pl, 0, pl.length));
     const inputErrors = await readList(r, req);
     return await mergeAndRecord(r, inputErrors);
   } finally {
@@ -116,9 +125,7 @@ function listInputs(s: Session, req: ForgetRequest): InputRecord[] {
 /** Reads the whole list into one round: each URL's key goes to the core with the URL as its payload. */
 async function readList(r: ForgetRun, req: ForgetRequest): Promise<ForgetReport['inputErrors']> {
   const { s } = r;
-  // A memo hit answers "seen" before any lookup: the forgotten URLs must not be vouched for by it.
-  s.pool.clearMemo();
-  s.front.startRound();
+  if (r.inputs.length === 0) return [];
   const urlsInput = req.urls === undefined ? -1 : r.inputs.length - 1;
   const errors = await readLoop(s, {
     inputs: r.inputs, from: { input: 0, offset: 0, line: 0 }, skip: r.inputs.map(() => false),
@@ -136,7 +143,6 @@ function routeList(r: ForgetRun, p: ParsedChunk): void {
   const { s } = r;
   countRejects(r, p.rejects);
   const { batch, keys, repeats } = p;
-  const { cache, recent } = s.front;
   const tooLong: Reject[] = [];
   let start = 0;
   let prevS = -1;
@@ -154,15 +160,7 @@ function routeList(r: ForgetRun, p: ParsedChunk): void {
       r.repeats++;
       continue;
     }
-    const hi = keys[2 * i]!;
-    const lo = keys[2 * i + 1]!;
-    // Neither may answer "seen" for a forgotten URL (a failed forget only costs them these entries).
-    cache.remove(hi, lo);
-    recent.remove(hi, lo);
-    if (s.core.records >= s.plan.maxRoundEntries) {
-      throw new DrumError('DRUM_BAD_OPTION', `a forget is one merge round, and this list holds more URLs than a round can (${s.plan.maxRoundEntries} at this --memory): split it, or give more --memory`);
-    }
-    s.core.add(hi, lo, batch.bytes, st, end, prevS, prevE);
+    addKey(r, keys[2 * i]!, keys[2 * i + 1]!, batch.bytes, st, end, prevS, prevE);
     prevS = st;
     prevE = end;
   }
@@ -170,6 +168,18 @@ function routeList(r: ForgetRun, p: ParsedChunk): void {
   // Lines the parse thread found repeated within the chunk never became URLs of the batch.
   r.asked += p.lineRepeats;
   r.repeats += p.lineRepeats;
+}
+
+/** Adds one key to the delete round with its payload src[start, end); the tiers drop it first. */
+function addKey(r: ForgetRun, hi: number, lo: number, src: Uint8Array, start: number, end: number, prevS = -1, prevE = -1): void {
+  const { s } = r;
+  // Neither may answer "seen" for a forgotten URL (a failed forget only costs them these entries).
+  s.front.cache.remove(hi, lo);
+  s.front.recent.remove(hi, lo);
+  if (s.core.records >= s.plan.maxRoundEntries) {
+    throw new DrumError('DRUM_BAD_OPTION', `a forget is one merge round, and this list holds more URLs than a round can (${s.plan.maxRoundEntries} at this --memory): split it, or give more --memory`);
+  }
+  s.core.add(hi, lo, src, start, end, prevS, prevE);
 }
 
 function countRejects(r: ForgetRun, rs: readonly Reject[]): void {
@@ -190,6 +200,8 @@ async function mergeAndRecord(r: ForgetRun, inputErrors: ForgetReport['inputErro
     files: s.storeFiles(), fsync: s.opts.fsync, counters: r.c, onHit: null,
     keySink: bloom === null ? null : (keys, n) => bloom.addPairs(keys, n),
     emit: (buf, start, end) => {
+      // A key found by --host has no URL text (TAB + host): its host's count is the target's.
+      if (buf[start] === HOST_PAYLOAD_MARK) return;
       r.forgotten.write(buf, start, end);
       r.hosts.add(buf, start, end);
     },
@@ -197,12 +209,19 @@ async function mergeAndRecord(r: ForgetRun, inputErrors: ForgetReport['inputErro
     values: roundValues(s), // the forgotten keys' values go with them
   });
   r.repeats += r.c.inRoundRepeats;
-  const counts = { asked: r.asked, forgotten: v.newKeys, notStored: r.asked - v.newKeys - r.repeats, repeats: r.repeats, rejectedLines: r.rejected };
+  const byHost = r.targets.reduce((a, t) => a + t.found, 0);
+  const hosts = r.targets.map((t) => ({ host: t.host, forgotten: t.found, unknownHost: t.unknown }));
+  const counts = {
+    asked: r.asked, forgotten: v.newKeys, notStored: r.asked - (v.newKeys - byHost) - r.repeats, repeats: r.repeats, rejectedLines: r.rejected,
+    ...(hosts.length > 0 ? { hosts } : {}),
+  };
   const summary = forgetSummary(r.runId, r.startedAt, r.outDir, r.inputs.map((i) => ({ ...i, path: i.path.startsWith(s.workDir) ? '(urls)' : i.path })), counts);
   const next = await commitForget(r, body, v.written, bloom, summary);
   if (s.catalog !== null) {
     await s.catalog.putRun(forgetRecord(summary, r.rejects, { kind: 'forget', policy: s.policy.id }));
-    await applyNegated(s.catalog, r.runId, r.hosts.takeMap());
+    const m = r.hosts.takeMap();
+    for (const t of r.targets) m.set(t.host, (m.get(t.host) ?? 0) + t.found);
+    await applyNegated(s.catalog, r.runId, m);
   }
   return { runId: r.runId, outDir: r.outDir, ...counts, rejects: r.rejects, storeUrls: next.storeUrls, inputErrors };
 }

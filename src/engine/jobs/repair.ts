@@ -84,7 +84,7 @@ async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promi
       await c.putRun(runRecordFromSummary(h, { repaired: true }));
       if (h.kind === 'forget') {
         // Its forgotten URLs come off the counts again: a rebuilt catalog never undoes a forget.
-        if (await applyForgetHosts(c, h.runId, h.outDir)) hostRuns++;
+        if (await applyForgetHosts(c, h)) hostRuns++;
         continue;
       }
       const files = listUniqueFiles(h.outDir);

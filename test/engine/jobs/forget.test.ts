@@ -13,7 +13,9 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { Catalog } from '../../../src/catalog/catalog.js';
-import { Drum, repair } from '../../../src/engine/drum.js';
+import { Drum, repair, upgradeStore } from '../../../src/engine/drum.js';
+import { keyOfString } from '../../../src/fingerprint/key.js';
+import { readUrlValues } from '../../helpers/values.js';
 import { isDrumError } from '../../../src/errors.js';
 import type { DrumOptions } from '../../../src/options.js';
 import { readManifest } from '../../../src/store/manifest.js';
@@ -171,12 +173,59 @@ describe('Drum.forget', () => {
     });
   });
 
-  it('refuses --host on a store without per-URL host checks, and deletes nothing', async () => {
+  it('refuses --host on a keys-only store, and deletes nothing', async () => {
     const dir = join(tempDir(), 'state');
     await withDrum(dir, async (d) => {
       await ingestUrls(d, dir, urlsOf('x.example', 3));
       await assert.rejects(d.forget({ hosts: ['x.example'] }), (e) => isDrumError(e, 'DRUM_NEEDS_UPGRADE'));
       assert.equal((await d.stats()).storeUrls, 3);
+    }, { ...OPTS, values: false });
+  });
+
+  it('forgets a host by its exact name: another host sharing its key-range fingerprint keeps its URLs', async () => {
+    const dir = join(tempDir(), 'state');
+    const hostBits = 2; // four host fingerprints: of eight hosts, some must share one
+    const hosts = Array.from({ length: 8 }, (_, i) => `s${i}.example`);
+    const prefix = (h: string): number => keyOfString(`http://${h}/`, hostBits)[0] >>> (32 - hostBits);
+    // Two hosts with one fingerprint (eight hosts, four fingerprints: there is such a pair).
+    const [gone, twin] = hosts.flatMap((a, i) => hosts.slice(i + 1).filter((b) => prefix(a) === prefix(b)).map((b) => [a, b] as const))[0]!;
+    const all = hosts.flatMap((h) => urlsOf(h, 5));
+    await withDrum(dir, async (d) => {
+      await ingestUrls(d, dir, all);
+      const r = await d.forget({ hosts: [`${gone.toUpperCase()}:80`], urls: [`http://${gone}/p1`, `http://${twin}/p2`] });
+      assert.deepEqual(r.hosts, [{ host: gone, forgotten: 5, unknownHost: 0 }]);
+      assert.deepEqual([r.forgotten, r.asked, r.repeats, r.notStored], [6, 2, 1, 0]);
+      assert.deepEqual(await ingestUrls(d, dir, all), [...urlsOf(gone, 5), `http://${twin}/p2`].sort((a, b) => all.indexOf(a) - all.indexOf(b)));
+    }, { ...OPTS, hostBits });
+    const counts = await hostCounts(dir);
+    assert.equal(counts.get(gone), 5);
+    assert.equal(counts.get(twin), 5);
+  });
+
+  it('keeps the URLs whose host check is unknown (stored before an upgrade) and counts them', async () => {
+    const dir = join(tempDir(), 'state');
+    await withDrum(dir, (d) => ingestUrls(d, dir, urlsOf('u.example', 4)), { ...OPTS, values: false });
+    await upgradeStore(dir);
+    await withDrum(dir, async (d) => {
+      await ingestUrls(d, dir, urlsOf('u.example', 6));
+      const r = await d.forget({ hosts: ['u.example'] });
+      assert.deepEqual(r.hosts, [{ host: 'u.example', forgotten: 2, unknownHost: 4 }]);
+      assert.deepEqual(await ingestUrls(d, dir, urlsOf('u.example', 6)), urlsOf('u.example', 6).slice(4));
+    });
+  });
+
+  it('gives a forgotten URL that comes back a new docID, never its old one', async () => {
+    const dir = join(tempDir(), 'state');
+    const urls = urlsOf('d.example', 4);
+    const docID = (u: string): number => readUrlValues(dir).get(keyOfString(u, 24).join(':'))!.docID;
+    await withDrum(dir, async (d) => {
+      await ingestUrls(d, dir, urls);
+      const before = docID(urls[1]!);
+      await d.forget([urls[1]!]);
+      assert.equal(readUrlValues(dir).has(keyOfString(urls[1]!, 24).join(':')), false);
+      await ingestUrls(d, dir, urls);
+      assert.equal(docID(urls[1]!), 4);
+      assert.notEqual(docID(urls[1]!), before);
     });
   });
 
@@ -209,12 +258,13 @@ describe('Drum.forget', () => {
     }
   });
 
-  it('agrees with a Set model over random ingests, forgets and reopens', async () => {
+  it('agrees with a Set model over random ingests, forgets of URLs and of hosts, and reopens', async () => {
     const pool = [...urlsOf('m1.example', 8), ...urlsOf('m2.example', 8)];
     const op = fc.oneof(
       fc.record({ t: fc.constant('ingest' as const), urls: fc.subarray(pool, { minLength: 1 }) }),
       fc.record({ t: fc.constant('forget' as const), urls: fc.subarray(pool, { minLength: 1 }) }),
       fc.record({ t: fc.constant('reopen' as const), urls: fc.constant([] as string[]) }),
+      fc.record({ t: fc.constant('host' as const), urls: fc.constantFrom<string[]>(['m1.example'], ['m2.example'], ['m1.example', 'm2.example']) }),
     );
     await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 8 }), async (ops) => {
       const dir = join(tempDir(), 'state');
@@ -225,6 +275,11 @@ describe('Drum.forget', () => {
           if (o.t === 'reopen') {
             await d.close();
             d = await Drum.open(dir, OPTS);
+          } else if (o.t === 'host') {
+            const r = await d.forget({ hosts: o.urls });
+            const had = [...model].filter((u) => o.urls.includes(new URL(u).host));
+            assert.equal(r.forgotten, had.length);
+            for (const u of had) model.delete(u);
           } else if (o.t === 'forget') {
             const r = await d.forget(o.urls);
             const had = o.urls.filter((u) => model.has(u));
