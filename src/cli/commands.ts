@@ -41,6 +41,8 @@ export interface OutStream {
 export interface CliIo {
   stdout: OutStream;
   stderr: OutStream;
+  /** Where `-` reads from for commands that read lines themselves (drum url); process.stdin when absent. */
+  stdin?: NodeJS.ReadableStream;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   /**

@@ -21,6 +21,7 @@ export interface DrumHandle {
   forget(req: ForgetRequest): Promise<ForgetReport>;
   stats(): Promise<StoreStats>;
   verify(): Promise<VerifyResult>;
+  urls(docIds: Iterable<number>): Promise<(string | null)[]>;
   close(): Promise<void>;
 }
 

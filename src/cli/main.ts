@@ -25,6 +25,7 @@ import {
 import type { RawOptions } from './options.js';
 import { forgetCommand } from './forget-command.js';
 import { addContent } from './content-command.js';
+import { addDocIdCommands } from './docid-commands.js';
 
 const STATE_HELP = 'state directory (default: $DRUM_STATE or ./drum-state)';
 
@@ -215,6 +216,7 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
 
   addContent(program, io, act, examples);
   addCluster(program, io, act);
+  addDocIdCommands(program, io, act);
   return program;
 }
 
@@ -329,6 +331,6 @@ export async function main(argv: string[]): Promise<void> {
       onStop.epipe(); // reader went away (e.g. `| head`): stop quietly
     });
   }
-  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), onStop };
+  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), onStop };
   process.exitCode = await run(argv.slice(2), io);
 }

@@ -4,13 +4,11 @@
 // for `drum canonicalize`. The CLI and the stream API are thin layers over this class.
 
 import * as fs from 'node:fs';
-import { join } from 'node:path';
 import { DrumError } from '../errors.js';
 import type { DrumOptions } from '../options.js';
-import { readBloom } from '../tiers/bloom-file.js';
 import type {
   AddOptions, AddResult, CheckRequest, FeedOptions, ForgetReport, ForgetRequest, IngestRequest, LibraryRunStats, Link, RunReport, StoreStats, UrlStream, UrlStreamOptions,
-  VerifyProblem, VerifyResult,
+  VerifyResult,
 } from './api.js';
 import { check, type CheckResult } from './jobs/check.js';
 import { forgetJob } from './jobs/forget.js';
@@ -23,7 +21,8 @@ import { LinkStream } from './jobs/stream.js';
 import { LinkAdder } from './jobs/add-links.js';
 import { isDrumError } from '../errors.js';
 import { readManifest } from '../store/manifest.js';
-import { checkCatalog } from './jobs/verify-catalog.js';
+import { verifyStore } from './jobs/verify-store.js';
+import { docUrls } from './jobs/doc-urls.js';
 import { makePrivateTemp, sweepStaleTemps } from '../io/private-temp.js';
 
 export { repair, type RepairResult } from './jobs/repair.js';
@@ -224,28 +223,19 @@ export class Drum {
     return this.job(storeStats, true);
   }
 
-  /** Full check of every committed file: manifest, key files (CRCs, order, buckets), Bloom file. */
+  /** Full check of every committed file: manifest, key files (CRCs, order, buckets), Bloom file, URL log, run catalog. */
   verify(): Promise<VerifyResult> {
-    return this.job(async (s) => {
-      const r = s.verifyStore();
-      const body = s.store.body;
-      if (body.bloom) {
-        r.filesChecked++;
-        try {
-          await readBloom(s.dfs, join(s.dir, body.bloom.file));
-        } catch (e) {
-          if (!isDrumError(e)) throw e;
-          r.problems.push({ file: e.file ?? body.bloom.file, code: e.code, message: e.message });
-        }
-      }
-      r.filesChecked++; // the manifest, checked when the store opened
-      const cat = await checkCatalog(s.dir, body.history.length > 0);
-      const notChecked: VerifyProblem[] = [];
-      if (cat !== null && cat.code === 'DRUM_IO') notChecked.push(cat);
-      else if (cat !== null) r.problems.push(cat);
-      if (notChecked.length === 0) r.filesChecked++;
-      return { ok: r.problems.length === 0, filesChecked: r.filesChecked, keysChecked: r.keysChecked, problems: r.problems, notChecked };
-    });
+    return this.job(verifyStore);
+  }
+
+  /**
+   * The URL each docID was assigned to, in the order given (docs/library.md):
+   * null for a docID the store never assigned, or assigned before its URL
+   * log began. A forgotten URL's docID still gives its URL. Reads the
+   * committed state; does not end the run of add() calls (waits for their round).
+   */
+  urls(docIds: Iterable<number>): Promise<(string | null)[]> {
+    return this.job(async (s) => docUrls(s, docIds), true);
   }
 
   /**

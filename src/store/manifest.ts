@@ -11,6 +11,7 @@ import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { replaceFile } from '../io/replace-file.js';
 import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
+import type { UrlLogPoint } from './url-log-format.js';
 
 export const MANIFEST_NAME = 'MANIFEST';
 export const MANIFEST_MAGIC = 0x4d4d5244; // "DRMM" read as little-endian u32
@@ -122,6 +123,8 @@ export interface ManifestBody {
   storeUrls: number;
   buckets: (BucketEntry | null)[];
   bloom: { file: string; keys: number; bitsPerKey: number } | null;
+  /** The URL log's committed point (docIDs); absent in a store written before the log existed, until its next commit. */
+  urlLog?: UrlLogPoint;
   run: RunState | null;
   history: RunSummary[];
   /** Stores with values: docIDs handed out so far (the next new URL gets this one; never reused). */
@@ -181,6 +184,7 @@ export function stateWithoutManifest(stateDir: string): string[] {
   };
   for (const f of list(join(stateDir, 'store'))) if (/^b\d{4,}-g\d{6,}\.(keys|vals)$/.test(f) && found.length < 3) found.push(`store/${f}`);
   for (const f of list(stateDir)) if (/^bloom-g\d{6,}\.bloom$/.test(f) && found.length < 3) found.push(f);
+  for (const f of list(join(stateDir, 'urls'))) if (/^u\d{6,}\.seg$/.test(f) && found.length < 3) found.push(`urls/${f}`);
   if (fs.existsSync(join(stateDir, 'catalog', 'CURRENT'))) found.push('catalog/CURRENT');
   return found;
 }

@@ -13,6 +13,7 @@ import { keysFileName } from './format.js';
 import { KeyReader } from './key-reader.js';
 import { ValueReader, type ValueBuffers } from './value-io.js';
 import { valuesFileName } from './values-format.js';
+import { emptyUrlLog, indexPath, segmentPath } from './url-log-format.js';
 import { acquireLock, LEGACY_LOCK_NAME, WRITER_LOCK_DIR, type WriterLock } from './lock.js';
 import {
   FORMAT_VERSION, MANIFEST_NAME, readManifest, stateWithoutManifest, writeManifest, type ManifestBody, type StoreParams,
@@ -77,6 +78,7 @@ export class Store {
           storeUrls: 0,
           buckets: new Array(params.buckets).fill(null),
           bloom: null,
+          ...((params.valueBytes ?? 0) > 0 ? { urlLog: emptyUrlLog(0) } : {}),
           run: null,
           history: [],
         };
@@ -140,6 +142,12 @@ export class Store {
     if (this.body.bloom !== null) {
       const path = join(this.dir, this.body.bloom.file);
       if (!fs.existsSync(path)) throw new DrumError('DRUM_CORRUPT_FILE', `${path}: missing (named by the manifest)`, { file: path });
+    }
+    // The URL log's files may be longer than committed (a commit that did not reach its manifest), never shorter.
+    const log = this.body.urlLog;
+    if (log !== undefined && log.segments > 0) {
+      atLeast(segmentPath(this.dir, log.segments - 1), log.tailBytes);
+      atLeast(indexPath(this.dir), log.indexBytes);
     }
   }
 
@@ -328,6 +336,17 @@ export function checkNewStoreDir(dir: string, topOnly = false): void {
       { file: dir },
     );
   }
+}
+
+/** DRUM_CORRUPT_FILE unless `path` exists and holds at least `bytes` bytes. */
+function atLeast(path: string, bytes: number): void {
+  let size: number;
+  try {
+    size = fs.statSync(path).size;
+  } catch {
+    throw new DrumError('DRUM_CORRUPT_FILE', `${path}: missing (named by the manifest)`, { file: path });
+  }
+  if (size < bytes) throw new DrumError('DRUM_CORRUPT_FILE', `${path}: ${size} bytes, the manifest names ${bytes}`, { file: path });
 }
 
 function safeList(dir: string): string[] {

@@ -10,6 +10,7 @@
 
 import type { DrumFs } from '../io/fs.js';
 import type { ManifestBody } from './manifest.js';
+import { emptyUrlLog } from './url-log-format.js';
 import type { Store } from './store.js';
 import { ValueWriter } from './value-io.js';
 
@@ -40,7 +41,9 @@ export function addValues(store: Store, dfs: DrumFs, valueBytes: number, init: (
       throw err;
     }
   }
-  const next: ManifestBody = { ...body, params: { ...body.params, valueBytes }, buckets, docIDs: index };
+  // The docIDs are handed out again, in key order: a URL log written before (in arrival order) starts over at
+  // the next docID, and the next writer deletes its files.
+  const next: ManifestBody = { ...body, params: { ...body.params, valueBytes }, buckets, docIDs: index, urlLog: emptyUrlLog(index) };
   store.commit(next);
   return index;
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { RunCounters } from '../../stats/counters.js';
 import type { ManifestBody } from '../../store/manifest.js';
 import { writeBloom } from '../../tiers/bloom-file.js';
+import { urlLogOf } from '../../store/url-log-format.js';
 import { mergeRound } from './round.js';
 import type { BlockSink } from '../workers/dispatch.js';
 import type { Session } from './session.js';
@@ -35,13 +36,29 @@ export interface CommitParams {
 export async function mergeAndCommit(s: Session, p: CommitParams): Promise<number> {
   const tm = performance.now();
   const body = s.store.body;
+  // Every new URL takes the next docID: the URL log gets them in the order they are dispatched (stores with values).
+  const log = s.urlLog;
+  log?.begin(urlLogOf(body));
+  const emit: CommitParams['emit'] = log === null ? p.emit : (buf, start, end, ordinal) => {
+    log.append(buf, start, end);
+    p.emit(buf, start, end, ordinal);
+  };
+  const out = p.sink;
+  const sink: BlockSink | undefined = log === null ? out : out && {
+    urlsPerFile: out.urlsPerFile,
+    room: () => out.room(),
+    block: (b) => {
+      log.appendLines(b.bytes, b.len, b.n, b.ends);
+      out.block(b);
+    },
+  };
   const nowSec = Math.floor(s.opts.now() / 1000);
   const due = p.revisit !== undefined && s.valued ? new RevisitRound(s.aux.records) : null;
   const update = due === null ? null : revisitHook(p.revisit!.rule, due, nowSec);
   const res = await mergeRound({
     core: s.core, front: s.front, counters: p.counters, fsync: s.opts.fsync,
-    files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit: p.emit,
-    worker: { pool: s.pool, minRecords: s.opts.tuning.workerDispatchMin }, sink: p.sink,
+    files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit,
+    worker: { pool: s.pool, minRecords: s.opts.tuning.workerDispatchMin }, sink,
     time: (stage, ms, items) => s.timer.add(stage, ms, items), values: roundValues(s, nowSec, update),
   });
   if (due !== null && due.count > 0) {
@@ -62,7 +79,8 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);
   const owned = await p.beforeCommit(storeUrls);
   const docIDs = s.valued ? { docIDs: (body.docIDs ?? 0) + res.newUrls } : {};
-  s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls, ...docIDs });
+  const urlLog = log === null ? {} : { urlLog: log.sync() };
+  s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls, ...docIDs, ...urlLog });
   if (res.bloom !== null) s.front.bloom = res.bloom;
   s.front.recent.onMerged();
   s.nextRound();

@@ -19,6 +19,7 @@ import { DrumFs } from '../../io/fs.js';
 import { resolveOptions, type DrumOptions, type ResolvedOptions } from '../../options.js';
 import { StageTimer } from '../../stats/counters.js';
 import { Store } from '../../store/store.js';
+import { UrlLogWriter } from '../../store/url-log-writer.js';
 import { readManifest } from '../../store/manifest.js';
 import { verifyKeyFiles, type StoreVerifyResult } from '../../store/verify.js';
 import type { BlockedBloom } from '../../tiers/bloom.js';
@@ -50,6 +51,8 @@ export class Session {
   /** A commit changed the tiers since they were last saved (or loaded). */
   private cachesDirty = false;
   private lastCacheSave = performance.now();
+  /** Appends each commit's new URLs to the URL log (their docIDs); null for a read-only session. */
+  readonly urlLog: UrlLogWriter | null;
 
   private constructor(
     readonly dir: string,
@@ -69,6 +72,8 @@ export class Session {
     const valued = store.valueBytes > 0;
     this.core = new DrumCore(dfs, pending, aux, this.area, valued ? URL_VALUE_WORDS : 0, join(workDir, 'values-events.dat'));
     if (valued) front.hostChecks = new RoundHostChecks(plan.roundCapacity);
+    // Stores with values keep the text of every docID (a keys-only store keeps its speed and has no docIDs).
+    this.urlLog = opts.readOnly || !valued ? null : new UrlLogWriter(dfs, dir, { fsync: opts.fsync, ...opts.tuning.urlLog });
   }
 
   /** True when the store keeps a value per URL (docs/file-format.md). */
@@ -266,6 +271,7 @@ export class Session {
     await step(() => this.pool.close());
     await step(() => this.pending.reset());
     await step(() => this.aux.discard());
+    await step(() => this.urlLog?.close());
     if (this.catalog !== null) await step(() => this.catalog!.close());
     await step(() => this.store.close());
     if (failures.length > 0) throw failures[0];

@@ -1,0 +1,92 @@
+// The docID commands: `drum url` prints `docID<TAB>url` for each docID given
+// (arguments, or lines of stdin), in input order, from the store's URL log
+// (docs/cli.md). A line that is not a docID, or a docID the store never
+// assigned, is a counted reject: said on stderr with its line number (the
+// first MAX_SHOWN_REJECTS of them) and in the summary, never a failure.
+// Declares the commands on the program (main.ts calls addDocIdCommands)
+// and holds their actions. Reads the store only.
+
+import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
+import type { CliIo } from './commands.js';
+import { withDrum } from './engine.js';
+import { fmtInt } from './format.js';
+import { stateDirFrom, type RawOptions } from './options.js';
+
+/** Rejects shown one by one on stderr; the rest are counted in the summary. */
+export const MAX_SHOWN_REJECTS = 20;
+/** docIDs looked up per call into the engine. */
+const BATCH = 65536;
+
+type Act = <A extends unknown[]>(fn: (...a: A) => Promise<number>) => (...a: A) => Promise<void>;
+
+export function addDocIdCommands(program: Command, io: CliIo, act: Act): void {
+  program.command('url').argument('[docids...]', "docIDs; none or '-' reads them from stdin, one per line (the first tab-separated field)")
+    .description('print docID<TAB>url for each docID, in input order, from the store\'s URL log')
+    .option('--state <dir>', 'state directory (default: $DRUM_STATE or ./drum-state)')
+    .option('--quiet', 'no summary line on stderr')
+    .addHelpText('after', '\nExamples:\n  drum url 0 1 2\n  seq 0 99 | drum url --state /data/drum\n')
+    .action(act((ids: string[], o: RawOptions) => urlCommand(ids, o, io)));
+}
+
+/** A docID field: decimal digits (surrounding spaces allowed) up to 2^53 - 1; NaN otherwise. */
+export function parseDocId(s: string): number {
+  const t = s.trim();
+  if (!/^\d{1,16}$/.test(t)) return NaN;
+  const n = Number(t);
+  return Number.isSafeInteger(n) ? n : NaN;
+}
+
+interface Tally {
+  read: number;
+  printed: number;
+  rejected: number;
+}
+
+/** Says a reject on stderr (the first few) and counts it. */
+function reject(io: CliIo, t: Tally, line: number, reason: string, text: string): void {
+  t.rejected++;
+  if (t.rejected <= MAX_SHOWN_REJECTS) io.stderr.write(`drum: url: line ${line}: ${reason}: ${JSON.stringify(text.slice(0, 200))}\n`);
+}
+
+export async function urlCommand(ids: string[], raw: RawOptions, io: CliIo): Promise<number> {
+  const state = stateDirFrom(raw, io.env, io.cwd);
+  const t: Tally = { read: 0, printed: 0, rejected: 0 };
+  await withDrum(state, { readOnly: true, workers: 0 }, async (d) => {
+    let batch: { line: number; text: string; id: number }[] = [];
+    const flush = async (): Promise<void> => {
+      if (batch.length === 0) return;
+      const urls = await d.urls(batch.map((b) => b.id));
+      let out = '';
+      batch.forEach((b, i) => {
+        const u = urls[i];
+        if (Number.isNaN(b.id)) reject(io, t, b.line, 'not-a-docid', b.text);
+        else if (u === null || u === undefined) reject(io, t, b.line, 'unknown-docid', b.text);
+        else {
+          out += `${b.id}\t${u}\n`;
+          t.printed++;
+        }
+      });
+      if (out !== '') io.stdout.write(out);
+      batch = [];
+    };
+    const take = async (text: string, line: number): Promise<void> => {
+      const field = text.split('\t', 1)[0]!;
+      if (field.trim() === '' && text.trim() === '') return; // blank line
+      t.read++;
+      // Rejects wait in the batch too, so stderr says them in line order.
+      batch.push({ line, text, id: parseDocId(field) });
+      if (batch.length >= BATCH) await flush();
+    };
+    if (ids.length === 0 || (ids.length === 1 && ids[0] === '-')) {
+      let line = 0;
+      for await (const text of createInterface({ input: io.stdin ?? process.stdin, crlfDelay: Infinity })) await take(text, ++line);
+    } else {
+      for (let i = 0; i < ids.length; i++) await take(ids[i]!, i + 1);
+    }
+    await flush();
+  });
+  if (t.rejected > MAX_SHOWN_REJECTS) io.stderr.write(`drum: url: ${fmtInt(t.rejected - MAX_SHOWN_REJECTS)} more rejects not shown\n`);
+  if (!raw.quiet) io.stderr.write(`drum: url: ${fmtInt(t.read)} docIDs read, ${fmtInt(t.printed)} printed, ${fmtInt(t.rejected)} rejected\n`);
+  return 0;
+}
