@@ -45,7 +45,7 @@ const FAST = ['--no-fsync', '--no-progress', '--workers', '0'];
 
 describe('drum binary without the engine', () => {
   it('exits 0 on --help for the program and every command', async () => {
-    const cmds = [[], ['ingest'], ['check'], ['canonicalize'], ['stats'], ['verify'], ['runs'], ['hosts']];
+    const cmds = [[], ['ingest'], ['check'], ['canonicalize'], ['stats'], ['verify'], ['runs'], ['hosts'], ['url']];
     const results = await Promise.all(cmds.map((cmd) => drum([...cmd, '--help'])));
     results.forEach((r, i) => {
       assert.equal(r.status, 0, `${cmds[i]!.join(' ')} --help: ${r.stderr}`);

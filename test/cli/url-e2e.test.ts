@@ -1,0 +1,50 @@
+// End-to-end tests of `drum url` on the real bin/drum: docIDs given as
+// arguments or on stdin are printed with their URLs in input order, rejects
+// are counted with their line numbers, and the docIDs are the new URLs of
+// the runs in order.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { drum, uniques } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const FAST = ['--no-fsync', '--no-progress', '--workers', '0', '--quiet'];
+
+async function store(): Promise<{ dir: string; urls: string[] }> {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'a.txt'), 'http://a.example/1\nhttp://b.example/2\nhttp://a.example/1\nHTTP://C.example/3#x\n');
+  writeFileSync(join(dir, 'b.txt'), 'http://c.example/3\nhttp://d.example/4\nmailto:x@y\nhttp://e.example/5\n');
+  for (const f of ['a', 'b']) {
+    const r = await drum(['ingest', ...FAST, '--out', `o-${f}`, `${f}.txt`], { cwd: dir });
+    assert.equal(r.status, 0, r.stderr);
+  }
+  return { dir, urls: [...uniques(join(dir, 'o-a')), ...uniques(join(dir, 'o-b'))] };
+}
+
+describe('drum url', () => {
+  it('prints docID<TAB>url for the docIDs given, in the order given: the runs\' new URLs in order', async () => {
+    const { dir, urls } = await store();
+    assert.equal(urls.length, 5);
+    const r = await drum(['url', '4', '0', '2', '0'], { cwd: dir });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `4\t${urls[4]}\n0\t${urls[0]}\n2\t${urls[2]}\n0\t${urls[0]}\n`);
+    assert.match(r.stderr, /4 docIDs read, 4 printed, 0 rejected/);
+  });
+
+  it('reads docIDs from stdin, the first tab-separated field of each line, and counts rejects with their line numbers', async () => {
+    const { dir, urls } = await store();
+    const r = await drum(['url', '-'], { cwd: dir, input: `1\n\nfive\n3\tanything\n5\n 2 \n99999999999999999999\n` });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `1\t${urls[1]}\n3\t${urls[3]}\n2\t${urls[2]}\n`);
+    const said = r.stderr.split('\n').filter((l) => l.includes(': line '));
+    assert.deepEqual(said.map((l) => /line (\d+): ([a-z-]+)/.exec(l)!.slice(1)), [['3', 'not-a-docid'], ['5', 'unknown-docid'], ['7', 'not-a-docid']]);
+    assert.match(r.stderr, /6 docIDs read, 3 printed, 3 rejected/);
+  });
+
+  it('needs a store: DRUM_NOT_FOUND without one', async () => {
+    const r = await drum(['url', '0', '--state', join(tempDir(), 'none')]);
+    assert.equal(r.status, 15, r.stderr);
+  });
+});
