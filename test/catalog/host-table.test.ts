@@ -123,11 +123,20 @@ describe('folding deltas in slices', () => {
       addTo(model, parts);
       await c.applyHostCounts('r', r, parts.map(encodeHostMap));
     }
-    // Let the fold's third batch fail, as if the process died there.
-    const db = (c as unknown as { db: { batch: (ops: unknown, o: unknown) => Promise<void> } }).db;
+    // Let the fold's third batch write fail, as if the process died there
+    // (array batches and chained batches alike).
+    type Chained = { write: (o?: unknown) => Promise<void> };
+    const db = (c as unknown as { db: { batch: (...a: unknown[]) => unknown } }).db;
     const batch = db.batch.bind(db);
     let calls = 0;
-    db.batch = (ops, o) => (++calls === 3 ? Promise.reject(new Error('simulated crash')) : batch(ops, o));
+    const crashes = (): boolean => ++calls === 3;
+    db.batch = (...a: unknown[]) => {
+      if (a.length > 0) return crashes() ? Promise.reject(new Error('simulated crash')) : batch(...a);
+      const chained = batch() as Chained;
+      const write = chained.write.bind(chained);
+      chained.write = (o?: unknown) => (crashes() ? Promise.reject(new Error('simulated crash')) : write(o));
+      return chained;
+    };
     await assert.rejects(c.compactHosts());
     db.batch = batch;
     await expectTable(c, model);
