@@ -18,7 +18,9 @@ function counts(c: Record<string, number>): RunRecord['counts'] {
 function fromRunState(run: RunState, status: RunStatus, rec: RunRecord | undefined): RunRecord {
   return {
     runId: run.runId, startedAt: run.startedAt, finishedAt: run.finishedAt, status,
-    inputs: run.inputs.map((i, k) => ({ path: i.path, bytes: i.bytes, sha256: i.path === '-' ? null : i.sha256, skipped: run.skipped[k] ?? false })),
+    inputs: run.inputs.map((i, k) => ({
+      path: i.path, bytes: i.bytes, sha256: i.path === '-' ? null : i.sha256, skipped: run.skipped[k] ?? false, ...(i.damaged ? { damaged: i.damaged } : {}),
+    })),
     counts: counts(run.counters), outDir: run.outDir, outputFiles: rec?.outputFiles ?? [], options: rec?.options ?? { ...run.options },
   };
 }
@@ -26,7 +28,7 @@ function fromRunState(run: RunState, status: RunStatus, rec: RunRecord | undefin
 function fromSummary(h: RunSummary, status: RunStatus, rec: RunRecord | undefined): RunRecord {
   const base: RunRecord = rec ?? {
     runId: h.runId, startedAt: h.startedAt, finishedAt: h.finishedAt, status, outDir: h.outDir, outputFiles: [], options: {},
-    inputs: h.inputs.map((i) => ({ path: i.path, bytes: i.bytes, sha256: i.path === '-' ? null : i.sha256 })),
+    inputs: h.inputs.map((i) => ({ path: i.path, bytes: i.bytes, sha256: i.path === '-' ? null : i.sha256, ...(i.damaged ? { damaged: i.damaged } : {}) })),
     counts: { linksRead: h.linksRead, uniqueUrls: h.uniqueUrls, duplicateUrls: 0, rejectedLines: 0 },
   };
   return { ...base, status, counts: { ...base.counts, linksRead: h.linksRead, uniqueUrls: h.uniqueUrls } };

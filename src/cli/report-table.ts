@@ -201,20 +201,32 @@ export function formatStats(s: StoreStats): string {
   return text;
 }
 
+/** A run's status as listed: `complete (1 damaged input)` when inputs ended in an error (their complete lines were kept). */
+export function runStatusText(r: RunRecord): string {
+  const damaged = r.inputs.filter((i) => i.damaged !== undefined).length;
+  return damaged === 0 ? r.status : `${r.status} (${damaged} damaged input${damaged === 1 ? '' : 's'})`;
+}
+
+function inputText(i: RunRecord['inputs'][number]): string {
+  if (i.skipped) return `${i.path} (skipped)`;
+  if (i.damaged) return `${i.path} (damaged after line ${fmtInt(i.damaged.line)})`;
+  return i.path;
+}
+
 export function formatRuns(runs: readonly RunRecord[]): string {
   if (runs.length === 0) return 'no runs yet\n';
   return table(
     ['run', 'status', 'started', 'elapsed', 'links', 'unique', 'dup', 'rejected', 'inputs', 'output'],
     runs.map((r) => r.kind === 'forget' ? forgetRow(r) : [
       r.runId,
-      r.status,
+      runStatusText(r),
       r.startedAt,
       r.finishedAt ? fmtDuration(Date.parse(r.finishedAt) - Date.parse(r.startedAt)) : '-',
       fmtInt(r.counts.linksRead),
       fmtInt(r.counts.uniqueUrls),
       fmtInt(r.counts.duplicateUrls),
       fmtInt(r.counts.rejectedLines),
-      r.inputs.map((i) => (i.skipped ? `${i.path} (skipped)` : i.path)).join(' '),
+      r.inputs.map(inputText).join(' '),
       r.outDir,
     ]),
     new Set([4, 5, 6, 7]),

@@ -8,10 +8,11 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { SIGNAL_EXIT_STATUS } from '../../src/errors.js';
+import { EXIT_STATUS, SIGNAL_EXIT_STATUS } from '../../src/errors.js';
 import type { RunRecord } from '../../src/catalog/catalog.js';
 import { drum, haveEngine, manifestOf, startDrum, type Result } from '../torture/harness.js';
 import { uniques } from '../helpers/cli.js';
@@ -121,4 +122,53 @@ describe('interrupted and abandoned runs', { skip: !haveEngine && 'engine not co
       assert.equal(rec?.status, 'interrupted');
     });
   }
+});
+
+describe('drum runs and a damaged input', { skip: !haveEngine }, () => {
+  /** A WARC/1.0 response record holding one link. */
+  function warcRecord(i: number): Buffer {
+    const html = `<html><a href="/to/${i}">x</a></html>`;
+    const block = `HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${html.length}\r\n\r\n${html}`;
+    const head = [
+      'WARC/1.0', 'WARC-Type: response', `WARC-Target-URI: http://w.example/p/${i}`, 'WARC-Date: 2024-01-01T00:00:00Z',
+      'WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-000000000000>', 'Content-Type: application/http; msgtype=response',
+      `Content-Length: ${block.length}`, '', '',
+    ].join('\r\n');
+    return Buffer.from(`${head}${block}\r\n\r\n`, 'latin1');
+  }
+
+  it('lists a run whose gzip and WARC inputs were cut as complete with 2 damaged inputs, naming each and where it broke', async () => {
+    const root = tempDir();
+    const state = join(root, 'drum-state');
+    const gz = gzipSync(`${urls(0, 50_000).join('\n')}\n`);
+    const cutGz = join(root, 'links.txt.gz');
+    writeFileSync(cutGz, gz.subarray(0, Math.floor(gz.length * 0.8)));
+    const warc = gzipSync(Buffer.concat(Array.from({ length: 200 }, (_, i) => warcRecord(i))));
+    const cutWarc = join(root, 'pages.warc.gz');
+    writeFileSync(cutWarc, warc.subarray(0, Math.floor(warc.length * 0.7)));
+    const whole = join(root, 'whole.txt');
+    writeFileSync(whole, 'http://whole.example/1\n');
+
+    const r = await drum(['ingest', ...FLAGS, '--state', state, '--out', join(root, 'out'), whole, cutGz, cutWarc], { cwd: root });
+    assert.equal(r.status, EXIT_STATUS.DRUM_INPUT, r.stderr);
+    const rec = (await runsJson(root))[0]!;
+    assert.equal(rec.status, 'complete');
+    assert.deepEqual(rec.inputs.map((i) => i.damaged !== undefined), [false, true, true]);
+
+    const text = await drum(['runs', '--state', state], { cwd: root });
+    assert.equal(text.status, 0, text.stderr);
+    const row = text.stdout.split('\n').find((l) => l.startsWith(rec.runId))!;
+    assert.match(row, /complete \(2 damaged inputs\)/);
+    assert.match(row, new RegExp(`links\\.txt\\.gz \\(damaged after line ${rec.inputs[1]!.damaged!.line.toLocaleString('en-US')}\\)`));
+    assert.match(row, /pages\.warc\.gz \(damaged after line/);
+    assert.doesNotMatch(row, /whole\.txt \(damaged/);
+    assert.ok(rec.inputs[1]!.damaged!.line > 0 && rec.inputs[1]!.damaged!.line < 50_000);
+
+    // A clean run after it is listed plainly.
+    const clean = join(root, 'clean.txt');
+    writeFileSync(clean, 'http://clean.example/1\n');
+    assert.equal((await drum(['ingest', ...FLAGS, '--state', state, '--out', join(root, 'out2'), clean], { cwd: root })).status, 0);
+    const after = (await drum(['runs', '--state', state], { cwd: root })).stdout.split('\n');
+    assert.match(after.find((l) => l.includes('clean.txt'))!, /^\S+\s+complete\s/);
+  });
 });
