@@ -15,8 +15,10 @@ const ATTEMPTS = 5;
 export async function snapshotCopy(dir: string): Promise<string> {
   let last: unknown;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const temp = mkdtempSync(join(tmpdir(), 'drum-catalog-'));
+    let temp: string | null = null;
     try {
+      // A temp directory that refuses it (read-only, full) is reported like any other OS error of the copy.
+      temp = mkdtempSync(join(tmpdir(), 'drum-catalog-'));
       // CURRENT and MANIFEST first: files they name are then older than the listing.
       const names = readdirSync(dir).filter((n) => n !== 'LOCK' && n !== 'LOG' && n !== 'LOG.old');
       names.sort((a, b) => rank(a) - rank(b));
@@ -24,7 +26,7 @@ export async function snapshotCopy(dir: string): Promise<string> {
       return temp;
     } catch (e) {
       last = e;
-      rmSync(temp, { recursive: true, force: true });
+      if (temp !== null) rmSync(temp, { recursive: true, force: true });
       await new Promise((r) => setTimeout(r, 20 * (attempt + 1)));
     }
   }

@@ -4,7 +4,9 @@
 // for `drum canonicalize`. The CLI and the stream API are thin layers over this class.
 
 import * as fs from 'node:fs';
-import { DrumError } from '../errors.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DrumError, ioError } from '../errors.js';
 import type { DrumOptions } from '../options.js';
 import type {
   AddOptions, AddResult, CheckRequest, FeedOptions, ForgetReport, ForgetRequest, IngestRequest, LibraryRunStats, Link, RunReport, StoreStats, UrlStream, UrlStreamOptions,
@@ -41,25 +43,36 @@ export class Drum {
   /** Settles when the live stream or checkUpdate has ended, and a destroyed one's cleanup is done. */
   private live: Promise<unknown> = Promise.resolve();
 
-  private constructor(session: Session, tempWork: string | null) {
+  /** A read-only open whose private work directory could not be made: why (only check needs one). */
+  private readonly tempFault: DrumError | null;
+
+  private constructor(session: Session, tempWork: string | null, tempFault: DrumError | null = null) {
     this.session = session;
     this.tempWork = tempWork;
+    this.tempFault = tempFault;
   }
 
   /**
    * Opens (or creates) the store in stateDir. Writers take the lock
    * (DRUM_LOCKED if held); `readOnly` opens see the last committed state,
-   * take no lock and write only to a private temporary directory.
+   * take no lock and write only to a private temporary directory (when the
+   * temp directory refuses one, they still read: stats and verify work, and
+   * check fails with DRUM_IO).
    */
   static async open(stateDir: string, opts: DrumOptions = {}): Promise<Drum> {
     let temp: string | null = null;
+    let tempFault: DrumError | null = null;
     if (opts.readOnly) {
       // Spill directories of checks whose process is gone (killed by SIGKILL, power loss) go first.
       sweepStaleTemps();
-      temp = makePrivateTemp();
+      try {
+        temp = makePrivateTemp();
+      } catch (e) {
+        tempFault = ioError('cannot make a private work directory for a check in', e, tmpdir());
+      }
     }
     try {
-      return new Drum(await Session.open(stateDir, opts, temp ?? undefined), temp);
+      return new Drum(await Session.open(stateDir, opts, opts.readOnly ? temp : undefined), temp, tempFault);
     } catch (e) {
       if (temp) fs.rmSync(temp, { recursive: true, force: true });
       throw e;
@@ -122,6 +135,7 @@ export class Drum {
 
   /** Read-only check: calls req.onNew for each URL not yet stored, in input order. Adds nothing. */
   check(req: CheckRequest): Promise<CheckResult> {
+    if (this.tempFault !== null) return Promise.reject(this.tempFault);
     return this.job((s) => check(s, req));
   }
 

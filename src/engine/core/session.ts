@@ -81,7 +81,11 @@ export class Session {
     return this.store.valueBytes > 0;
   }
 
-  static async open(dir: string, options: DrumOptions = {}, workDir?: string): Promise<Session> {
+  /**
+   * `workDir`: where the buckets spill and the aux log goes (default <dir>/work); null for a
+   * read-only session that has none (its temp directory was refused): it reads, and a spill fails.
+   */
+  static async open(dir: string, options: DrumOptions = {}, workDir?: string | null): Promise<Session> {
     if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
       throw new DrumError('DRUM_INTERNAL', 'drum needs a little-endian machine (its files are little-endian typed arrays)');
     }
@@ -111,8 +115,10 @@ export class Session {
       const front = new Front(new HotCache(eff.cacheEntries), new RecentTable(eff.recentEntries), bloom, eff.bloom, plan.roundCapacity);
       // Warm tiers from the last commit's saved tables (ignored unless they match this commit exactly).
       loadTiers(join(dir, TIER_FILE), store.committed, [front.cache, front.recent]);
-      const wd = workDir ?? join(dir, 'work');
-      dfs.mkdirp(wd);
+      if (workDir === null && !eff.readOnly) throw new DrumError('DRUM_INTERNAL', 'a writer needs a work directory');
+      // No work directory: a path under one that does not exist, so a stray write fails instead of landing elsewhere.
+      const wd = workDir === null ? join(dir, 'work', 'no-work-directory', String(process.pid)) : workDir ?? join(dir, 'work');
+      if (workDir !== null) dfs.mkdirp(wd);
       const pending = new PendingBuckets(dfs, wd, eff.bucketBits, plan.bufferEntries);
       const aux = new AuxLog(dfs, join(wd, 'aux.dat'), 4 << 20);
       if (!eff.readOnly && store.body.history.length > 0 && !existsSync(join(dir, 'catalog', 'CURRENT'))) {
