@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import {
-  MANY_ROUNDS, smallestBudget, drum, manifestOf, outputs, rng, runAndKill, tempRoot, writeLinks, distRoot, type KillAim,
+  MANY_ROUNDS, SMALL_TUNING, drum, manifestOf, outputs, rng, runAndKill, tempRoot, writeLinks, distRoot, type KillAim,
 } from '../test/torture/harness.js';
 import { faultAt, faultHandled, traceOps, FAULT_OPTS, type FaultOutcome } from '../test/torture/io-faults.js';
 import { checkHostile, hostileBytes, openHostile } from '../test/torture/hostile.js';
@@ -43,12 +43,10 @@ const log = (s: string): void => void process.stdout.write(`${s}\n`);
 async function killSection(): Promise<void> {
   const input = join(root, 'kill-links.txt');
   writeLinks(input, Number(a.links), Number(a.seed));
-  const gate = smallestBudget({ buckets: 8, cacheEntries: 0, recentEntries: 0, bloom: 'gate' });
-  const tiers = smallestBudget({ buckets: 8, cacheEntries: 4096, recentEntries: 4096 });
   const configs = [
     { name: 'fsync, 1 worker', flags: [...MANY_ROUNDS, '--workers', '1'] },
-    { name: 'fsync, inline parse, bloom gate', flags: [...MANY_ROUNDS, '--memory', gate, '--workers', '0', '--bloom', 'gate'] },
-    { name: 'fsync, default workers, small tiers on', flags: ['--memory', tiers, '--buckets', '8', '--cache-entries', '4096', '--recent-entries', '4096', '--merge-every', '20000'] },
+    { name: 'fsync, inline parse, bloom gate', flags: [...MANY_ROUNDS, '--workers', '0', '--bloom', 'gate'] },
+    { name: 'fsync, default workers, small tiers on', flags: [...SMALL_TUNING, '--buckets', '8', '--cache-entries', '4096', '--recent-entries', '4096', '--merge-every', '20000'] },
   ];
   const want = Number(a.kills);
   const r = rng(Number(a.seed));

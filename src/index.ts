@@ -11,7 +11,7 @@ export type { FeedItem } from './engine/pipeline/feed.js';
 export type { RejectReason } from './input/types.js';
 export type { RunReport } from './stats/report.js';
 export { DrumError, ERROR_CODES, EXIT_STATUS, isDrumError, type DrumErrorCode } from './errors.js';
-export { DEFAULTS, parseSize, resolveOptions, type BloomMode, type DrumOptions, type Tuning } from './options.js';
+export { DEFAULTS, minimumMemoryBytes, parseSize, resolveOptions, type BloomMode, type DrumOptions, type Tuning } from './options.js';
 export type { CanonicalPolicyOptions, ProfileName } from './canonicalize/types.js';
 export { canonicalizeString, resolvePolicy } from './canonicalize/index.js';
 export { keyOfString, expectedCollisions, HASH_ID } from './fingerprint/key.js';

@@ -5,11 +5,16 @@
 import { DrumError } from './errors.js';
 import type { CanonicalPolicyOptions } from './canonicalize/types.js';
 import type { FaultHook } from './io/fs.js';
+import { assertHonourableBudget, minimumBudgetBytes } from './engine/core/budget.js';
 
 export type BloomMode = 'off' | 'gate' | 'lossy';
 
 export interface DrumOptions {
-  /** Total RAM budget in bytes for bucket buffers, sort area and in-RAM tiers. Default 256 MiB. */
+  /**
+   * RAM budget in bytes for the whole process: its runtime (at least the measured floor, ~100 MiB plus
+   * ~30 MiB per worker) and the bucket buffers, sort area and in-RAM tiers. Default 256 MiB. A budget
+   * under minimumBudgetBytes() or over the machine's memory is DRUM_BAD_OPTION.
+   */
   memoryBytes?: number;
   /** Number of buckets (power of two, 1..4096); the key's top bits pick one. Default 64. Fixed at store creation. */
   buckets?: number;
@@ -147,7 +152,8 @@ function int(name: string, v: unknown, min: number, max: number): number {
 
 /**
  * Resolves the options once. `cores` and `machineBytes` describe the machine (the session passes
- * availableParallelism() and os.totalmem()): a memory budget over the machine's memory cannot be honoured.
+ * availableParallelism() and os.totalmem()): a memory budget over the machine's memory cannot be honoured,
+ * nor one under the process floor for these workers and tiers (minimumBudgetBytes).
  */
 export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Number.MAX_SAFE_INTEGER): ResolvedOptions {
   const memoryBytes = int('memoryBytes', o.memoryBytes ?? DEFAULTS.memoryBytes, 1 << 20, 2 ** 40);
@@ -160,7 +166,7 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Nu
   const bloom = o.bloom ?? DEFAULTS.bloom;
   const workers = int('workers', o.workers ?? Math.min(3, Math.max(0, cores - 1)), 0, 64);
   if (bloom !== 'off' && bloom !== 'gate' && bloom !== 'lossy') bad(`bloom must be off|gate|lossy, got ${String(bloom)}`);
-  return {
+  const resolved: ResolvedOptions = {
     memoryBytes,
     buckets,
     bucketBits: Math.log2(buckets),
@@ -183,6 +189,25 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Nu
     tuning: { ...(o.tuning ?? {}) },
     faultHook: o.faultHook ?? null,
   };
+  // The budget is what the whole process may use: below the measured floor it cannot be honoured.
+  assertHonourableBudget(resolved);
+  return resolved;
+}
+
+/**
+ * The smallest memoryBytes drum accepts for these options (whole MiB): the
+ * measured process floor for the workers, the configured hot cache and
+ * recent table, IO buffers and the smallest buckets (minimumBudgetBytes).
+ * `cores` decides the default worker count, as in resolveOptions.
+ */
+export function minimumMemoryBytes(o: DrumOptions = {}, cores = 2): number {
+  return minimumBudgetBytes({
+    workers: o.workers ?? Math.min(3, Math.max(0, cores - 1)),
+    buckets: o.buckets ?? DEFAULTS.buckets,
+    bloom: o.bloom ?? DEFAULTS.bloom,
+    cacheEntries: o.cacheEntries ?? DEFAULTS.cacheEntries,
+    recentEntries: o.recentEntries ?? DEFAULTS.recentEntries,
+  });
 }
 
 const SIZE_RE = /^(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?$/i;

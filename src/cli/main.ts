@@ -55,7 +55,7 @@ function addPolicy(c: Command): Command {
 
 function addStore(c: Command): Command {
   return c
-    .option('--memory <size>', 'RAM budget for buckets, sort area and tiers, e.g. 256MiB, 1g (default 256MiB)')
+    .option('--memory <size>', 'RAM budget of the whole process, e.g. 256MiB, 1g; at least ~110MiB + 30MiB a worker (default 256MiB)')
     .option('--buckets <k>', 'number of buckets, a power of two; fixed when the store is created (default 64)')
     .option('--host-bits <h>', 'key bits taken from the host fingerprint (0..32); fixed when the store is created (default 24)')
     .option('--cache-entries <n>', 'hot-URL cache entries, 0 disables (default 2^16)')
@@ -65,6 +65,7 @@ function addStore(c: Command): Command {
     .option('--bloom-bits <n>', 'bloom bits per stored key (default 10, ~1% false positives)')
     .option('--workers <n>', 'worker threads for canonicalize + hash, 0 = inline (default cores-1, at most 3)')
     .option('--merge-every <n>', 'merge and commit once n URLs wait for the disk check (default: what --memory holds, ~40M at 256MiB)')
+    .option('--tuning <json>', 'internal limits for tests and experiments, e.g. {"bufferEntries":1024,"sortEntries":1024} (default: derived from --memory)')
     .option('--force-policy', 'open a store built with another canonical policy anyway');
 }
 
@@ -144,7 +145,7 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
   const check = program.command('check').argument('[inputs...]', "link files; none or '-' reads stdin")
     .description('read-only: print the URLs not yet in the store, in input order; adds nothing');
   addPolicy(addRead(addState(check)))
-    .option('--memory <size>', 'RAM budget (default 256MiB)')
+    .option('--memory <size>', 'RAM budget of the whole process (default 256MiB)')
     .option('--workers <n>', 'worker threads for canonicalize + hash')
     .option('--force-policy', 'check against a store built with another canonical policy anyway')
     .option('--quiet', 'no summary line on stderr')

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DrumError } from '../errors.js';
-import { parseSize, type DrumOptions } from '../options.js';
+import { parseSize, type DrumOptions, type Tuning } from '../options.js';
 import type { CanonicalPolicyOptions, ProfileName } from '../canonicalize/types.js';
 import type { InputFormat, IngestRequest, ReadOptions } from '../engine/api.js';
 
@@ -38,6 +38,7 @@ export interface RawOptions {
   bloomBits?: string;
   workers?: string;
   mergeEvery?: string;
+  tuning?: string;
   json?: boolean;
   quiet?: boolean;
   verbose?: boolean;
@@ -156,6 +157,7 @@ export function drumOptionsFrom(raw: RawOptions, opts: { readOnly?: boolean; cwd
   if (raw.bloomBits !== undefined) o.bloomBitsPerKey = parseCount('--bloom-bits', raw.bloomBits, 1, 64);
   if (raw.workers !== undefined) o.workers = parseCount('--workers', raw.workers, 0, 64);
   if (raw.mergeEvery !== undefined) o.mergeEvery = parseCount('--merge-every', raw.mergeEvery, 1, 2 ** 32 - 1);
+  if (raw.tuning !== undefined) o.tuning = tuningFrom(raw.tuning);
   const canonical = canonicalFrom(raw, opts.cwd);
   if (canonical) o.canonical = canonical;
   if (raw.forcePolicy) o.forcePolicy = true;
@@ -163,6 +165,28 @@ export function drumOptionsFrom(raw: RawOptions, opts: { readOnly?: boolean; cwd
   if (raw.values === false) o.values = false;
   if (opts.readOnly) o.readOnly = true;
   return o;
+}
+
+const TUNING_KEYS: readonly (keyof Tuning)[] = [
+  'bufferEntries', 'maxBucketEntries', 'sortEntries', 'maxRoundEntries', 'urlsPerFile', 'fullHashMaxBytes', 'workerDispatchMin',
+];
+
+/** --tuning: a JSON object of Tuning limits (positive whole numbers), for tests and experiments. */
+export function tuningFrom(text: string): Tuning {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    bad(`--tuning must be a JSON object, got ${JSON.stringify(text)}`);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) bad(`--tuning must be a JSON object, got ${JSON.stringify(text)}`);
+  const t: Tuning = {};
+  for (const [k, n] of Object.entries(v)) {
+    if (!(TUNING_KEYS as readonly string[]).includes(k)) bad(`--tuning: unknown limit ${JSON.stringify(k)} (known: ${TUNING_KEYS.join(', ')})`);
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) bad(`--tuning: ${k} must be a positive whole number, got ${JSON.stringify(n)}`);
+    t[k as keyof Tuning] = n;
+  }
+  return t;
 }
 
 /** The IngestRequest fields from argv (the caller adds onProgress). */

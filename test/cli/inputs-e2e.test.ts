@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { totalmem } from 'node:os';
 import { EXIT_STATUS } from '../../src/errors.js';
+import { minimumMemoryBytes } from '../../src/options.js';
 import { bin, distRoot, drum, uniques } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -44,5 +45,25 @@ describe('drum --memory', () => {
     assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, r.stderr);
     assert.match(r.stderr, /more than this machine has/);
     assert.equal(fs.existsSync(join(dir, 's')), false);
+  });
+
+  it('refuses a budget under the process floor with DRUM_BAD_OPTION and the minimum in MiB, counting the workers', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'l.txt');
+    fs.writeFileSync(file, 'http://a.example/\n');
+    for (const workers of [0, 1]) {
+      const min = minimumMemoryBytes({ workers }) / 2 ** 20;
+      const r = await drum(['ingest', '--no-fsync', '--no-progress', '--workers', String(workers), '--memory', `${min - 1}MiB`,
+        '--state', join(dir, 's'), '--out', join(dir, 'out'), file]);
+      assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, r.stderr);
+      assert.match(r.stderr, new RegExp(`DRUM_BAD_OPTION: .*at least ${min} MiB with ${workers} worker`));
+      assert.equal(fs.existsSync(join(dir, 's')), false, 'nothing was created');
+      const c = await drum(['check', '--workers', String(workers), '--memory', '32MiB', '--state', join(dir, 's'), file]);
+      assert.equal(c.status, EXIT_STATUS.DRUM_BAD_OPTION, c.stderr);
+    }
+    assert.ok(minimumMemoryBytes({ workers: 1 }) > minimumMemoryBytes({ workers: 0 }), 'a worker raises the minimum');
+    const ok = await drum(['ingest', '--quiet', '--no-fsync', '--no-progress', '--workers', '0', '--memory', `${minimumMemoryBytes({ workers: 0 }) / 2 ** 20}MiB`,
+      '--state', join(dir, 's'), '--out', join(dir, 'out'), file]);
+    assert.equal(ok.status, 0, ok.stderr);
   });
 });

@@ -81,11 +81,20 @@ describe('store options', () => {
     ['an unknown bloom mode', { bloom: 'maybe' }],
     ['zero bloom bits', { bloomBits: '0' }],
     ['a worker count that is not a number', { workers: 'many' }],
+    ['tuning that is not JSON', { tuning: 'bufferEntries=4' }],
+    ['tuning that is not an object', { tuning: '[1024]' }],
+    ['an unknown tuning limit', { tuning: '{"sortArea":1024}' }],
+    ['a tuning limit of zero', { tuning: '{"sortEntries":0}' }],
   ] as const) {
     it(`rejects ${name} as DRUM_BAD_OPTION`, () => {
       assert.throws(() => drumOptionsFrom(raw), badOption);
     });
   }
+
+  it('reads --tuning as the engine\'s internal limits', () => {
+    assert.deepEqual(drumOptionsFrom({ tuning: '{"bufferEntries":2048,"sortEntries":32768}' }).tuning, { bufferEntries: 2048, sortEntries: 32768 });
+    assert.equal(drumOptionsFrom({}).tuning, undefined);
+  });
 
   it('gives DRUM_BAD_OPTION the usage exit status 2', () => {
     assert.equal(EXIT_STATUS.DRUM_BAD_OPTION, 2);

@@ -17,7 +17,7 @@ import { tempDir } from '../helpers/tmp.js';
 import { haveNats, INSTALL_HINT, killDrums, NatsCluster, spawnDrum, type DrumProc } from '../helpers/nats.js';
 
 const HAVE = haveNats();
-const SERVE_FLAGS = ['--max-delay', '0.1', '--ack-wait', '1', '--no-fsync', '--workers', '0', '--memory', '32MiB', '--quiet'];
+const SERVE_FLAGS = ['--max-delay', '0.1', '--ack-wait', '1', '--no-fsync', '--workers', '0', '--quiet'];
 
 /** Deterministic links: hosts of many sizes, repeats, spelling variants, a few rejects. */
 function links(seed: number, n: number): string {

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { EXIT_STATUS } from '../../src/errors.js';
 import { catalogContent, drum, hashTree, haveEngine, manifestOf, tempRoot, writeLinks } from './harness.js';
 
-const FAST = ['--no-progress', '--quiet', '--no-fsync', '--workers', '0', '--memory', '64MiB'];
+const FAST = ['--no-progress', '--quiet', '--no-fsync', '--workers', '0'];
 type Damage = 'flip' | 'truncate' | 'delete';
 type Kind = 'MANIFEST' | 'key file' | 'bloom file' | 'catalog CURRENT' | 'catalog MANIFEST' | 'catalog log';
 

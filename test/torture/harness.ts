@@ -14,8 +14,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Level } from 'level';
-import { chunkLinksMax, planBudget } from '../../src/engine/core/budget.js';
-import { resolveOptions, type DrumOptions } from '../../src/options.js';
 import { decodeManifest, type ManifestBody } from '../../src/store/manifest.js';
 
 /** The build these files were compiled into (dist/ or a private outDir). */
@@ -25,30 +23,19 @@ export const bin = join(process.cwd(), 'bin', 'drum');
 export const haveEngine = fs.existsSync(join(distRoot, 'src', 'cli', 'main.js')) && fs.existsSync(bin);
 
 /**
- * The smallest --memory (whole MiB) the budget accepts for these options. At
- * that size the sort area holds 1024 keys, so buckets are sorted in many key
- * slices (src/engine/core/budget.ts, src/bucket/key-range.ts). Probed, not
- * hard-coded: the budget's reserves change as the engine is tuned.
+ * Internal limits of the old smallest budget, now asked for directly (a budget
+ * under the process floor is refused): bucket buffers of 2,048 entries spill
+ * often, the sort area holds 32,768 keys.
  */
-export function smallestBudget(o: DrumOptions): string {
-  for (let m = 4; m < 1024; m++) {
-    try {
-      planBudget(resolveOptions({ ...o, memoryBytes: m * 2 ** 20 }), chunkLinksMax(1 << 20));
-      return `${m}MiB`;
-    } catch {
-      // too small; try the next size
-    }
-  }
-  return '1024MiB';
-}
+export const SMALL_TUNING = ['--line-memo-entries', '0', '--tuning', JSON.stringify({ bufferEntries: 2048, sortEntries: 32768 })];
 
 /**
- * CLI flags for many merge rounds on small inputs: the smallest budget, 8
- * buckets, tiers off so every key reaches a bucket, a merge every 20,000 of them.
+ * CLI flags for many merge rounds on small inputs: 8 buckets, tiers and line
+ * memo off so every key reaches a bucket, small bucket buffers and sort
+ * area, a merge every 20,000 keys.
  */
 export const MANY_ROUNDS = [
-  '--memory', smallestBudget({ buckets: 8, cacheEntries: 0, recentEntries: 0 }), '--buckets', '8', '--cache-entries', '0', '--recent-entries', '0',
-  '--merge-every', '20000',
+  '--buckets', '8', '--cache-entries', '0', '--recent-entries', '0', ...SMALL_TUNING, '--merge-every', '20000',
 ];
 
 /** mulberry32: a tiny seeded PRNG, deterministic everywhere. */

@@ -77,7 +77,7 @@ export interface HostileContext {
 }
 
 export async function openHostile(dir: string): Promise<HostileContext> {
-  const drum = await Drum.open(join(dir, 'state'), { workers: 0, fsync: false, chunkBytes: 4096, memoryBytes: 64 << 20, tuning: { maxBucketEntries: 50 } });
+  const drum = await Drum.open(join(dir, 'state'), { workers: 0, fsync: false, chunkBytes: 4096, tuning: { maxBucketEntries: 50 } });
   return { dir, drum, seen: new Set(), n: 0 };
 }
 
@@ -173,7 +173,7 @@ export async function checkUpdateAgrees(dir: string, bytes: Buffer, pieces: numb
   const seen = new Set<string>();
   for (const a of answers) if (!a.startsWith('!reject\t') && !seen.has(a)) (seen.add(a), want.push(a));
   const state = join(dir, `cu-state-${process.hrtime.bigint()}`);
-  const d = await Drum.open(state, { workers: 0, fsync: false, chunkBytes: 4096, memoryBytes: 64 << 20, tuning: { maxBucketEntries: 50 } });
+  const d = await Drum.open(state, { workers: 0, fsync: false, chunkBytes: 4096, tuning: { maxBucketEntries: 50 } });
   const got: string[] = [];
   try {
     // Split the bytes into pieces at arbitrary points: the splitter must not care.

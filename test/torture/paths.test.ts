@@ -16,7 +16,7 @@ after(() => {
   for (const d of roots) fs.rmSync(d, { recursive: true, force: true });
 });
 
-const FAST = ['--no-progress', '--quiet', '--no-fsync', '--workers', '0', '--memory', '64MiB'];
+const FAST = ['--no-progress', '--quiet', '--no-fsync', '--workers', '0'];
 
 /** A directory that belongs to someone else: files, and subfolders named like drum's own. */
 function foreignDir(p: string): void {

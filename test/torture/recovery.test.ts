@@ -14,7 +14,7 @@ after(() => {
   for (const d of roots) fs.rmSync(d, { recursive: true, force: true });
 });
 
-const FAST = ['--no-progress', '--quiet', '--no-fsync', '--workers', '0', '--memory', '64MiB'];
+const FAST = ['--no-progress', '--quiet', '--no-fsync', '--workers', '0'];
 
 describe('rebuilding a store from its runs\' outputs', { skip: !haveEngine && 'engine not compiled' }, () => {
   it('gives byte-identical key files', async () => {

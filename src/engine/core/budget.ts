@@ -1,7 +1,9 @@
 // Splits the one RAM budget (--memory) among drum's data structures: the
 // in-RAM tiers, the RAM bucket buffers, the merge's sort area and new-URL
-// bitmap, and a fixed reserve for the runtime itself (V8 heap, worker
-// threads, IO buffers). Pure arithmetic; the report prints the split.
+// bitmap, and a reserve for the runtime itself (V8 heap, worker threads, IO
+// buffers), and refuses a budget below the measured process floor: the
+// budget is what the whole process may use. Pure arithmetic; the report
+// prints the split.
 
 import { HotCache } from '../../tiers/hot-cache.js';
 import { LineMemo } from '../../tiers/line-memo.js';
@@ -60,8 +62,8 @@ export const IO_BUFFER_BYTES = 8 << 20; // aux log, unique writer, store reads/w
  * peak RSS minus drum's budgeted structures was ~159 MiB — Node's own code
  * pages (~42 MiB) and V8 heaps of both threads (~40 MiB), malloc arenas,
  * chunks and dispatch blocks in flight, the catalog's LevelDB. Plus ~10 %.
- * On budgets too small to hold it, at most RESERVE_SHARE of the budget
- * (such runs overshoot; the runtime does not shrink with --memory).
+ * On smaller budgets, at most RESERVE_SHARE of the budget, never less than
+ * the process floor below (the runtime does not shrink with --memory).
  */
 export const RUNTIME_RESERVE_BYTES = 176 << 20;
 export const RESERVE_SHARE = 0.7;
@@ -69,15 +71,62 @@ export const RESERVE_SHARE = 0.7;
 /** Bytes a store with values keeps per round record: its host check until the values pass (url-values.ts). */
 export const VALUE_BYTES_PER_RECORD = 4;
 
+/**
+ * The process floor: peak RSS of drum's own runtime (Node, V8 heaps, code
+ * pages, LevelDB, chunks in flight) without its budgeted structures, on a
+ * 3 M-link ingest at the smallest plan (docs/performance.md "Memory floor":
+ * 101-102 MiB in all with no worker, each worker ~26 MiB more, of which
+ * ~12 MiB are the budgeted tiers and buffers). Plus ~10 %, so a budget at
+ * the minimum holds the measured peak with room to spare.
+ */
+export const PROCESS_FLOOR_BYTES = 100 << 20;
+/** What each parse worker thread adds to the process floor (its isolate, heap and chunks in flight). */
+export const WORKER_FLOOR_BYTES = 30 << 20;
+
+/** The runtime part of the floor with `workers` parse threads. */
+export function runtimeFloor(workers: number): number {
+  return PROCESS_FLOOR_BYTES + workers * WORKER_FLOOR_BYTES;
+}
+
+/** Bucket buffers and sort area of the smallest plan: 1,024 entries per bucket buffer, 1 MiB of sort area (Bloom: a third more). */
+function smallestBuckets(o: Pick<ResolvedOptions, 'buckets' | 'bloom'>): number {
+  const minLeft = o.buckets * 1024 * BUFFER_BYTES_PER_ENTRY + (1 << 20);
+  return o.bloom === 'off' ? minLeft : Math.ceil((minLeft * 4) / 3); // the Bloom filter takes a quarter of what is left
+}
+
+/**
+ * The smallest budget drum can honour, in whole MiB: the process floor for
+ * these workers, the configured hot cache and recent table, the IO buffers
+ * and the smallest buckets (line memos are sized down to nothing first).
+ * A smaller --memory is refused: the process would use more than it was given.
+ */
+export function minimumBudgetBytes(o: Pick<ResolvedOptions, 'workers' | 'buckets' | 'bloom' | 'cacheEntries' | 'recentEntries'>): number {
+  const need = runtimeFloor(o.workers) + HotCache.bytesFor(o.cacheEntries) + RecentTable.bytesFor(o.recentEntries) + IO_BUFFER_BYTES + smallestBuckets(o);
+  return Math.ceil(need / 2 ** 20) * 2 ** 20;
+}
+
+/** Refuses (DRUM_BAD_OPTION) a budget under minimumBudgetBytes, saying the minimum in MiB. */
+export function assertHonourableBudget(o: Pick<ResolvedOptions, 'memoryBytes' | 'workers' | 'buckets' | 'bloom' | 'cacheEntries' | 'recentEntries'>): void {
+  const minimum = minimumBudgetBytes(o);
+  if (o.memoryBytes >= minimum) return;
+  throw new DrumError('DRUM_BAD_OPTION', `memory budget ${mib(o.memoryBytes)} MiB cannot be honoured: drum needs at least ${mib(minimum)} MiB ` +
+    `with ${o.workers} worker${o.workers === 1 ? '' : 's'}, ${o.buckets} buckets and these tier sizes (the process itself takes about ` +
+    `${mib(runtimeFloor(o.workers))} MiB; docs/cli.md, --memory)`);
+}
+
 /** `valued`: the store keeps values (its rounds hold a host check per record, from the sort area's share). */
 export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = false): BudgetPlan {
   const total = o.memoryBytes;
+  assertHonourableBudget(o);
   const hotCache = HotCache.bytesFor(o.cacheEntries);
   const recentTable = RecentTable.bytesFor(o.recentEntries);
   const minLeft = o.buckets * 1024 * BUFFER_BYTES_PER_ENTRY + (1 << 20);
-  // A small budget cannot hold the runtime; it still gets the configured tiers and the smallest buckets.
-  const smallest = o.bloom === 'off' ? minLeft : Math.ceil((minLeft * 4) / 3); // the Bloom filter takes a quarter of what is left
-  const runtimeReserve = Math.max(0, Math.min(RUNTIME_RESERVE_BYTES, Math.floor(total * RESERVE_SHARE), total - hotCache - recentTable - IO_BUFFER_BYTES - smallest));
+  const smallest = smallestBuckets(o);
+  // Never less than the measured floor of this many threads; more on a larger budget, up to the 100 M-link figure.
+  const runtimeReserve = Math.max(
+    runtimeFloor(o.workers),
+    Math.min(RUNTIME_RESERVE_BYTES, Math.floor(total * RESERVE_SHARE), total - hotCache - recentTable - IO_BUFFER_BYTES - smallest),
+  );
   const threads = o.workers + 1;
   // What is left for the Bloom filter and the buckets once the line memos take `memo` entries per thread.
   const rest = (memo: number): number => total - runtimeReserve - hotCache - recentTable - threads * LineMemo.bytesFor(memo) - IO_BUFFER_BYTES;
@@ -123,6 +172,10 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = f
     roundCapacity: (t.maxRoundEntries ?? maxRoundEntries) + chunkLinksMax,
     bloomMaxKeys,
   };
+}
+
+function mib(bytes: number): string {
+  return String(Math.round((bytes / 2 ** 20) * 10) / 10);
 }
 
 /** What the buckets get of `left` after the Bloom filter's share. */

@@ -1,7 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chunkLinksMax, DEFAULT_LINE_MEMO_ENTRIES, planBudget, RUNTIME_RESERVE_BYTES, sortBytesPerEntry } from '../../../src/engine/core/budget.js';
-import { resolveOptions } from '../../../src/options.js';
+import {
+  chunkLinksMax, DEFAULT_LINE_MEMO_ENTRIES, minimumBudgetBytes, planBudget, RUNTIME_RESERVE_BYTES, runtimeFloor, sortBytesPerEntry,
+} from '../../../src/engine/core/budget.js';
+import { minimumMemoryBytes, resolveOptions } from '../../../src/options.js';
 import { LineMemo } from '../../../src/tiers/line-memo.js';
 
 const plan = (o: Parameters<typeof resolveOptions>[0]) => planBudget(resolveOptions(o, 2), chunkLinksMax(1 << 20));
@@ -14,13 +16,14 @@ describe('planBudget and the line memo', () => {
   });
 
   it('sizes the line memo down on a small budget instead of refusing the budget', () => {
-    const p = plan({ memoryBytes: 48 << 20, buckets: 4, bloom: 'gate' });
+    const small = minimumMemoryBytes({ buckets: 4, bloom: 'gate' });
+    const p = plan({ memoryBytes: small, buckets: 4, bloom: 'gate' });
     assert.ok(p.lineMemoEntries < DEFAULT_LINE_MEMO_ENTRIES);
-    assert.ok(p.lineMemo <= (48 << 20) / 16);
+    assert.ok(p.lineMemo <= small / 16);
   });
 
   it('refuses a line memo the user asked for that leaves the buckets too little, with DRUM_BAD_OPTION', () => {
-    assert.throws(() => plan({ memoryBytes: 48 << 20, lineMemoEntries: 1 << 22 }), { code: 'DRUM_BAD_OPTION' });
+    assert.throws(() => plan({ memoryBytes: minimumMemoryBytes(), lineMemoEntries: 1 << 22 }), { code: 'DRUM_BAD_OPTION' });
     assert.equal(plan({ lineMemoEntries: 0 }).lineMemo, 0);
   });
 });
@@ -42,12 +45,33 @@ describe('planBudget and the runtime', () => {
     assert.equal(two.sortEntries, Math.floor(two.sortArea / 36));
   });
 
-  it('still opens budgets too small for the runtime, with every tier configured and the smallest buckets', () => {
+  it('opens the minimum budget with every tier configured, the smallest buckets and the whole process floor reserved', () => {
     for (const bloom of ['off', 'gate'] as const) {
-      const p = plan({ memoryBytes: 48 << 20, bloom });
-      assert.ok(p.runtimeReserve < RUNTIME_RESERVE_BYTES);
-      assert.ok(p.bucketBuffers > 0 && p.sortEntries >= 1024);
+      for (const workers of [0, 1, 3]) {
+        const total = minimumMemoryBytes({ bloom, workers });
+        const p = plan({ memoryBytes: total, bloom, workers });
+        assert.ok(p.runtimeReserve >= runtimeFloor(workers), `${p.runtimeReserve} < floor ${runtimeFloor(workers)}`);
+        const data = p.hotCache + p.recentTable + p.lineMemo + p.bloom + p.bucketBuffers + p.sortArea + p.newBitmap + p.ioBuffers;
+        assert.ok(p.runtimeReserve + data <= total, `${p.runtimeReserve + data} > ${total}`);
+        assert.ok(p.bucketBuffers > 0 && p.sortEntries >= 1024 && p.maxRoundEntries > 0);
+      }
     }
+  });
+
+  it('refuses a budget under the process floor with DRUM_BAD_OPTION, naming the minimum in MiB, which grows with the workers', () => {
+    for (const workers of [0, 1, 3]) {
+      const min = minimumMemoryBytes({ workers });
+      assert.equal(min % 2 ** 20, 0, 'whole MiB');
+      assert.throws(() => resolveOptions({ memoryBytes: min - 2 ** 20, workers }, 2), (e: Error & { code?: string }) =>
+        e.code === 'DRUM_BAD_OPTION' && e.message.includes(`at least ${min / 2 ** 20} MiB`));
+      assert.doesNotThrow(() => resolveOptions({ memoryBytes: min, workers }, 2));
+    }
+    assert.ok(minimumMemoryBytes({ workers: 1 }) - minimumMemoryBytes({ workers: 0 }) >= 16 << 20, 'each worker adds its own floor');
+    // Bigger tiers the user asks for raise it; so does an existing store's bucket count (planBudget checks the store's own).
+    assert.ok(minimumMemoryBytes({ cacheEntries: 1 << 22 }) > minimumMemoryBytes());
+    const o = resolveOptions({ memoryBytes: minimumMemoryBytes({ workers: 0 }), workers: 0 }, 2);
+    assert.throws(() => planBudget({ ...o, buckets: 4096, bucketBits: 12 }, chunkLinksMax(1 << 20)), { code: 'DRUM_BAD_OPTION' });
+    assert.equal(minimumBudgetBytes({ ...o, buckets: 4096 }) > o.memoryBytes, true);
   });
 
   it('caps rounds at --merge-every', () => {
