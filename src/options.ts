@@ -11,8 +11,8 @@ export type BloomMode = 'off' | 'gate' | 'lossy';
 
 export interface DrumOptions {
   /**
-   * RAM budget in bytes for the whole process: its runtime (at least the measured floor, ~100 MiB plus
-   * ~30 MiB per worker) and the bucket buffers, sort area and in-RAM tiers. Default 256 MiB. A budget
+   * RAM budget in bytes for the whole process: its runtime (at least the measured floor, ~112 MiB plus
+   * ~32 MiB per worker) and the bucket buffers, sort area and in-RAM tiers. Default 256 MiB. A budget
    * under minimumBudgetBytes() or over the machine's memory is DRUM_BAD_OPTION.
    */
   memoryBytes?: number;

@@ -55,7 +55,7 @@ function addPolicy(c: Command): Command {
 
 function addStore(c: Command): Command {
   return c
-    .option('--memory <size>', 'RAM budget of the whole process, e.g. 256MiB, 1g; at least ~110MiB + 30MiB a worker (default 256MiB)')
+    .option('--memory <size>', 'RAM budget of the whole process, e.g. 256MiB, 1g; at least 125MiB + 32MiB a worker (default 256MiB)')
     .option('--buckets <k>', 'number of buckets, a power of two; fixed when the store is created (default 64)')
     .option('--host-bits <h>', 'key bits taken from the host fingerprint (0..32); fixed when the store is created (default 24)')
     .option('--cache-entries <n>', 'hot-URL cache entries, 0 disables (default 2^16)')
