@@ -4,9 +4,8 @@
 // for `drum canonicalize`. The CLI and the stream API are thin layers over this class.
 
 import * as fs from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DrumError, ioError } from '../errors.js';
+import { DrumError } from '../errors.js';
 import type { DrumOptions } from '../options.js';
 import type {
   AddOptions, AddResult, CheckRequest, FeedOptions, ForgetReport, ForgetRequest, IngestRequest, LibraryRunStats, Link, RunReport, StoreStats, UrlStream, UrlStreamOptions,
@@ -25,7 +24,7 @@ import { isDrumError } from '../errors.js';
 import { readManifest } from '../store/manifest.js';
 import { verifyStore } from './jobs/verify-store.js';
 import { docUrls } from './jobs/doc-urls.js';
-import { makePrivateTemp, sweepStaleTemps } from '../io/private-temp.js';
+import { readOnlyWorkDir } from '../io/private-temp.js';
 
 export { repair, type RepairResult } from './jobs/repair.js';
 export { upgradeStore, type UpgradeResult } from './jobs/upgrade.js';
@@ -60,24 +59,15 @@ export class Drum {
    * check fails with DRUM_IO).
    */
   static async open(stateDir: string, opts: DrumOptions = {}): Promise<Drum> {
-    let temp: string | null = null;
-    let tempFault: DrumError | null = null;
-    if (opts.readOnly) {
-      // Spill directories of checks whose process is gone (killed by SIGKILL, power loss) go first.
-      sweepStaleTemps();
-      try {
-        temp = makePrivateTemp();
-      } catch (e) {
-        tempFault = ioError('cannot make a private work directory for a check in', e, tmpdir());
-      }
-    }
+    const work = opts.readOnly ? readOnlyWorkDir() : { dir: null, fault: null };
     try {
-      return new Drum(await Session.open(stateDir, opts, opts.readOnly ? temp : undefined), temp, tempFault);
+      return new Drum(await Session.open(stateDir, opts, opts.readOnly ? work.dir : undefined), work.dir, work.fault);
     } catch (e) {
-      if (temp) fs.rmSync(temp, { recursive: true, force: true });
+      if (work.dir) fs.rmSync(work.dir, { recursive: true, force: true });
       throw e;
     }
   }
+
 
   private use(): Session {
     if (this.session === null || this.closing) throw new DrumError('DRUM_CLOSED', 'this drum store is closed');

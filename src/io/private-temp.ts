@@ -9,12 +9,28 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
+import { ioError, type DrumError } from '../errors.js';
 
 export const CHECK_TEMP_PREFIX = 'drum-check-';
 
 /** A new private directory `<root>/<prefix><pid>-XXXXXX`, owned by this process. */
 export function makePrivateTemp(prefix = CHECK_TEMP_PREFIX, root = tmpdir()): string {
   return fs.mkdtempSync(join(root, `${prefix}${process.pid}-`));
+}
+
+/**
+ * The private work directory of a read-only open: directories of owners that
+ * are gone are swept first, then one is made. When the temp directory refuses
+ * it (read-only, full), `dir` is null and `fault` says why (DRUM_IO): the open
+ * still reads, and only a check, which spills, fails.
+ */
+export function readOnlyWorkDir(root = tmpdir()): { dir: string | null; fault: DrumError | null } {
+  sweepStaleTemps(CHECK_TEMP_PREFIX, root);
+  try {
+    return { dir: makePrivateTemp(CHECK_TEMP_PREFIX, root), fault: null };
+  } catch (e) {
+    return { dir: null, fault: ioError('cannot make a private work directory for a check in', e, root) };
+  }
 }
 
 /** True while process `pid` exists (EPERM: it exists, owned by someone else). */
