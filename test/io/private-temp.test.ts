@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
-import { makePrivateTemp, ownerOf, removeOwnTemps, sweepStaleTemps } from '../../src/io/private-temp.js';
+import { makePrivateTemp, ownerOf, readOnlyWorkDir, removeOwnTemps, sweepStaleTemps } from '../../src/io/private-temp.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /** The pid of a process that has exited. */
@@ -44,5 +44,18 @@ describe('private temporary directories', () => {
     removeOwnTemps('drum-check-', root);
     assert.ok(!fs.existsSync(mine));
     assert.ok(fs.existsSync(other));
+  });
+
+  it('gives a read-only open its own directory, or no directory and a DRUM_IO saying why when the temp directory refuses one', () => {
+    const root = tempDir();
+    const ok = readOnlyWorkDir(root);
+    assert.equal(ok.fault, null);
+    assert.equal(ownerOf(basename(ok.dir!)), process.pid);
+    assert.ok(fs.statSync(ok.dir!).isDirectory());
+    const notADir = join(root, 'file');
+    fs.writeFileSync(notADir, '');
+    const refused = readOnlyWorkDir(notADir);
+    assert.equal(refused.dir, null);
+    assert.equal(refused.fault?.code, 'DRUM_IO');
   });
 });
