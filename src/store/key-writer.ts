@@ -3,9 +3,9 @@
 // the final name. Reports each completed block to an optional sink (the
 // Bloom rebuild). Does not check order. REQUIRES: keys pushed ascending.
 
-import { crc32 } from 'node:zlib';
 import type { DrumFs } from '../io/fs.js';
 import { BLOCK_CRC_BYTES, BLOCK_KEYS, KEY_BYTES, KEYS_HEADER_BYTES, encodeKeysHeader } from './format.js';
+import { BlockOut } from './block-out.js';
 
 const WRITE_BLOCKS = 16;
 
@@ -30,13 +30,10 @@ export interface WrittenFile {
 
 export class KeyWriter {
   private readonly fd: number;
-  private readonly out: Uint8Array;
   private readonly block: Uint32Array; // interleaved hi/lo of the block being filled
   private inBlock = 0;
-  private outUsed = 0;
   private count = 0;
-  private bodyCrc = 0;
-  private filePos = KEYS_HEADER_BYTES;
+  private readonly body: BlockOut;
   private readonly tmp: string;
   private closed = false;
 
@@ -51,7 +48,7 @@ export class KeyWriter {
     this.tmp = `${path}.tmp`;
     this.fd = fs.open(this.tmp, 'w');
     const b = buffers ?? newWriteBuffers();
-    this.out = b.out;
+    this.body = new BlockOut(fs, this.fd, b.out, KEYS_HEADER_BYTES);
     this.block = b.block;
   }
 
@@ -81,29 +78,10 @@ export class KeyWriter {
   private endBlock(): void {
     const n = this.inBlock;
     if (n === 0) return;
-    const dataBytes = n * KEY_BYTES;
-    if (this.outUsed + dataBytes + BLOCK_CRC_BYTES > this.out.length) this.flushOut();
-    const data = new Uint8Array(this.block.buffer, 0, dataBytes);
-    this.out.set(data, this.outUsed);
-    const c = crc32(data);
-    const o = this.outUsed + dataBytes;
-    this.out[o] = c & 0xff;
-    this.out[o + 1] = (c >>> 8) & 0xff;
-    this.out[o + 2] = (c >>> 16) & 0xff;
-    this.out[o + 3] = c >>> 24;
-    this.outUsed = o + BLOCK_CRC_BYTES;
+    this.body.appendBlock(new Uint8Array(this.block.buffer, 0, n * KEY_BYTES));
     if (this.sink !== null) this.sink(this.block, n);
     this.count += n;
     this.inBlock = 0;
-  }
-
-  private flushOut(): void {
-    if (this.outUsed === 0) return;
-    const bytes = this.out.subarray(0, this.outUsed);
-    this.bodyCrc = crc32(bytes, this.bodyCrc);
-    this.fs.write(this.fd, bytes, 0, bytes.length, this.filePos);
-    this.filePos += bytes.length;
-    this.outUsed = 0;
   }
 
   /** Completes the file: last block, header, fsync, rename over the final name. */
@@ -131,10 +109,10 @@ export class KeyWriter {
 
   private written(): WrittenFile {
     this.endBlock();
-    this.flushOut();
+    this.body.flush();
     const header = encodeKeysHeader({ bucket: this.bucket, blockKeys: BLOCK_KEYS, count: this.count });
     this.fs.write(this.fd, header, 0, header.length, 0);
-    return { keys: this.count, bytes: this.filePos, crc: this.bodyCrc };
+    return { keys: this.count, bytes: this.body.pos, crc: this.body.bodyCrc };
   }
 
   private seal(): void {

@@ -11,6 +11,7 @@ import { crc32 } from 'node:zlib';
 import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import type { WrittenFile } from './key-writer.js';
+import { BlockOut } from './block-out.js';
 import {
   VALUE_BLOCK, VALUE_CRC_BYTES, VALUES_HEADER_BYTES, decodeValuesHeader, encodeValuesHeader, valuesFileBytes, type ValuesHeader,
 } from './values-format.js';
@@ -151,12 +152,9 @@ export class ValueWriter {
   private readonly fd: number;
   /** The block being filled: value k of it at block[k * words]. slot() hands out the next one. */
   readonly block: Uint32Array;
-  private readonly out: Uint8Array;
-  private outUsed = 0;
+  private readonly body: BlockOut;
   private inBlock = 0;
   private count = 0;
-  private bodyCrc = 0;
-  private filePos = VALUES_HEADER_BYTES;
   private readonly tmp: string;
   readonly words: number;
 
@@ -166,7 +164,7 @@ export class ValueWriter {
     this.fd = fs.open(this.tmp, 'w');
     const b = buffers !== undefined && buffers.valueBytes === valueBytes ? buffers : newValueBuffers(valueBytes);
     this.block = b.block;
-    this.out = b.out;
+    this.body = new BlockOut(fs, this.fd, b.out, VALUES_HEADER_BYTES);
   }
 
   /** Offset in `block` of the next value; write it there, then call advance(). */
@@ -207,40 +205,21 @@ export class ValueWriter {
   private endBlock(): void {
     const n = this.inBlock;
     if (n === 0) return;
-    const dataBytes = n * this.valueBytes;
-    if (this.outUsed + dataBytes + VALUE_CRC_BYTES > this.out.length) this.flushOut();
-    const data = new Uint8Array(this.block.buffer, 0, dataBytes);
-    this.out.set(data, this.outUsed);
-    const c = crc32(data);
-    const o = this.outUsed + dataBytes;
-    this.out[o] = c & 0xff;
-    this.out[o + 1] = (c >>> 8) & 0xff;
-    this.out[o + 2] = (c >>> 16) & 0xff;
-    this.out[o + 3] = c >>> 24;
-    this.outUsed = o + VALUE_CRC_BYTES;
+    this.body.appendBlock(new Uint8Array(this.block.buffer, 0, n * this.valueBytes));
     this.count += n;
     this.inBlock = 0;
-  }
-
-  private flushOut(): void {
-    if (this.outUsed === 0) return;
-    const bytes = this.out.subarray(0, this.outUsed);
-    this.bodyCrc = crc32(bytes, this.bodyCrc);
-    this.fs.write(this.fd, bytes, 0, bytes.length, this.filePos);
-    this.filePos += bytes.length;
-    this.outUsed = 0;
   }
 
   /** Completes the file: last block, header, fsync, rename. `keys` counts the values. */
   finish(): WrittenFile {
     this.endBlock();
-    this.flushOut();
+    this.body.flush();
     const header = encodeValuesHeader({ bucket: this.bucket, blockValues: VALUE_BLOCK, valueBytes: this.valueBytes, count: this.count });
     this.fs.write(this.fd, header, 0, header.length, 0);
     if (this.doFsync) this.fs.fsync(this.fd);
     this.fs.close(this.fd);
     this.fs.rename(this.tmp, this.path);
-    return { keys: this.count, bytes: this.filePos, crc: this.bodyCrc };
+    return { keys: this.count, bytes: this.body.pos, crc: this.body.bodyCrc };
   }
 
   abort(): void {
