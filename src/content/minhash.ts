@@ -9,6 +9,8 @@
 // use it yet. Does not keep an index (scripts/peers/minhash-lsh.ts does, in RAM).
 // REQUIRES: word hashes from visible-text.ts.
 
+import { fmix32 } from '../fingerprint/hash.js';
+
 /** Hash functions in a signature. */
 export const MINHASH_K = 100;
 /** LSH bands and rows per band (LSH_BANDS * LSH_ROWS = MINHASH_K). */
@@ -21,21 +23,13 @@ for (let i = 0, s = 0x2545f491; i < MINHASH_K; i++) {
   SEEDS[i] = s >>> 0;
 }
 
-function fmix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
 /** MinHash signature of the 3-shingles of words[0, n) into sig (MINHASH_K words); all 0xffffffff when n < 3. */
 export function minhash(words: Uint32Array, n: number, sig: Uint32Array): void {
   sig.fill(0xffffffff);
   for (let i = 0; i + 2 < n; i++) {
-    const x = fmix(Math.imul(words[i]!, 0x9e3779b1) ^ Math.imul(words[i + 1]! ^ 0x7f4a7c15, 0x85ebca77) ^ words[i + 2]!);
+    const x = fmix32(Math.imul(words[i]!, 0x9e3779b1) ^ Math.imul(words[i + 1]! ^ 0x7f4a7c15, 0x85ebca77) ^ words[i + 2]!);
     for (let k = 0; k < MINHASH_K; k++) {
-      const h = fmix(x ^ SEEDS[k]!);
+      const h = fmix32(x ^ SEEDS[k]!);
       if (h < sig[k]!) sig[k] = h;
     }
   }
@@ -54,8 +48,8 @@ export function bandKey(sig: Uint32Array, band: number, out: Uint32Array, at: nu
   let h2 = 0x1b873593 + band;
   for (let r = 0; r < LSH_ROWS; r++) {
     const v = sig[band * LSH_ROWS + r]!;
-    h1 = fmix(h1 ^ v);
-    h2 = fmix(Math.imul(h2, 0x01000193) ^ v ^ (r << 24));
+    h1 = fmix32(h1 ^ v);
+    h2 = fmix32(Math.imul(h2, 0x01000193) ^ v ^ (r << 24));
   }
   out[at] = h1;
   out[at + 1] = h2;

@@ -10,6 +10,8 @@
 // their words hash alike) and does not fingerprint (simhash.ts does).
 // REQUIRES: nothing; one WordBuffer per thread, reused between documents.
 
+import { fmix32 } from '../fingerprint/hash.js';
+
 /** Elements whose whole content is left out (lowercase names). */
 const SKIP_ELEMENTS = new Set([
   'head', 'script', 'style', 'noscript', 'template', 'svg', 'iframe', 'nav', 'header', 'footer',
@@ -46,15 +48,6 @@ function isWordByte(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c >= 0x80;
 }
 
-/** Final mix of a word hash (MurmurHash3 fmix32). */
-function fmix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
 /** Index after a character reference `&name;` / `&#123;` starting at i (at most 12 bytes), or i when there is none. */
 function entityEnd(b: Uint8Array, i: number, end: number): number {
   for (let k = i + 1; k < end && k <= i + 12; k++) {
@@ -80,12 +73,12 @@ export function textWords(b: Uint8Array, start: number, end: number, out: WordBu
       h = Math.imul(h ^ c, 0x01000193);
       len++;
     } else if (len > 0) {
-      out.push(fmix(h ^ len));
+      out.push(fmix32(h ^ len));
       h = 0x811c9dc5;
       len = 0;
     }
   }
-  if (len > 0) out.push(fmix(h ^ len));
+  if (len > 0) out.push(fmix32(h ^ len));
 }
 
 /** Index after the `>` closing a tag that starts at i (quotes respected), or end. */

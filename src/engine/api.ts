@@ -6,6 +6,7 @@ import type { Transform } from 'node:stream';
 import type { RejectReason } from '../input/types.js';
 import type { RunReport } from '../stats/report.js';
 import type { DiskUsage } from '../stats/disk-usage.js';
+import type { ForgetCounts } from '../store/manifest.js';
 
 export type InputFormat = 'auto' | 'lines' | 'tsv' | 'warc';
 
@@ -124,24 +125,9 @@ export interface ForgetReject {
 }
 
 /** What a forget did: the counts `drum runs` shows for it, and where its files are. */
-export interface ForgetReport {
+export interface ForgetReport extends ForgetCounts {
   runId: string;
   outDir: string;
-  /** URLs the list named (accepted lines, repeats included). */
-  asked: number;
-  /** Stored URLs removed: each is new again to the next ingest. Written to forgotten.txt. */
-  forgotten: number;
-  /** URLs of the list the store did not hold. */
-  notStored: number;
-  /** URLs named again later in the list (counted once). */
-  repeats: number;
-  /** Lines that named no URL (rejects.tsv has them all). */
-  rejectedLines: number;
-  /**
-   * forget --host: per exact host, the URLs removed and those of its key range kept because their
-   * host check is unknown (stored before the store had values; forget them by list). Absent without hosts.
-   */
-  hosts?: { host: string; forgotten: number; unknownHost: number }[];
   /** The first FORGET_REJECTS_KEPT rejects, with their line numbers. */
   rejects: ForgetReject[];
   /** URLs in the store after the forget. */

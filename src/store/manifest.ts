@@ -106,10 +106,15 @@ export interface RunSummary {
 
 /** What a forget asked for and did, as the manifest and the run catalog record it. */
 export interface ForgetCounts {
+  /** URLs the list named (accepted lines, repeats included). */
   asked: number;
+  /** Stored URLs removed: each is new again to the next ingest. Written to forgotten.txt. */
   forgotten: number;
+  /** URLs of the list the store did not hold. */
   notStored: number;
+  /** URLs named again later in the list (counted once). */
   repeats: number;
+  /** Lines that named no URL (rejects.tsv has them all). */
   rejectedLines: number;
   /** forget --host: each exact host, the URLs of it removed, and those of its key range kept because their host check is unknown. */
   hosts?: { host: string; forgotten: number; unknownHost: number }[];
