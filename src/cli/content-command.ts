@@ -12,6 +12,7 @@ import { DrumError, EXIT_STATUS } from '../errors.js';
 import type { CliIo } from './commands.js';
 import { inputsFrom, parseCount, stateDirFrom } from './options.js';
 import { fmtInt } from './format.js';
+import type { Act } from './option-groups.js';
 
 export interface ContentRawOptions {
   state?: string;
@@ -26,7 +27,6 @@ export interface ContentRawOptions {
   verify?: boolean;
 }
 
-type Act = <A extends unknown[]>(fn: (...a: A) => Promise<number>) => (...a: A) => Promise<void>;
 
 export function addContent(program: Command, io: CliIo, act: Act, examples: (lines: string[]) => string): void {
   program.command('content').argument('[inputs...]', "WARC files (.warc, .warc.gz); none or '-' reads stdin")

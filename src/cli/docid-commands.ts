@@ -12,13 +12,13 @@ import type { CliIo } from './commands.js';
 import { withDrum } from './engine.js';
 import { fmtInt } from './format.js';
 import { stateDirFrom, type RawOptions } from './options.js';
+import type { Act } from './option-groups.js';
 
 /** Rejects shown one by one on stderr; the rest are counted in the summary. */
 export const MAX_SHOWN_REJECTS = 20;
 /** docIDs looked up per call into the engine. */
 const BATCH = 65536;
 
-type Act = <A extends unknown[]>(fn: (...a: A) => Promise<number>) => (...a: A) => Promise<void>;
 
 export function addDocIdCommands(program: Command, io: CliIo, act: Act): void {
   program.command('url').argument('[docids...]', "docIDs; none or '-' reads them from stdin, one per line (the first tab-separated field)")

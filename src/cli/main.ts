@@ -26,52 +26,8 @@ import type { RawOptions } from './options.js';
 import { forgetCommand } from './forget-command.js';
 import { addContent } from './content-command.js';
 import { addDocIdCommands } from './docid-commands.js';
-
-const STATE_HELP = 'state directory (default: $DRUM_STATE or ./drum-state)';
-
-function addState(c: Command): Command {
-  return c.option('--state <dir>', STATE_HELP);
-}
-
-function addRead(c: Command): Command {
-  return c
-    .option('--format <fmt>', 'input format: auto|lines|tsv|warc (auto detects gzip, WARC and TSV)')
-    .option('--links <which>', 'WARC: nav (navigation links) | all (embeds too)')
-    .option('--warc-links <src>', 'WARC: links from html | metadata (Heritrix outlink:) | both');
-}
-
-function addPolicy(c: Command): Command {
-  return c
-    .option('--canonical <mode>', 'default (documented rules) | none (dedupe exact lines)')
-    .option('--profile <name>', "rule list: drum (default) | heritrix | ia | nutch | w3lib | safebrowsing (another crawler's keys)")
-    .option('--rules <file>', 'user rules (strip-param, regex; per host or global) applied after the profile')
-    .option('--surt', 'key by the SURT form, com,example)/path?query (--profile ia always does)')
-    .option('--strip-www', 'policy: strip a leading www. from hosts')
-    .option('--fold-https', 'policy: treat http: as https:')
-    .option('--strip-index', 'policy: strip index.html, index.php, default.aspx, ...')
-    .option('--lowercase-path', 'policy: lowercase the path')
-    .option('--max-line-bytes <n>', 'reject lines longer than n bytes as too-long (default 2048)');
-}
-
-function addStore(c: Command): Command {
-  return c
-    .option('--memory <size>', 'RAM budget of the whole process, e.g. 256MiB, 1g; at least 125MiB + 32MiB a worker (default 256MiB)')
-    .option('--buckets <k>', 'number of buckets, a power of two; fixed when the store is created (default 64)')
-    .option('--host-bits <h>', 'key bits taken from the host fingerprint (0..32); fixed when the store is created (default 24)')
-    .option('--cache-entries <n>', 'hot-URL cache entries, 0 disables (default 2^16)')
-    .option('--recent-entries <n>', 'recently-added table entries, 0 disables (default 2^18)')
-    .option('--line-memo-entries <n>', 'line memo entries per parsing thread, 0 disables (default 2^20)')
-    .option('--bloom <mode>', 'bloom filter: off | gate (exact) | lossy (may drop new URLs) (default off)')
-    .option('--bloom-bits <n>', 'bloom bits per stored key (default 10, ~1% false positives)')
-    .option('--workers <n>', 'worker threads for canonicalize + hash, 0 = inline (default cores-1, at most 3)')
-    .option('--merge-every <n>', 'merge and commit once n URLs wait for the disk check (default: what --memory holds, ~40M at 256MiB)')
-    .option('--tuning <json>', 'internal limits for tests and experiments, e.g. {"bufferEntries":1024,"sortEntries":1024} (default: derived from --memory)')
-    .option('--force-policy', 'open a store built with another canonical policy anyway');
-}
-
-function examples(lines: string[]): string {
-  return `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
-}
+import { addCluster } from './cluster-program.js';
+import { addPolicy, addRead, addState, addStore, examples } from './option-groups.js';
 
 /** drum's version from package.json: beside the compiled tree (dist/), else beside bin/drum. */
 function readVersion(): string {
@@ -219,46 +175,6 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
   addCluster(program, io, act);
   addDocIdCommands(program, io, act);
   return program;
-}
-
-type Act = <A extends unknown[]>(fn: (...a: A) => Promise<number>) => (...a: A) => Promise<void>;
-const NATS_HELP = 'NATS server URLs, comma-separated, e.g. nats://127.0.0.1:4222,nats://127.0.0.1:4223';
-/** The cluster commands (docs/cluster.md), loaded only when one runs. */
-const cluster = (): Promise<typeof import('./cluster-commands.js')> => import('./cluster-commands.js');
-
-function addCluster(program: Command, io: CliIo, act: Act): void {
-  const publish = program.command('publish').argument('[inputs...]', "link files (plain, TSV, .gz, WARC); none or '-' reads stdin")
-    .description('canonicalize links and publish them to drum.links.<shard> on NATS JetStream (shard from the host)');
-  addPolicy(addRead(publish))
-    .requiredOption('--nats <urls>', NATS_HELP)
-    .requiredOption('--shards <n>', 'number of shards (fixed for the streams once created)')
-    .option('--replicas <r>', 'stream replicas when the streams are created (default 1; 3 on a 3-node cluster)')
-    .option('--rejects <file>', 'write rejected lines here (rejects.tsv format)')
-    .option('--json', 'print the publish report as one JSON object')
-    .option('--quiet', 'print nothing on success')
-    .addHelpText('after', examples(['drum publish --nats nats://127.0.0.1:4222 --shards 2 links.txt.gz']))
-    .action(act(async (inputs: string[], o: RawOptions) => (await cluster()).publishCommand(inputs, o, io)));
-
-  const serve = program.command('serve').description('run one shard: answer the links of drum.links.<shard>, publish new URLs to drum.new.<shard>');
-  addStore(addPolicy(addState(serve)))
-    .requiredOption('--nats <urls>', NATS_HELP)
-    .requiredOption('--shard <i>', 'this shard, 0..shards-1')
-    .requiredOption('--shards <n>', 'number of shards')
-    .option('--replicas <r>', 'stream replicas when the streams are created (default 1)')
-    .option('--max-delay <s>', 'close a round at most this many seconds after its first link (default 1)')
-    .option('--round-links <n>', 'close a round once this many links wait (default 200000)')
-    .option('--ack-wait <s>', 'seconds before JetStream redelivers an unacked link message (default 30)')
-    .option('--no-fsync', 'skip fsync at commits: faster, NOT crash-safe (benchmarks, tests)')
-    .option('--quiet', 'no line per round on stderr')
-    .addHelpText('after', examples(['drum serve --nats nats://127.0.0.1:4222 --shard 0 --shards 2 --state shard-0']))
-    .action(act(async (o: RawOptions) => (await cluster()).serveCommand(o, io)));
-
-  program.command('follow').description('print the new URLs of every shard, one per line, as they are published')
-    .requiredOption('--nats <urls>', NATS_HELP)
-    .option('--durable <name>', 'keep the position in a durable consumer of this name (default: read from the start)')
-    .option('--idle-exit <s>', 'exit once nothing arrived for this many seconds')
-    .addHelpText('after', examples(['drum follow --nats nats://127.0.0.1:4222 --idle-exit 5 > new-urls.txt']))
-    .action(act(async (o: RawOptions) => (await cluster()).followCommand(o, io)));
 }
 
 /** Prints an error as `drum: <CODE>: <message>` and returns its exit status. */
