@@ -96,6 +96,8 @@ export interface Tuning {
   fullHashMaxBytes?: number;
   /** Rounds with at least this many aux records sort and dispatch through a worker thread. Default 65,536. */
   workerDispatchMin?: number;
+  /** Links one round of a resolve holds (default 2^21); a bigger input takes more rounds. */
+  resolveRoundLinks?: number;
   /** URL log segment and block sizes (docs/file-format.md); defaults 256 MiB and 64 KiB. Smaller in tests. */
   urlLog?: { segmentBytes?: number; blockTextBytes?: number };
 }

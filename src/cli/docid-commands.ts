@@ -3,6 +3,9 @@
 // (docs/cli.md). A line that is not a docID, or a docID the store never
 // assigned, is a counted reject: said on stderr with its line number (the
 // first MAX_SHOWN_REJECTS of them) and in the summary, never a failure.
+// `drum resolve` prints `docID<TAB>url` for each link of the input, in
+// input order (its canonical URL; `-<TAB>url` when the store does not hold
+// it), from one batch merge; rejected lines are counted the same way.
 // Declares the commands on the program (main.ts calls addDocIdCommands)
 // and holds their actions. Reads the store only.
 
@@ -11,7 +14,7 @@ import type { Command } from 'commander';
 import type { CliIo } from './commands.js';
 import { withDrum } from './engine.js';
 import { fmtInt } from './format.js';
-import { stateDirFrom, type RawOptions } from './options.js';
+import { drumOptionsFrom, inputsFrom, readOptionsFrom, stateDirFrom, type RawOptions } from './options.js';
 import type { Act } from './option-groups.js';
 
 /** Rejects shown one by one on stderr; the rest are counted in the summary. */
@@ -27,6 +30,40 @@ export function addDocIdCommands(program: Command, io: CliIo, act: Act): void {
     .option('--quiet', 'no summary line on stderr')
     .addHelpText('after', '\nExamples:\n  drum url 0 1 2\n  seq 0 99 | drum url --state /data/drum\n')
     .action(act((ids: string[], o: RawOptions) => urlCommand(ids, o, io)));
+
+  program.command('resolve').argument('[input]', "a link file (plain, TSV, .gz, WARC); none or '-' reads stdin")
+    .description('print docID<TAB>url for each link, in input order (-<TAB>url when not stored), by one batch merge with the store')
+    .option('--state <dir>', 'state directory (default: $DRUM_STATE or ./drum-state)')
+    .option('--format <fmt>', 'input format: auto|lines|tsv|warc (auto detects gzip, WARC and TSV)')
+    .option('--memory <size>', 'RAM budget (default 256MiB)')
+    .option('--quiet', 'no summary line on stderr')
+    .addHelpText('after', '\nExamples:\n  drum resolve links.txt > docids.tsv\n  drum resolve links.txt | drum url - | head   # round trip\n')
+    .action(act((input: string | undefined, o: RawOptions) => resolveCommand(input, o, io)));
+}
+
+export async function resolveCommand(input: string | undefined, raw: RawOptions, io: CliIo): Promise<number> {
+  const state = stateDirFrom(raw, io.env, io.cwd);
+  const opts = drumOptionsFrom({ memory: raw.memory }, { readOnly: true, cwd: io.cwd });
+  const req = { inputs: inputsFrom(input === undefined ? [] : [input], io.cwd), ...readOptionsFrom(raw) };
+  const t: Tally = { read: 0, printed: 0, rejected: 0 };
+  let out = '';
+  const r = await withDrum(state, { ...opts, workers: 0 }, (d) => d.resolve({
+    ...req,
+    onResolved: (doc, url) => {
+      out += `${doc === null ? '-' : doc}\t${url}\n`;
+      if (out.length >= 65536) {
+        io.stdout.write(out);
+        out = '';
+      }
+    },
+    onReject: (x) => reject(io, t, x.line, x.reason, x.excerpt.toString('latin1'), 'resolve'),
+  }));
+  if (out !== '') io.stdout.write(out);
+  if (t.rejected > MAX_SHOWN_REJECTS) io.stderr.write(`drum: resolve: ${fmtInt(t.rejected - MAX_SHOWN_REJECTS)} more rejects not shown\n`);
+  if (!raw.quiet) {
+    io.stderr.write(`drum: resolve: ${fmtInt(r.linksRead)} links read, ${fmtInt(r.resolved)} stored, ${fmtInt(r.notStored)} not stored, ${fmtInt(r.rejectedLines)} rejected\n`);
+  }
+  return 0;
 }
 
 /** A docID field: decimal digits (surrounding spaces allowed) up to 2^53 - 1; NaN otherwise. */
@@ -44,9 +81,9 @@ interface Tally {
 }
 
 /** Says a reject on stderr (the first few) and counts it. */
-function reject(io: CliIo, t: Tally, line: number, reason: string, text: string): void {
+function reject(io: CliIo, t: Tally, line: number, reason: string, text: string, cmd = 'url'): void {
   t.rejected++;
-  if (t.rejected <= MAX_SHOWN_REJECTS) io.stderr.write(`drum: url: line ${line}: ${reason}: ${JSON.stringify(text.slice(0, 200))}\n`);
+  if (t.rejected <= MAX_SHOWN_REJECTS) io.stderr.write(`drum: ${cmd}: line ${line}: ${reason}: ${JSON.stringify(text.slice(0, 200))}\n`);
 }
 
 export async function urlCommand(ids: string[], raw: RawOptions, io: CliIo): Promise<number> {

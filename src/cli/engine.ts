@@ -12,6 +12,7 @@ import { DrumError } from '../errors.js';
 import type { DrumOptions } from '../options.js';
 import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
 import type * as Engine from '../engine/drum.js';
+import type { ResolveRequest, ResolveResult } from '../engine/jobs/resolve.js';
 import type { CheckRequest, ForgetReport, ForgetRequest, IngestRequest, ReadOptions, RunReport, StoreStats, VerifyResult } from '../engine/api.js';
 
 /** What the CLI uses of an open store (src/engine/drum.ts `Drum`). */
@@ -22,6 +23,7 @@ export interface DrumHandle {
   stats(): Promise<StoreStats>;
   verify(): Promise<VerifyResult>;
   urls(docIds: Iterable<number>): Promise<(string | null)[]>;
+  resolve(req: ResolveRequest): Promise<ResolveResult>;
   close(): Promise<void>;
 }
 

@@ -25,6 +25,7 @@ import { readManifest } from '../store/manifest.js';
 import { verifyStore } from './jobs/verify-store.js';
 import { docUrls } from './jobs/doc-urls.js';
 import { readOnlyWorkDir } from '../io/private-temp.js';
+import { resolve, type ResolveRequest, type ResolveResult } from './jobs/resolve.js';
 
 export { repair, type RepairResult } from './jobs/repair.js';
 export { upgradeStore, type UpgradeResult } from './jobs/upgrade.js';
@@ -240,6 +241,15 @@ export class Drum {
    */
   urls(docIds: Iterable<number>): Promise<(string | null)[]> {
     return this.job(async (s) => docUrls(s, docIds), true);
+  }
+
+  /**
+   * The docID of each link of the inputs, in input order, by one batch merge
+   * per round (docs/library.md): onResolved(docID, canonical URL), docID null
+   * when the store does not hold the URL. Reads only; a store with values.
+   */
+  resolve(req: ResolveRequest): Promise<ResolveResult> {
+    return this.job((s) => resolve(s, req, s.opts.tuning.resolveRoundLinks), true);
   }
 
   /**

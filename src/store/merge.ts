@@ -16,7 +16,9 @@
 // key lands in the new file (and, when asked, each hit; for delete, each
 // dropped key), as (position, ordinal) pairs in key order: the values pass
 // (value-merge.ts) writes the values file from them once the round's
-// verdicts, hence the new keys' ranks, are all known.
+// verdicts, hence the new keys' ranks, are all known. A merge that writes
+// nothing (check) records each hit's position in the file it reads, where a
+// read-only values pass finds the hit's value.
 // Does not look at URL text.
 // REQUIRES: pending keys ascending and unique within and across add() calls;
 // store file ascending.
@@ -75,10 +77,10 @@ export class BucketMerge {
     private readonly firstKeys: Uint32Array | null = null,
     /** Delete: found keys are dropped from the new file and marked in newBits; keys not found are ignored. */
     private readonly drop = false,
-    /** Stores with values: where merged keys land (requires a writer). */
+    /** Stores with values: where merged keys land (a delete only with a writer; without one, hits' positions in the file read). */
     private readonly events: ValueEventSink | null = null,
   ) {
-    if (events !== null && writer === null) throw new RangeError('BucketMerge: value events need a writer');
+    if (events !== null && writer === null && drop) throw new RangeError('BucketMerge: a delete records value events only with a writer');
     if (firstKeys !== null && writer !== null) throw new RangeError('BucketMerge: a merge that writes cannot skip blocks');
     this.eof = reader === null;
     // Skipping: read one block at a time from the start, not a streaming read-ahead.
@@ -143,7 +145,8 @@ export class BucketMerge {
           runStart = j + 1;
           newBits[o >>> 3]! |= 1 << (o & 7);
         } else {
-          if (this.events !== null && this.events.hits) this.events.add(writer!.pushed + (j - runStart), ord[i]!);
+          // Its position: in the new file (a writer), or in the file read (a check, which reads its values there).
+          if (this.events !== null && this.events.hits) this.events.add(writer !== null ? writer.pushed + (j - runStart) : this.reader!.delivered - m + j, ord[i]!);
           if (this.onHit !== null) this.onHit(sh, sl, ord[i]!);
         }
         i++;

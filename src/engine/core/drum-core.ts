@@ -30,6 +30,7 @@
 // one merge at a time; the aux payload of one record at most
 // AUX_MAX_URL_BYTES.
 
+import { DrumError } from '../../errors.js';
 import type { AuxLog } from '../../bucket/aux-log.js';
 import type { PendingBuckets } from '../../bucket/pending.js';
 import type { DrumFs } from '../../io/fs.js';
@@ -161,7 +162,8 @@ export class DrumCore {
     const newBits = new Uint8Array(new SharedArrayBuffer((records >>> 3) + 1));
     const w = r.worker;
     const worker = w !== undefined && w.pool.running > 0 && records > 0 && records >= (w.minRecords ?? WORKER_DISPATCH_MIN_RECORDS) ? w.pool : null;
-    const values = op !== 'check' && r.values !== undefined && this.events !== null ? r.values : null;
+    // A check reads values only to hand them out (hits' values to `out`); the other ops write them.
+    const values = r.values !== undefined && this.events !== null && (op !== 'check' || r.values.out !== null) ? r.values : null;
     const events = values === null ? null : this.events;
     if (events !== null) {
       events.reset();
@@ -173,7 +175,8 @@ export class DrumCore {
     }, this.area);
     if (values !== null) {
       try {
-        this.valuesPass(op, values, written, newBits, records, r);
+        if (op === 'check') this.readValuesPass(values, r);
+        else this.valuesPass(op, values, written, newBits, records, r);
       } catch (e) {
         for (const w of written.values()) {
           for (const path of [w.path, w.values?.path]) {
@@ -227,6 +230,37 @@ export class DrumCore {
         throw e;
       } finally {
         reader?.close();
+      }
+    }
+    r.time?.('merge-values', performance.now() - t0, items);
+  }
+
+  /**
+   * A check's values pass: for each bucket with hits, one sequential read of
+   * its committed values file, handing each hit's value to `out` (new keys
+   * have none). Writes nothing.
+   */
+  private readValuesPass(values: CoreValues, r: CoreRound): void {
+    const events = this.events!;
+    const t0 = performance.now();
+    const tmp = new Uint32Array(this.valueWords);
+    const out = values.out!;
+    let items = 0;
+    for (let b = 0; b < this.pending.count; b++) {
+      if (events.count(b) === 0) continue;
+      const reader = values.files.openValues(b);
+      if (reader === null) throw new DrumError('DRUM_INTERNAL', `values pass: hits in bucket ${b}, which has no values`);
+      try {
+        let at = 0;
+        events.forEach(b, (pos, o) => {
+          reader.copy(pos - at, null);
+          reader.take(tmp, 0);
+          at = pos + 1;
+          out(o, tmp, 0);
+          items++;
+        });
+      } finally {
+        reader.close();
       }
     }
     r.time?.('merge-values', performance.now() - t0, items);

@@ -117,7 +117,7 @@ export interface BucketRoundParams {
   keySink: ((keys: Uint32Array, n: number) => void) | null;
   /** Sorts on this pool's worker when given (and it has one); else on this thread. */
   worker: ParsePool | null;
-  /** Stores with values, in a round that writes: records where merged keys land, per bucket. */
+  /** Stores with values: records where merged keys land, per bucket (a check: where its hits are in the file). */
   events?: ValueEvents | null;
   time?: (stage: string, ms: number, items: number) => void;
 }
@@ -200,7 +200,8 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
         outPath = p.write ? files.outputPath(cur.b) : null;
         writer = outPath === null ? null : new KeyWriter(p.dfs, outPath, cur.b, p.keySink, p.fsync, area.writeBuffers);
         const skip = writer === null && reader !== null && files.firstKeys !== undefined && pending.totals[cur.b]! * SKIP_RATIO < reader.blocks;
-        const events = writer === null ? null : p.events ?? null;
+        // A round that writes records where merged keys land; a check (events given) where its hits are in the file.
+        const events = p.drop === true && writer === null ? null : p.events ?? null;
         events?.begin(cur.b);
         merge = new BucketMerge(reader, writer, p.newBits, p.onHit, skip ? files.firstKeys!(cur.b, reader!) : null, p.drop === true, events);
       }
@@ -215,8 +216,8 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
         c.storeHits += r.hits;
         c.diskHits += r.hits;
         c.duplicateUrls += r.hits;
+        p.events?.end();
         if (writer !== null) {
-          p.events?.end();
           const f = writer.finishLater();
           f.done.catch(() => undefined); // settled below (a failure there is what the round throws)
           finishing.push({ writer, done: f.done });
