@@ -4,13 +4,15 @@
 // DuckDB (anti-join per batch; unlimited and at memory_limit 256MB);
 // then an incremental second batch into drum's store, the real Heritrix
 // outlink stream, a 1 M-link small batch, the fixed costs of a process and
-// 10 k-link batches through one open Drum, and (--scale) 100 M links from a
+// 10 k-link batches through one open Drum, drum resolve of 1 M URLs against a
+// 10 M-URL store (--resolve-store S --resolve-urls Q), and (--scale) 100 M links from a
 // file, or (--scale N, N > 10^8) N links streamed from the generator into
 // one store slice by slice (scale-run.ts), with no N-link file on disk.
 // Prints a table and drum's goals (PASS/FAIL/SKIP) and writes everything as JSON. Never asserts
 // anything: it measures. Usage (after `tsc -p .`):
 //   node dist/scripts/bench.js [--links N] [--seed S] [--scale [N]] [--scale-slice N] [--json FILE]
-//     [--skip drum,drum-raw,sort,set,level,duckdb,incremental,heritrix] [--tmp DIR]
+//     [--skip drum,drum-raw,sort,set,level,duckdb,incremental,heritrix,resolve] [--tmp DIR]
+//     [--resolve-store S] [--resolve-urls Q]
 //     [--level-max-links N] [--timeout-s S] [--repeat R] [--keep]
 
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync, createWriteStream } from 'node:fs';
@@ -28,8 +30,9 @@ import { formatFixedCosts, measureFixedCosts, type FixedCost } from './lib/fixed
 import type { SmallBatchResult } from './small-batches.js';
 import { scaleRun, type ScaleRunResult, type SliceRow } from './scale-run.js';
 import { formatFit } from './scale-fit.js';
+import { resolveGoals, runResolveBench, type ResolveBench } from './lib/resolve-bench.js';
 
-const KNOWN = ['drum', 'drum-keys', 'drum-raw', 'sort', 'set', 'level', 'duckdb', 'small', 'fixed', 'incremental', 'heritrix'];
+const KNOWN = ['drum', 'drum-keys', 'drum-raw', 'sort', 'set', 'level', 'duckdb', 'small', 'fixed', 'incremental', 'heritrix', 'resolve'];
 const HERITRIX = '../shared/datasets/heritrix-archive-org-2008/outlinks.tsv';
 const BYTES_PER_LINK = 62; // generator average incl. newline (see meta avgUrlBytes)
 
@@ -88,6 +91,9 @@ async function main(): Promise<void> {
       repeat: { type: 'string', default: '1' },
       /** Also run the content-dedup bench (scripts/content-bench.ts) at these document counts, e.g. 100000. */
       content: { type: 'string' },
+      /** The resolve row: URLs in its store, and URLs it resolves. */
+      'resolve-store': { type: 'string', default: '10000000' },
+      'resolve-urls': { type: 'string', default: '1000000' },
     },
   });
   const links = Number(values.links);
@@ -255,11 +261,19 @@ async function main(): Promise<void> {
     }
   }
 
+  // 5. drum resolve: Q URLs against an S-URL store, one merge (its own store, built once and kept with --keep).
+  let resolveRun: ResolveBench | null = null;
+  if (!skip.has('resolve') && drumAvailable(ctx)) {
+    resolveRun = await runResolveBench(ctx, Number(values['resolve-store']), Number(values['resolve-urls']));
+    add(resolveRun.row);
+    if (!ctx.keep) rmSync(join(work, `drum-resolve-state-${values['resolve-store']}`), { recursive: true, force: true });
+  }
+
   for (const r of rows) {
     const sort = rows.find((s) => s.id === 'sort' && s.dataset === (r.dataset === 'batch2' ? 'main' : r.dataset) && s.status === 'ok');
     if (sort?.wallMs && r.wallMs !== null && r.status === 'ok') r.ratioToSort = Math.round((r.wallMs / sort.wallMs) * 100) / 100;
   }
-  const goals = checkGoals(rows, links, values.scale ? scaleLinks : null, library10k?.medianMs ?? null, scaleSlices?.slices ?? null);
+  const goals = [...checkGoals(rows, links, values.scale ? scaleLinks : null, library10k?.medianMs ?? null, scaleSlices?.slices ?? null), ...resolveGoals(resolveRun)];
   const agreement = checkAgreement(rows, datasets);
   const sortVersion = spawnSync('sort', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
   const result = {

@@ -37,6 +37,7 @@ export function addDocIdCommands(program: Command, io: CliIo, act: Act): void {
     .option('--format <fmt>', 'input format: auto|lines|tsv|warc (auto detects gzip, WARC and TSV)')
     .option('--memory <size>', 'RAM budget (default 256MiB)')
     .option('--quiet', 'no summary line on stderr')
+    .option('--verbose', 'also print the merges and the bytes they read against the store\'s size on stderr')
     .addHelpText('after', '\nExamples:\n  drum resolve links.txt > docids.tsv\n  drum resolve links.txt | drum url - | head   # round trip\n')
     .action(act((input: string | undefined, o: RawOptions) => resolveCommand(input, o, io)));
 }
@@ -62,6 +63,7 @@ export async function resolveCommand(input: string | undefined, raw: RawOptions,
   if (t.rejected > MAX_SHOWN_REJECTS) io.stderr.write(`drum: resolve: ${fmtInt(t.rejected - MAX_SHOWN_REJECTS)} more rejects not shown\n`);
   if (!raw.quiet) {
     io.stderr.write(`drum: resolve: ${fmtInt(r.linksRead)} links read, ${fmtInt(r.resolved)} stored, ${fmtInt(r.notStored)} not stored, ${fmtInt(r.rejectedLines)} rejected\n`);
+    if (raw.verbose) io.stderr.write(`drum: resolve: ${fmtInt(r.merges)} merges read ${fmtInt(r.bytesRead)} bytes; the store's key and values files hold ${fmtInt(r.storeBytes)} bytes\n`);
   }
   return 0;
 }

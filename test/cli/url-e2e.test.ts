@@ -1,7 +1,7 @@
-// End-to-end tests of `drum url` on the real bin/drum: docIDs given as
-// arguments or on stdin are printed with their URLs in input order, rejects
-// are counted with their line numbers, and the docIDs are the new URLs of
-// the runs in order.
+// End-to-end tests of `drum url` and `drum resolve` on the real bin/drum:
+// docIDs given as arguments or on stdin are printed with their URLs in input
+// order, rejects are counted with their line numbers, the docIDs are the new
+// URLs of the runs in order, and resolve gives them back for URLs.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,5 +46,25 @@ describe('drum url', () => {
   it('needs a store: DRUM_NOT_FOUND without one', async () => {
     const r = await drum(['url', '0', '--state', join(tempDir(), 'none')]);
     assert.equal(r.status, 15, r.stderr);
+  });
+});
+
+describe('drum resolve', () => {
+  it('prints docID<TAB>url for each link in input order, -<TAB>url when not stored, and drum url turns the docIDs back', async () => {
+    const { dir, urls } = await store();
+    writeFileSync(join(dir, 'q.txt'), `http://e.example/5\nHTTP://B.example/2#frag\nmailto:x@y\nhttp://new.example/\nhttp://e.example/5\n`);
+    const r = await drum(['resolve', 'q.txt'], { cwd: dir });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `4\t${urls[4]}\n1\t${urls[1]}\n-\thttp://new.example/\n4\t${urls[4]}\n`);
+    assert.match(r.stderr, /line 3: unsupported-scheme/);
+    assert.match(r.stderr, /5 links read, 3 stored, 1 not stored, 1 rejected/);
+    const back = await drum(['url', '-'], { cwd: dir, input: r.stdout });
+    assert.equal(back.stdout, r.stdout.split('\n').filter((l) => l !== '' && !l.startsWith('-')).join('\n') + '\n');
+  });
+
+  it('reads stdin', async () => {
+    const { dir, urls } = await store();
+    const r = await drum(['resolve', '-'], { cwd: dir, input: 'http://d.example/4\n' });
+    assert.equal(r.stdout, `3\t${urls[3]}\n`, r.stderr);
   });
 });

@@ -252,12 +252,15 @@ export class DrumCore {
       if (reader === null) throw new DrumError('DRUM_INTERNAL', `values pass: hits in bucket ${b}, which has no values`);
       try {
         let at = 0;
-        events.forEach(b, (pos, o) => {
-          reader.copy(pos - at, null);
-          reader.take(tmp, 0);
-          at = pos + 1;
-          out(o, tmp, 0);
-          items++;
+        events.forEachRun(b, (pairs, n) => {
+          for (let k = 0; k < n; k++) {
+            const pos = pairs[2 * k]!;
+            reader.copy(pos - at, null);
+            reader.take(tmp, 0);
+            at = pos + 1;
+            out(pairs[2 * k + 1]!, tmp, 0);
+          }
+          items += n;
         });
       } finally {
         reader.close();

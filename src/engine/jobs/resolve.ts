@@ -40,6 +40,10 @@ export interface ResolveResult {
   notStored: number;
   rejectedLines: number;
   merges: number;
+  /** Bytes the merges read (key and values files, and the round's own spill and aux files). */
+  bytesRead: number;
+  /** Bytes of the store's key and values files (what one pass over every bucket reads). */
+  storeBytes: number;
 }
 
 /** Links per round: RAM ~120 bytes a link (text, keys, table, answers), so 2^21 links take ~250 MiB at most. */
@@ -47,11 +51,13 @@ export const RESOLVE_ROUND_LINKS = 1 << 21;
 
 export async function resolve(s: Session, req: ResolveRequest, roundLinks = RESOLVE_ROUND_LINKS): Promise<ResolveResult> {
   if (!s.valued) {
-    throw new DrumError('DRUM_BAD_OPTION', `${s.dir} keeps no docIDs (a keys-only store); drum upgrade gives it values`);
+    throw new DrumError('DRUM_NEEDS_UPGRADE', `${s.dir} keeps no docIDs (a keys-only store); drum upgrade gives it values`);
   }
   const r = new Round(s, roundLinks);
   try {
-    const res: ResolveResult = { linksRead: 0, resolved: 0, notStored: 0, rejectedLines: 0, merges: 0 };
+    let storeBytes = 0;
+    for (const e of s.store.body.buckets) if (e) storeBytes += e.bytes + (e.values?.bytes ?? 0);
+    const res: ResolveResult = { linksRead: 0, resolved: 0, notStored: 0, rejectedLines: 0, merges: 0, bytesRead: 0, storeBytes };
     const scratch = new BatchScratch();
     const policy = s.policy;
     for (let i = 0; i < req.inputs.length; i++) {
@@ -156,6 +162,7 @@ class Round {
     const records = s.core.records;
     const docOf = new Float64Array(records).fill(-1);
     const st = s.store;
+    const read0 = s.dfs.counters.bytesRead;
     await s.core.merge('check', {
       files: s.storeFiles(), fsync: false, counters: newRunCounters(), onHit: null, keySink: null,
       values: {
@@ -166,6 +173,7 @@ class Round {
       },
     });
     res.merges++;
+    res.bytesRead += s.dfs.counters.bytesRead - read0;
     let start = 0;
     for (let k = 0; k < this.links; k++) {
       const end = this.ends[k]!;
