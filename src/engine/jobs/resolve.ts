@@ -53,7 +53,7 @@ export async function resolve(s: Session, req: ResolveRequest, roundLinks = RESO
   if (!s.valued) {
     throw new DrumError('DRUM_NEEDS_UPGRADE', `${s.dir} keeps no docIDs (a keys-only store); drum upgrade gives it values`);
   }
-  const r = new Round(s, roundLinks);
+  const r = new Round(s);
   try {
     let storeBytes = 0;
     for (const e of s.store.body.buckets) if (e) storeBytes += e.bytes + (e.values?.bytes ?? 0);
@@ -104,18 +104,36 @@ class Round {
   private textUsed = 0;
   private ends = new Uint32Array(1024);
   private firstOrd = new Uint32Array(1024);
-  private readonly mask: number;
-  private readonly tHi: Uint32Array;
-  private readonly tLo: Uint32Array;
-  private readonly tOrd: Int32Array;
+  private mask = 0;
+  private distinct = 0;
+  private tHi = new Uint32Array(0);
+  private tLo = new Uint32Array(0);
+  private tOrd = new Int32Array(0);
 
-  constructor(private readonly s: Session, roundLinks: number) {
-    let cap = 1024;
-    while (cap < 2 * roundLinks) cap *= 2;
+  constructor(private readonly s: Session) {
+    this.alloc(1 << 16);
+  }
+
+  /** An empty table of `cap` slots (a power of two). */
+  private alloc(cap: number): void {
     this.mask = cap - 1;
     this.tHi = new Uint32Array(cap);
     this.tLo = new Uint32Array(cap);
     this.tOrd = new Int32Array(cap).fill(-1);
+  }
+
+  /** Doubles the table once it is half full, putting every key back. */
+  private growTable(): void {
+    const { tHi, tLo, tOrd } = this;
+    this.alloc(2 * tOrd.length);
+    for (let i = 0; i < tOrd.length; i++) {
+      if (tOrd[i]! < 0) continue;
+      let h = slotOf(tHi[i]!, tLo[i]!) & this.mask;
+      while (this.tOrd[h]! >= 0) h = (h + 1) & this.mask;
+      this.tHi[h] = tHi[i]!;
+      this.tLo[h] = tLo[i]!;
+      this.tOrd[h] = tOrd[i]!;
+    }
   }
 
   /** Adds a link: its key goes to the core unless an earlier link of the round had it. */
@@ -134,7 +152,8 @@ class Round {
     src.copy(this.text, this.textUsed, start, end);
     this.textUsed += len;
     this.ends[n] = this.textUsed;
-    let h = (Math.imul(hi ^ Math.imul(lo, 0x9e3779b1), 0x85ebca6b) >>> 0) & this.mask;
+    if (2 * this.distinct >= this.tOrd.length) this.growTable();
+    let h = slotOf(hi, lo) & this.mask;
     for (;;) {
       const o = this.tOrd[h]!;
       if (o < 0) {
@@ -144,6 +163,7 @@ class Round {
         this.tLo[h] = lo;
         this.tOrd[h] = ord;
         this.firstOrd[n] = ord;
+        this.distinct++;
         break;
       }
       if (this.tHi[h] === hi && this.tLo[h] === lo) {
@@ -187,8 +207,14 @@ class Round {
     s.core.reset();
     this.links = 0;
     this.textUsed = 0;
+    this.distinct = 0;
     this.tOrd.fill(-1);
   }
+}
+
+/** Hash of a key for the round's table (the key's bits are already a hash; mix both words). */
+function slotOf(hi: number, lo: number): number {
+  return Math.imul(hi ^ Math.imul(lo, 0x9e3779b1), 0x85ebca6b) >>> 0;
 }
 
 function grow(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {

@@ -98,4 +98,19 @@ describe('Drum.resolve', () => {
       await keysOnly.close();
     }
   });
+
+  it('answers a round of more distinct links than its first key table holds, repeats too', async () => {
+    const dir = tempDir();
+    const d = await Drum.open(dir, { workers: 0, fsync: false });
+    try {
+      const stored = Array.from({ length: 30_000 }, (_, i) => `http://s${i % 97}.example/${i}`);
+      await add(d, stored);
+      const lines = [...Array.from({ length: 60_000 }, (_, i) => (i % 2 === 0 ? stored[i >>> 1]! : `http://n${i % 89}.example/${i}`)), stored[5]!, 'http://n1.example/1'];
+      const { answers } = await resolveAll(d, dir, lines);
+      assert.equal(answers.length, lines.length);
+      answers.forEach(([doc, url], k) => assert.deepEqual([doc, url], [k < 60_000 ? (k % 2 === 0 ? k >>> 1 : null) : k === 60_000 ? 5 : null, lines[k]]));
+    } finally {
+      await d.close();
+    }
+  });
 });
