@@ -11,8 +11,12 @@
 // time per link at every slice (the growth DRUM's merge cost shows as the
 // store grows), and IRLbot's cost model fitted to the slices (scale-fit.ts).
 // Does not judge goals (bench-report.ts / the bench does).
+// --resume continues a run that was cut short: it keeps the state, reads the
+// slices the JSON already holds, regenerates (and discards) their lines and
+// goes on from the next slice; the JSON then says from which slice on the
+// rows were measured by this build (resumedAt).
 // Usage (after `tsc -p .`):
-//   node dist/scripts/scale-run.js [--links 1e9] [--slice 1e7] [--seed 1] [--tmp DIR] [--json FILE] [--keep-outputs]
+//   node dist/scripts/scale-run.js [--links 1e9] [--slice 1e7] [--seed 1] [--tmp DIR] [--json FILE] [--keep-outputs] [--resume]
 // REQUIRES: GNU time at /usr/bin/time for CPU and RSS figures (else wall only).
 
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync, type WriteStream } from 'node:fs';
@@ -91,17 +95,20 @@ export interface ScaleRunResult {
   generator: { wallS: number; cpuS: number; peakRssBytes: number; cpuShare: number; note: string } | null;
   /** IRLbot's cost model fitted to the slices (scale-fit.ts). */
   fit?: ScaleFit;
+  /** Set on a resumed run: the first slice this run measured (earlier rows came from the JSON). */
+  resumedAt?: number;
   slices: SliceRow[];
 }
 
-export async function scaleRun(o: { links: number; slice: number; seed: number; work: string; json: string; keepOutputs: boolean; log: (s: string) => void }): Promise<ScaleRunResult> {
+export async function scaleRun(o: { links: number; slice: number; seed: number; work: string; json: string; keepOutputs: boolean; resume?: boolean; log: (s: string) => void }): Promise<ScaleRunResult> {
   const dist = resolve(fileURLToPath(import.meta.url), '..', '..');
   const repo = resolve(dist, '..');
   mkdirSync(o.work, { recursive: true });
   const state = join(o.work, 'state');
   const outs = join(o.work, 'outputs');
   const sliceFile = join(o.work, 'slice.txt');
-  rmSync(state, { recursive: true, force: true });
+  const earlier: SliceRow[] = o.resume === true && existsSync(o.json) ? (JSON.parse(readFileSync(o.json, 'utf8')) as ScaleRunResult).slices : [];
+  if (o.resume !== true) rmSync(state, { recursive: true, force: true });
   rmSync(outs, { recursive: true, force: true });
   const genTime = join(o.work, 'gen-time.txt');
   const genArgs = [join(dist, 'scripts', 'gen-links.js'), '--links', String(o.links), '--seed', String(o.seed), '--out', '-', '--no-count'];
@@ -110,15 +117,25 @@ export async function scaleRun(o: { links: number; slice: number; seed: number; 
     : spawn(process.execPath, genArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
   const genClosed = once(gen, 'close');
   const slicer = new LineSlicer(gen.stdout!);
-  const rows: SliceRow[] = [];
+  const rows: SliceRow[] = [...earlier];
   let linksBefore = 0, storeUrls = 0, wallTotal = 0, outBytes = 0;
+  for (const r of earlier) {
+    // The generator is deterministic: these slices' lines are made again and dropped.
+    await slicer.slice(o.slice, createWriteStream('/dev/null'));
+    linksBefore += r.links;
+    storeUrls = r.storeUrlsBefore + r.newUrls;
+    wallTotal += r.wallMs;
+    outBytes = r.outputBytesTotal;
+  }
+  const resumedAt = earlier.length > 0 ? earlier.length + 1 : undefined;
+  if (resumedAt !== undefined) o.log(`resumed after slice ${earlier.length} (${linksBefore.toLocaleString('en-US')} links)`);
   const t0 = performance.now();
   const result = (generator: ScaleRunResult['generator']): ScaleRunResult =>
-    ({ params: { links: o.links, slice: o.slice, seed: o.seed }, elapsedMs: Math.round(performance.now() - t0), generator, slices: rows });
+    ({ params: { links: o.links, slice: o.slice, seed: o.seed }, elapsedMs: Math.round(performance.now() - t0), generator, ...(resumedAt !== undefined ? { resumedAt } : {}), slices: rows });
   const write = (generator: ScaleRunResult['generator']): void => writeFileSync(o.json, JSON.stringify({
     command: `node dist/scripts/scale-run.js ${process.argv.slice(2).join(' ')}`.trim(), finishedAt: new Date().toISOString(), ...result(generator),
   }, null, 2) + '\n');
-  for (let k = 1; !slicer.done; k++) {
+  for (let k = earlier.length + 1; !slicer.done; k++) {
     const n = await slicer.slice(o.slice, createWriteStream(sliceFile));
     if (n === 0) break;
     const out = join(outs, `slice-${String(k).padStart(4, '0')}`);
@@ -168,11 +185,12 @@ if (process.argv[1]?.endsWith('scale-run.js')) {
   const { values } = parseArgs({ options: {
     links: { type: 'string', default: '1e9' }, slice: { type: 'string', default: '1e7' }, seed: { type: 'string', default: '1' },
     tmp: { type: 'string', default: tmpdir() }, json: { type: 'string' }, 'keep-outputs': { type: 'boolean', default: false },
+    resume: { type: 'boolean', default: false },
   } });
   const work = resolve(values.tmp!, 'drum-scale-run');
   scaleRun({
     links: Number(values.links), slice: Number(values.slice), seed: Number(values.seed), work,
-    json: resolve(values.json ?? join(work, 'scale-run.json')), keepOutputs: values['keep-outputs']!,
+    json: resolve(values.json ?? join(work, 'scale-run.json')), keepOutputs: values['keep-outputs']!, resume: values.resume!,
     log: (s) => void process.stderr.write(`[scale] ${s}\n`),
   }).catch((e: unknown) => { process.stderr.write(`scale-run: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`); process.exit(1); });
 }

@@ -11,7 +11,8 @@
 // crash-safe by their own markers (host-table.ts).
 
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { DrumFs } from '../io/fs.js';
 import { DrumError } from '../errors.js';
 import { levelError } from './level-errors.js';
 import { snapshotCopy } from './snapshot.js';
@@ -21,9 +22,10 @@ import {
   del, openLevel, put, DELTAS_BEFORE_FOLD, type CatalogOpenOptions, type Db, type HostCount, type HostDelta, type Op, type RunRecord, type Sub,
 } from './records.js';
 import {
-  allHostCounts, applyRound, foldDeltas, hostCountOf, pendingDeltaCount, FOLD_SLICE_BYTES, HOST_BATCH_BYTES,
+  applyRound, foldDeltas, forEachHostCount, hostCountOf, pendingDeltaCount, sortedHostCounts, FOLD_SLICE_BYTES, HOST_BATCH_BYTES,
   type FoldState, type HostCounts, type HostTable,
 } from './host-table.js';
+import type { HostFilePointer } from './host-fold.js';
 
 export { DELTAS_BEFORE_FOLD };
 export type { CatalogOpenOptions, HostCount, RunInput, RunRecord, RunStatus } from './records.js';
@@ -35,6 +37,7 @@ export class Catalog {
   private closed = false;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly subs = new Map<string, Sub<unknown>>();
+  private readonly fs = new DrumFs();
 
   private constructor(
     readonly dir: string,
@@ -212,7 +215,9 @@ export class Catalog {
     return this.read('cannot read the host table', [], async () => {
       const top = new TopHeap(n);
       // A host whose every URL was forgotten is at 0: it has no URL in the store, so it is not listed.
-      for (const [host, count] of await allHostCounts(this.hostTable())) if (count > 0) top.offer(host, count);
+      await forEachHostCount(this.hostTable(), (host, count) => {
+        if (count > 0) top.offer(host, count);
+      });
       return top.result();
     });
   }
@@ -220,29 +225,34 @@ export class Catalog {
   private hostTable(): HostTable {
     return {
       db: this.db!, deltas: this.sub<HostDelta>('hostDeltas'), hosts: this.sub<number>('hosts'), rounds: this.sub<number>('rounds'),
-      fold: this.sub<FoldState>('hostFold'), sync: this.sync, dir: this.dir,
+      fold: this.sub<FoldState>('hostFold'), pointer: this.sub<HostFilePointer>('hostFile'), fs: this.fs, stateDir: dirname(this.dir),
+      sync: this.sync, dir: this.dir,
       batchBytes: this.opts.hostBatchBytes ?? HOST_BATCH_BYTES, foldSliceBytes: this.opts.foldSliceBytes ?? FOLD_SLICE_BYTES,
     };
   }
 
-  /** Every host and its count, in host order; for checks and scripts, not hot paths. */
+  /** Every host and its count, in host order (the table file merged with the pending deltas); for checks and scripts. */
   async *allHosts(): AsyncGenerator<HostCount> {
     if (!this.db) return;
     this.assertOpen();
-    let all: Map<string, number>;
-    try {
-      all = await allHostCounts(this.hostTable());
-    } catch (e) {
-      throw levelError('cannot read the host table', e, this.dir);
+    const it = sortedHostCounts(this.hostTable())[Symbol.asyncIterator]();
+    for (;;) {
+      let r: IteratorResult<[string, number]>;
+      try {
+        r = await it.next();
+      } catch (e) {
+        throw levelError('cannot read the host table', e, this.dir);
+      }
+      if (r.done === true) return;
+      yield { host: r.value[0], uniqueUrls: r.value[1] };
     }
-    for (const host of [...all.keys()].sort()) yield { host, uniqueUrls: all.get(host)! };
   }
 
   /** Sublevels are created once per catalog: creating one per operation is very slow in abstract-level. */
   private sub<V>(name: string): Sub<V> {
     let s = this.subs.get(name);
     if (s === undefined) {
-      const json = name === 'runs' || name === 'hosts' || name === 'rounds' || name === 'hostFold';
+      const json = name === 'runs' || name === 'hosts' || name === 'rounds' || name === 'hostFold' || name === 'hostFile';
       const enc = name === 'hostDeltas' ? 'view' : json ? 'json' : 'utf8';
       s = this.db!.sublevel(name, { valueEncoding: enc }) as unknown as Sub<unknown>;
       this.subs.set(name, s);

@@ -1,9 +1,9 @@
 // The host table's LevelDB logic behind Catalog: applying one round's
 // host-count parts in bounded batches, folding the per-round deltas into the
-// per-host table one hash slice at a time, and the reads that see exactly
-// the counts of completed rounds. Does not open or close the database or
-// serialize writers (Catalog does: every function here that writes must run
-// inside Catalog's write queue).
+// host table file (host-fold.ts), and the reads that see exactly the counts
+// of completed rounds: the table plus the pending deltas. Does not open or
+// close the database or serialize writers (Catalog does: every function here
+// that writes must run inside Catalog's write queue).
 //
 // Crash safety without one giant batch:
 // - A round's parts are `${marker}#NNNNNN` keys written in batches of about
@@ -11,14 +11,22 @@
 //   round has no marker is ignored by every read and fold, and a redo of the
 //   round first deletes those leftovers, so a crash between batches neither
 //   shows partial counts nor double counts after the redo.
-// - A fold records {keys, slices, done} (sublevel hostFold) in the batch of
-//   each slice it writes; until the deltas are deleted (the final batch),
-//   reads skip a folded delta for hosts of slices < done, and the next fold
-//   resumes at slice `done`.
+// - A fold writes a whole new table file and commits it with the deletion
+//   of its deltas in one batch (host-fold.ts).
+// - Catalogs written before the table file kept the table in the sublevel
+//   `hosts` and folded into it slice by slice, recording {keys, slices, done}
+//   (sublevel hostFold) in each slice's batch; until the deltas were deleted,
+//   reads skip a folded delta for hosts of slices < done. Such a fold cut
+//   short is finished the old way first (finishLegacyFold); the next fold
+//   moves the sublevel into a file.
 
 import { encodeHostMap, forEachHost, forEachHostIn, hostSlice } from './host-delta.js';
 import { del, put, type Db, type HostDelta, type Op, type Sub } from './records.js';
+import { CURRENT_KEY, foldIntoFile, HOST_DIR, type HostFilePointer } from './host-fold.js';
+import { HostFileReader } from './host-file.js';
 import { DrumError } from '../errors.js';
+import type { DrumFs } from '../io/fs.js';
+import { join } from 'node:path';
 
 /** Bytes of parts per LevelDB batch when applying a round (a ~2 MB sealed part then goes alone; see docs/engineering-log.md). */
 export const HOST_BATCH_BYTES = 1 << 20;
@@ -40,6 +48,9 @@ export interface HostTable {
   hosts: Sub<number>;
   rounds: Sub<number>;
   fold: Sub<FoldState>;
+  pointer: Sub<HostFilePointer>;
+  fs: DrumFs;
+  stateDir: string;
   sync: boolean;
   dir: string;
   batchBytes: number;
@@ -154,21 +165,72 @@ async function forEachPending(t: HostTable, fn: (host: string, n: number) => voi
   }
 }
 
+/** The current table file, or null while the table is still the legacy sublevel. */
+async function tableFile(t: HostTable): Promise<HostFileReader | null> {
+  const cur = await t.pointer.get(CURRENT_KEY);
+  return cur === undefined ? null : HostFileReader.open(join(t.stateDir, HOST_DIR, cur.name));
+}
+
+/** Every (host, count) of the table, in name order. */
+async function* tableEntries(t: HostTable): AsyncGenerator<[string, number]> {
+  const f = await tableFile(t);
+  if (f === null) {
+    yield* t.hosts.iterator();
+    return;
+  }
+  try {
+    yield* f.entries();
+  } finally {
+    f.close();
+  }
+}
+
 /** Unique URLs of one host: its table entry plus the deltas not yet in it. */
 export async function hostCountOf(t: HostTable, host: string): Promise<number> {
-  let n = (await t.hosts.get(host)) ?? 0;
+  const f = await tableFile(t);
+  let n: number;
+  if (f === null) n = (await t.hosts.get(host)) ?? 0;
+  else {
+    try {
+      n = f.get(host);
+    } finally {
+      f.close();
+    }
+  }
   await forEachPending(t, (h, c) => {
     if (h === host) n += c;
   }, host);
   return n;
 }
 
-/** Table plus pending deltas as one Map (reads only; memory grows with the number of hosts). */
-export async function allHostCounts(t: HostTable): Promise<Map<string, number>> {
-  const all = new Map<string, number>();
-  for await (const [host, count] of t.hosts.iterator()) all.set(host, count);
-  await forEachPending(t, (h, c) => all.set(h, (all.get(h) ?? 0) + c));
-  return all;
+/**
+ * Calls fn once per host with its count (table plus pending deltas), table
+ * hosts in name order, then hosts only in deltas. RAM: the pending deltas'
+ * hosts as a Map (the fold keeps them few), never the table.
+ */
+export async function forEachHostCount(t: HostTable, fn: (host: string, count: number) => void): Promise<void> {
+  const pending = new Map<string, number>();
+  await forEachPending(t, (h, c) => pending.set(h, (pending.get(h) ?? 0) + c));
+  for await (const [h, c] of tableEntries(t)) {
+    const p = pending.get(h);
+    if (p !== undefined) pending.delete(h);
+    fn(h, c + (p ?? 0));
+  }
+  for (const [h, c] of pending) fn(h, c);
+}
+
+/** Every host and its count in name order: the table merged with the sorted pending hosts. */
+export async function* sortedHostCounts(t: HostTable): AsyncGenerator<[string, number]> {
+  const pending = new Map<string, number>();
+  await forEachPending(t, (h, c) => pending.set(h, (pending.get(h) ?? 0) + c));
+  const names = [...pending.keys()].sort();
+  let j = 0;
+  for await (const [h, c] of tableEntries(t)) {
+    while (j < names.length && names[j]! < h) yield [names[j]!, pending.get(names[j++]!)!];
+    if (j < names.length && names[j] === h) yield [h, c + pending.get(names[j++]!)!];
+    else yield [h, c];
+  }
+  while (j < names.length) yield [names[j]!, pending.get(names[j++]!)!];
 }
 
 /** Deltas of marked rounds not yet folded (what a fold would take). */
@@ -177,27 +239,35 @@ export async function pendingDeltaCount(t: HostTable): Promise<number> {
 }
 
 /**
- * Folds every delta of a marked round into the table, one hash slice of the
- * hosts per batch (RAM: a Map of about foldSliceBytes of delta entries), then
- * deletes them; drops deltas of unmarked rounds (leftovers of a crashed apply,
- * which a redo rewrites). Resumes a fold a crash interrupted. Returns the
- * number of deltas folded.
+ * Folds every delta of a marked round into a new table file (host-fold.ts)
+ * and drops deltas of unmarked rounds (leftovers of a crashed apply, which a
+ * redo rewrites). Finishes a legacy fold a crash interrupted first. Returns
+ * the number of deltas folded.
  */
 export async function foldDeltas(t: HostTable): Promise<number> {
-  let st = await t.fold.get(FOLD_KEY);
-  if (st === undefined) {
-    const v = await deltaView(t);
-    const start: Op[] = v.unmarked.map((k) => del(t.deltas, k));
-    if (v.marked.size === 0) {
-      if (start.length > 0) await t.db.batch(start as never, { sync: t.sync });
-      return 0;
-    }
-    let total = 0;
-    for await (const [k, delta] of t.deltas.iterator()) if (v.marked.has(k)) total += delta.byteLength;
-    st = { keys: [...v.marked], slices: Math.max(1, Math.ceil(total / t.foldSliceBytes)), done: 0 };
-    start.push(put(t.fold, FOLD_KEY, st));
-    await t.db.batch(start as never, { sync: t.sync });
+  const legacy = await t.fold.get(FOLD_KEY);
+  if (legacy !== undefined) await finishLegacyFold(t, legacy);
+  const v = await deltaView(t);
+  const drop: Op[] = v.unmarked.map((k) => del(t.deltas, k));
+  if (v.marked.size === 0) {
+    if (drop.length > 0) await t.db.batch(drop as never, { sync: t.sync });
+    return 0;
   }
+  let bytes = 0;
+  let entries = 0;
+  for await (const [k, delta] of t.deltas.iterator()) {
+    if (!v.marked.has(k)) continue;
+    bytes += delta.byteLength;
+    entries += hostsIn(delta);
+  }
+  const keys = [...v.marked];
+  await foldIntoFile({ ...t, legacy: t.hosts }, keys, bytes, entries, drop);
+  return keys.length;
+}
+
+/** Finishes a fold into the legacy sublevel that a crash cut short (catalogs written before the table file). */
+async function finishLegacyFold(t: HostTable, start: FoldState): Promise<void> {
+  let st = start;
   const inFold = new Set(st.keys);
   for (let s = st.done; s < st.slices; s++) {
     const sum = new Map<string, number>();
@@ -206,8 +276,6 @@ export async function foldDeltas(t: HostTable): Promise<number> {
     }
     const names = [...sum.keys()];
     const olds = names.length > 0 ? await t.hosts.getMany(names) : [];
-    // A chained batch: each put goes into LevelDB's native write batch as it is made,
-    // so a slice of a million hosts costs its encoded bytes, not a million op objects.
     const batch = t.db.batch();
     for (let i = 0; i < names.length; i++) {
       const h = names[i]!;
@@ -221,5 +289,4 @@ export async function foldDeltas(t: HostTable): Promise<number> {
   const end: Op[] = st.keys.map((k) => del(t.deltas, k));
   end.push(del(t.fold as Sub<unknown>, FOLD_KEY));
   await t.db.batch(end as never, { sync: t.sync });
-  return st.keys.length;
 }

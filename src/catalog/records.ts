@@ -84,6 +84,7 @@ export interface Sub<V> {
   keys(o: Range): { all(): Promise<string[]> };
   values(o: Range): { all(): Promise<V[]> };
   iterator(o?: Range): AsyncIterable<[string, V]>;
+  clear?(): Promise<void>;
 }
 
 /** One operation of an atomic root-db batch, placed in a sublevel. */

@@ -1,8 +1,10 @@
 // Tests of the host table's bounded batches: a round applied in several
 // LevelDB batches (marker last), a crash between those batches (reads and
 // folds ignore the partial round, the redo replaces it: no double count),
-// and a fold in hash slices that a crash interrupts and the next fold
-// resumes. Every check compares against a plain Map model.
+// folds into the host table file in name ranges (a failed commit changes
+// nothing), and catalogs of the legacy layout (table in a sublevel, a fold
+// in progress) finished and moved into a file. Every check compares
+// against a plain Map model.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +12,8 @@ import fc from 'fast-check';
 import { Catalog, type HostCount } from '../../src/catalog/catalog.js';
 import { encodeHostMap } from '../../src/catalog/host-delta.js';
 import { tempDir } from '../helpers/tmp.js';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 type Model = Map<string, number>;
 
@@ -113,8 +117,32 @@ describe('host counts applied in bounded batches', () => {
   });
 });
 
-describe('folding deltas in slices', () => {
-  it('folds in several slices and resumes a fold a crash cut short, counts unchanged throughout', async () => {
+/** Makes the catalog's next LevelDB batch writes fail, as if the process died there, from the `at`-th on. */
+function failBatches(c: Catalog, at: number): () => void {
+  type Chained = { write: (o?: unknown) => Promise<void> };
+  const db = (c as unknown as { db: { batch: (...a: unknown[]) => unknown } }).db;
+  const batch = db.batch.bind(db);
+  let calls = 0;
+  const crashes = (): boolean => ++calls >= at;
+  db.batch = (...a: unknown[]) => {
+    if (a.length > 0) return crashes() ? Promise.reject(new Error('simulated crash')) : batch(...a);
+    const chained = batch() as Chained;
+    const write = chained.write.bind(chained);
+    chained.write = (o?: unknown) => (crashes() ? Promise.reject(new Error('simulated crash')) : write(o));
+    return chained;
+  };
+  return () => {
+    db.batch = batch;
+  };
+}
+
+function tableFiles(state: string): string[] {
+  const dir = join(state, 'hosts');
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+}
+
+describe('folding deltas into the host table file', () => {
+  it('folds in several name ranges into a new file, and a fold whose commit fails changes nothing', async () => {
     const state = tempDir();
     const c = await Catalog.open(state, { sync: false, foldSliceBytes: 256 });
     const model: Model = new Map();
@@ -123,23 +151,11 @@ describe('folding deltas in slices', () => {
       addTo(model, parts);
       await c.applyHostCounts('r', r, parts.map(encodeHostMap));
     }
-    // Let the fold's third batch write fail, as if the process died there
-    // (array batches and chained batches alike).
-    type Chained = { write: (o?: unknown) => Promise<void> };
-    const db = (c as unknown as { db: { batch: (...a: unknown[]) => unknown } }).db;
-    const batch = db.batch.bind(db);
-    let calls = 0;
-    const crashes = (): boolean => ++calls === 3;
-    db.batch = (...a: unknown[]) => {
-      if (a.length > 0) return crashes() ? Promise.reject(new Error('simulated crash')) : batch(...a);
-      const chained = batch() as Chained;
-      const write = chained.write.bind(chained);
-      chained.write = (o?: unknown) => (crashes() ? Promise.reject(new Error('simulated crash')) : write(o));
-      return chained;
-    };
+    const restore = failBatches(c, 1);
     await assert.rejects(c.compactHosts());
-    db.batch = batch;
+    restore();
     await expectTable(c, model);
+    assert.equal(await c.pendingDeltas(), 12);
     await c.close();
     const c2 = await Catalog.open(state, { sync: false, foldSliceBytes: 256 });
     try {
@@ -147,12 +163,109 @@ describe('folding deltas in slices', () => {
       assert.equal(await c2.compactHosts(), 12);
       assert.equal(await c2.pendingDeltas(), 0);
       await expectTable(c2, model);
+      // The failed fold's file was never named by the catalog: the next fold wrote over it.
+      assert.deepEqual(tableFiles(state), ['hosts-000001.tbl']);
       const more = roundParts(99, 50, 2);
       addTo(model, more);
       await c2.applyHostCounts('r', 9, more.map(encodeHostMap));
       await expectTable(c2, model);
+      assert.equal(await c2.compactHosts(), 2);
+      await expectTable(c2, model);
+      // The previous file stays for readers that copied the catalog before this fold.
+      assert.deepEqual(tableFiles(state), ['hosts-000001.tbl', 'hosts-000002.tbl']);
     } finally {
       await c2.close();
     }
+  });
+
+  it('lists every host in name order, the table file merged with pending deltas', async () => {
+    const c = await Catalog.open(tempDir(), { sync: false, foldSliceBytes: 300 });
+    try {
+      const model: Model = new Map();
+      for (let r = 0; r < 3; r++) {
+        const parts = roundParts(40 + r, 40, 2);
+        addTo(model, parts);
+        await c.applyHostCounts('r', r, parts.map(encodeHostMap));
+        if (r === 1) await c.compactHosts();
+      }
+      const listed: [string, number][] = [];
+      for await (const h of c.allHosts()) listed.push([h.host, h.uniqueUrls]);
+      assert.deepEqual(listed, [...model].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('keeps every count equal to a Map model across rounds, folds, failed folds and reopen (property)', async () => {
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('round' as const), seed: fc.nat(), hosts: fc.integer({ min: 1, max: 40 }), parts: fc.integer({ min: 1, max: 3 }) }),
+      fc.record({ kind: fc.constant('fold' as const), slice: fc.integer({ min: 64, max: 4096 }) }),
+      fc.record({ kind: fc.constant('failedFold' as const), at: fc.integer({ min: 1, max: 2 }) }),
+      fc.record({ kind: fc.constant('reopen' as const) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 10 }), async (steps) => {
+        const state = tempDir();
+        let slice = 1024;
+        let c = await Catalog.open(state, { sync: false, foldSliceBytes: slice });
+        const model: Model = new Map();
+        let round = 0;
+        try {
+          for (const s of steps) {
+            if (s.kind === 'round') {
+              const parts = roundParts(s.seed, s.hosts, s.parts);
+              addTo(model, parts);
+              await c.applyHostCounts('r', round++, parts.map(encodeHostMap));
+            } else if (s.kind === 'fold' || s.kind === 'reopen') {
+              if (s.kind === 'fold') slice = s.slice;
+              await c.close();
+              c = await Catalog.open(state, { sync: false, foldSliceBytes: slice });
+              if (s.kind === 'fold') await c.compactHosts();
+            } else {
+              const restore = failBatches(c, s.at);
+              await c.compactHosts().catch(() => undefined);
+              restore();
+            }
+            await expectTable(c, model);
+          }
+        } finally {
+          await c.close();
+        }
+      }),
+      { seed: 7, numRuns: 25 },
+    );
+  });
+});
+
+describe('catalogs written before the host table file', () => {
+  it('finishes a legacy fold a crash cut short, then moves the table into a file, counts unchanged', async () => {
+    const state = tempDir();
+    const c = await Catalog.open(state, { sync: false });
+    const model: Model = new Map();
+    for (let r = 0; r < 2; r++) {
+      const parts = roundParts(70 + r, 30, 2);
+      addTo(model, parts);
+      await c.applyHostCounts('r', r, parts.map(encodeHostMap));
+    }
+    // The legacy layout: half of the hosts already in the sublevel `hosts` from an
+    // earlier fold, and a fold in progress over the pending deltas (slice 0 of 2 done).
+    const older: Model = new Map([['a.example', 5], ['zz.example', 2]]);
+    for (const [h, n] of older) model.set(h, (model.get(h) ?? 0) + n);
+    const db = (c as unknown as { db: { sublevel: (n: string, o: unknown) => { put: (k: string, v: unknown) => Promise<void>; keys: () => { all: () => Promise<string[]> } } } }).db;
+    const legacy = db.sublevel('hosts', { valueEncoding: 'json' });
+    for (const [h, n] of older) await legacy.put(h, n);
+    const keys = await db.sublevel('hostDeltas', { valueEncoding: 'view' }).keys().all();
+    await db.sublevel('hostFold', { valueEncoding: 'json' }).put('fold', { keys, slices: 2, done: 0 });
+    await expectTable(c, model);
+    assert.equal(await c.compactHosts(), 0);
+    await expectTable(c, model);
+    const more = roundParts(80, 30, 1);
+    addTo(model, more);
+    await c.applyHostCounts('r', 5, more.map(encodeHostMap));
+    assert.equal(await c.compactHosts(), 1);
+    await expectTable(c, model);
+    assert.deepEqual(await legacy.keys().all(), []);
+    assert.deepEqual(tableFiles(state), ['hosts-000001.tbl']);
+    await c.close();
   });
 });
