@@ -163,9 +163,10 @@ export async function foldIntoFile(t: FoldTarget, keys: string[], bytes: number,
 }
 
 /**
- * Removes table files older than the previous one, and leftovers of folds a
- * crash cut short. The previous file stays: a reader that took its catalog
- * copy before this fold's commit still reads it.
+ * Removes every table file but the current and the previous one: older ones,
+ * leftovers of folds a crash cut short, and files of a catalog that
+ * `drum repair --catalog` replaced. The previous file stays: a reader that
+ * took its catalog copy before this fold's commit still reads it.
  */
 function removeOldFiles(t: FoldTarget, dir: string, seq: number): void {
   if (!existsSync(dir)) return;
@@ -173,6 +174,6 @@ function removeOldFiles(t: FoldTarget, dir: string, seq: number): void {
     const m = /^hosts-(\d{6})\.tbl(\.tmp)?$/.exec(n);
     if (m === null) continue;
     const s = Number(m[1]);
-    if (s < seq - 1 || (m[2] !== undefined && s !== seq)) t.fs.unlink(join(dir, n));
+    if ((s !== seq && s !== seq - 1) || m[2] !== undefined) t.fs.unlink(join(dir, n));
   }
 }
