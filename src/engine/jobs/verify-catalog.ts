@@ -1,5 +1,5 @@
 // The run catalog's part of `drum verify`: reads the whole catalog (runs,
-// inputs, host table) read-only and turns what LevelDB reports into one
+// inputs, host table and its file under hosts/) read-only and turns what LevelDB reports into one
 // verify problem, or none. Does not check the URL store (Drum.verify does)
 // and writes nothing.
 // REQUIRES: stateDir is a drum state directory (its MANIFEST was read).
@@ -34,7 +34,9 @@ export async function checkCatalog(stateDir: string, expected: boolean): Promise
     if (!isDrumError(e)) throw e;
     // The OS refused access (read-only media, permissions, descriptors, a full temp dir for the copy): not checked.
     const refused = e.code === 'DRUM_IO' && /Read-only file system|Permission denied|Operation not permitted|Too many open files|No space left|E(ROFS|ACCES|PERM|MFILE|NFILE|NOSPC)\b/.test(e.message);
-    return { file: dir, code: refused ? 'DRUM_IO' : e.code === 'DRUM_IO' ? 'DRUM_CORRUPT_FILE' : e.code, message: e.message };
+    // A damaged host table file is named itself; LevelDB's damage names the catalog directory.
+    const file = e.code === 'DRUM_CORRUPT_FILE' && e.file !== undefined && e.file.includes(join(stateDir, 'hosts')) ? e.file : dir;
+    return { file, code: refused ? 'DRUM_IO' : e.code === 'DRUM_IO' ? 'DRUM_CORRUPT_FILE' : e.code, message: e.message };
   } finally {
     await cat?.close().catch(() => undefined);
   }
