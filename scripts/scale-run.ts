@@ -48,6 +48,8 @@ export interface SliceRow {
   ioBytesWritten?: number;
   /** The report's merge stage (sort, merge with the store, dispatch), ms. */
   mergeMs?: number;
+  /** The report's open stage (lock, manifest, catalog open and, every DELTAS_BEFORE_FOLD rounds, the host-table fold), ms. */
+  openMs?: number;
   outputBytesTotal: number;
   /** Cumulative drum wall / cumulative links up to and including this slice, ns. */
   cumulativeNsPerLink: number;
@@ -149,7 +151,7 @@ export async function scaleRun(o: { links: number; slice: number; seed: number; 
     const row: SliceRow = {
       slice: k, links: n, linksBefore, storeUrlsBefore: storeUrls, wallMs: Math.round(m.wallMs), cpuMs: m.cpuMs, peakRssBytes: m.peakRssBytes,
       newUrls: rep.uniqueUrls, stateBytes: pathBytes(state), sliceFileBytes: pathBytes(sliceFile), workBytes: pathBytes(join(state, 'work')),
-      ioBytesWritten: rep.io?.bytesWritten, mergeMs: rep.stages?.merge?.ms, outputBytesTotal: outBytes,
+      ioBytesWritten: rep.io?.bytesWritten, mergeMs: rep.stages?.merge?.ms, openMs: rep.stages?.open?.ms, outputBytesTotal: outBytes,
       cumulativeNsPerLink: Math.round((wallTotal * 1e6) / (linksBefore + n)),
     };
     rows.push(row);
