@@ -69,6 +69,33 @@ describe('drum repair', () => {
     await (await Drum.open(state, { workers: 0, fsync: false })).close();
   });
 
+  it('rebuilds the host table when its file is damaged: verify names the file, repair --catalog recounts, the next fold replaces it', async () => {
+    const { state } = await build();
+    const c0 = await Catalog.open(state, { sync: false });
+    await c0.compactHosts();
+    await c0.close();
+    const [name] = fs.readdirSync(join(state, 'hosts'));
+    const file = join(state, 'hosts', name!);
+    const b = fs.readFileSync(file);
+    b[20]! ^= 0xff;
+    fs.writeFileSync(file, b);
+    const v = await verifyStateDir(state);
+    assert.equal(v.ok, false);
+    assert.deepEqual(v.problems.map((p) => [p.code, p.file]), [['DRUM_CORRUPT_FILE', file]]);
+    await repair(state, { catalog: true });
+    assert.equal((await verifyStateDir(state)).ok, true);
+    const c = await Catalog.open(state, { sync: false });
+    try {
+      await c.compactHosts();
+      const hosts = await c.topHosts(100);
+      assert.equal(hosts.reduce((a, h) => a + h.uniqueUrls, 0), readManifest(state)!.storeUrls);
+    } finally {
+      await c.close();
+    }
+    assert.deepEqual(fs.readdirSync(join(state, 'hosts')), ['hosts-000001.tbl']);
+    assert.notDeepEqual(fs.readFileSync(join(state, 'hosts', 'hosts-000001.tbl')), b);
+  });
+
   it('fails with DRUM_IO when the damaged catalog cannot be moved aside, leaving it in place and the store unlocked', async () => {
     const { state } = await build();
     const eacces = (op: string): void => {
