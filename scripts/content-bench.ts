@@ -49,7 +49,7 @@ export function benchOne(docs: number, work: string, seed: number): ContentBench
   rmSync(state, { recursive: true, force: true });
   const mib = (b: number): number => Math.round((b / 1048576) * 10) / 10;
   return [
-    { docs, tool: 'drum content (disk tables, SimHash k=3)', documents: rep.documents, exact: rep.exactDuplicates, near: rep.nearDuplicates, seconds: Number(drumS.toFixed(1)), docsPerSecond: Math.round(rep.documents / drumS), peakRssMiB: mib(rep.peakRssBytes) },
+    { docs, tool: 'drum content (disk tables, MinHash-LSH J>=0.5)', documents: rep.documents, exact: rep.exactDuplicates, near: rep.nearDuplicates, seconds: Number(drumS.toFixed(1)), docsPerSecond: Math.round(rep.documents / drumS), peakRssMiB: mib(rep.peakRssBytes) },
     { docs, tool: 'MinHash-LSH in RAM (peer)', documents: peer.documents, exact: peer.exact, near: peer.near, seconds: Number(peerS.toFixed(1)), docsPerSecond: Math.round(peer.documents / peerS), peakRssMiB: mib(peer.peakRssBytes) },
   ];
 }

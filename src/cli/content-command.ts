@@ -17,7 +17,9 @@ import type { Act } from './option-groups.js';
 export interface ContentRawOptions {
   state?: string;
   out?: string;
+  near?: string;
   threshold?: string;
+  minJaccard?: string;
   roundDocs?: string;
   fsync?: boolean;
   json?: boolean;
@@ -33,7 +35,9 @@ export function addContent(program: Command, io: CliIo, act: Act, examples: (lin
     .description('find documents seen before (exact payload or near-identical text) in WARC files; writes content-duplicates.tsv and content-report.json')
     .option('--state <dir>', 'state directory (default: $DRUM_STATE or ./drum-state); the content store is <state>/content/')
     .option('--out <dir>', 'output directory (default: <state>/content-runs/run-<n>/)')
-    .option('--threshold <k>', 'SimHash Hamming distance for near duplicates, 0..3; fixed when the content store is created (default 3)')
+    .option('--near <method>', 'near-duplicate method of a new content store: minhash (MinHash-LSH, default) or simhash (SimHash, Hamming distance <= --threshold); a store keeps its own')
+    .option('--min-jaccard <j>', 'minhash: a near copy has an estimated Jaccard similarity of at least j, 0.01..1 (default 0.5; any run may choose)')
+    .option('--threshold <k>', 'simhash: Hamming distance for near duplicates, 0..3; fixed when the content store is created (default 3)')
     .option('--round-docs <n>', 'documents per merge round (default 65536)')
     .option('--suggest-rules <file>', 'write URL rules learned from exact duplicates of one host (drum ingest --rules format)')
     .option('--min-support <n>', 'with --suggest-rules: pairs a rule needs (default 2)')
@@ -52,23 +56,34 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
   const stateDir = stateDirFrom(o, io.env, io.cwd);
   if (o.verify) return verifyCommand(stateDir, o, io);
   const threshold = o.threshold === undefined ? 3 : parseCount('--threshold', o.threshold, 0, 3);
+  if (o.near !== undefined && o.near !== 'minhash' && o.near !== 'simhash') throw new DrumError('DRUM_BAD_OPTION', `--near must be minhash or simhash, not '${o.near}'`);
+  const minJaccard = o.minJaccard === undefined ? 0.5 : Number(o.minJaccard);
+  if (!(o.minJaccard === undefined || (/^\s*[0-9.]+\s*$/.test(o.minJaccard) && minJaccard >= 0.01 && minJaccard <= 1))) {
+    throw new DrumError('DRUM_BAD_OPTION', `--min-jaccard must be a number from 0.01 to 1, not '${o.minJaccard}'`);
+  }
   const roundDocs = o.roundDocs === undefined ? 65536 : parseCount('--round-docs', o.roundDocs, 1, 1 << 24);
   const minSupport = o.minSupport === undefined ? 2 : parseCount('--min-support', o.minSupport, 1);
   const files = inputsFrom(inputs, io.cwd);
   const { runContent } = await import('../content/content-run.js');
   const { RuleMiner, writeSuggestedRules } = await import('../content/rule-suggest.js');
-  const { readContentManifest, CONTENT_DIR } = await import('../content/content-manifest.js');
+  const { readContentManifest, nearMethodOf, CONTENT_DIR } = await import('../content/content-manifest.js');
   let runNo = 1;
+  let storeNear: string | null = null;
   try {
-    runNo = (readContentManifest(join(stateDir, CONTENT_DIR))?.runs ?? 0) + 1;
+    const m = readContentManifest(join(stateDir, CONTENT_DIR));
+    runNo = (m?.runs ?? 0) + 1;
+    storeNear = m === null ? null : nearMethodOf(m);
   } catch {
     // a damaged manifest is reported by the store's open below
+  }
+  if (o.near !== undefined && storeNear !== null && storeNear !== o.near) {
+    throw new DrumError('DRUM_BAD_OPTION', `the content store in ${stateDir} finds near copies with ${storeNear}, not ${o.near} (a store keeps the method it was made with)`);
   }
   const outDir = o.out !== undefined ? resolve(io.cwd, o.out) : join(stateDir, 'content-runs', `run-${runNo}`);
   if (o.suggestRules !== undefined && o.suggestRules.trim() === '') throw new DrumError('DRUM_BAD_OPTION', '--suggest-rules needs a file');
   const miner = o.suggestRules !== undefined ? new RuleMiner() : null;
   const report = await runContent({
-    stateDir, outDir, inputs: files, threshold, roundDocs, fsync: o.fsync !== false,
+    stateDir, outDir, inputs: files, near: o.near as 'minhash' | 'simhash' | undefined, threshold, minJaccard, roundDocs, fsync: o.fsync !== false,
     onExact: miner ? (url, rep) => miner.pair(url, rep) : undefined,
     onDoc: miner ? (url, key) => miner.doc(url, key) : undefined,
   });

@@ -1,10 +1,15 @@
 // One round's documents as typed arrays (the content store's unit of work):
-// exact key and SimHash per document, whether its text is long enough for a
+// exact key, SimHash and (when the store's near method is MinHash) the
+// MinHash signature per document, whether its text is long enough for a
 // near verdict, and the round's verdicts: the docID of the earliest exact
-// copy, else of the earliest near copy and its Hamming distance. DocIDs are
+// copy, else of the earliest near copy and its Hamming distance (SimHash)
+// or its count of equal minima out of MINHASH_K (MinHash). DocIDs are
 // dense from 0 in arrival order over all runs; document i of a round is
 // docID `first + i`. Does not read documents or touch files.
-// REQUIRES: capacity fixed at creation; reset() between rounds.
+// REQUIRES: capacity fixed at creation; reset() between rounds; sigs
+// written (at sigAt(i)) before add() of document i when signatures are kept.
+
+import { MINHASH_K } from './minhash.js';
 
 export class ContentBatch {
   n = 0;
@@ -20,8 +25,11 @@ export class ContentBatch {
   /** DocID of the earliest near copy within the threshold, or -1. */
   readonly nearOf: Int32Array;
   readonly nearDist: Uint8Array;
+  /** MINHASH_K minima per document (empty when the batch keeps no signatures). */
+  readonly sigs: Uint32Array;
 
-  constructor(readonly capacity: number) {
+  constructor(readonly capacity: number, signatures = false) {
+    this.sigs = new Uint32Array(signatures ? capacity * MINHASH_K : 0);
     this.exHi = new Uint32Array(capacity);
     this.exLo = new Uint32Array(capacity);
     this.simHi = new Uint32Array(capacity);
@@ -30,6 +38,11 @@ export class ContentBatch {
     this.exactOf = new Int32Array(capacity);
     this.nearOf = new Int32Array(capacity);
     this.nearDist = new Uint8Array(capacity);
+  }
+
+  /** Where document i's signature starts in sigs. */
+  sigAt(i: number): number {
+    return i * MINHASH_K;
   }
 
   get full(): boolean {

@@ -1,8 +1,10 @@
 // The content store's manifest, `<state>/content/CONTENT-MANIFEST`: which
-// table files are committed (one exact table, four permuted SimHash
+// table files are committed (one exact table, and by the store's near
+// method either the MinHash-LSH band table or four permuted SimHash
 // tables, by generation), how many documents and URL bytes the document
-// log holds, the SimHash threshold the store was built with, and the run
-// count. Binary envelope (magic, version, flags, body length, body CRC-32)
+// log holds, the CRC-32 of the committed signatures (MinHash), the SimHash
+// threshold (SimHash), and the run count. A manifest without `near` is a
+// SimHash store (written before MinHash was the default). Binary envelope (magic, version, flags, body length, body CRC-32)
 // around a UTF-8 JSON body, like the URL store's MANIFEST; written tmp ->
 // fsync -> rename -> fsync dir, so a crash leaves the old state or the new.
 // Does not read tables. REQUIRES: the writer lock for writeContentManifest.
@@ -22,25 +24,51 @@ export const CONTENT_HEADER_BYTES = 4 + 2 + 2 + 4 + 4; // magic, version, flags,
 /** Permuted SimHash tables (four 16-bit blocks: complete for k <= 3). */
 export const SIM_TABLES = 4;
 
+/** How a store finds near copies: MinHash-LSH (default) or SimHash (k <= 3). */
+export type NearMethod = 'minhash' | 'simhash';
+export const NEAR_METHODS: readonly NearMethod[] = ['minhash', 'simhash'];
+
 export interface ContentManifest {
   format: 'drum-content/1';
+  /** Absent in stores written before MinHash: 'simhash'. */
+  near?: NearMethod;
   generation: number;
   docs: number;
   urlBytes: number;
   runs: number;
+  /** SimHash Hamming threshold (SimHash stores). */
   threshold: number;
   /** Table file names; null while empty. */
   exact: string | null;
   sim: (string | null)[];
+  /** MinHash-LSH band table (MinHash stores). */
+  bands?: string | null;
+  /** CRC-32 of docs.sigs' committed bytes (MinHash stores). */
+  sigCrc?: number;
 }
 
-export function emptyContentManifest(threshold: number): ContentManifest {
-  return { format: 'drum-content/1', generation: 0, docs: 0, urlBytes: 0, runs: 0, threshold, exact: null, sim: Array(SIM_TABLES).fill(null) };
+export function emptyContentManifest(near: NearMethod, threshold: number): ContentManifest {
+  const m: ContentManifest = { format: 'drum-content/1', near, generation: 0, docs: 0, urlBytes: 0, runs: 0, threshold, exact: null, sim: Array(SIM_TABLES).fill(null) };
+  if (near === 'minhash') Object.assign(m, { bands: null, sigCrc: 0 });
+  return m;
 }
 
-/** The table file name of a kind (0 exact, 1..4 SimHash table t + 1) in a generation. */
+export function nearMethodOf(m: ContentManifest): NearMethod {
+  return m.near ?? 'simhash';
+}
+
+/** The committed table files of a manifest with their kinds (0 exact, 1..4 SimHash table t + 1, 5 bands). */
+export function tablesOf(m: ContentManifest): [number, string][] {
+  const out: [number, string][] = [];
+  if (m.exact !== null) out.push([0, m.exact]);
+  m.sim.forEach((s, t) => s !== null && s !== undefined && out.push([t + 1, s]));
+  if (m.bands !== undefined && m.bands !== null) out.push([5, m.bands]);
+  return out;
+}
+
+/** The table file name of a kind (0 exact, 1..4 SimHash table t + 1, 5 bands) in a generation. */
 export function tableName(kind: number, generation: number): string {
-  return `${kind === 0 ? 'exact' : `sim${kind - 1}`}-g${String(generation).padStart(6, '0')}.tbl`;
+  return `${kind === 0 ? 'exact' : kind === 5 ? 'bands' : `sim${kind - 1}`}-g${String(generation).padStart(6, '0')}.tbl`;
 }
 
 /** The committed manifest of a content directory, or null when there is none. */

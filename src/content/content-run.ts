@@ -2,7 +2,8 @@
 // order, fingerprints them into batches of typed arrays, merges each batch
 // with the content store (one committed round per batch), and writes the
 // outputs: content-duplicates.tsv (url, exact|near, the URL of the earliest
-// copy, distance; in record order) and content-report.json (documents,
+// copy, and 0 for exact, the estimated Jaccard similarity (MinHash) or the
+// Hamming distance (SimHash) for near; in record order) and content-report.json (documents,
 // duplicates, clusters and their size histogram, digest checks, skipped
 // records, time, peak RSS, IO). A document seen in an earlier run is a
 // duplicate now: the store maps every fingerprint to its earliest docID.
@@ -17,6 +18,8 @@ import { DrumFs } from '../io/fs.js';
 import { replaceFile } from '../io/replace-file.js';
 import { ContentBatch } from './batch.js';
 import { ContentStore } from './content-store.js';
+import type { NearMethod } from './content-manifest.js';
+import { MINHASH_K } from './minhash.js';
 import { DocFeaturer, FP_WORDS } from './features.js';
 import { type DocCounts, newDocCounts, readDocs } from './read-docs.js';
 
@@ -28,8 +31,12 @@ export interface ContentRunOptions {
   outDir: string;
   inputs: readonly string[];
   stdin?: ByteStream;
-  /** SimHash threshold of a new store (0..3). */
+  /** Near method of a new store (an existing store keeps its own; default minhash). */
+  near?: NearMethod;
+  /** SimHash threshold of a new SimHash store (0..3). */
   threshold: number;
+  /** MinHash: estimated Jaccard similarity a near copy needs (default 0.5). */
+  minJaccard?: number;
   /** Documents per round (RAM: ~40 bytes each plus their URLs). */
   roundDocs: number;
   fsync: boolean;
@@ -48,7 +55,13 @@ export interface ContentReport {
   /** Cluster size (the earliest document plus its duplicates of this run) -> clusters of that size. */
   clusterSizes: Record<string, number>;
   storeDocuments: number;
-  threshold: number;
+  /** The store's near method. */
+  near: NearMethod;
+  /** SimHash stores: the Hamming threshold. */
+  threshold?: number;
+  /** MinHash stores: the estimated Jaccard similarity a near copy needed, and the candidate pairs the band table gave. */
+  minJaccard?: number;
+  candidatePairs?: number;
   rounds: number;
   records: number;
   malformedRecords: number;
@@ -65,14 +78,16 @@ export interface ContentReport {
 export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
   const t0 = performance.now();
   const dfs = new DrumFs();
-  const store = await ContentStore.open(o.stateDir, { fsync: o.fsync, threshold: o.threshold, dfs });
+  const minJaccard = o.minJaccard ?? 0.5;
+  const store = await ContentStore.open(o.stateDir, { fsync: o.fsync, near: o.near, threshold: o.threshold, minJaccard, dfs });
+  const minhash = store.near === 'minhash';
   try {
     fs.mkdirSync(o.outDir, { recursive: true });
     const out = fs.openSync(join(o.outDir, DUPLICATES_FILE), 'w');
     const counts = newDocCounts();
     const r = { documents: 0, exact: 0, near: 0, rounds: 0 };
     const clusters = new Map<number, number>();
-    const batch = new ContentBatch(o.roundDocs);
+    const batch = new ContentBatch(o.roundDocs, minhash);
     batch.reset(store.docs);
     const urls: string[] = [];
     const fp = new Uint32Array(FP_WORDS);
@@ -95,7 +110,8 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
           o.onExact?.(urls[i]!, repUrl);
         } else {
           r.near++;
-          lines.push(`${urls[i]}\tnear\t${repUrl}\t${batch.nearDist[i]}`);
+          const d = batch.nearDist[i]!;
+          lines.push(`${urls[i]}\tnear\t${repUrl}\t${minhash ? (d / MINHASH_K).toFixed(2) : d}`);
         }
         clusters.set(rep, (clusters.get(rep) ?? 1) + 1);
       }
@@ -106,7 +122,7 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
     try {
       for (const input of o.inputs) {
         for await (const d of readDocs(input, counts, o.stdin)) {
-          const usable = featurer.fingerprint(d, fp, 0);
+          const usable = minhash ? featurer.fingerprint(d, fp, 0, batch.sigs, batch.sigAt(batch.n)) : featurer.fingerprint(d, fp, 0);
           batch.add(fp, 0, usable);
           urls.push(d.url);
           o.onDoc?.(d.url, d.digest.toString('hex', 0, 8));
@@ -125,7 +141,8 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
     const timeMs = performance.now() - t0;
     const report: ContentReport = {
       documents: r.documents, exactDuplicates: r.exact, nearDuplicates: r.near, clusters: clusters.size, clusterSizes: sizes,
-      storeDocuments: store.docs, threshold: store.threshold, rounds: r.rounds,
+      storeDocuments: store.docs, near: store.near,
+      ...(minhash ? { minJaccard, candidatePairs: store.candidatePairs } : { threshold: store.threshold }), rounds: r.rounds,
       records: counts.records, malformedRecords: counts.malformed, skipped: counts.skipped,
       payloadDigest: { match: counts.digestMatch, mismatch: counts.digestMismatch, absent: counts.digestAbsent, unchecked: counts.digestUnchecked },
       inputBytes: counts.bytes, timeMs: Math.round(timeMs), docsPerSecond: Math.round(r.documents / Math.max(timeMs / 1000, 1e-3)),

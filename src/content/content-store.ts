@@ -1,14 +1,17 @@
 // The persistent content store under `<state>/content/`: the exact table,
-// the four permuted SimHash tables and the document log, committed by the
-// content manifest. A writer takes the state directory's writer lock (the
+// the near method's tables (MinHash: the band table and the signatures
+// file; SimHash: the four permuted SimHash tables) and the document log,
+// committed by the content manifest. A writer takes the state directory's writer lock (the
 // URL store's: one writer per state directory), cuts the document log to
 // its committed length and removes files no manifest names (a crashed
 // round's tmp and next-generation tables). round() merges one batch with
 // every table (one sequential pass each, written as the next generation),
 // appends the batch's URLs to the log, commits the manifest, then removes
 // the previous generation: a crash at any point leaves the old state or the
-// new one. RAM: the batch, two 1 MiB table pieces and one group of stored
-// fingerprints sharing a leading 16-bit block, whatever the store's size.
+// new one. RAM: the batch, two 1 MiB table pieces, the round's band keys
+// and candidate pairs (MinHash; at most 2^20 pairs before a sweep checks
+// them) or one group of stored fingerprints sharing a leading 16-bit block
+// (SimHash), whatever the store's size.
 // Does not read WARC or write outputs (content-run.ts).
 // REQUIRES: open() before use, close() after; one round at a time.
 
@@ -19,31 +22,42 @@ import { DrumFs } from '../io/fs.js';
 import { acquireLock, type WriterLock } from '../store/lock.js';
 import type { ContentBatch } from './batch.js';
 import {
-  CONTENT_DIR, CONTENT_MANIFEST, SIM_TABLES, type ContentManifest, emptyContentManifest, readContentManifest, tableName, writeContentManifest,
+  CONTENT_DIR, CONTENT_MANIFEST, SIM_TABLES, type ContentManifest, type NearMethod, emptyContentManifest, nearMethodOf, readContentManifest, tableName,
+  tablesOf, writeContentManifest,
 } from './content-manifest.js';
 import { DocLog, IDX_FILE, URLS_FILE } from './doc-log.js';
-import { TableReader, TableWriter } from './table-file.js';
+import { BAND_KIND, TableReader, TableWriter } from './table-file.js';
 import { mergeExact, mergeNear } from './table-merge.js';
+import { CandidatePairs, mergeBands, minEqualOf } from './band-merge.js';
+import { SIGS_FILE, SigFile } from './sig-file.js';
 
 /** Largest SimHash threshold the four tables find every pair for. */
 export const MAX_THRESHOLD = 3;
 
 export interface ContentStoreOptions {
   fsync: boolean;
-  /** SimHash threshold for a new store (0..3); an existing store keeps its own. */
+  /** Near method of a new store; an existing store keeps its own. Default 'minhash'. */
+  near?: NearMethod;
+  /** SimHash threshold for a new SimHash store (0..3); an existing store keeps its own. */
   threshold: number;
+  /** MinHash: a candidate is a near copy at this estimated Jaccard similarity or more (any run may choose). Default 0.5. */
+  minJaccard?: number;
   dfs?: DrumFs;
 }
 
 export class ContentStore {
   private closed = false;
+  /** Candidate pairs the band merges offered so far (MinHash). */
+  candidatePairs = 0;
   private constructor(
     readonly dfs: DrumFs,
     readonly dir: string,
     private m: ContentManifest,
     readonly log: DocLog,
+    private readonly sigs: SigFile | null,
     private readonly lock: WriterLock | null,
     private readonly fsync: boolean,
+    private readonly minEqual: number,
   ) {}
 
   /** Opens (creating) the content store of stateDir for writing. DRUM_LOCKED when another writer holds the state directory. */
@@ -54,10 +68,17 @@ export class ContentStore {
     try {
       const dir = join(stateDir, CONTENT_DIR);
       dfs.mkdirp(dir);
-      const m = readContentManifest(dir) ?? emptyContentManifest(o.threshold);
+      const m = readContentManifest(dir) ?? emptyContentManifest(o.near ?? 'minhash', o.threshold);
       removeUncommitted(dfs, dir, m);
       const log = new DocLog(dfs, dir, m.docs, m.urlBytes, true);
-      return new ContentStore(dfs, dir, m, log, lock, o.fsync);
+      let sigs: SigFile | null = null;
+      try {
+        if (nearMethodOf(m) === 'minhash') sigs = new SigFile(dfs, dir, m.docs, m.sigCrc ?? 0, true);
+      } catch (e) {
+        log.close();
+        throw e;
+      }
+      return new ContentStore(dfs, dir, m, log, sigs, lock, o.fsync, minEqualOf(o.minJaccard ?? 0.5));
     } catch (e) {
       await lock.release();
       throw e;
@@ -66,6 +87,10 @@ export class ContentStore {
 
   get docs(): number {
     return this.m.docs;
+  }
+
+  get near(): NearMethod {
+    return nearMethodOf(this.m);
   }
 
   get threshold(): number {
@@ -87,8 +112,18 @@ export class ContentStore {
     const gen = this.m.generation + 1;
     const next: ContentManifest = { ...this.m, generation: gen, sim: [...this.m.sim] };
     next.exact = this.mergeTable(0, gen, this.m.exact, (r, w) => mergeExact(b, r, w));
-    for (let t = 0; t < SIM_TABLES; t++) {
-      next.sim[t] = this.mergeTable(t + 1, gen, this.m.sim[t] ?? null, (r, w) => mergeNear(b, t, this.m.threshold, r, w));
+    if (this.sigs !== null) {
+      const sigs = this.sigs;
+      const pairs = new CandidatePairs(b, sigs, this.minEqual);
+      next.bands = this.mergeTable(BAND_KIND, gen, this.m.bands ?? null, (r, w) => mergeBands(b, r, w, pairs));
+      pairs.verify();
+      this.candidatePairs += pairs.offered;
+      sigs.append(b.sigs, b.n, this.fsync);
+      next.sigCrc = sigs.crc;
+    } else {
+      for (let t = 0; t < SIM_TABLES; t++) {
+        next.sim[t] = this.mergeTable(t + 1, gen, this.m.sim[t] ?? null, (r, w) => mergeNear(b, t, this.m.threshold, r, w));
+      }
     }
     this.log.append(urls, this.fsync);
     next.docs = this.log.docs;
@@ -97,7 +132,7 @@ export class ContentStore {
     writeContentManifest(this.dfs, this.dir, next, this.fsync);
     const old = this.m;
     this.m = next;
-    for (const f of [old.exact, ...old.sim]) if (f !== null && f !== undefined) this.dfs.unlink(join(this.dir, f));
+    for (const [, f] of tablesOf(old)) this.dfs.unlink(join(this.dir, f));
   }
 
   private mergeTable(kind: number, gen: number, from: string | null, merge: (r: TableReader, w: TableWriter) => void): string {
@@ -127,13 +162,14 @@ export class ContentStore {
     if (this.closed) return;
     this.closed = true;
     this.log.close();
+    this.sigs?.close();
     await this.lock?.release();
   }
 }
 
 /** Removes what a crashed writer left: tmp files and tables the manifest does not name. */
 function removeUncommitted(dfs: DrumFs, dir: string, m: ContentManifest): void {
-  const keep = new Set([CONTENT_MANIFEST, URLS_FILE, IDX_FILE, ...[m.exact, ...m.sim].filter((f): f is string => f !== null)]);
+  const keep = new Set([CONTENT_MANIFEST, URLS_FILE, IDX_FILE, SIGS_FILE, ...tablesOf(m).map(([, f]) => f)]);
   for (const f of fs.readdirSync(dir)) {
     if (!keep.has(f) && (f.endsWith('.tmp') || f.endsWith('.tbl'))) dfs.unlink(join(dir, f));
   }
@@ -146,7 +182,7 @@ export interface ContentVerifyResult {
   tables: number;
 }
 
-/** Reads every committed content table whole (CRC, order, length, docIDs in range) and checks the document log's length. Read-only; no lock. */
+/** Reads every committed content table whole (CRC, order, length, docIDs in range), checks the document log's length and the signatures' length and CRC. Read-only; no lock. */
 export function verifyContent(stateDir: string): ContentVerifyResult | null {
   const dir = join(stateDir, CONTENT_DIR);
   const problems: string[] = [];
@@ -159,9 +195,7 @@ export function verifyContent(stateDir: string): ContentVerifyResult | null {
   if (m === null) return null;
   const dfs = new DrumFs();
   let tables = 0;
-  const names: [number, string | null][] = [[0, m.exact], ...m.sim.map((s, t): [number, string | null] => [t + 1, s])];
-  for (const [kind, name] of names) {
-    if (name === null) continue;
+  for (const [kind, name] of tablesOf(m)) {
     tables++;
     let r: TableReader | null = null;
     try {
@@ -178,6 +212,16 @@ export function verifyContent(stateDir: string): ContentVerifyResult | null {
     log.close();
   } catch (e) {
     problems.push(e instanceof Error ? e.message : String(e));
+  }
+  if (nearMethodOf(m) === 'minhash') {
+    try {
+      const sigs = new SigFile(dfs, dir, m.docs, m.sigCrc ?? 0, false);
+      const crc = sigs.checksum();
+      sigs.close();
+      if (crc !== (m.sigCrc ?? 0)) problems.push(`content signatures ${join(dir, SIGS_FILE)}: CRC mismatch`);
+    } catch (e) {
+      problems.push(e instanceof Error ? e.message : String(e));
+    }
   }
   return { sound: problems.length === 0, problems, docs: m.docs, tables };
 }

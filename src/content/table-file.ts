@@ -1,6 +1,7 @@
 // The content store's sorted tables on disk: a 16-byte header, then
 // fixed-width records (key hi u32, key lo u32, docID u32, little-endian),
-// strictly ascending by key, CRC-32 over the records. One file per table
+// strictly ascending by key (the band table, BAND_KIND, by key and docID:
+// one key has many documents), CRC-32 over the records. One file per table
 // and generation, written as `*.tmp`, fsynced, renamed (the manifest names
 // the committed ones). TableReader streams a file front to back in 1 MiB
 // pieces, checking the CRC and the order as it goes; TableWriter streams
@@ -16,6 +17,8 @@ export const TABLE_VERSION = 1;
 export const HEADER_BYTES = 4 + 2 + 2 + 4 + 4; // magic, version, kind, record count, CRC-32 of the records
 export const RECORD_WORDS = 3; // key hi, key lo, docID
 export const RECORD_BYTES = RECORD_WORDS * 4;
+/** Kind of the MinHash-LSH band table (0 exact, 1..4 SimHash tables). */
+export const BAND_KIND = 5;
 /** Records per read or write piece (~1 MiB). */
 const PIECE_RECORDS = 87381;
 
@@ -35,6 +38,8 @@ export class TableReader {
   private runningCrc = 0;
   private lastHi = -1;
   private lastLo = -1;
+  private lastDoc = -1;
+  private readonly manyDocs: boolean;
   hi = 0;
   lo = 0;
   doc = 0;
@@ -43,6 +48,7 @@ export class TableReader {
 
   /** Opens `path`, or an empty table when path is null. */
   constructor(private readonly dfs: DrumFs, readonly path: string | null, readonly kind: number) {
+    this.manyDocs = kind === BAND_KIND;
     if (path === null) {
       this.fd = -1;
       this.count = 0;
@@ -83,9 +89,12 @@ export class TableReader {
     this.doc = b[k + 2]!;
     this.i++;
     this.has = true;
-    if (this.hi < this.lastHi || (this.hi === this.lastHi && this.lo <= this.lastLo)) throw corrupt(this.path!, 'keys out of order');
+    if (this.hi < this.lastHi || (this.hi === this.lastHi && this.lo <= this.lastLo)) {
+      if (!this.manyDocs || this.hi !== this.lastHi || this.lo !== this.lastLo || this.doc <= this.lastDoc) throw corrupt(this.path!, 'keys out of order');
+    }
     this.lastHi = this.hi;
     this.lastLo = this.lo;
+    this.lastDoc = this.doc;
   }
 
   close(): void {
@@ -108,7 +117,7 @@ export class TableWriter {
     this.fd = dfs.open(this.tmp, 'w');
   }
 
-  /** Appends a record; keys must be strictly ascending (the merge guarantees it). */
+  /** Appends a record; keys must be strictly ascending, (key, docID) for BAND_KIND (the merge guarantees it). */
   push(hi: number, lo: number, doc: number): void {
     const k = this.n * RECORD_WORDS;
     this.buf[k] = hi;

@@ -40,7 +40,13 @@ describe('drum content', () => {
       else wantExact.push([t.url, 'exact', f, '0']);
     }
     assert.deepEqual(lines.filter((l) => l[1] === 'exact'), wantExact);
-    for (const l of lines.filter((x) => x[1] === 'near')) assert.ok(Number(l[3]) >= 0 && Number(l[3]) <= 3) // 0: the same visible words, other bytes (a date, an ad);
+    const near = lines.filter((x) => x[1] === 'near');
+    for (const l of near) assert.ok(Number(l[3]) >= 0.5 && Number(l[3]) <= 1, l.join(' ')); // estimated Jaccard (1: the same visible words, other bytes)
+    const groupOf = new Map(truth.map((t) => [t.url, t.group]));
+    for (const l of near) assert.equal(groupOf.get(l[0]!), groupOf.get(l[2]!), l.join(' '));
+    const seen = new Set<number>();
+    const withCopy = truth.filter((t) => t.role !== 'unique' && (seen.has(t.group) || (seen.add(t.group), false))).length;
+    assert.ok(lines.length >= 0.9 * withCopy, `${lines.length} lines for ${withCopy} documents with an earlier copy`);
     const rep = JSON.parse(fs.readFileSync(join(dir, 'o1', 'content-report.json'), 'utf8')) as Record<string, unknown>;
     assert.equal(rep.documents, 300);
     assert.equal(rep.exactDuplicates, wantExact.length);
@@ -63,6 +69,23 @@ describe('drum content', () => {
     const bad = await drum(['content', '--verify', '--state', state]);
     assert.equal(bad.status, 11);
     assert.match(bad.stdout, /NOT SOUND/);
+  });
+
+  it('finds near copies with SimHash when the store is made with --near simhash, and keeps a store to its method', async () => {
+    const state = join(dir, 'st-sim');
+    const r = await drum(['content', '--near', 'simhash', '--state', state, '--out', join(dir, 'os1'), '--no-fsync', '--json', warc]);
+    assert.equal(r.status, 0, r.stderr);
+    const rep = JSON.parse(r.stdout) as { near: string; threshold: number; exactDuplicates: number };
+    assert.deepEqual([rep.near, rep.threshold], ['simhash', 3]);
+    for (const l of fs.readFileSync(join(dir, 'os1', 'content-duplicates.tsv'), 'utf8').trim().split('\n').map((x) => x.split('\t'))) {
+      if (l[1] === 'near') assert.ok(Number.isInteger(Number(l[3])) && Number(l[3]) <= 3, l.join(' '));
+    }
+    assert.ok(!fs.existsSync(join(state, 'content', 'docs.sigs')));
+    const other = await drum(['content', '--near', 'minhash', '--state', state, '--out', join(dir, 'os2'), '--no-fsync', warc]);
+    assert.equal(other.status, 2, other.stderr);
+    assert.match(other.stderr, /DRUM_BAD_OPTION/);
+    const bad = await drum(['content', '--min-jaccard', '1.5', '--state', join(dir, 'st-bad'), warc]);
+    assert.match(bad.stderr, /DRUM_BAD_OPTION/);
   });
 
   it('lets drum ingest create its URL store in a state directory that drum content made first', async () => {

@@ -1,4 +1,4 @@
-// The content store against a brute-force model: over random documents in
+// A SimHash content store against a brute-force model: over random documents in
 // several rounds, with the store closed and reopened between runs, every
 // exact verdict is the earliest earlier document with the same payload key
 // (a Map model), and every near verdict is the earliest earlier document
@@ -45,7 +45,7 @@ async function runAll(state: string, runs: Doc[][][], k: number): Promise<{ exac
   const near: number[] = [];
   const dist: number[] = [];
   for (const rounds of runs) {
-    const store = await ContentStore.open(state, { fsync: false, threshold: k });
+    const store = await ContentStore.open(state, { fsync: false, near: 'simhash', threshold: k });
     try {
       for (const docs of rounds) {
         const b = new ContentBatch(Math.max(1, docs.length));
@@ -117,7 +117,7 @@ describe('content store', () => {
     fs.writeFileSync(join(dir, 'exact-g000009.tbl.tmp'), 'partial');
     fs.writeFileSync(join(dir, 'sim0-g000009.tbl'), 'uncommitted');
     fs.appendFileSync(join(dir, 'docs.urls'), 'http://torn.example/');
-    const store = await ContentStore.open(state, { fsync: false, threshold: 3 });
+    const store = await ContentStore.open(state, { fsync: false, near: 'simhash', threshold: 3 });
     await store.close();
     assert.ok(!fs.existsSync(join(dir, 'exact-g000009.tbl.tmp')));
     assert.ok(!fs.existsSync(join(dir, 'sim0-g000009.tbl')));
@@ -130,7 +130,7 @@ describe('content store', () => {
     const state = tempDir('drum-content-lock-');
     const lock = await acquireLock((fs.mkdirSync(state, { recursive: true }), state));
     try {
-      await assert.rejects(ContentStore.open(state, { fsync: false, threshold: 3 }), { code: 'DRUM_LOCKED' });
+      await assert.rejects(ContentStore.open(state, { fsync: false, near: 'simhash', threshold: 3 }), { code: 'DRUM_LOCKED' });
     } finally {
       await lock.release();
     }
