@@ -3,8 +3,11 @@
 // RAM-index peer (scripts/peers/minhash-lsh-ram.ts, the datasketch shape)
 // on the same generated WARC files (scripts/gen-warc.ts), at each size
 // given. Each process's peak RSS is its own getrusage maxRSS. Generated
-// files are kept in --work and reused. Not part of drum.
-// Usage: node dist/scripts/content-bench.js [--docs 10000,100000] [--work DIR] [--seed 1] [--json]
+// files are kept in --work and reused. --simhash adds a row for a store
+// made with --near simhash; the peer is skipped above --peer-max-docs
+// (default 100,000: it holds ~4 KiB a document in RAM and runs as long as
+// drum). Not part of drum.
+// Usage: node dist/scripts/content-bench.js [--docs 10000,100000] [--work DIR] [--seed 1] [--simhash] [--peer-max-docs N] [--json]
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -32,33 +35,56 @@ function node(args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, DRUM_STATE: '' } });
 }
 
-export function benchOne(docs: number, work: string, seed: number): ContentBenchRow[] {
+export interface BenchChoices {
+  /** Also a store made with --near simhash. */
+  simhash?: boolean;
+  /** Skip the RAM peer above this many documents. Default 100,000. */
+  peerMaxDocs?: number;
+}
+
+const mib = (b: number): number => Math.round((b / 1048576) * 10) / 10;
+
+function drumRow(docs: number, work: string, warc: string, near: 'minhash' | 'simhash'): ContentBenchRow {
+  const state = join(work, `state-${docs}-${near}`);
+  rmSync(state, { recursive: true, force: true });
+  const t0 = performance.now();
+  const rep = JSON.parse(node([join(ROOT, 'bin', 'drum'), 'content', '--near', near, '--state', state, '--out', join(state, 'out'), '--no-fsync', '--json', warc])) as {
+    documents: number; exactDuplicates: number; nearDuplicates: number; peakRssBytes: number;
+  };
+  const s = (performance.now() - t0) / 1000;
+  rmSync(state, { recursive: true, force: true });
+  const tool = near === 'minhash' ? 'drum content (disk tables, MinHash-LSH J>=0.5)' : 'drum content --near simhash (disk tables, k=3)';
+  return { docs, tool, documents: rep.documents, exact: rep.exactDuplicates, near: rep.nearDuplicates, seconds: Number(s.toFixed(1)), docsPerSecond: Math.round(rep.documents / s), peakRssMiB: mib(rep.peakRssBytes) };
+}
+
+export function benchOne(docs: number, work: string, seed: number, c: BenchChoices = {}): ContentBenchRow[] {
   mkdirSync(work, { recursive: true });
   const warc = join(work, `content-${docs}-s${seed}.warc.gz`);
   if (!existsSync(warc)) generateWarc({ docs, seed, out: warc });
-  const state = join(work, `state-${docs}`);
-  rmSync(state, { recursive: true, force: true });
-  const t0 = performance.now();
-  const rep = JSON.parse(node([join(ROOT, 'bin', 'drum'), 'content', '--state', state, '--out', join(state, 'out'), '--no-fsync', '--json', warc])) as {
-    documents: number; exactDuplicates: number; nearDuplicates: number; peakRssBytes: number;
-  };
-  const drumS = (performance.now() - t0) / 1000;
+  const rows = [drumRow(docs, work, warc, 'minhash')];
+  if (c.simhash) rows.push(drumRow(docs, work, warc, 'simhash'));
+  if (docs > (c.peerMaxDocs ?? 100000)) {
+    rows.push({ docs, tool: `MinHash-LSH in RAM (peer): skipped above ${c.peerMaxDocs ?? 100000} documents`, documents: 0, exact: 0, near: 0, seconds: 0, docsPerSecond: 0, peakRssMiB: 0 });
+    return rows;
+  }
   const t1 = performance.now();
   const peer = JSON.parse(node([join(ROOT, 'dist', 'scripts', 'peers', 'minhash-lsh-ram.js'), warc])) as { documents: number; exact: number; near: number; peakRssBytes: number };
   const peerS = (performance.now() - t1) / 1000;
-  rmSync(state, { recursive: true, force: true });
-  const mib = (b: number): number => Math.round((b / 1048576) * 10) / 10;
-  return [
-    { docs, tool: 'drum content (disk tables, MinHash-LSH J>=0.5)', documents: rep.documents, exact: rep.exactDuplicates, near: rep.nearDuplicates, seconds: Number(drumS.toFixed(1)), docsPerSecond: Math.round(rep.documents / drumS), peakRssMiB: mib(rep.peakRssBytes) },
-    { docs, tool: 'MinHash-LSH in RAM (peer)', documents: peer.documents, exact: peer.exact, near: peer.near, seconds: Number(peerS.toFixed(1)), docsPerSecond: Math.round(peer.documents / peerS), peakRssMiB: mib(peer.peakRssBytes) },
-  ];
+  rows.push({ docs, tool: 'MinHash-LSH in RAM (peer)', documents: peer.documents, exact: peer.exact, near: peer.near, seconds: Number(peerS.toFixed(1)), docsPerSecond: Math.round(peer.documents / peerS), peakRssMiB: mib(peer.peakRssBytes) });
+  return rows;
 }
 
 function main(argv: string[]): void {
-  const { values } = parseArgs({ args: argv, options: { docs: { type: 'string', default: '10000,100000' }, work: { type: 'string', default: join(tmpdir(), 'drum-content-bench') }, seed: { type: 'string', default: '1' }, json: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      docs: { type: 'string', default: '10000,100000' }, work: { type: 'string', default: join(tmpdir(), 'drum-content-bench') }, seed: { type: 'string', default: '1' },
+      simhash: { type: 'boolean', default: false }, 'peer-max-docs': { type: 'string', default: '100000' }, json: { type: 'boolean', default: false },
+    },
+  });
   const rows: ContentBenchRow[] = [];
   for (const n of values.docs.split(',').map(Number)) {
-    const r = benchOne(n, resolve(values.work), Number(values.seed));
+    const r = benchOne(n, resolve(values.work), Number(values.seed), { simhash: values.simhash, peerMaxDocs: Number(values['peer-max-docs']) });
     rows.push(...r);
     if (!values.json) for (const x of r) process.stdout.write(`| ${x.docs} | ${x.tool} | ${x.exact} | ${x.near} | ${x.seconds} | ${x.docsPerSecond} | ${x.peakRssMiB} |\n`);
   }
