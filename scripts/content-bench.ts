@@ -6,11 +6,14 @@
 // files are kept in --work and reused. --simhash adds a row for a store
 // made with --near simhash; the peer is skipped above --peer-max-docs
 // (default 100,000: it holds ~4 KiB a document in RAM and runs as long as
-// drum). Not part of drum.
+// drum). Above GEN_CHUNK_DOCS documents the WARC is generator files of
+// GEN_CHUNK_DOCS documents each (seeds seed * 1000 + 0, 1, ...) one after
+// another: the generator plans a file's pages in RAM, which does not fit
+// at 10^6 (duplicates then fall within a chunk). Not part of drum.
 // Usage: node dist/scripts/content-bench.js [--docs 10000,100000] [--work DIR] [--seed 1] [--simhash] [--peer-max-docs N] [--json]
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -42,6 +45,26 @@ export interface BenchChoices {
   peerMaxDocs?: number;
 }
 
+/** Largest WARC made by one generateWarc call. */
+export const GEN_CHUNK_DOCS = 100000;
+
+export function makeWarc(docs: number, seed: number, out: string): void {
+  if (docs <= GEN_CHUNK_DOCS) {
+    generateWarc({ docs, seed, out });
+    return;
+  }
+  const part = `${out}.part`;
+  const chunk = `${out}.chunk.warc.gz`;
+  rmSync(part, { force: true });
+  for (let k = 0, left = docs; left > 0; k++, left -= GEN_CHUNK_DOCS) {
+    generateWarc({ docs: Math.min(GEN_CHUNK_DOCS, left), seed: seed * 1000 + k, out: chunk });
+    appendFileSync(part, readFileSync(chunk));
+  }
+  rmSync(chunk, { force: true });
+  rmSync(`${chunk}.truth.tsv`, { force: true });
+  renameSync(part, out);
+}
+
 const mib = (b: number): number => Math.round((b / 1048576) * 10) / 10;
 
 function drumRow(docs: number, work: string, warc: string, near: 'minhash' | 'simhash'): ContentBenchRow {
@@ -60,7 +83,7 @@ function drumRow(docs: number, work: string, warc: string, near: 'minhash' | 'si
 export function benchOne(docs: number, work: string, seed: number, c: BenchChoices = {}): ContentBenchRow[] {
   mkdirSync(work, { recursive: true });
   const warc = join(work, `content-${docs}-s${seed}.warc.gz`);
-  if (!existsSync(warc)) generateWarc({ docs, seed, out: warc });
+  if (!existsSync(warc)) makeWarc(docs, seed, warc);
   const rows = [drumRow(docs, work, warc, 'minhash')];
   if (c.simhash) rows.push(drumRow(docs, work, warc, 'simhash'));
   if (docs > (c.peerMaxDocs ?? 100000)) {

@@ -30,6 +30,8 @@ import { abandonedLine, printRound, resumedLine, stopLine, type StopReason } fro
 import type { RunStart } from '../engine/api.js';
 import { removeOwnTemps } from '../io/private-temp.js';
 import { formatHosts, formatRunReport, formatRuns, formatStats, formatVerify } from './report-table.js';
+import { contentSummary, contentVerify, formatContentSummary, formatContentVerify, urlStoreOrNull } from './content-summary.js';
+import type { ContentVerifyResult } from '../content/content-store.js';
 
 export interface OutStream {
   write(s: string | Uint8Array): unknown;
@@ -205,9 +207,10 @@ export async function canonicalizeCommand(inputs: string[], raw: RawOptions, io:
 
 export async function statsCommand(raw: RawOptions, io: CliIo): Promise<number> {
   const state = stateDirFrom(raw, io.env, io.cwd);
-  const s = await withDrum(state, { readOnly: true }, (d) => d.stats());
-  if (raw.json) json(io, s);
-  else io.stdout.write(formatStats(s));
+  const content = contentSummary(state);
+  const s = await urlStoreOrNull(content !== null, () => withDrum(state, { readOnly: true }, (d) => d.stats()));
+  if (raw.json) json(io, content === null ? s : { ...(s ?? {}), content });
+  else io.stdout.write(`${s === null ? 'no URL store\n' : formatStats(s)}${content === null ? '' : formatContentSummary(content)}`);
   return 0;
 }
 
@@ -221,11 +224,21 @@ export function verifyStatus(problems: readonly { code: string }[], ok: boolean)
 export async function verifyCommand(raw: RawOptions, io: CliIo): Promise<number> {
   const state = stateDirFrom(raw, io.env, io.cwd);
   const { verifyStateDir } = await loadEngine();
-  const v = await verifyStateDir(state);
-  if (raw.json) json(io, v);
-  else if (!raw.quiet || !v.ok) io.stdout.write(formatVerify(v));
-  for (const p of v.problems) io.stderr.write(`drum: ${p.code}: ${p.message} (file: ${p.file})\n`);
-  return verifyStatus(v.problems, v.ok);
+  let content: ContentVerifyResult | null;
+  try {
+    content = contentVerify(state);
+  } catch (e) {
+    content = { sound: false, problems: [e instanceof Error ? e.message : String(e)], docs: 0, tables: 0 };
+  }
+  const v = await urlStoreOrNull(content !== null, () => verifyStateDir(state));
+  if (raw.json) json(io, content === null ? v : { ...(v ?? {}), content });
+  else {
+    if (v !== null && (!raw.quiet || !v.ok)) io.stdout.write(formatVerify(v));
+    if (content !== null && (!raw.quiet || !content.sound)) io.stdout.write(formatContentVerify(content));
+  }
+  for (const p of v?.problems ?? []) io.stderr.write(`drum: ${p.code}: ${p.message} (file: ${p.file})\n`);
+  if (v !== null && !v.ok) return verifyStatus(v.problems, v.ok);
+  return content !== null && !content.sound ? EXIT_STATUS.DRUM_CORRUPT_FILE : 0;
 }
 
 export async function repairCommand(rawIn: RawOptions, io: CliIo): Promise<number> {

@@ -110,7 +110,8 @@ async function verifyCommand(stateDir: string, o: ContentRawOptions, io: CliIo):
   if (v === null) throw new DrumError('DRUM_NOT_FOUND', `no content store in ${stateDir}`);
   if (o.json) io.stdout.write(JSON.stringify(v) + '\n');
   else if (!o.quiet || !v.sound) {
-    io.stdout.write(v.sound ? `content store sound: ${fmtInt(v.docs)} documents, ${v.tables} tables\n` : `content store NOT SOUND:\n${v.problems.map((p) => `  ${p}`).join('\n')}\n`);
+    const { formatContentVerify } = await import('./content-summary.js');
+    io.stdout.write(formatContentVerify(v));
   }
   return v.sound ? 0 : EXIT_STATUS.DRUM_CORRUPT_FILE;
 }

@@ -88,6 +88,28 @@ describe('drum content', () => {
     assert.match(bad.stderr, /DRUM_BAD_OPTION/);
   });
 
+  it('has drum stats and drum verify report the content store, with or without a URL store', async () => {
+    const state = join(dir, 'st-stats');
+    assert.equal((await drum(['content', '--quiet', '--no-fsync', '--state', state, '--out', join(dir, 'os3'), warc])).status, 0);
+    const st = await drum(['stats', '--state', state]);
+    assert.equal(st.status, 0, st.stderr);
+    assert.match(st.stdout, /content store \(drum content\)\n {2}300 documents from 1 runs, near copies by minhash/);
+    const js = JSON.parse((await drum(['stats', '--json', '--state', state])).stdout) as { content: { documents: number; near: string } };
+    assert.deepEqual([js.content.documents, js.content.near], [300, 'minhash']);
+    const v = await drum(['verify', '--state', state]);
+    assert.equal(v.status, 0, v.stdout + v.stderr);
+    assert.match(v.stdout, /content store sound: 300 documents/);
+    fs.writeFileSync(join(dir, 'one-url.txt'), 'http://a.example/\n');
+    assert.equal((await drum(['ingest', '--quiet', '--no-progress', '--no-fsync', '--state', state, '--out', join(dir, 'os4'), join(dir, 'one-url.txt')])).status, 0);
+    const sigs = join(state, 'content', 'docs.sigs');
+    const b = fs.readFileSync(sigs);
+    b[4000] ^= 1;
+    fs.writeFileSync(sigs, b);
+    const bad = await drum(['verify', '--state', state]);
+    assert.equal(bad.status, 11, bad.stdout + bad.stderr);
+    assert.match(bad.stdout, /^sound: .*\ncontent store NOT SOUND:\n.*signatures.*CRC mismatch/);
+  });
+
   it('lets drum ingest create its URL store in a state directory that drum content made first', async () => {
     const state = join(dir, 'st3');
     assert.equal((await drum(['content', '--quiet', '--no-fsync', '--state', state, '--out', join(dir, 'o4'), warc])).status, 0);
