@@ -14,9 +14,12 @@
 //   from the batch; a pair whose signatures agree in at least `minEqual` of
 //   MINHASH_K positions is a near copy, and each document keeps its earliest
 //   one (nearOf, with the count of equal minima in nearDist).
+// Both sorts are LSD radix sorts of an index permutation (16 bits a pass,
+// stable), into arrays allocated once per store and reused every round:
+// RAM stays flat, with no boxed copies as a comparator sort makes.
 // Does not open or name files (content-store.ts).
 // REQUIRES: the batch's exact verdicts (mergeExact) before mergeBands;
-// table reader and writer of BAND_KIND.
+// table reader and writer of BAND_KIND; reset() of the pairs each round.
 
 import type { ContentBatch } from './batch.js';
 import { LSH_BANDS, MINHASH_K, bandKey, equalMinima } from './minhash.js';
@@ -25,18 +28,57 @@ import type { TableReader, TableWriter } from './table-file.js';
 
 /** Earliest documents of one band key that are candidates for a later one. */
 export const MAX_BAND_CANDIDATES = 32;
-/** Candidate pairs held before a sweep checks them (8 bytes each). */
-const PAIRS_PER_SWEEP = 1 << 20;
+/** Candidate pairs held before a sweep checks them (16 bytes each with the sort's two permutations). */
+export const PAIRS_PER_SWEEP = 1 << 18;
 
-/** The round's candidate pairs, checked in sweeps of at most PAIRS_PER_SWEEP. */
+const COUNTS = new Uint32Array(65537);
+
+/** One stable counting pass of src into dst by 16 bits of key[index]; false (nothing written) when all have one digit. */
+function radixPass(n: number, src: Uint32Array, dst: Uint32Array, key: Uint32Array, shift: number): boolean {
+  const c = COUNTS;
+  c.fill(0);
+  for (let x = 0; x < n; x++) c[((key[src[x]!]! >>> shift) & 0xffff) + 1]!++;
+  if (c[((key[src[0]!]! >>> shift) & 0xffff) + 1] === n) return false;
+  for (let d = 0; d < 65536; d++) c[d + 1]! += c[d]!;
+  for (let x = 0; x < n; x++) {
+    const i = src[x]!;
+    dst[c[(key[i]! >>> shift) & 0xffff]!++] = i;
+  }
+  return true;
+}
+
+/** Indices 0..n-1 sorted by keys (most significant first), ties in index order; a and b are scratch of length >= n; returns a view of one of them. */
+export function radixOrder(n: number, keys: readonly Uint32Array[], a: Uint32Array, b: Uint32Array): Uint32Array {
+  for (let x = 0; x < n; x++) a[x] = x;
+  let src = a;
+  let dst = b;
+  for (let k = keys.length - 1; k >= 0 && n > 1; k--) {
+    for (const shift of [0, 16]) {
+      if (radixPass(n, src, dst, keys[k]!, shift)) [src, dst] = [dst, src];
+    }
+  }
+  return src.subarray(0, n);
+}
+
+/** The round's candidate pairs, checked in sweeps of at most PAIRS_PER_SWEEP. One per store, reset each round. */
 export class CandidatePairs {
-  private earlier = new Uint32Array(PAIRS_PER_SWEEP);
-  private doc = new Uint32Array(PAIRS_PER_SWEEP);
+  private readonly earlier = new Uint32Array(PAIRS_PER_SWEEP);
+  private readonly doc = new Uint32Array(PAIRS_PER_SWEEP);
+  private readonly sa = new Uint32Array(PAIRS_PER_SWEEP);
+  private readonly sb = new Uint32Array(PAIRS_PER_SWEEP);
   private n = 0;
+  private b!: ContentBatch;
   /** Pairs offered over the round (before removing repeats). */
   offered = 0;
 
-  constructor(private readonly b: ContentBatch, private readonly sigs: SigFile, private readonly minEqual: number) {}
+  constructor(private readonly sigs: SigFile, private readonly minEqual: number) {}
+
+  /** Starts a round's pairs. */
+  reset(b: ContentBatch): void {
+    this.b = b;
+    this.n = 0;
+    this.offered = 0;
+  }
 
   /** Document i of the round (docID first + i) may be a near copy of docID e < first + i. */
   add(e: number, i: number): void {
@@ -49,9 +91,7 @@ export class CandidatePairs {
   /** Checks the held pairs in increasing earlier docID and keeps each document's earliest near copy. */
   verify(): void {
     const { b, sigs, earlier, doc } = this;
-    const order = new Uint32Array(this.n);
-    for (let x = 0; x < this.n; x++) order[x] = x;
-    order.sort((x, y) => (earlier[x]! - earlier[y]!) || (doc[x]! - doc[y]!));
+    const order = radixOrder(this.n, [earlier, doc], this.sa, this.sb);
     let lastE = -1;
     let lastI = -1;
     for (let x = 0; x < order.length; x++) {
@@ -88,13 +128,22 @@ function lastStoredNear(earlier: Uint32Array, order: Uint32Array, x: number, fir
   return last;
 }
 
-/** Band keys of the round's taking-part documents, sorted by (key, document). */
-function roundKeys(b: ContentBatch): { hi: Uint32Array; lo: Uint32Array; idx: Uint32Array; order: Uint32Array } {
-  let m = 0;
-  for (let i = 0; i < b.n; i++) if (b.usable[i] === 1 && b.exactOf[i]! < 0) m++;
-  const hi = new Uint32Array(m * LSH_BANDS);
-  const lo = new Uint32Array(m * LSH_BANDS);
-  const idx = new Uint32Array(m * LSH_BANDS);
+/** A round's band keys and their sort's permutations, for batches of up to `capacity` documents (16 bytes a key, 25 keys a document). */
+export class BandKeys {
+  readonly hi: Uint32Array;
+  readonly lo: Uint32Array;
+  readonly idx: Uint32Array;
+  readonly sa: Uint32Array;
+  readonly sb: Uint32Array;
+  constructor(readonly capacity: number) {
+    const n = capacity * LSH_BANDS;
+    [this.hi, this.lo, this.idx, this.sa, this.sb] = [0, 1, 2, 3, 4].map(() => new Uint32Array(n)) as [Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+  }
+}
+
+/** Band keys of the round's taking-part documents into ks, and their order by (key, document). */
+function roundKeys(b: ContentBatch, ks: BandKeys): Uint32Array {
+  const { hi, lo, idx } = ks;
   const key = new Uint32Array(2);
   let k = 0;
   for (let i = 0; i < b.n; i++) {
@@ -106,10 +155,7 @@ function roundKeys(b: ContentBatch): { hi: Uint32Array; lo: Uint32Array; idx: Ui
       idx[k] = i;
     }
   }
-  const order = new Uint32Array(k);
-  for (let x = 0; x < k; x++) order[x] = x;
-  order.sort((x, y) => (hi[x]! - hi[y]!) || (lo[x]! - lo[y]!) || (idx[x]! - idx[y]!));
-  return { hi, lo, idx, order };
+  return radixOrder(k, [hi, lo], ks.sa, ks.sb); // keys were made in document order: ties stay in it
 }
 
 function less(ah: number, al: number, bh: number, bl: number): boolean {
@@ -117,8 +163,9 @@ function less(ah: number, al: number, bh: number, bl: number): boolean {
 }
 
 /** Merges the round's band keys with the band table (r -> w), offering every candidate pair to `pairs`. */
-export function mergeBands(b: ContentBatch, r: TableReader, w: TableWriter, pairs: CandidatePairs): void {
-  const { hi, lo, idx, order } = roundKeys(b);
+export function mergeBands(b: ContentBatch, r: TableReader, w: TableWriter, pairs: CandidatePairs, ks: BandKeys): void {
+  const order = roundKeys(b, ks);
+  const { hi, lo, idx } = ks;
   const stored = new Uint32Array(MAX_BAND_CANDIDATES);
   const round = new Uint32Array(MAX_BAND_CANDIDATES);
   let j = 0;

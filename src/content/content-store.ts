@@ -9,8 +9,8 @@
 // appends the batch's URLs to the log, commits the manifest, then removes
 // the previous generation: a crash at any point leaves the old state or the
 // new one. RAM: the batch, two 1 MiB table pieces, the round's band keys
-// and candidate pairs (MinHash; at most 2^20 pairs before a sweep checks
-// them) or one group of stored fingerprints sharing a leading 16-bit block
+// and candidate pairs (MinHash; arrays made once, at most 2^18 pairs before
+// a sweep checks them) or one group of stored fingerprints sharing a leading 16-bit block
 // (SimHash), whatever the store's size.
 // Does not read WARC or write outputs (content-run.ts).
 // REQUIRES: open() before use, close() after; one round at a time.
@@ -28,7 +28,7 @@ import {
 import { DocLog, IDX_FILE, URLS_FILE } from './doc-log.js';
 import { BAND_KIND, TableReader, TableWriter } from './table-file.js';
 import { mergeExact, mergeNear } from './table-merge.js';
-import { CandidatePairs, mergeBands, minEqualOf } from './band-merge.js';
+import { BandKeys, CandidatePairs, mergeBands, minEqualOf } from './band-merge.js';
 import { SIGS_FILE, SigFile } from './sig-file.js';
 
 /** Largest SimHash threshold the four tables find every pair for. */
@@ -49,6 +49,9 @@ export class ContentStore {
   private closed = false;
   /** Candidate pairs the band merges offered so far (MinHash). */
   candidatePairs = 0;
+  /** MinHash rounds' reused arrays. */
+  private keys: BandKeys | null = null;
+  private pairs: CandidatePairs | null = null;
   private constructor(
     readonly dfs: DrumFs,
     readonly dir: string,
@@ -114,8 +117,11 @@ export class ContentStore {
     next.exact = this.mergeTable(0, gen, this.m.exact, (r, w) => mergeExact(b, r, w));
     if (this.sigs !== null) {
       const sigs = this.sigs;
-      const pairs = new CandidatePairs(b, sigs, this.minEqual);
-      next.bands = this.mergeTable(BAND_KIND, gen, this.m.bands ?? null, (r, w) => mergeBands(b, r, w, pairs));
+      if (this.keys === null || this.keys.capacity < b.n) this.keys = new BandKeys(b.capacity);
+      const keys = this.keys;
+      const pairs = (this.pairs ??= new CandidatePairs(sigs, this.minEqual));
+      pairs.reset(b);
+      next.bands = this.mergeTable(BAND_KIND, gen, this.m.bands ?? null, (r, w) => mergeBands(b, r, w, pairs, keys));
       pairs.verify();
       this.candidatePairs += pairs.offered;
       sigs.append(b.sigs, b.n, this.fsync);

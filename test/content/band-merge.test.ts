@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { ContentBatch } from '../../src/content/batch.js';
-import { MAX_BAND_CANDIDATES, minEqualOf } from '../../src/content/band-merge.js';
+import { MAX_BAND_CANDIDATES, minEqualOf, radixOrder } from '../../src/content/band-merge.js';
 import { ContentStore, verifyContent } from '../../src/content/content-store.js';
 import { LSH_BANDS, LSH_ROWS, MINHASH_K, equalMinima } from '../../src/content/minhash.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -121,6 +121,17 @@ describe('MinHash-LSH band table', () => {
         assert.equal(verifyContent(state)?.sound, true);
       },
     ), { numRuns: 60 });
+  });
+
+  it('radix-sorts indices by their keys as a comparator sort does, ties in index order', () => {
+    fc.assert(fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 0xffffffff }), fc.constantFrom(0, 1, 0x10000, 0xffffffff, 77)), { maxLength: 300 }), (rows) => {
+      const n = rows.length;
+      const a = Uint32Array.from(rows, (r) => r[0]);
+      const b = Uint32Array.from(rows, (r) => r[1]);
+      const got = Array.from(radixOrder(n, [b, a], new Uint32Array(n), new Uint32Array(n)));
+      const want = Array.from({ length: n }, (_, i) => i).sort((x, y) => (b[x]! - b[y]!) || (a[x]! - a[y]!) || (x - y));
+      assert.deepEqual(got, want);
+    }));
   });
 
   it('keeps only the first MAX_BAND_CANDIDATES documents of a band as candidates', async () => {
