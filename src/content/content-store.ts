@@ -117,7 +117,7 @@ export class ContentStore {
     next.exact = this.mergeTable(0, gen, this.m.exact, (r, w) => mergeExact(b, r, w));
     if (this.sigs !== null) {
       const sigs = this.sigs;
-      if (this.keys === null || this.keys.capacity < b.n) this.keys = new BandKeys(b.capacity);
+      if (this.keys === null || this.keys.capacity < b.n) this.keys = new BandKeys(b.n);
       const keys = this.keys;
       const pairs = (this.pairs ??= new CandidatePairs(sigs, this.minEqual));
       pairs.reset(b);
