@@ -25,6 +25,7 @@ import type { ReadOptions } from '../api.js';
 import { dropRound } from '../core/commit.js';
 import type { Session } from '../core/session.js';
 import { docIDOf } from '../core/url-values.js';
+import { RoundKeys } from '../core/round-keys.js';
 
 export interface ResolveRequest extends ReadOptions {
   inputs: string[];
@@ -104,37 +105,9 @@ class Round {
   private textUsed = 0;
   private ends = new Uint32Array(1024);
   private firstOrd = new Uint32Array(1024);
-  private mask = 0;
-  private distinct = 0;
-  private tHi = new Uint32Array(0);
-  private tLo = new Uint32Array(0);
-  private tOrd = new Int32Array(0);
+  private readonly keys = new RoundKeys();
 
-  constructor(private readonly s: Session) {
-    this.alloc(1 << 16);
-  }
-
-  /** An empty table of `cap` slots (a power of two). */
-  private alloc(cap: number): void {
-    this.mask = cap - 1;
-    this.tHi = new Uint32Array(cap);
-    this.tLo = new Uint32Array(cap);
-    this.tOrd = new Int32Array(cap).fill(-1);
-  }
-
-  /** Doubles the table once it is half full, putting every key back. */
-  private growTable(): void {
-    const { tHi, tLo, tOrd } = this;
-    this.alloc(2 * tOrd.length);
-    for (let i = 0; i < tOrd.length; i++) {
-      if (tOrd[i]! < 0) continue;
-      let h = slotOf(tHi[i]!, tLo[i]!) & this.mask;
-      while (this.tOrd[h]! >= 0) h = (h + 1) & this.mask;
-      this.tHi[h] = tHi[i]!;
-      this.tLo[h] = tLo[i]!;
-      this.tOrd[h] = tOrd[i]!;
-    }
-  }
+  constructor(private readonly s: Session) {}
 
   /** Adds a link: its key goes to the core unless an earlier link of the round had it. */
   add(hi: number, lo: number, src: Buffer, start: number, end: number): void {
@@ -152,26 +125,13 @@ class Round {
     src.copy(this.text, this.textUsed, start, end);
     this.textUsed += len;
     this.ends[n] = this.textUsed;
-    if (2 * this.distinct >= this.tOrd.length) this.growTable();
-    let h = slotOf(hi, lo) & this.mask;
-    for (;;) {
-      const o = this.tOrd[h]!;
-      if (o < 0) {
-        // First arrival: the core gets the key (its payload is not needed: the text is kept here).
-        const ord = this.s.core.add(hi, lo, src, start, start);
-        this.tHi[h] = hi;
-        this.tLo[h] = lo;
-        this.tOrd[h] = ord;
-        this.firstOrd[n] = ord;
-        this.distinct++;
-        break;
-      }
-      if (this.tHi[h] === hi && this.tLo[h] === lo) {
-        this.firstOrd[n] = o;
-        break;
-      }
-      h = (h + 1) & this.mask;
+    let o = this.keys.find(hi, lo);
+    if (o < 0) {
+      // First arrival: the core gets the key (its payload is not needed: the text is kept here).
+      o = this.s.core.add(hi, lo, src, start, start);
+      this.keys.add(hi, lo, o);
     }
+    this.firstOrd[n] = o;
     this.links++;
   }
 
@@ -207,14 +167,8 @@ class Round {
     s.core.reset();
     this.links = 0;
     this.textUsed = 0;
-    this.distinct = 0;
-    this.tOrd.fill(-1);
+    this.keys.clear();
   }
-}
-
-/** Hash of a key for the round's table (the key's bits are already a hash; mix both words). */
-function slotOf(hi: number, lo: number): number {
-  return Math.imul(hi ^ Math.imul(lo, 0x9e3779b1), 0x85ebca6b) >>> 0;
 }
 
 function grow(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
