@@ -83,6 +83,7 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
     .option('--out <dir>', 'output directory (default: <state>/runs/<run-id>/)')
     .option('--force', 'ingest inputs even if already fully ingested into this store')
     .option('--revisit-after <duration>', 'also write stored URLs last emitted at least this long ago (30d, 12h, 0s) to revisit-NNNNN.txt, once per run; reads every input')
+    .option('--graph', 'TSV input: also write each row\'s (source docID, target docID) to graph-NNNNN.bin (u64 LE pairs, input order); sources are stored, not emitted; reads every input')
     .option('--json', 'print the run report as one JSON object on stdout instead of the summary')
     .option('--verbose', "also print the engine's internals: tiers, disk and IO, memory split, stages")
     .option('--quiet', 'print nothing on success')

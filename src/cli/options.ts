@@ -47,6 +47,7 @@ export interface RawOptions {
   /** false with --no-fsync. */
   fsync?: boolean;
   revisitAfter?: string;
+  graph?: boolean;
   /** false with --no-values (ingest: create a keys-only store). */
   values?: boolean;
   force?: boolean;
@@ -204,6 +205,7 @@ export function ingestRequestFrom(raw: RawOptions, inputs: string[], cwd = proce
     if (sec === null) bad(`--revisit-after must be a duration such as 30d, 12h, 90m, 45s or 0s, got ${JSON.stringify(raw.revisitAfter)}`);
     req.revisitAfter = sec;
   }
+  if (raw.graph === true) req.graph = true;
   return req;
 }
 

@@ -64,6 +64,16 @@ function inputRows(r: RunReport): [string, string][] {
   return rows;
 }
 
+/** A graph run's pairs and where they went. */
+function graphRows(r: RunReport): [string, string][] {
+  const g = r.graph!;
+  const names = g.files.length <= 3 ? g.files.join(', ') : `${g.files[0]} ... ${g.files[g.files.length - 1]} (${fmtInt(g.files.length)} files)`;
+  return [
+    ['graph pairs', `${fmtInt(g.pairs)} (${fmtInt(g.rowsWithoutPair)} rows without a pair, ${fmtInt(g.sourcesStored)} new sources stored, not emitted)`],
+    ['graph in', `${r.outDir}/ ${names}`],
+  ];
+}
+
 /** Where the run's new URLs went: the output directory and its unique files. */
 function uniqueFiles(r: RunReport): string {
   const files = r.outputFiles.filter((f) => f.startsWith('unique-'));
@@ -97,6 +107,7 @@ export function formatRunReport(r: RunReport, f: ReportFormat = {}): string {
     ['URLs stored', fmtInt(r.storeUrls)],
     ['time', `${fmtDuration(r.elapsedMs)}, ${fmtInt(r.linksPerSecond)} links/s, peak RSS ${fmtBytes(r.peakRssBytes)}`],
     ['new URLs in', uniqueFiles(r)],
+    ...(r.graph === undefined ? [] : graphRows(r)),
     ['rejects in', `${r.outDir}/rejects.tsv`],
     ['report in', `${r.outDir}/report.json`],
   );

@@ -43,6 +43,15 @@ export interface IngestRequest extends ReadOptions {
    * values. Inputs are never skipped as already ingested then. Default: off.
    */
   revisitAfter?: number;
+  /**
+   * Also write the link graph: for each TSV row (source, target) whose URLs
+   * are both accepted, the pair (docID of source, docID of target) as two
+   * little-endian u64 in graph-NNNNN.bin, in input order. A source not yet
+   * stored is stored then (a fetched page is seen) but never emitted as new.
+   * Needs a store with values and TSV inputs; every input is read. The
+   * report's `graph` names the files. Default false.
+   */
+  graph?: boolean;
   onProgress?: (p: Progress) => void;
   /**
    * Called as the run starts, just before it is recorded (and before its

@@ -4,6 +4,9 @@
 // engine records in the manifest after sync(); reopening at a commit point
 // truncates the current file to it and deletes later files, so a resumed run
 // writes byte-identical files. Does not decide which URLs are new.
+// The same writer, with a prefix and extension of its own, writes the
+// revisit-NNNNN.txt files and the binary graph-NNNNN.bin files (fixed-size
+// records through writeRecord, counted like URLs).
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -17,8 +20,8 @@ export interface UniquePoint {
   urlsPerFile: number;
 }
 
-export function uniqueFileName(i: number, prefix = 'unique'): string {
-  return `${prefix}-${String(i).padStart(5, '0')}.txt`;
+export function uniqueFileName(i: number, prefix = 'unique', ext = 'txt'): string {
+  return `${prefix}-${String(i).padStart(5, '0')}.${ext}`;
 }
 
 const NL = 0x0a;
@@ -40,8 +43,9 @@ export class UniqueWriter {
     at: UniquePoint,
     private readonly doFsync: boolean,
     bufferBytes = 1 << 20,
-    /** File names: `<prefix>-NNNNN.txt` (unique, or revisit for the URLs due again). */
+    /** File names: `<prefix>-NNNNN.<ext>` (unique, revisit for the URLs due again, graph for the link graph's pairs). */
     private readonly prefix = 'unique',
+    private readonly ext = 'txt',
   ) {
     this.buf = Buffer.allocUnsafe(Math.max(bufferBytes, 1 << 17));
     this.file = at.file;
@@ -49,8 +53,8 @@ export class UniqueWriter {
     this.urls = at.urls;
     this.urlsPerFile = at.urlsPerFile;
     // Drop whatever an interrupted attempt wrote past the commit point.
-    dropLaterFiles(dfs, outDir, at.file, prefix);
-    const first = join(outDir, uniqueFileName(this.file, prefix));
+    dropLaterFiles(dfs, outDir, at.file, prefix, ext);
+    const first = join(outDir, uniqueFileName(this.file, prefix, ext));
     this.fd = dfs.open(first, fs.existsSync(first) ? 'r+' : 'w');
     dfs.truncate(this.fd, at.bytes);
   }
@@ -65,6 +69,15 @@ export class UniqueWriter {
     const at = this.copier.copy(src, start, end, this.buf, this.used);
     this.buf[at] = NL;
     this.used = at + 1;
+    this.urls++;
+    this.written++;
+  }
+
+  /** Appends one record src[start, end) as it is (no newline), counted as one item of the file. */
+  writeRecord(src: Uint8Array, start: number, end: number): void {
+    if (this.urls === this.urlsPerFile) this.rotate();
+    if (this.used + end - start > this.buf.length) this.flush();
+    this.used = this.copier.copy(src, start, end, this.buf, this.used);
     this.urls++;
     this.written++;
   }
@@ -104,7 +117,7 @@ export class UniqueWriter {
     this.file++;
     this.bytes = 0;
     this.urls = 0;
-    this.fd = this.dfs.open(join(this.outDir, uniqueFileName(this.file, this.prefix)), 'w');
+    this.fd = this.dfs.open(join(this.outDir, uniqueFileName(this.file, this.prefix, this.ext)), 'w');
   }
 
   /** Flushes and fsyncs; returns the commit point to record in the manifest. */
@@ -117,7 +130,7 @@ export class UniqueWriter {
   /** Names of the files written so far, in order. */
   fileNames(): string[] {
     const out: string[] = [];
-    for (let i = 1; i <= this.file; i++) out.push(uniqueFileName(i, this.prefix));
+    for (let i = 1; i <= this.file; i++) out.push(uniqueFileName(i, this.prefix, this.ext));
     return out;
   }
 
@@ -130,8 +143,8 @@ export class UniqueWriter {
   }
 }
 
-function dropLaterFiles(dfs: DrumFs, outDir: string, file: number, prefix = 'unique'): void {
-  for (const f of listUniqueFiles(outDir, prefix)) {
+function dropLaterFiles(dfs: DrumFs, outDir: string, file: number, prefix = 'unique', ext = 'txt'): void {
+  for (const f of listUniqueFiles(outDir, prefix, ext)) {
     if (f.index > file) dfs.unlink(join(outDir, f.name));
   }
 }
@@ -142,9 +155,9 @@ function dropLaterFiles(dfs: DrumFs, outDir: string, file: number, prefix = 'uni
  * stays is exactly the URLs the store committed (an abandoned run's outputs).
  * A file already shorter, or missing, is left as it is.
  */
-export function cutToCommitPoint(dfs: DrumFs, outDir: string, at: { file: number; bytes: number }, prefix = 'unique'): void {
-  dropLaterFiles(dfs, outDir, at.file, prefix);
-  const path = join(outDir, uniqueFileName(at.file, prefix));
+export function cutToCommitPoint(dfs: DrumFs, outDir: string, at: { file: number; bytes: number }, prefix = 'unique', ext = 'txt'): void {
+  dropLaterFiles(dfs, outDir, at.file, prefix, ext);
+  const path = join(outDir, uniqueFileName(at.file, prefix, ext));
   if (!fs.existsSync(path) || fs.statSync(path).size <= at.bytes) return;
   const fd = dfs.open(path, 'r+');
   try {
@@ -154,7 +167,7 @@ export function cutToCommitPoint(dfs: DrumFs, outDir: string, at: { file: number
   }
 }
 
-export function listUniqueFiles(dir: string, prefix = 'unique'): { name: string; index: number }[] {
+export function listUniqueFiles(dir: string, prefix = 'unique', ext = 'txt'): { name: string; index: number }[] {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -163,8 +176,8 @@ export function listUniqueFiles(dir: string, prefix = 'unique'): { name: string;
   }
   const out: { name: string; index: number }[] = [];
   for (const name of names) {
-    const m = /^([a-z]+)-(\d{5,})\.txt$/.exec(name);
-    if (m && m[1] === prefix) out.push({ name, index: Number(m[2]) });
+    const m = /^([a-z]+)-(\d{5,})\.([a-z]+)$/.exec(name);
+    if (m && m[1] === prefix && m[3] === ext) out.push({ name, index: Number(m[2]) });
   }
   return out.sort((a, b) => a.index - b.index);
 }

@@ -9,6 +9,7 @@ export const RUN_COUNTER_NAMES = [
   'diskLookups', 'diskHits', 'storeHits', 'inRoundRepeats',
   'merges', 'spills', 'seeks', 'fileOpens', 'bytesRead', 'bytesWritten',
   'inputBytes', 'elapsedMs', 'chunksOnWorkers', 'chunksOnMain', 'parseMsWorkers', 'parseMsMain',
+  'graphPairs', 'graphRowsWithoutPair', 'graphSourcesStored',
 ] as const;
 
 export type RunCounterName = (typeof RUN_COUNTER_NAMES)[number];

@@ -22,6 +22,17 @@ export interface BloomReport {
   expectedWronglyDropped: number;
 }
 
+export interface GraphReport {
+  /** graph-NNNNN.bin files, in order: (source docID, target docID) pairs, u64 LE each. */
+  files: string[];
+  /** Pairs written: rows whose source and target were both accepted. */
+  pairs: number;
+  /** Rows without a pair: the target or the source was rejected (or too long). */
+  rowsWithoutPair: number;
+  /** Sources new to the store: stored with a docID, not emitted (not in uniqueUrls). */
+  sourcesStored: number;
+}
+
 export interface RunReport {
   runId: string;
   status: 'complete' | 'running' | 'skipped';
@@ -33,6 +44,8 @@ export interface RunReport {
   revisitUrls: number;
   duplicateUrls: number;
   rejectedLines: number;
+  /** --graph only: the link graph's files (in outDir, in order) and counts. */
+  graph?: GraphReport;
   rejectsByReason: Record<string, number>;
   tiers: {
     /**

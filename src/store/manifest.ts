@@ -87,6 +87,8 @@ export interface RunState {
    * committed point of the revisit-NNNNN.txt files.
    */
   revisit?: { afterSec: number; fromSec: number; file: number; bytes: number; urls: number; urlsPerFile: number };
+  /** `--graph`: the committed point of the graph-NNNNN.bin files (`urls` counts pairs). */
+  graph?: { file: number; bytes: number; urls: number; urlsPerFile: number };
 }
 
 export interface RunSummary {

@@ -24,6 +24,8 @@ export interface CommitParams {
   sink?: BlockSink;
   /** A revisit run: its rule, and where each due URL goes (in arrival order, after the round's merge). */
   revisit?: { rule: RevisitRule; emit: (buf: Buffer, start: number, end: number) => void };
+  /** Stores with values: sees every new and hit ordinal's value after the merge (a graph run's docIDs). */
+  valuesOut?: CoreValues['out'];
   /** Makes the caller's outputs durable and returns the manifest fields it owns (run, history). */
   beforeCommit: (storeUrls: number) => Promise<Pick<ManifestBody, 'run' | 'history'>>;
 }
@@ -59,7 +61,7 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
     core: s.core, front: s.front, counters: p.counters, fsync: s.opts.fsync,
     files: s.storeFiles(), bloomKeys: s.plan.bloomMaxKeys, bloomBitsPerKey: s.opts.bloomBitsPerKey, emit,
     worker: { pool: s.pool, minRecords: s.opts.tuning.workerDispatchMin }, sink,
-    time: (stage, ms, items) => s.timer.add(stage, ms, items), values: roundValues(s, nowSec, update),
+    time: (stage, ms, items) => s.timer.add(stage, ms, items), values: roundValues(s, nowSec, update, p.valuesOut ?? null),
   });
   if (due !== null && due.count > 0) {
     // The due URLs, in arrival order: one more sequential read of the round's aux log.
@@ -108,7 +110,9 @@ export function namedBuckets(s: Session, body: ManifestBody, written: Map<number
  * url-values.ts), else undefined. Every round that writes the store's key
  * files must pass it ('delete' too: the dropped keys' values go).
  */
-export function roundValues(s: Session, nowSec = Math.floor(s.opts.now() / 1000), update: CoreValues['update'] = null): CoreValues | undefined {
+export function roundValues(
+  s: Session, nowSec = Math.floor(s.opts.now() / 1000), update: CoreValues['update'] = null, out: CoreValues['out'] = null,
+): CoreValues | undefined {
   if (!s.valued) return undefined;
   const st = s.store;
   const body = st.body;
@@ -116,6 +120,7 @@ export function roundValues(s: Session, nowSec = Math.floor(s.opts.now() / 1000)
     files: { openValues: (b, buffers) => st.openValues(b, buffers), valuesOutputPath: (b) => st.nextValuesFile(b).path },
     ...urlValueHooks({ docBase: body.docIDs ?? 0, run: body.run?.seq ?? 0, nowSec, hostChecks: s.front.hostChecks! }),
     update,
+    out,
   };
 }
 

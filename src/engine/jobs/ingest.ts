@@ -8,7 +8,7 @@
 // (refuseBadStore), start the run (startRun), read and route
 // (readInputs/routeChunk), merge and commit a round (commitRound/closeRound),
 // finish. The outputs live in run-outputs.ts, the gauges in run-meter.ts,
-// the history records in run-history.ts.
+// the history records in run-history.ts, the link graph (--graph) in graph-run.ts.
 // REQUIRES: a Session opened for writing; one job at a time on it.
 
 import { join } from 'node:path';
@@ -30,6 +30,7 @@ import { RunOutputs } from './run-outputs.js';
 import { RunMeter } from './run-meter.js';
 import { catalogRecord, pushHistory } from './run-history.js';
 import { abandonedRecord, committedUrls, runningRecord, settleAbandoned } from './run-records.js';
+import { GraphRun } from './graph-run.js';
 
 export async function ingest(s: Session, req: IngestRequest): Promise<RunReport> {
   const t0 = performance.now();
@@ -54,6 +55,7 @@ async function planIngest(s: Session, req: IngestRequest): Promise<RunPlan> {
     // Lossy mode answers "maybe seen" URLs without the store: a due one would never be found.
     if (s.opts.bloom === 'lossy') throw new DrumError('DRUM_BAD_OPTION', '--revisit-after cannot be combined with --bloom lossy');
   }
+  if (req.graph === true) GraphRun.refuse(s, req);
   return planRun(s.dir, s.store.body, req, inputs, (i) => known[inputs.indexOf(i)] ?? false, s.opts.tuning.urlsPerFile, s.opts.now());
 }
 
@@ -98,6 +100,8 @@ interface IngestRun {
   report: RunReport | null;
   /** The last committed round, for req.onCommit. */
   lastRound: CommittedRound | null;
+  /** --graph: the link graph's round, else null. */
+  readonly graph: GraphRun | null;
 }
 
 async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: number): Promise<RunReport> {
@@ -157,6 +161,7 @@ async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: numbe
   return {
     s, req, plan, run, c, base, meter, out, history, position: { ...run.position },
     roundFrom: { file: run.unique.file, bytes: run.unique.bytes }, inputErrors: [], report: null, lastRound: null,
+    graph: run.graph === undefined ? null : new GraphRun(s),
   };
 }
 
@@ -165,14 +170,14 @@ function readInputs(r: IngestRun): Promise<InputError[]> {
   const { s, c, meter } = r;
   const tooLong: Reject[] = [];
   return readLoop(s, {
-    inputs: r.run.inputs, from: { ...r.position }, skip: r.plan.skipped, read: r.req,
+    inputs: r.run.inputs, from: { ...r.position }, skip: r.plan.skipped, read: r.req, ...r.graph?.readHooks(),
     onBytes: (d) => {
       meter.bytesRead += d;
       c.inputBytes += d;
     },
     onChunk: async (p) => {
       routeChunk(r, p, tooLong);
-      if (mergeDue(s)) await commitRound(r, false);
+      if (mergeDue(s) || r.graph?.full === true) await commitRound(r, false);
       meter.progress('reading', c);
     },
     onInputError: (e: InputError) => {
@@ -194,7 +199,8 @@ function readInputs(r: IngestRun): Promise<InputError[]> {
 function routeChunk(r: IngestRun, p: ParsedChunk, tooLong: Reject[]): void {
   const { s, c, out } = r;
   if (p.rejects.length > 0) out.countRejects(c, p.rejects);
-  s.front.route(p, s.core, c, tooLong);
+  if (r.graph !== null) r.graph.route(p, c, tooLong);
+  else s.front.route(p, s.core, c, tooLong);
   if (tooLong.length > 0) {
     out.countRejects(c, tooLong);
     tooLong.length = 0;
@@ -211,6 +217,7 @@ async function commitRound(r: IngestRun, final: boolean): Promise<void> {
   await mergeAndCommit(s, {
     counters: c, emit: out.emit, sink: out.sink, beforeCommit: (storeUrls) => closeRound(r, final, storeUrls),
     revisit: run.revisit === undefined || out.revisit === null ? undefined : { rule: run.revisit, emit: (buf, start, end) => out.revisit!.write(buf, start, end) },
+    ...r.graph?.commitHooks(out),
   });
   const committed = s.store.body.run!.unique;
   const to = { file: committed.file, bytes: committed.bytes };
@@ -225,17 +232,19 @@ async function commitRound(r: IngestRun, final: boolean): Promise<void> {
 async function closeRound(r: IngestRun, final: boolean, storeUrls: number): Promise<Pick<ManifestBody, 'run' | 'history'>> {
   const { s, c, out, run } = r;
   r.meter.progress('committing', c);
+  r.graph?.finishRound(s.core.records, c, out);
   const point = await out.sync();
   r.meter.syncIo(c, r.base);
   if (final) {
     // report.json is the last output; it commits with the final round (a crash before the rename redoes it).
-    r.report = buildReport(s, { ...run, status: 'complete' }, c, r.plan.skipped, out.unique.fileNames(), c.elapsedMs, 'complete', damagedInputs(run), storeUrls);
+    r.report = buildReport(s, { ...run, status: 'complete', ...(out.graphAt !== null ? { graph: out.graphAt } : {}) }, c, r.plan.skipped, out.unique.fileNames(), c.elapsedMs, 'complete', damagedInputs(run), storeUrls);
     writeReport(s.dfs, run.outDir, r.report);
   }
   const nextRun: RunState = {
     ...run, position: { ...r.position }, rounds: run.rounds + 1, unique: point, lastRoundFrom: { ...r.roundFrom },
     rejectsBytes: out.rejects.committedLength(), counters: flattenCounters(c),
     ...(run.revisit !== undefined && out.revisitAt !== null ? { revisit: { ...run.revisit, ...out.revisitAt } } : {}),
+    ...(run.graph !== undefined && out.graphAt !== null ? { graph: out.graphAt } : {}),
     status: final ? 'complete' : 'running', finishedAt: final ? new Date().toISOString() : null,
   };
   run.rounds = nextRun.rounds;

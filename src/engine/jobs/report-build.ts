@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import type { DrumFs } from '../../io/fs.js';
 import { replaceFile } from '../../io/replace-file.js';
 import type { RunCounters } from '../../stats/counters.js';
-import type { RunReport } from '../../stats/report.js';
+import type { GraphReport, RunReport } from '../../stats/report.js';
+import { uniqueFileName } from '../../output/unique-writer.js';
 import type { RunState } from '../../store/manifest.js';
 import { budgetSplit } from '../core/budget.js';
 import type { Session } from '../core/session.js';
@@ -40,6 +41,7 @@ export function buildReport(
     linksRead: c.linksRead,
     uniqueUrls: c.uniqueUrls,
     revisitUrls: c.revisitUrls,
+    ...(run.graph === undefined ? {} : { graph: graphReport(run.graph.file, c) }),
     duplicateUrls: c.duplicateUrls,
     rejectedLines: c.rejectedLines,
     rejectsByReason: { ...c.rejectsByReason },
@@ -83,6 +85,12 @@ export function buildReport(
     inputErrors,
   };
   return report;
+}
+
+function graphReport(files: number, c: RunCounters): GraphReport {
+  const names: string[] = [];
+  for (let i = 1; i <= files; i++) names.push(uniqueFileName(i, 'graph', 'bin'));
+  return { files: names, pairs: c.graphPairs, rowsWithoutPair: c.graphRowsWithoutPair, sourcesStored: c.graphSourcesStored };
 }
 
 function roundStages(st: Record<string, { ms: number; items: number }>): Record<string, { ms: number; items: number }> {

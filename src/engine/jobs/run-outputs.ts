@@ -23,10 +23,14 @@ export class RunOutputs {
   readonly unique: UniqueWriter;
   /** revisit-NNNNN.txt: the URLs due again (runs with --revisit-after), else null. */
   readonly revisit: UniqueWriter | null;
+  /** graph-NNNNN.bin: the link graph's docID pairs (runs with --graph), else null. */
+  readonly graph: UniqueWriter | null;
   /** Host counts of a round: sealed parts past a few MiB go to a work file, not RAM. */
   private readonly hosts: HostCounter;
   /** Receives one new URL (dispatch on this thread). */
   readonly emit: (buf: Buffer, start: number, end: number) => void;
+  /** Receives one URL stored but not emitted (a graph run's new source): counted for its host, not written. */
+  readonly emitStored: (buf: Buffer, start: number, end: number) => void;
   /** Receives whole blocks of new URLs (dispatch on the worker). */
   readonly sink: BlockSink;
 
@@ -35,7 +39,9 @@ export class RunOutputs {
     this.rejects = RejectsWriter.open(dfs, join(run.outDir, 'rejects.tsv'), { resumeLength: resume ? run.rejectsBytes : 0, fsync });
     const unique = (this.unique = new UniqueWriter(dfs, run.outDir, run.unique, fsync));
     this.revisit = run.revisit === undefined ? null : new UniqueWriter(dfs, run.outDir, run.revisit, fsync, 1 << 20, 'revisit');
+    this.graph = run.graph === undefined ? null : new UniqueWriter(dfs, run.outDir, run.graph, fsync, 1 << 20, 'graph', 'bin');
     const hosts = (this.hosts = new HostCounter({ dfs, path: join(workDir, 'hosts.parts') }));
+    this.emitStored = (buf, start, end) => hosts.add(buf, start, end);
     this.emit = (buf, start, end) => {
       unique.write(buf, start, end);
       hosts.add(buf, start, end);
@@ -64,10 +70,11 @@ export class RunOutputs {
     this.rejects.addAll(rs);
   }
 
-  /** Makes the files durable; returns the unique files' commit point (revisitPoint() gives the revisit files'). */
+  /** Makes the files durable; returns the unique files' commit point (revisitAt and graphAt hold the others'). */
   async sync(): Promise<UniquePoint> {
     const point = this.unique.sync();
     this.revisitAt = this.revisit?.sync() ?? null;
+    this.graphAt = this.graph?.sync() ?? null;
     await this.rejects.sync();
     return point;
   }
@@ -90,10 +97,13 @@ export class RunOutputs {
 
   /** The revisit files' point as of the last sync(), or null. */
   revisitAt: UniquePoint | null = null;
+  /** The graph files' point as of the last sync(), or null. */
+  graphAt: UniquePoint | null = null;
 
   async close(): Promise<void> {
     this.unique.close();
     this.revisit?.close();
+    this.graph?.close();
     await this.rejects.close();
   }
 

@@ -60,6 +60,7 @@ export function settleAbandoned(dfs: DrumFs, run: RunState): AbandonedRun {
   if (fs.existsSync(run.outDir)) {
     cutToCommitPoint(dfs, run.outDir, run.unique);
     if (run.revisit !== undefined) cutToCommitPoint(dfs, run.outDir, run.revisit, 'revisit');
+    if (run.graph !== undefined) cutToCommitPoint(dfs, run.outDir, run.graph, 'graph', 'bin');
     const rejects = join(run.outDir, 'rejects.tsv');
     if (run.rejectsBytes > 0 && fs.existsSync(rejects) && fs.statSync(rejects).size > run.rejectsBytes) {
       const fd = dfs.open(rejects, 'r+');

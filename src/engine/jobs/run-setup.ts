@@ -72,6 +72,7 @@ function sameInputs(a: InputRecord[], b: InputRecord[]): boolean {
 function readOptionsOf(req: IngestRequest): Record<string, string> {
   const o: Record<string, string> = { format: req.format ?? 'auto', links: req.links ?? 'nav', warcLinks: req.warcLinks ?? 'html' };
   if (req.revisitAfter !== undefined) o.revisitAfter = String(req.revisitAfter);
+  if (req.graph === true) o.graph = 'true';
   return o;
 }
 
@@ -99,8 +100,8 @@ export function planRun(
   const abandoned = last !== null && last.status === 'running' ? { ...last, status: 'abandoned' as const } : null;
   const runId = newRunId();
   const outDir = outWanted ?? join(resolve(stateDir), 'runs', runId);
-  // A revisit run reads every input: an input ingested before can hold URLs due again.
-  const skipped = inputs.map((i) => !req.force && req.revisitAfter === undefined && i.path !== '-' && alreadyIngested(i));
+  // A revisit run reads every input: an input ingested before can hold URLs due again; a graph run wants every row's pair.
+  const skipped = inputs.map((i) => !req.force && req.revisitAfter === undefined && req.graph !== true && i.path !== '-' && alreadyIngested(i));
   if (skipped.some((x) => !x)) {
     checkOutDirPlace(stateDir, outDir);
     checkOutDir(outDir);
@@ -123,6 +124,7 @@ export function planRun(
     ...(req.revisitAfter !== undefined
       ? { revisit: { afterSec: req.revisitAfter, fromSec: Math.floor(nowMs / 1000), file: 1, bytes: 0, urls: 0, urlsPerFile } }
       : {}),
+    ...(req.graph === true ? { graph: { file: 1, bytes: 0, urls: 0, urlsPerFile } } : {}),
   };
   return { resume: false, run, skipped, abandoned };
 }

@@ -58,10 +58,11 @@ export class Parser {
   /**
    * Parses a chunk; the result's arrays are reused by the next call (copy
    * them to keep them). `learn` false: the line memo answers but remembers
-   * nothing (LineMemo.mark).
+   * nothing (LineMemo.mark). `useMemo` false: the line memo is not asked
+   * (every accepted line's URL is in the batch: ingest --graph needs each).
    */
-  parse(chunk: LineChunk, learn = true): ParsedChunk {
-    const memo = this.memo.enabled ? this.memo : null;
+  parse(chunk: LineChunk, learn = true, useMemo = true): ParsedChunk {
+    const memo = useMemo && this.memo.enabled ? this.memo : null;
     let skip: Uint8Array | null = null;
     let lineRepeats = 0;
     if (memo !== null) {

@@ -11,7 +11,8 @@
 
 import { createHash } from 'node:crypto';
 import { isDrumError } from '../../errors.js';
-import { readInput } from '../../input/read.js';
+import { readInput, type InputInfo } from '../../input/read.js';
+import type { LineChunk } from '../../input/types.js';
 import type { InputRecord } from '../../store/manifest.js';
 import type { ReadOptions } from '../api.js';
 import type { ParsedChunk } from './parse.js';
@@ -60,6 +61,12 @@ export interface ReadLoopParams {
   onInputError?: (e: InputError) => void;
   /** False: the parse threads' line memos answer but remember nothing (a check). Default true. */
   learn?: boolean;
+  /** False: the line memos are not asked at all (ingest --graph needs every line's URL). Default true. */
+  memo?: boolean;
+  /** Called with each chunk just before it goes to the pool, while its memory is still valid (ingest --graph reads its sources). */
+  onRead?: (chunk: LineChunk) => void;
+  /** Called once per input when it is opened and its format detected; a throw stops the loop. */
+  onInput?: (info: InputInfo) => void;
 }
 
 export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputError[]> {
@@ -89,7 +96,7 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
     try {
       for await (const chunk of readInput(spec, i, {
         format: p.read.format ?? 'auto', maxLineBytes: s.policy.maxLineBytes, chunkBytes: s.opts.chunkBytes,
-        links: p.read.links, warcLinks: p.read.warcLinks, onBytes: p.onBytes, reuseBuffers: true,
+        links: p.read.links, warcLinks: p.read.warcLinks, onBytes: p.onBytes, reuseBuffers: true, onInput: p.onInput,
         onRaw: hash === null ? undefined : (b) => {
           hash.update(b);
           hashed += b.length;
@@ -98,7 +105,8 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
         reached.offset = chunk.endOffset;
         reached.line = chunk.endLine;
         // submit() copies or parses the chunk before it returns: the reader may reuse its memory after this.
-        inflight.push(s.pool.submit(chunk, p.learn ?? true));
+        p.onRead?.(chunk);
+        inflight.push(s.pool.submit(chunk, p.learn ?? true, p.memo ?? true));
         // Route whatever is ready, in order; wait only when too much is in flight.
         while (inflight.length > 0 && inflight[0]!.result !== null) await drainOne();
         if (inflight.length >= maxInflight) await drainOne();

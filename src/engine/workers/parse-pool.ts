@@ -229,13 +229,14 @@ export class ParsePool {
    * Parses a chunk. Inline: synchronously, and the result is only valid until
    * the next call. Pooled: the chunk is copied to a worker (round robin), so
    * the caller may reuse the chunk's memory as soon as this returns.
-   * `learn` false: the line memos answer but remember nothing (a check).
+   * `learn` false: the line memos answer but remember nothing (a check);
+   * `memo` false: they are not asked (ingest --graph).
    */
-  parse(chunk: LineChunk, learn = true): Promise<ParsedChunk> | ParsedChunk {
+  parse(chunk: LineChunk, learn = true, memo = true): Promise<ParsedChunk> | ParsedChunk {
     if (this.failed) throw this.failed;
     if (this.inline !== null) {
       const t = performance.now();
-      const r = this.inline.parse(chunk, learn);
+      const r = this.inline.parse(chunk, learn, memo);
       r.parseMs = performance.now() - t;
       return r;
     }
@@ -244,7 +245,7 @@ export class ParsePool {
     const w = this.workers[id % this.workers.length]!;
     const slab = this.slabs.take(chunkSlabBytes(chunk));
     const out = this.slabs.take(parsedSlabGuess(chunk));
-    const job: WorkerJob = { id, chunk: packChunk(chunk, slab), slab, out, learn };
+    const job: WorkerJob = { id, chunk: packChunk(chunk, slab), slab, out, learn, memo };
     return new Promise<ParsedChunk>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       w.postMessage(job, [slab, out]);
@@ -258,21 +259,21 @@ export class ParsePool {
    * job's result is its own copy, valid until release()d; the chunk is not
    * referenced once this returns.
    */
-  submit(chunk: LineChunk, learn = true): ParseJob {
+  submit(chunk: LineChunk, learn = true, memo = true): ParseJob {
     if (this.failed) throw this.failed;
     // A second chunk while the first is still in flight: an input of several chunks, worth a worker.
     if (this.held > 0) this.start();
     if (this.workers.length === 0 || this.waiting.size >= this.workers.length * WORKER_BACKLOG) {
       const t = performance.now();
       // With workers planned, results are packed copies: a later chunk may be parsed here before this one is routed.
-      const r = this.planned === 0 ? this.local.parse(chunk, learn) : this.pack(this.local.parse(chunk, learn));
+      const r = this.planned === 0 ? this.local.parse(chunk, learn, memo) : this.pack(this.local.parse(chunk, learn, memo));
       r.parseMs = performance.now() - t;
       this.inlineChunks++;
       if (!this.started) this.held++;
       return { result: r, promise: null };
     }
     const job: ParseJob = { result: null, promise: null };
-    job.promise = (this.parse(chunk, learn) as Promise<ParsedChunk>).then((r) => (job.result = r));
+    job.promise = (this.parse(chunk, learn, memo) as Promise<ParsedChunk>).then((r) => (job.result = r));
     return job;
   }
 

@@ -28,6 +28,8 @@ export interface WorkerJob {
   out: ArrayBuffer;
   /** False: the line memo answers but remembers nothing (Parser.parse). */
   learn: boolean;
+  /** False: the line memo is not asked (Parser.parse). */
+  memo: boolean;
 }
 
 const { policy, hostBits, memoEntries } = workerData as { policy: CanonicalPolicy; hostBits: number; memoEntries: number };
@@ -80,7 +82,7 @@ parentPort!.on('message', (msg: WorkerJob | { clear: true } | MemoMessage | Sort
   }
   try {
     const t = performance.now();
-    const p = parser.parse(unpackChunk(msg.chunk), msg.learn);
+    const p = parser.parse(unpackChunk(msg.chunk), msg.learn, msg.memo);
     const need = parsedSlabBytes(p);
     const out = msg.out.byteLength >= need ? msg.out : new ArrayBuffer(slabBytesFor(need));
     const parsed = packParsed(p, out);
