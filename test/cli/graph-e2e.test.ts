@@ -1,0 +1,91 @@
+// End-to-end test of `drum ingest --graph` on the real bin/drum and the
+// bundled Heritrix outlinks sample (data/archive-org-2008-outlinks.tsv.gz):
+// the pairs of graph-NNNNN.bin, turned back into URLs with `drum url`, are
+// the rows' canonical (source, target) as `drum canonicalize` gives them, in
+// input order; sources are never among the new URLs; a second run reads the
+// file again and writes the same pairs with nothing new.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { drum, repoRoot, uniques } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const SAMPLE = join(repoRoot, 'data', 'archive-org-2008-outlinks.tsv.gz');
+const FAST = ['--no-fsync', '--no-progress', '--workers', '0'];
+
+function pairsOf(dir: string): bigint[][] {
+  const out: bigint[][] = [];
+  for (const f of readdirSync(dir).filter((n) => n.startsWith('graph-')).sort()) {
+    const b = readFileSync(join(dir, f));
+    for (let at = 0; at < b.length; at += 16) out.push([b.readBigUInt64LE(at), b.readBigUInt64LE(at + 8)]);
+  }
+  return out;
+}
+
+/** `drum canonicalize` of each line of `text` (one output line per input line). */
+async function canonical(dir: string, name: string, text: string, format: string): Promise<string[]> {
+  writeFileSync(join(dir, name), text);
+  const r = await drum(['canonicalize', '--format', format, name], { cwd: dir });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.split('\n').slice(0, -1);
+}
+
+describe('drum ingest --graph', () => {
+  it('writes each row\'s (source docID, target docID) in input order, which drum url turns back into the row\'s canonical URLs', async () => {
+    const dir = tempDir();
+    const text = gunzipSync(readFileSync(SAMPLE)).toString('utf8');
+    const rows = text.split('\n').slice(0, -1);
+    const targets = await canonical(dir, 't.tsv', text, 'tsv');
+    const sources = await canonical(dir, 's.txt', rows.map((l) => `${l.split('\t')[0]}\n`).join(''), 'lines');
+    assert.equal(targets.length, rows.length);
+    assert.equal(sources.length, rows.length);
+    const want: string[] = [];
+    for (let i = 1; i < rows.length; i++) {
+      if (!targets[i]!.startsWith('!') && !sources[i]!.startsWith('!')) want.push(`${sources[i]}\t${targets[i]}`);
+    }
+    assert.ok(want.length > 5000);
+
+    const r = await drum(['ingest', ...FAST, '--graph', '--json', '--out', 'o', SAMPLE], { cwd: dir });
+    assert.equal(r.status, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assert.deepEqual(report.graph.files, ['graph-00001.bin']);
+    assert.equal(report.graph.pairs, want.length);
+    assert.equal(report.graph.rowsWithoutPair, rows.length - 1 - want.length);
+    const pairs = pairsOf(join(dir, 'o'));
+    const ids = [...new Set(pairs.flat())];
+    const u = await drum(['url', '-', '--quiet'], { cwd: dir, input: ids.map((x) => `${x}\n`).join('') });
+    assert.equal(u.status, 0, u.stderr);
+    const urlOf = new Map(u.stdout.split('\n').slice(0, -1).map((l) => [BigInt(l.split('\t')[0]!), l.split('\t')[1]!]));
+    assert.deepEqual(pairs.map(([s, t]) => `${urlOf.get(s!)}\t${urlOf.get(t!)}`), want);
+
+    // Sources are stored, never emitted: every new URL is some row's target.
+    const fresh = uniques(join(dir, 'o'));
+    const targetSet = new Set(targets.filter((t) => !t.startsWith('!')));
+    assert.ok(fresh.length > 0);
+    assert.ok(fresh.every((x) => targetSet.has(x)));
+    assert.equal(fresh.length, new Set(fresh).size);
+
+    // A second run reads the same file again (not skipped): the same pairs, nothing new; the summary names the graph file.
+    const again = await drum(['ingest', ...FAST, '--graph', '--out', 'o2', SAMPLE], { cwd: dir });
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, /graph pairs +[\d,]+ \(/);
+    assert.match(again.stdout, /graph in .*graph-00001\.bin/);
+    assert.deepEqual(pairsOf(join(dir, 'o2')), pairs);
+    assert.deepEqual(uniques(join(dir, 'o2')), []);
+  });
+
+  it('refuses a keys-only store with DRUM_NEEDS_UPGRADE, as --revisit-after does', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'a.tsv'), 'http://a.example/\thttp://b.example/\n');
+    const first = await drum(['ingest', ...FAST, '--quiet', '--no-values', 'a.tsv'], { cwd: dir });
+    assert.equal(first.status, 0, first.stderr);
+    const g = await drum(['ingest', ...FAST, '--graph', '--force', 'a.tsv'], { cwd: dir });
+    const rv = await drum(['ingest', ...FAST, '--revisit-after', '1d', '--force', 'a.tsv'], { cwd: dir });
+    assert.notEqual(g.status, 0);
+    assert.equal(g.status, rv.status, g.stderr);
+    assert.match(g.stderr, /DRUM_NEEDS_UPGRADE|upgrade/);
+  });
+});
