@@ -28,7 +28,7 @@ import type { DrumCore } from './drum-core.js';
 import { RoundKeys } from './round-keys.js';
 import { docIDOf, type RoundHostChecks } from './url-values.js';
 
-/** A graph round ends after the chunk that reaches this many rows (8 bytes a row)... */
+/** A graph round ends after the chunk that reaches this many rows (8 bytes a row: 8 MiB)... */
 export const GRAPH_ROUND_ROWS = 1 << 20;
 /** ...or this many distinct keys (the key table, 12 bytes a slot at most half full, and 8 bytes of docID each). */
 export const GRAPH_ROUND_KEYS = (1 << 20) - (1 << 17);

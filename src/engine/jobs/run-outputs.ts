@@ -1,6 +1,7 @@
 // A run's output files and per-round host counts, opened together: the
-// unique-URL files (rotating), rejects.tsv (resumed at its committed length)
-// and the host counter of the round. Receives new URLs from a merge round
+// unique-URL files (rotating), the revisit and graph files of runs that ask
+// for them, rejects.tsv (resumed at its committed length) and the host
+// counter of the round. Receives new URLs from a merge round
 // (per URL or in whole blocks from the worker's dispatch), makes the files
 // durable before a commit, applies a committed round's host counts to the
 // catalog, and closes or abandons everything. Does not decide which URLs are
