@@ -31,7 +31,7 @@ import { join } from 'node:path';
 /** Bytes of parts per LevelDB batch when applying a round (a ~2 MB sealed part then goes alone; see docs/engineering-log.md). */
 export const HOST_BATCH_BYTES = 1 << 20;
 /** Delta bytes whose hosts one fold pass adds up in a Map (the fold's RAM bound). */
-export const FOLD_SLICE_BYTES = 8 << 20;
+export const FOLD_SLICE_BYTES = 2 << 20;
 
 const FOLD_KEY = 'fold';
 

@@ -29,7 +29,7 @@ import { RecentTable } from '../../tiers/recent-table.js';
 import { loadTiers, saveTiers, TIER_FILE } from '../../tiers/tier-file.js';
 import { saveCache } from '../../tiers/cache-file.js';
 import { loadMemos, MEMO_FILE, saveMemos } from '../../tiers/memo-file.js';
-import { chunkLinksMax, planBudget, type BudgetPlan } from './budget.js';
+import { chunkLinksMax, FOLD_RETAINED_BYTES, minimumBudgetBytes, planBudget, type BudgetPlan } from './budget.js';
 import { Front } from './front.js';
 import { ParsePool } from '../workers/parse-pool.js';
 import { SortArea, type BucketFiles } from './sort-stage.js';
@@ -106,10 +106,24 @@ export class Session {
         const n = upgradeToValues(store, dfs, opts.fsync);
         opts.onNotice(`${dir}: upgraded to a store with values (docs/file-format.md): its ${n} URLs got docIDs 0..${Math.max(0, n - 1)} in key order, firstRun and lastEmitted unknown (0)`);
       }
+      if (!opts.readOnly && store.body.history.length > 0 && !existsSync(join(dir, 'catalog', 'CURRENT'))) {
+        // Never paper over a lost catalog with an empty one: the run history and host table would vanish silently.
+        throw new DrumError('DRUM_CORRUPT_FILE', `${join(dir, 'catalog')}: the run catalog is missing although runs were committed`, { file: join(dir, 'catalog') });
+      }
+      catalog = opts.readOnly ? null : await Catalog.open(dir, { sync: opts.fsync });
+      // A run whose final catalog write was lost (e.g. a full disk under catalog/) is recorded again from the manifest.
+      if (catalog !== null) await reconcileRuns(catalog, store.body.history);
+      // A forget whose host counts a crash kept from the catalog: they come off now.
+      if (catalog !== null) await recoverForgetHosts(store.body.history, catalog);
+      // Fold piled-up per-round host deltas now, before the tiers, Bloom filter and buckets are
+      // allocated, so the fold's transient heap is not added to theirs (and off the ingest's hot path).
+      const folded = catalog !== null && (await catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD && (await catalog.compactHosts()) > 0;
       // The store's own parameters win over options for an existing store.
       const p = store.params;
       const eff: ResolvedOptions = { ...opts, buckets: p.buckets, bucketBits: Math.log2(p.buckets), hostBits: p.hostBits };
-      const plan = planBudget(eff, chunkLinksMax(eff.chunkBytes), store.valueBytes > 0);
+      // What a fold left in the process (V8 heap it grew) comes out of this run's structures, not on top of the budget.
+      const planned = folded ? { ...eff, memoryBytes: Math.max(minimumBudgetBytes(eff), eff.memoryBytes - FOLD_RETAINED_BYTES) } : eff;
+      const plan = planBudget(planned, chunkLinksMax(eff.chunkBytes), store.valueBytes > 0);
       let bloom: BlockedBloom | null = null;
       if (eff.bloom !== 'off' && store.body.bloom !== null) bloom = await readBloom(dfs, join(dir, store.body.bloom.file));
       const front = new Front(new HotCache(eff.cacheEntries), new RecentTable(eff.recentEntries), bloom, eff.bloom, plan.roundCapacity);
@@ -121,17 +135,6 @@ export class Session {
       if (workDir !== null) dfs.mkdirp(wd);
       const pending = new PendingBuckets(dfs, wd, eff.bucketBits, plan.bufferEntries);
       const aux = new AuxLog(dfs, join(wd, 'aux.dat'), 4 << 20);
-      if (!eff.readOnly && store.body.history.length > 0 && !existsSync(join(dir, 'catalog', 'CURRENT'))) {
-        // Never paper over a lost catalog with an empty one: the run history and host table would vanish silently.
-        throw new DrumError('DRUM_CORRUPT_FILE', `${join(dir, 'catalog')}: the run catalog is missing although runs were committed`, { file: join(dir, 'catalog') });
-      }
-      catalog = eff.readOnly ? null : await Catalog.open(dir, { sync: eff.fsync });
-      // A run whose final catalog write was lost (e.g. a full disk under catalog/) is recorded again from the manifest.
-      if (catalog !== null) await reconcileRuns(catalog, store.body.history);
-      // A forget whose host counts a crash kept from the catalog: they come off now.
-      if (catalog !== null) await recoverForgetHosts(store.body.history, catalog);
-      // Fold piled-up per-round host deltas now, off the ingest's hot path.
-      if (catalog !== null && (await catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) await catalog.compactHosts();
       const pool = new ParsePool(policy, eff.hostBits, eff.workers, plan.lineMemoEntries, true);
       const session = new Session(dir, dfs, store, eff, policy, plan, front, pending, aux, pool, catalog, wd);
       session.loadMemos();
