@@ -124,13 +124,17 @@ export class Front {
     c.lineRepeats += p.lineRepeats;
     c.lineLookups += p.lineLookups;
     c.chunkRepeats += reps;
-    // Where the parse ran: the report's split of the parse stage between the threads.
-    if (p.onWorker) {
-      c.chunksOnWorkers++;
-      c.parseMsWorkers += p.parseMs;
-    } else {
-      c.chunksOnMain++;
-      c.parseMsMain += p.parseMs;
-    }
+    countParseThread(c, p);
+  }
+}
+
+/** Where a chunk's parse ran: the report's split of the parse stage between the threads. */
+export function countParseThread(c: RunCounters, p: Pick<ParsedChunk, 'onWorker' | 'parseMs'>): void {
+  if (p.onWorker) {
+    c.chunksOnWorkers++;
+    c.parseMsWorkers += p.parseMs;
+  } else {
+    c.chunksOnMain++;
+    c.parseMsMain += p.parseMs;
   }
 }

@@ -25,6 +25,7 @@ import type { RunCounters } from '../../stats/counters.js';
 import type { ParsedChunk } from '../pipeline/parse.js';
 import type { SourceBatch } from '../pipeline/graph-sources.js';
 import type { DrumCore } from './drum-core.js';
+import { countParseThread } from './front.js';
 import { RoundKeys } from './round-keys.js';
 import { docIDOf, type RoundHostChecks } from './url-values.js';
 
@@ -120,13 +121,7 @@ export class GraphRound {
     c.linksRead += accepted;
     c.duplicateUrls += dups;
     c.graphRowsWithoutPair += lost;
-    if (p.onWorker) {
-      c.chunksOnWorkers++;
-      c.parseMsWorkers += p.parseMs;
-    } else {
-      c.chunksOnMain++;
-      c.parseMsMain += p.parseMs;
-    }
+    countParseThread(c, p);
   }
 
   /** Hands key (hi, lo) with payload buf[s, e) to the core under the next ordinal, and records it. */
