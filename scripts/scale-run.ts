@@ -11,12 +11,15 @@
 // time per link at every slice (the growth DRUM's merge cost shows as the
 // store grows), and IRLbot's cost model fitted to the slices (scale-fit.ts).
 // Does not judge goals (bench-report.ts / the bench does).
+// --slice-growth R makes a slice max(--slice, R × the URLs already stored),
+// rounded down to a multiple of --slice: the batch grows with the store, as
+// IRLbot sizes DRUM's buckets, so the store's rewrite per link stays flat.
 // --resume continues a run that was cut short: it keeps the state, reads the
 // slices the JSON already holds, regenerates (and discards) their lines and
 // goes on from the next slice; the JSON then says from which slice on the
 // rows were measured by this build (resumedAt).
 // Usage (after `tsc -p .`):
-//   node dist/scripts/scale-run.js [--links 1e9] [--slice 1e7] [--seed 1] [--tmp DIR] [--json FILE] [--keep-outputs] [--resume]
+//   node dist/scripts/scale-run.js [--links 1e9] [--slice 1e7] [--seed 1] [--tmp DIR] [--json FILE] [--keep-outputs] [--resume] [--slice-growth R]
 // REQUIRES: GNU time at /usr/bin/time for CPU and RSS figures (else wall only).
 
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync, type WriteStream } from 'node:fs';
@@ -90,8 +93,13 @@ class LineSlicer {
   }
 }
 
+/** The next slice's links: `base`, or `growth` × the stored URLs rounded down to a multiple of `base` when that is more. */
+export function sliceLinks(base: number, growth: number, storeUrls: number): number {
+  return Math.max(base, Math.floor((growth * storeUrls) / base) * base);
+}
+
 export interface ScaleRunResult {
-  params: { links: number; slice: number; seed: number };
+  params: { links: number; slice: number; seed: number; sliceGrowth?: number };
   elapsedMs: number;
   /** The generator's own wall, CPU and RSS (GNU time), or null without it. */
   generator: { wallS: number; cpuS: number; peakRssBytes: number; cpuShare: number; note: string } | null;
@@ -102,7 +110,7 @@ export interface ScaleRunResult {
   slices: SliceRow[];
 }
 
-export async function scaleRun(o: { links: number; slice: number; seed: number; work: string; json: string; keepOutputs: boolean; resume?: boolean; log: (s: string) => void }): Promise<ScaleRunResult> {
+export async function scaleRun(o: { links: number; slice: number; seed: number; sliceGrowth?: number; work: string; json: string; keepOutputs: boolean; resume?: boolean; log: (s: string) => void }): Promise<ScaleRunResult> {
   const dist = resolve(fileURLToPath(import.meta.url), '..', '..');
   const repo = resolve(dist, '..');
   mkdirSync(o.work, { recursive: true });
@@ -123,7 +131,7 @@ export async function scaleRun(o: { links: number; slice: number; seed: number; 
   let linksBefore = 0, storeUrls = 0, wallTotal = 0, outBytes = 0;
   for (const r of earlier) {
     // The generator is deterministic: these slices' lines are made again and dropped.
-    await slicer.slice(o.slice, createWriteStream('/dev/null'));
+    await slicer.slice(r.links, createWriteStream('/dev/null'));
     linksBefore += r.links;
     storeUrls = r.storeUrlsBefore + r.newUrls;
     wallTotal += r.wallMs;
@@ -133,12 +141,12 @@ export async function scaleRun(o: { links: number; slice: number; seed: number; 
   if (resumedAt !== undefined) o.log(`resumed after slice ${earlier.length} (${linksBefore.toLocaleString('en-US')} links)`);
   const t0 = performance.now();
   const result = (generator: ScaleRunResult['generator']): ScaleRunResult =>
-    ({ params: { links: o.links, slice: o.slice, seed: o.seed }, elapsedMs: Math.round(performance.now() - t0), generator, ...(resumedAt !== undefined ? { resumedAt } : {}), slices: rows });
+    ({ params: { links: o.links, slice: o.slice, seed: o.seed, ...(o.sliceGrowth ? { sliceGrowth: o.sliceGrowth } : {}) }, elapsedMs: Math.round(performance.now() - t0), generator, ...(resumedAt !== undefined ? { resumedAt } : {}), slices: rows });
   const write = (generator: ScaleRunResult['generator']): void => writeFileSync(o.json, JSON.stringify({
     command: `node dist/scripts/scale-run.js ${process.argv.slice(2).join(' ')}`.trim(), finishedAt: new Date().toISOString(), ...result(generator),
   }, null, 2) + '\n');
   for (let k = earlier.length + 1; !slicer.done; k++) {
-    const n = await slicer.slice(o.slice, createWriteStream(sliceFile));
+    const n = await slicer.slice(sliceLinks(o.slice, o.sliceGrowth ?? 0, storeUrls), createWriteStream(sliceFile));
     if (n === 0) break;
     const out = join(outs, `slice-${String(k).padStart(4, '0')}`);
     const m = await runMeasured(process.execPath, [join(repo, 'bin', 'drum'), 'ingest', '--state', state, '--out', out, '--json', '--no-progress', sliceFile],
@@ -187,12 +195,13 @@ if (process.argv[1]?.endsWith('scale-run.js')) {
   const { values } = parseArgs({ options: {
     links: { type: 'string', default: '1e9' }, slice: { type: 'string', default: '1e7' }, seed: { type: 'string', default: '1' },
     tmp: { type: 'string', default: tmpdir() }, json: { type: 'string' }, 'keep-outputs': { type: 'boolean', default: false },
-    resume: { type: 'boolean', default: false },
+    resume: { type: 'boolean', default: false }, 'slice-growth': { type: 'string', default: '0' },
   } });
   const work = resolve(values.tmp!, 'drum-scale-run');
   scaleRun({
     links: Number(values.links), slice: Number(values.slice), seed: Number(values.seed), work,
     json: resolve(values.json ?? join(work, 'scale-run.json')), keepOutputs: values['keep-outputs']!, resume: values.resume!,
+    sliceGrowth: Number(values['slice-growth']),
     log: (s) => void process.stderr.write(`[scale] ${s}\n`),
   }).catch((e: unknown) => { process.stderr.write(`scale-run: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`); process.exit(1); });
 }
