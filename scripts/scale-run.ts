@@ -30,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { runMeasured, pathBytes, hasGnuTime, GNU_TIME } from './lib/measure.js';
-import { fitSlices, formatFit, type ScaleFit } from './scale-fit.js';
+import { fitSlices, formatFit, sliceLinks, type ScaleFit } from './scale-fit.js';
 
 export interface SliceRow {
   slice: number;
@@ -91,11 +91,6 @@ class LineSlicer {
     await once(out, 'finish');
     return n;
   }
-}
-
-/** The next slice's links: `base`, or `growth` × the stored URLs rounded down to a multiple of `base` when that is more. */
-export function sliceLinks(base: number, growth: number, storeUrls: number): number {
-  return Math.max(base, Math.floor((growth * storeUrls) / base) * base);
 }
 
 export interface ScaleRunResult {
@@ -183,7 +178,7 @@ export async function scaleRun(o: { links: number; slice: number; seed: number; 
     o.log(`generator: ${cpuS.toFixed(0)} CPU-s, ${(generator.cpuShare * 100).toFixed(0)} % of all CPU; peak RSS ${(generator.peakRssBytes / 2 ** 20).toFixed(0)} MiB`);
   }
   const st = statfsSync(o.work);
-  const fit = fitSlices(rows, st.bavail * st.bsize + (rows.at(-1)?.stateBytes ?? 0));
+  const fit = fitSlices(rows, st.bavail * st.bsize + (rows.at(-1)?.stateBytes ?? 0), o.sliceGrowth ?? 0);
   o.log(formatFit(fit).split('\n').join('\n[scale] '));
   const res = { ...result(generator), fit };
   writeFileSync(o.json, JSON.stringify({ command: `node dist/scripts/scale-run.js ${process.argv.slice(2).join(' ')}`.trim(), finishedAt: new Date().toISOString(), ...res }, null, 2) + '\n');
