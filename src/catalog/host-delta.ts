@@ -55,6 +55,31 @@ export function forEachHost(b: Uint8Array, fn: (host: string, count: number) => 
 }
 
 /**
+ * Calls fn for each entry of an encoded delta with its name's byte range in
+ * `v` (names are never decoded: a fold that only places or copies them pays
+ * no string per host). DRUM_CORRUPT_FILE if malformed.
+ */
+export function forEachEntry(b: Uint8Array, fn: (v: Buffer, nameStart: number, nameEnd: number, count: number) => void, file = 'catalog'): void {
+  const v = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  const bad = (): never => {
+    throw new DrumError('DRUM_CORRUPT_FILE', `${file}: malformed host-count delta`, { file });
+  };
+  if (v.length < HOST_DELTA_HEADER_BYTES) bad();
+  const n = v.readUInt32LE(0);
+  const countsAt = HOST_DELTA_HEADER_BYTES;
+  const endsAt = countsAt + 8 * n;
+  const namesAt = endsAt + 4 * n;
+  if (namesAt > v.length) bad();
+  let start = 0;
+  for (let i = 0; i < n; i++) {
+    const end = v.readUInt32LE(endsAt + 4 * i);
+    if (end < start || namesAt + end > v.length) bad();
+    fn(v, namesAt + start, namesAt + end, v.readDoubleLE(countsAt + 8 * i));
+    start = end;
+  }
+}
+
+/**
  * Calls fn for each (host, count) of an encoded delta whose hostSlice(host,
  * slices) is `slice`; names of other slices are hashed, never decoded.
  */

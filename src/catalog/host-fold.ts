@@ -2,7 +2,9 @@
 // one sequential merge of the old table (the current file, or the LevelDB
 // sublevel `hosts` of catalogs written before the file existed) with the
 // pending counts, taken one range of host names at a time so RAM holds one
-// range's pending hosts, never the table. Then one LevelDB batch points the
+// range's pending hosts, never the table. The deltas are read once: each
+// entry is copied to its range's spill file (fold-spill.ts), and each range
+// is summed from its own file. Then one LevelDB batch points the
 // catalog at the new file and deletes the folded deltas, so a crash leaves
 // the old table and its deltas or the new table without them; a fold cut
 // short is simply done again. Does not decide when to fold (the engine
@@ -12,7 +14,8 @@
 
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { forEachHost } from './host-delta.js';
+import { forEachEntry } from './host-delta.js';
+import { FoldSpill, type RangeSums } from './fold-spill.js';
 import { HostFileReader, HostFileWriter } from './host-file.js';
 import { del, put, type Db, type HostDelta, type Op, type Sub } from './records.js';
 import type { DrumFs } from '../io/fs.js';
@@ -30,6 +33,8 @@ export const CURRENT_KEY = 'current';
 export const HOST_DIR = 'hosts';
 /** Names sampled per range to place the range boundaries. */
 const SAMPLES_PER_RANGE = 256;
+/** Most name ranges of one fold (spill files open at once); past it a range holds more than foldSliceBytes. */
+const MAX_RANGES = 512;
 
 export interface FoldTarget {
   db: Db;
@@ -82,7 +87,7 @@ async function boundaries(t: FoldTarget, keys: string[], ranges: number, entries
   let i = 0;
   for (const k of keys) {
     const d = await t.deltas.get(k);
-    if (d !== undefined) forEachHost(d, (h) => { if (i++ % stride === 0) sample.push(h); }, t.dir);
+    if (d !== undefined) forEachEntry(d, (v, s, e) => { if (i++ % stride === 0) sample.push(v.toString('latin1', s, e)); }, t.dir);
   }
   sample.sort();
   const out: string[] = [];
@@ -93,33 +98,33 @@ async function boundaries(t: FoldTarget, keys: string[], ranges: number, entries
   return out;
 }
 
-/** Sums the pending counts of hosts in [lo, hi) (hi null: no upper bound). */
-async function rangeSums(t: FoldTarget, keys: string[], lo: string | null, hi: string | null): Promise<Map<string, number>> {
-  const sum = new Map<string, number>();
+/** Copies every pending entry to its range's spill file: one pass over the deltas, names never decoded. */
+async function spillDeltas(t: FoldTarget, keys: string[], spill: FoldSpill): Promise<void> {
+  const add = spill.add.bind(spill);
   for (const k of keys) {
     const d = await t.deltas.get(k);
-    if (d === undefined) continue;
-    forEachHost(d, (h, n) => {
-      if ((lo === null || h >= lo) && (hi === null || h < hi)) sum.set(h, (sum.get(h) ?? 0) + n);
-    }, t.dir);
+    if (d !== undefined) forEachEntry(d, add, t.dir);
   }
-  return sum;
+  spill.finishWriting();
 }
 
 /** Writes old table + pending of one range, in name order; hosts at 0 are left out. */
-async function mergeRange(w: HostFileWriter, old: Cursor, sum: Map<string, number>, hi: string | null): Promise<void> {
-  const names = [...sum.keys()].sort();
+async function mergeRange(w: HostFileWriter, old: Cursor, sums: RangeSums, hi: string | null): Promise<void> {
   let j = 0;
-  const emit = (h: string, c: number): void => { if (c > 0) w.add(h, c); };
+  let name = sums.size > 0 ? sums.name(0) : null;
+  const take = (c: number): void => {
+    if (c > 0) w.add(name!, c);
+    name = ++j < sums.size ? sums.name(j) : null;
+  };
   while (old.head !== null && (hi === null || old.head[0] < hi)) {
     const [h, c] = old.head;
-    while (j < names.length && names[j]! < h) emit(names[j]!, sum.get(names[j++]!)!);
-    if (j < names.length && names[j] === h) emit(h, c + sum.get(names[j++]!)!);
-    else emit(h, c);
+    while (name !== null && name < h) take(sums.count(j));
+    if (name === h) take(c + sums.count(j));
+    else if (c > 0) w.add(h, c);
     const p = old.next();
     if (p !== undefined) await p;
   }
-  while (j < names.length) emit(names[j]!, sum.get(names[j++]!)!);
+  while (name !== null) take(sums.count(j));
 }
 
 /**
@@ -134,15 +139,16 @@ export async function foldIntoFile(t: FoldTarget, keys: string[], bytes: number,
   t.fs.mkdirp(dir);
   const name = hostFileName(seq);
   const tmp = join(dir, `${name}.tmp`);
-  const bounds = await boundaries(t, keys, Math.max(1, Math.ceil(bytes / t.foldSliceBytes)), entries);
+  const bounds = await boundaries(t, keys, Math.min(MAX_RANGES, Math.max(1, Math.ceil(bytes / t.foldSliceBytes))), entries);
+  const spill = new FoldSpill(t.fs, dir, seq, bounds);
   const w = new HostFileWriter(t.fs, tmp);
   const old = await oldTable(t, cur);
   let fileBytes: number;
   try {
+    await spillDeltas(t, keys, spill);
     for (let r = 0; r <= bounds.length; r++) {
-      const lo = r === 0 ? null : bounds[r - 1]!;
       const hi = r === bounds.length ? null : bounds[r]!;
-      await mergeRange(w, old.cursor, await rangeSums(t, keys, lo, hi), hi);
+      await mergeRange(w, old.cursor, spill.sortedSums(r), hi);
     }
     fileBytes = w.finish(t.sync);
   } catch (e) {
@@ -151,6 +157,7 @@ export async function foldIntoFile(t: FoldTarget, keys: string[], bytes: number,
     throw e;
   } finally {
     old.close();
+    spill.remove();
   }
   t.fs.rename(tmp, join(dir, name));
   if (t.sync) t.fs.fsyncDir(dir);
@@ -164,13 +171,14 @@ export async function foldIntoFile(t: FoldTarget, keys: string[], bytes: number,
 
 /**
  * Removes every table file but the current and the previous one: older ones,
- * leftovers of folds a crash cut short, and files of a catalog that
+ * leftovers of folds a crash cut short (table and spill files), and files of a catalog that
  * `drum repair --catalog` replaced. The previous file stays: a reader that
  * took its catalog copy before this fold's commit still reads it.
  */
 function removeOldFiles(t: FoldTarget, dir: string, seq: number): void {
   if (!existsSync(dir)) return;
   for (const n of readdirSync(dir)) {
+    if (/^fold-\d{6}-\d{4,}\.tmp$/.test(n)) { t.fs.unlink(join(dir, n)); continue; }
     const m = /^hosts-(\d{6})\.tbl(\.tmp)?$/.exec(n);
     if (m === null) continue;
     const s = Number(m[1]);

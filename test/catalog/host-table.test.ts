@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { Catalog, type HostCount } from '../../src/catalog/catalog.js';
 import { encodeHostMap } from '../../src/catalog/host-delta.js';
 import { tempDir } from '../helpers/tmp.js';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 type Model = Map<string, number>;
@@ -175,6 +175,25 @@ describe('folding deltas into the host table file', () => {
       assert.deepEqual(tableFiles(state), ['hosts-000001.tbl', 'hosts-000002.tbl']);
     } finally {
       await c2.close();
+    }
+  });
+
+  it('removes the spill files a fold cut short by a crash left behind', async () => {
+    const state = tempDir();
+    const c = await Catalog.open(state, { sync: false, foldSliceBytes: 256 });
+    try {
+      const model: Model = new Map();
+      const parts = roundParts(7, 60, 3);
+      addTo(model, parts);
+      await c.applyHostCounts('r', 0, parts.map(encodeHostMap));
+      mkdirSync(join(state, 'hosts'), { recursive: true });
+      writeFileSync(join(state, 'hosts', 'fold-000001-0002.tmp'), 'left by a killed fold');
+      writeFileSync(join(state, 'hosts', 'fold-000000-0000.tmp'), 'left by an older one');
+      assert.equal(await c.compactHosts(), 3);
+      await expectTable(c, model);
+      assert.deepEqual(tableFiles(state), ['hosts-000001.tbl']);
+    } finally {
+      await c.close();
     }
   });
 

@@ -1,0 +1,68 @@
+// Tests of a fold's spill files: every entry of every delta lands in the
+// file of the name range it belongs to, and a range's sums equal a Map
+// model of that range, listed in name order; remove() leaves no file behind.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import fc from 'fast-check';
+import { FoldSpill, spillFileName } from '../../src/catalog/fold-spill.js';
+import { encodeHostMap, forEachEntry } from '../../src/catalog/host-delta.js';
+import { DrumFs } from '../../src/io/fs.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const hostName = fc.stringMatching(/^[a-z0-9.\-\u00e0-\u00ff]{0,24}$/);
+const delta = fc.array(fc.tuple(hostName, fc.integer({ min: -5, max: 1000 })), { maxLength: 40 });
+
+const byName = (a: [string, number], b: [string, number]): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+
+/** Range r's sums as the fold reads them, in their order (which must be name order). */
+function listed(spill: FoldSpill, r: number): [string, number][] {
+  const s = spill.sortedSums(r);
+  const out: [string, number][] = [];
+  for (let i = 0; i < s.size; i++) out.push([s.name(i), s.count(i)]);
+  return out;
+}
+
+describe('FoldSpill', () => {
+  it('sums each name range exactly as a Map model of the deltas does, in name order (property)', () => {
+    fc.assert(
+      fc.property(fc.array(delta, { maxLength: 8 }), fc.uniqueArray(hostName, { maxLength: 6 }), (deltas, rawBounds) => {
+        const bounds = [...rawBounds].sort();
+        const dir = tempDir();
+        const spill = new FoldSpill(new DrumFs(), dir, 3, bounds);
+        const model: Map<string, number>[] = bounds.map(() => new Map()).concat([new Map()]);
+        for (const d of deltas) {
+          const m = new Map<string, number>();
+          for (const [h, c] of d) m.set(h, (m.get(h) ?? 0) + c);
+          for (const [h, c] of m) {
+            const r = bounds.filter((b) => b <= h).length;
+            model[r]!.set(h, (model[r]!.get(h) ?? 0) + c);
+          }
+          forEachEntry(encodeHostMap(m), (v, s, e, c) => spill.add(v, s, e, c));
+        }
+        spill.finishWriting();
+        assert.equal(spill.ranges, bounds.length + 1);
+        for (let r = 0; r < spill.ranges; r++) assert.deepEqual(listed(spill, r), [...model[r]!].sort(byName));
+        spill.remove();
+        assert.deepEqual(readdirSync(dir), []);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('names its files by table sequence and range, which the next fold recognises as leftovers', () => {
+    assert.equal(spillFileName(12, 3), 'fold-000012-0003.tmp');
+    assert.match(spillFileName(1, 511), /^fold-\d{6}-\d{4,}\.tmp$/);
+  });
+
+  it('keeps a name longer than a write buffer intact', () => {
+    const dir = tempDir();
+    const spill = new FoldSpill(new DrumFs(), dir, 1, []);
+    const long = 'x'.repeat(40_000); // past a 16 KiB buffer, under MAX_NAME_BYTES
+    forEachEntry(encodeHostMap(new Map([[long, 2], ['a', 1]])), (v, s, e, c) => spill.add(v, s, e, c));
+    spill.finishWriting();
+    assert.deepEqual(listed(spill, 0), [['a', 1], [long, 2]]);
+    spill.remove();
+  });
+});
