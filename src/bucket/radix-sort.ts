@@ -1,5 +1,6 @@
 // Stable LSD radix sort of 64-bit keys (hi/lo Uint32Array words) carrying a
-// uint32 payload (the arrival ordinal), 16 bits per pass (8 for small
+// uint32 payload (the arrival ordinal) and, in a store with values, a second
+// one (the key's seed), 16 bits per pass (8 for small
 // buckets, where a 2^16-bin histogram would dominate), skipping passes
 // whose digit is the same for every key (e.g. a bucket's top bits). Then
 // drops repeated keys keeping the first (smallest-ordinal) one. Works on
@@ -22,8 +23,9 @@ function histogram(size: number): Uint32Array {
 }
 
 /**
- * Sorts hi[0,n), lo[0,n), ord[0,n) in place by (hi, lo) ascending, stable.
- * tHi, tLo, tOrd are scratch arrays of at least n entries.
+ * Sorts hi[0,n), lo[0,n), ord[0,n) (and seed[0,n) when given) in place by
+ * (hi, lo) ascending, stable. tHi, tLo, tOrd (tSeed) are scratch arrays of
+ * at least n entries.
  */
 export function radixSortKeys(
   hi: Uint32Array,
@@ -33,6 +35,8 @@ export function radixSortKeys(
   tHi: Uint32Array,
   tLo: Uint32Array,
   tOrd: Uint32Array,
+  seed: Uint32Array | null = null,
+  tSeed: Uint32Array | null = null,
 ): void {
   if (n < 2) return;
   const bits = n < SMALL ? 8 : 16;
@@ -49,8 +53,8 @@ export function radixSortKeys(
       counts[(perWord + d) * radix + ((h >>> (d * bits)) & mask)]!++;
     }
   }
-  let sHi = hi, sLo = lo, sOrd = ord;
-  let dHi = tHi, dLo = tLo, dOrd = tOrd;
+  let sHi = hi, sLo = lo, sOrd = ord, sSeed = seed;
+  let dHi = tHi, dLo = tLo, dOrd = tOrd, dSeed = tSeed;
   for (let d = 0; d < digits; d++) {
     const base = d * radix;
     // Skip a pass in which every key has the same digit.
@@ -65,26 +69,38 @@ export function radixSortKeys(
     }
     const fromLo = d < perWord;
     const shift = (d % perWord) * bits;
-    for (let i = 0; i < n; i++) {
-      const w = fromLo ? sLo[i]! : sHi[i]!;
-      const at = counts[base + ((w >>> shift) & mask)]!++;
-      dHi[at] = sHi[i]!;
-      dLo[at] = sLo[i]!;
-      dOrd[at] = sOrd[i]!;
+    if (sSeed === null) {
+      for (let i = 0; i < n; i++) {
+        const w = fromLo ? sLo[i]! : sHi[i]!;
+        const at = counts[base + ((w >>> shift) & mask)]!++;
+        dHi[at] = sHi[i]!;
+        dLo[at] = sLo[i]!;
+        dOrd[at] = sOrd[i]!;
+      }
+    } else {
+      for (let i = 0; i < n; i++) {
+        const w = fromLo ? sLo[i]! : sHi[i]!;
+        const at = counts[base + ((w >>> shift) & mask)]!++;
+        dHi[at] = sHi[i]!;
+        dLo[at] = sLo[i]!;
+        dOrd[at] = sOrd[i]!;
+        dSeed![at] = sSeed[i]!;
+      }
     }
-    const xHi = sHi, xLo = sLo, xOrd = sOrd;
-    sHi = dHi; sLo = dLo; sOrd = dOrd;
-    dHi = xHi; dLo = xLo; dOrd = xOrd;
+    const xHi = sHi, xLo = sLo, xOrd = sOrd, xSeed = sSeed;
+    sHi = dHi; sLo = dLo; sOrd = dOrd; sSeed = dSeed;
+    dHi = xHi; dLo = xLo; dOrd = xOrd; dSeed = xSeed;
   }
   if (sHi !== hi) {
     hi.set(sHi.subarray(0, n));
     lo.set(sLo.subarray(0, n));
     ord.set(sOrd.subarray(0, n));
+    if (seed !== null) seed.set(sSeed!.subarray(0, n));
   }
 }
 
-/** Removes adjacent repeated keys in sorted arrays, keeping the first. Returns the new length. */
-export function dedupeSorted(hi: Uint32Array, lo: Uint32Array, ord: Uint32Array, n: number): number {
+/** Removes adjacent repeated keys in sorted arrays (seed too, when given), keeping the first. Returns the new length. */
+export function dedupeSorted(hi: Uint32Array, lo: Uint32Array, ord: Uint32Array, n: number, seed: Uint32Array | null = null): number {
   if (n === 0) return 0;
   let w = 1;
   let pH = hi[0]!, pL = lo[0]!;
@@ -94,6 +110,7 @@ export function dedupeSorted(hi: Uint32Array, lo: Uint32Array, ord: Uint32Array,
     hi[w] = h;
     lo[w] = l;
     ord[w] = ord[i]!;
+    if (seed !== null) seed[w] = seed[i]!;
     w++;
     pH = h;
     pL = l;
@@ -102,14 +119,16 @@ export function dedupeSorted(hi: Uint32Array, lo: Uint32Array, ord: Uint32Array,
 }
 
 /**
- * One unit of a merge round's sort: sorts hi/lo/ord[0, n) (radixSortKeys,
- * scratch in tHi/tLo/tOrd) and drops repeated keys (dedupeSorted). Returns
- * the number of unique keys, left in hi/lo/ord[0, u). Runs on whichever
- * thread the round picks (engine/sort-stage.ts).
+ * One unit of a merge round's sort: sorts hi/lo/ord[0, n) and seed, when
+ * given (radixSortKeys, scratch in tHi/tLo/tOrd/tSeed) and drops repeated
+ * keys (dedupeSorted). Returns the number of unique keys, left in
+ * hi/lo/ord[0, u). Runs on whichever thread the round picks
+ * (engine/core/sort-stage.ts).
  */
 export function sortUnique(
   hi: Uint32Array, lo: Uint32Array, ord: Uint32Array, n: number, tHi: Uint32Array, tLo: Uint32Array, tOrd: Uint32Array,
+  seed: Uint32Array | null = null, tSeed: Uint32Array | null = null,
 ): number {
-  radixSortKeys(hi, lo, ord, n, tHi, tLo, tOrd);
-  return dedupeSorted(hi, lo, ord, n);
+  radixSortKeys(hi, lo, ord, n, tHi, tLo, tOrd, seed, tSeed);
+  return dedupeSorted(hi, lo, ord, n, seed);
 }

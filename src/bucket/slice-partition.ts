@@ -13,7 +13,7 @@
 import { join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
 import type { Slice } from './key-range.js';
-import { SpillFile, spillName, unpackTriples } from './spill-file.js';
+import { SpillFile, spillName, unpackRecords, type RecordWords } from './spill-file.js';
 
 const NO_ENTRIES = new Uint32Array(0);
 
@@ -31,13 +31,14 @@ export class SlicePartition {
   readonly seen: Float64Array;
 
   /** `ramBytes`: RAM for the per-slice buffers together (each holds at least 16 entries). */
-  constructor(fs: DrumFs, workDir: string, bucket: number, private readonly slices: readonly Slice[], ramBytes: number) {
+  /** `words`: words per record, the bucket's (3, or 4 with a seed). */
+  constructor(fs: DrumFs, workDir: string, bucket: number, private readonly slices: readonly Slice[], ramBytes: number, readonly words: RecordWords = 3) {
     const s = slices.length;
     if (s < 1 || s > MAX_PARTS) throw new RangeError(`SlicePartition: ${s} slices (1..${MAX_PARTS})`);
-    const per = Math.max(16, Math.floor(ramBytes / (12 * s)));
+    const per = Math.max(16, Math.floor(ramBytes / (4 * words * s)));
     for (let k = 0; k < s; k++) {
-      this.files.push(new SpillFile(fs, join(workDir, spillName(bucket, k))));
-      this.bufs.push(new Uint32Array(3 * per));
+      this.files.push(new SpillFile(fs, join(workDir, spillName(bucket, k)), words));
+      this.bufs.push(new Uint32Array(words * per));
     }
     this.used = new Uint32Array(s);
     this.seen = new Float64Array(s);
@@ -46,13 +47,14 @@ export class SlicePartition {
     this.single = Uint8Array.from(slices, (x) => (x.single ? 1 : 0));
   }
 
-  /** Adds n interleaved (hi, lo, ordinal) triples, the bucket's next entries in arrival order. */
+  /** Adds n interleaved records, the bucket's next entries in arrival order. */
   add(words: Uint32Array, n: number): void {
     const { lowerHi, lowerLo, used, bufs, seen, single } = this;
     const last = lowerHi.length - 1;
+    const w = this.words;
     for (let i = 0; i < n; i++) {
-      const h = words[3 * i]!;
-      const l = words[3 * i + 1]!;
+      const h = words[w * i]!;
+      const l = words[w * i + 1]!;
       // The last slice whose lower bound is <= the key.
       let a = 0;
       let z = last;
@@ -64,25 +66,27 @@ export class SlicePartition {
       if (++seen[a]! > 1 && single[a] === 1) continue;
       const buf = bufs[a]!;
       let u = used[a]!;
-      if (3 * u === buf.length) {
+      if (w * u === buf.length) {
         this.files[a]!.append(buf, u);
         u = 0;
       }
-      buf[3 * u] = h;
-      buf[3 * u + 1] = l;
-      buf[3 * u + 2] = words[3 * i + 2]!;
+      buf[w * u] = h;
+      buf[w * u + 1] = l;
+      buf[w * u + 2] = words[w * i + 2]!;
+      if (w === 4) buf[w * u + 3] = words[w * i + 3]!;
       used[a] = u + 1;
     }
   }
 
   /**
-   * Loads slice k's entries into hi/lo/ord from index 0 (spilled, then RAM)
-   * and deletes its file. Returns how many entries the slice holds and how
-   * many were loaded; fails if that is not what the plan counted.
+   * Loads slice k's entries into hi/lo/ord (and seed) from index 0
+   * (spilled, then RAM) and deletes its file. Returns how many entries the
+   * slice holds and how many were loaded; fails if that is not what the
+   * plan counted.
    */
-  load(k: number, hi: Uint32Array, lo: Uint32Array, ord: Uint32Array, scratch: Uint8Array): { seen: number; loaded: number } {
+  load(k: number, hi: Uint32Array, lo: Uint32Array, ord: Uint32Array, seed: Uint32Array | null, scratch: Uint8Array): { seen: number; loaded: number } {
     const f = this.files[k]!;
-    const n = unpackTriples(this.bufs[k]!, this.used[k]!, hi, lo, ord, f.readAll(hi, lo, ord, scratch));
+    const n = unpackRecords(this.bufs[k]!, this.used[k]!, this.words, hi, lo, ord, seed, f.readAll(hi, lo, ord, seed, scratch));
     f.discard();
     this.used[k] = 0;
     this.bufs[k] = NO_ENTRIES; // its RAM goes as soon as the slice is loaded

@@ -14,7 +14,7 @@
 // ordinal's bit is set; a pending key not in the store is ignored.
 // With a value sink (stores with values), the merge records where each new
 // key lands in the new file (and, when asked, each hit; for delete, each
-// dropped key), as (position, ordinal) pairs in key order: the values pass
+// dropped key), as (position, ordinal, seed) events in key order: the values pass
 // (value-merge.ts) writes the values file from them once the round's
 // verdicts, hence the new keys' ranks, are all known. A merge that writes
 // nothing (check) records each hit's position in the file it reads, where a
@@ -31,6 +31,8 @@ export interface PendingKeys {
   hi: Uint32Array;
   lo: Uint32Array;
   ord: Uint32Array;
+  /** Each key's seed (stores with values), or null: events then carry 0. */
+  seed?: Uint32Array | null;
   n: number;
 }
 
@@ -40,11 +42,11 @@ export interface MergeResult {
   storeKeys: number;
 }
 
-/** Receives (position in the new file, ordinal) of merged keys, ascending positions. */
+/** Receives (position in the new file, ordinal, seed) of merged keys, ascending positions. */
 export interface ValueEventSink {
   /** Also record store hits (a round that updates or outputs the values of hits). */
   readonly hits: boolean;
-  add(pos: number, ordinal: number): void;
+  add(pos: number, ordinal: number, seed: number): void;
 }
 
 /** Called for each pending key found in the store (e.g. to warm the hot cache). */
@@ -90,6 +92,7 @@ export class BucketMerge {
   /** Merges the next slice of pending keys (all greater than every key of earlier slices). */
   add(p: PendingKeys): void {
     const { hi, lo, ord, n } = p;
+    const seed = p.seed ?? null;
     const writer = this.writer;
     const newBits = this.newBits;
     let i = 0;
@@ -127,7 +130,7 @@ export class BucketMerge {
         if (writer !== null) {
           writer.pushRange(keys, runStart, j);
           runStart = j;
-          if (this.events !== null) this.events.add(writer.pushed, o);
+          if (this.events !== null) this.events.add(writer.pushed, o, seed === null ? 0 : seed[i]!);
           writer.push(ph, pl);
         }
         newBits[o >>> 3]! |= 1 << (o & 7);
@@ -140,13 +143,13 @@ export class BucketMerge {
           const o = ord[i]!;
           if (writer !== null) {
             writer.pushRange(keys, runStart, j);
-            if (this.events !== null) this.events.add(writer.pushed, o);
+            if (this.events !== null) this.events.add(writer.pushed, o, 0);
           }
           runStart = j + 1;
           newBits[o >>> 3]! |= 1 << (o & 7);
         } else {
           // Its position: in the new file (a writer), or in the file read (a check, which reads its values there).
-          if (this.events !== null && this.events.hits) this.events.add(writer !== null ? writer.pushed + (j - runStart) : this.reader!.delivered - m + j, ord[i]!);
+          if (this.events !== null && this.events.hits) this.events.add(writer !== null ? writer.pushed + (j - runStart) : this.reader!.delivered - m + j, ord[i]!, 0);
           if (this.onHit !== null) this.onHit(sh, sl, ord[i]!);
         }
         i++;
@@ -157,7 +160,7 @@ export class BucketMerge {
     for (; i < n; i++) {
       const o = ord[i]!;
       if (writer !== null) {
-        if (this.events !== null) this.events.add(writer.pushed, o);
+        if (this.events !== null) this.events.add(writer.pushed, o, seed === null ? 0 : seed[i]!);
         writer.push(hi[i]!, lo[i]!);
       }
       newBits[o >>> 3]! |= 1 << (o & 7);

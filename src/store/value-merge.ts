@@ -1,11 +1,11 @@
 // The values pass of one bucket: writes the new values file from the old one
-// and the (position, ordinal) pairs the key merge recorded (merge.ts), in one
-// sequential pass. Old values are copied up to each pair's position; a new
+// and the (position, ordinal, seed) events the key merge recorded (merge.ts),
+// in one sequential pass. Old values are copied up to each event's position; a new
 // key's value is made by the client's fill hook (given its rank among the
-// round's new ordinals); a hit's old value goes through the client's update
+// round's new ordinals and the seed its key carried); a hit's old value goes through the client's update
 // hook; a deleted key's value is dropped. Every new and hit value is also
 // handed to the output hook when there is one. Does not read key files.
-// REQUIRES: pairs ascending by position; positions are those of the new key
+// REQUIRES: events ascending by position; positions are those of the new key
 // file; the old values file holds one value per key of the old key file.
 
 import { DrumError } from '../errors.js';
@@ -13,8 +13,11 @@ import type { ValueReader, ValueWriter } from './value-io.js';
 
 /** The client's hooks on values (see DrumCore's CoreValues). */
 export interface ValueHooks {
-  /** Writes the value of new ordinal `ordinal` (rank-th new ordinal of the round) into v[at, at + words). */
-  fill(ordinal: number, rank: number, v: Uint32Array, at: number): void;
+  /**
+   * Writes the value of new ordinal `ordinal` (rank-th new ordinal of the
+   * round, whose key carried `seed` through the buckets) into v[at, at + words).
+   */
+  fill(ordinal: number, rank: number, v: Uint32Array, at: number, seed: number): void;
   /** May change a hit's stored value in place; returns true when it did. null: hits keep their values. */
   update: ((ordinal: number, v: Uint32Array, at: number) => boolean) | null;
   /** Receives each new and hit ordinal's value (after fill / update). */
@@ -24,12 +27,12 @@ export interface ValueHooks {
 export interface ValuePass {
   reader: ValueReader | null;
   writer: ValueWriter;
-  /** Calls its argument with runs of (position, ordinal) pairs (interleaved), ascending positions. */
-  pairs: (fn: (pairs: Uint32Array, n: number) => void) => void;
+  /** Calls its argument with runs of (position, ordinal, seed) events (interleaved), ascending positions. */
+  events: (fn: (events: Uint32Array, n: number) => void) => void;
   newBits: Uint8Array;
   /** Rank of new ordinal o among the round's new ordinals. */
   rankOf: (o: number) => number;
-  /** Delete round: each pair is a dropped key (its value is dropped). */
+  /** Delete round: each event is a dropped key (its value is dropped). */
   drop: boolean;
   hooks: ValueHooks;
   /** Keys in the new key file (the values file must end up as long). */
@@ -41,10 +44,10 @@ export function mergeValues(p: ValuePass): void {
   const { reader, writer, newBits, hooks, rankOf, drop } = p;
   const { fill, update, out } = hooks;
   const block = writer.block;
-  p.pairs((pairs, n) => {
+  p.events((events, n) => {
     for (let k = 0; k < n; k++) {
-      const pos = pairs[2 * k]!;
-      const o = pairs[2 * k + 1]!;
+      const pos = events[3 * k]!;
+      const o = events[3 * k + 1]!;
       const gap = pos - writer.pushed;
       if (gap !== 0) {
         if (gap < 0) throw new DrumError('DRUM_INTERNAL', `values pass: position ${pos} behind ${writer.pushed}`);
@@ -57,7 +60,7 @@ export function mergeValues(p: ValuePass): void {
       }
       const at = writer.slot();
       if ((newBits[o >>> 3]! & (1 << (o & 7))) !== 0) {
-        fill(o, rankOf(o), block, at);
+        fill(o, rankOf(o), block, at, events[3 * k + 2]!);
       } else {
         if (reader === null) throw new DrumError('DRUM_INTERNAL', 'values pass: a hit in a bucket without values');
         reader.take(block, at);

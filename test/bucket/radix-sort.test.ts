@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { dedupeSorted, radixSortKeys } from '../../src/bucket/radix-sort.js';
+import { dedupeSorted, radixSortKeys, sortUnique } from '../../src/bucket/radix-sort.js';
 
 const key = fc.tuple(fc.oneof(fc.constant(0), fc.constant(0xffffffff), fc.nat({ max: 7 }), fc.integer({ min: 0, max: 0xffffffff })), fc.oneof(fc.nat({ max: 3 }), fc.integer({ min: 0, max: 0xffffffff })));
 
@@ -20,6 +20,29 @@ describe('radixSortKeys', () => {
         assert.deepEqual([...ord], model.map((m) => m[2]));
       }),
       { seed: 4242, numRuns: 200 },
+    );
+  });
+
+  it('moves each seed with its key and keeps the first arrival\'s seed for a repeated key (property)', () => {
+    fc.assert(
+      fc.property(fc.array(key, { maxLength: 300 }), (pairs) => {
+        const n = pairs.length;
+        const hi = Uint32Array.from(pairs.map((p) => p[0]));
+        const lo = Uint32Array.from(pairs.map((p) => p[1]));
+        const ord = Uint32Array.from(pairs.map((_, i) => i));
+        const seed = Uint32Array.from(pairs.map((_, i) => (Math.imul(i, 2654435761) >>> 0)));
+        const t = (): Uint32Array => new Uint32Array(n);
+        const u = sortUnique(hi, lo, ord, n, t(), t(), t(), seed, t());
+        const first = new Map<string, number>();
+        pairs.forEach((p, i) => { if (!first.has(`${p[0]}:${p[1]}`)) first.set(`${p[0]}:${p[1]}`, i); });
+        assert.equal(u, first.size);
+        for (let i = 0; i < u; i++) {
+          const o = first.get(`${hi[i]}:${lo[i]}`)!;
+          assert.equal(ord[i], o);
+          assert.equal(seed[i], Math.imul(o, 2654435761) >>> 0);
+        }
+      }),
+      { seed: 4243, numRuns: 200 },
     );
   });
 

@@ -11,16 +11,21 @@ import { RecentTable } from '../../tiers/recent-table.js';
 import type { ResolvedOptions } from '../../options.js';
 import { DrumError } from '../../errors.js';
 
-/**
- * Bytes per pending entry in the sort area: two slots of hi, lo, ordinal
- * (the worker sorts one while the main thread merges the other) and the
- * radix sort's scratch copy; with no worker, one slot and the scratch.
- */
-export function sortBytesPerEntry(workers: number): number {
-  return (workers > 0 ? 3 : 2) * (4 + 4 + 4);
+/** Bytes of a pending entry: hi, lo, ordinal and, in a store with values, the seed it carries to the values pass. */
+export function entryBytes(valued: boolean): number {
+  return valued ? 4 + 4 + 4 + 4 : 4 + 4 + 4;
 }
-/** Bytes per pending entry in a RAM bucket buffer: hi, lo, ordinal. */
-export const BUFFER_BYTES_PER_ENTRY = 4 + 4 + 4;
+
+/**
+ * Bytes per pending entry in the sort area: two slots of entries (the
+ * worker sorts one while the main thread merges the other) and the radix
+ * sort's scratch copy; with no worker, one slot and the scratch.
+ */
+export function sortBytesPerEntry(workers: number, valued = false): number {
+  return (workers > 0 ? 3 : 2) * entryBytes(valued);
+}
+/** Bytes per pending entry in a RAM bucket buffer (a keys-only store's: the smallest plan is sized by it). */
+export const BUFFER_BYTES_PER_ENTRY = entryBytes(false);
 
 export interface BudgetPlan {
   totalBytes: number;
@@ -35,8 +40,6 @@ export interface BudgetPlan {
   bucketBuffers: number;
   sortArea: number;
   newBitmap: number;
-  /** Stores with values: the round's per-record host checks (0 keys-only). */
-  roundValues: number;
   ioBuffers: number;
   /** Entries per bucket RAM buffer. */
   bufferEntries: number;
@@ -44,7 +47,7 @@ export interface BudgetPlan {
   maxBucketEntries: number;
   /** Entries one sort holds: the sort area / sortBytesPerEntry(workers). */
   sortEntries: number;
-  /** A merge starts once a round holds this many entries (the new-URL bitmap must fit). */
+  /** A merge starts once a round holds this many entries (the new-URL bitmap must fit: nothing else of a round is per record in RAM). */
   maxRoundEntries: number;
   /** Entries a round can reach: the merge starts after the chunk that crosses maxRoundEntries. */
   roundCapacity: number;
@@ -67,9 +70,6 @@ export const IO_BUFFER_BYTES = 8 << 20; // aux log, unique writer, store reads/w
  */
 export const RUNTIME_RESERVE_BYTES = 176 << 20;
 export const RESERVE_SHARE = 0.7;
-
-/** Bytes a store with values keeps per round record: its host check until the values pass (url-values.ts). */
-export const VALUE_BYTES_PER_RECORD = 4;
 
 /**
  * The process floor: peak RSS of drum's own runtime (Node, V8 heaps, code
@@ -122,7 +122,7 @@ export function assertHonourableBudget(o: Pick<ResolvedOptions, 'memoryBytes' | 
     `${mib(runtimeFloor(o.workers))} MiB; docs/cli.md, --memory)`);
 }
 
-/** `valued`: the store keeps values (its rounds hold a host check per record, from the sort area's share). */
+/** `valued`: the store keeps values (each pending entry carries a seed word: bucket buffers and sort area hold fewer entries). */
 export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = false): BudgetPlan {
   const total = o.memoryBytes;
   assertHonourableBudget(o);
@@ -156,22 +156,18 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = f
       `memory budget ${total} bytes is too small for ${o.buckets} buckets with these tier sizes (need about ${total - left + minLeft})`,
     );
   }
-  // With values, a round's records also hold a host check each: a quarter of what is left bounds them.
-  const roundValues = valued ? Math.floor(left / 4) : 0;
-  left -= roundValues;
   const newBitmap = Math.floor(left / 16);
   // Bucket buffers only batch spill writes (sequential appends): a sixth is plenty.
   const bucketBuffers = Math.floor((left - newBitmap) / 6);
   const sortArea = left - newBitmap - bucketBuffers;
-  const bufferEntries = Math.max(16, Math.floor(bucketBuffers / (o.buckets * BUFFER_BYTES_PER_ENTRY)));
+  const bufferEntries = Math.max(16, Math.floor(bucketBuffers / (o.buckets * entryBytes(valued))));
   // A bucket bigger than the sort area is sorted one key slice at a time, so no bucket size forces a merge.
-  const sortEntries = Math.max(1024, Math.floor(sortArea / sortBytesPerEntry(o.workers)));
-  const byValues = valued ? Math.floor(roundValues / VALUE_BYTES_PER_RECORD) - chunkLinksMax : Number.POSITIVE_INFINITY;
-  const maxRoundEntries = Math.max(1, Math.min(2 ** 32 - 1 - chunkLinksMax, newBitmap * 8 - chunkLinksMax, byValues, o.mergeEvery ?? Number.POSITIVE_INFINITY));
+  const sortEntries = Math.max(1024, Math.floor(sortArea / sortBytesPerEntry(o.workers, valued)));
+  const maxRoundEntries = Math.max(1, Math.min(2 ** 32 - 1 - chunkLinksMax, newBitmap * 8 - chunkLinksMax, o.mergeEvery ?? Number.POSITIVE_INFINITY));
   const bloomMaxKeys = o.bloom === 'off' ? 0 : Math.floor((bloom * 8) / o.bloomBitsPerKey);
   const t = o.tuning;
   return {
-    totalBytes: total, runtimeReserve, hotCache, recentTable, lineMemo, lineMemoEntries, bloom, bucketBuffers, sortArea, newBitmap, roundValues,
+    totalBytes: total, runtimeReserve, hotCache, recentTable, lineMemo, lineMemoEntries, bloom, bucketBuffers, sortArea, newBitmap,
     ioBuffers: IO_BUFFER_BYTES,
     bufferEntries: t.bufferEntries ?? bufferEntries,
     maxBucketEntries: t.maxBucketEntries ?? Number.POSITIVE_INFINITY,
@@ -195,7 +191,6 @@ export function budgetSplit(p: BudgetPlan): Record<string, number> {
   return {
     runtimeReserve: p.runtimeReserve, hotCache: p.hotCache, recentTable: p.recentTable, lineMemo: p.lineMemo, bloom: p.bloom,
     bucketBuffers: p.bucketBuffers, sortArea: p.sortArea, newBitmap: p.newBitmap, ioBuffers: p.ioBuffers,
-    ...(p.roundValues > 0 ? { roundValues: p.roundValues } : {}),
   };
 }
 

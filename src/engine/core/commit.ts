@@ -118,7 +118,7 @@ export function roundValues(
   const body = st.body;
   return {
     files: { openValues: (b, buffers) => st.openValues(b, buffers), valuesOutputPath: (b) => st.nextValuesFile(b).path },
-    ...urlValueHooks({ docBase: body.docIDs ?? 0, run: body.run?.seq ?? 0, nowSec, hostChecks: s.front.hostChecks! }),
+    ...urlValueHooks({ docBase: body.docIDs ?? 0, run: body.run?.seq ?? 0, nowSec }),
     update,
     out,
   };

@@ -18,8 +18,11 @@
 // each merged key lands (merge.ts), and once every verdict is known — a new
 // key's rank among the round's new ordinals needs all of them — writes each
 // touched bucket's values file in a second sequential pass
-// (store/value-merge.ts): `fill` makes a new key's value from its ordinal
-// and rank, `update` may change a hit's value, `out` sees every new and hit
+// (store/value-merge.ts): `fill` makes a new key's value from its ordinal,
+// its rank and its seed (one u32 word given to add() that travels with the
+// key through the buckets and the sort, as IRLbot's value rides in the
+// <key, value> bucket, so a round keeps nothing per record in RAM and its
+// size is bounded by disk, not the budget), `update` may change a hit's value, `out` sees every new and hit
 // ordinal's value; 'delete' drops the found keys' values. A bucket with no
 // new, changed or dropped value keeps its values file.
 // The core knows nothing of URLs, tiers, runs or manifests: URL-seen
@@ -132,6 +135,9 @@ export class DrumCore {
     readonly valueWords = 0,
     eventsPath = '',
   ) {
+    if ((valueWords > 0) !== pending.seeded || (valueWords > 0) !== area.seeded) {
+      throw new DrumError('DRUM_INTERNAL', 'DrumCore: a store with values needs seeded buckets and sort area, a keys-only store unseeded ones');
+    }
     this.events = valueWords > 0 ? new ValueEvents(dfs, eventsPath) : null;
     this.valueBuffers = valueWords > 0 ? newValueBuffers(4 * valueWords) : null;
   }
@@ -144,11 +150,13 @@ export class DrumCore {
   /**
    * Adds key (hi, lo) with aux payload src[start, end) under the next
    * ordinal; `prevStart/prevEnd` name the previous payload in `src`, if any
-   * (the aux log codes the shared prefix). Returns the ordinal.
+   * (the aux log codes the shared prefix). `seed` (stores with values)
+   * travels with the key through the buckets to the values pass, where
+   * fill() gets it. Returns the ordinal.
    */
-  add(hi: number, lo: number, src: Uint8Array, start: number, end: number, prevStart = -1, prevEnd = -1): number {
+  add(hi: number, lo: number, src: Uint8Array, start: number, end: number, prevStart = -1, prevEnd = -1, seed = 0): number {
     const o = this.aux.records;
-    this.pending.add(hi, lo, o);
+    this.pending.add(hi, lo, o, seed);
     this.aux.append(src, start, end, prevStart, prevEnd);
     return o;
   }
@@ -222,7 +230,7 @@ export class DrumCore {
       let writer: ValueWriter | null = null;
       try {
         writer = new ValueWriter(this.dfs, path, b, 4 * this.valueWords, r.fsync, this.valueBuffers!);
-        mergeValues({ reader, writer, pairs: (fn) => events.forEachRun(b, fn), newBits, rankOf, drop: op === 'delete', hooks: values, keys: w.file.keys });
+        mergeValues({ reader, writer, events: (fn) => events.forEachRun(b, fn), newBits, rankOf, drop: op === 'delete', hooks: values, keys: w.file.keys });
         w.values = { path, file: writer.finish() };
         items += w.file.keys;
       } catch (e) {
@@ -252,13 +260,13 @@ export class DrumCore {
       if (reader === null) throw new DrumError('DRUM_INTERNAL', `values pass: hits in bucket ${b}, which has no values`);
       try {
         let at = 0;
-        events.forEachRun(b, (pairs, n) => {
+        events.forEachRun(b, (ev, n) => {
           for (let k = 0; k < n; k++) {
-            const pos = pairs[2 * k]!;
+            const pos = ev[3 * k]!;
             reader.copy(pos - at, null);
             reader.take(tmp, 0);
             at = pos + 1;
-            out(pairs[2 * k + 1]!, tmp, 0);
+            out(ev[3 * k + 1]!, tmp, 0);
           }
           items += n;
         });

@@ -16,13 +16,12 @@ import type { RecentTable } from '../../tiers/recent-table.js';
 import type { ParsedChunk } from '../pipeline/parse.js';
 import type { DrumCore } from './drum-core.js';
 import { hostCheckOf } from '../../fingerprint/key.js';
-import type { RoundHostChecks } from './url-values.js';
 
 export class Front {
   /** Gate mode: bit per ordinal of this round, set when the Bloom said "maybe seen". */
   maybeSeen: Uint8Array = new Uint8Array(0);
-  /** Stores with values: the host check of each ordinal's URL (its value needs it once it is known to be new). */
-  hostChecks: RoundHostChecks | null = null;
+  /** Stores with values: each key carries its URL's host check as its seed (its value needs it once it is known to be new). */
+  seedHostChecks = false;
 
   constructor(
     readonly cache: HotCache,
@@ -60,7 +59,7 @@ export class Front {
     const bloom = this.bloom;
     const lossy = this.bloomMode === 'lossy';
     const gate = this.bloomMode === 'gate';
-    const hostChecks = learn ? this.hostChecks : null;
+    const seeded = learn && this.seedHostChecks;
     const hostStarts = batch.hostStarts;
     const hostEnds = batch.hostEnds;
     let start = 0;
@@ -113,8 +112,7 @@ export class Front {
           if (learn) bloom.add(hi, lo);
         }
       }
-      const o = core.add(hi, lo, bytes, s, end, prevS, prevE);
-      if (hostChecks !== null) hostChecks.set(o, hostCheckOf(bytes, hostStarts[i]!, hostEnds[i]!));
+      core.add(hi, lo, bytes, s, end, prevS, prevE, seeded ? hostCheckOf(bytes, hostStarts[i]!, hostEnds[i]!) : 0);
       prevS = s;
       prevE = end;
     }

@@ -27,7 +27,7 @@ import type { SourceBatch } from '../pipeline/graph-sources.js';
 import type { DrumCore } from './drum-core.js';
 import { countParseThread } from './front.js';
 import { RoundKeys } from './round-keys.js';
-import { docIDOf, type RoundHostChecks } from './url-values.js';
+import { docIDOf } from './url-values.js';
 
 /** A graph round ends after the chunk that reaches this many rows (8 bytes a row: 8 MiB)... */
 export const GRAPH_ROUND_ROWS = 1 << 20;
@@ -69,7 +69,7 @@ export class GraphRound {
    * row order, source first. Counts links read, in-round duplicates and rows
    * without a pair into `c`; URLs too long for the aux log go to `tooLong`.
    */
-  route(p: ParsedChunk, src: SourceBatch, core: DrumCore, hostChecks: RoundHostChecks | null, c: RunCounters, tooLong: Reject[]): void {
+  route(p: ParsedChunk, src: SourceBatch, core: DrumCore, seeded: boolean, c: RunCounters, tooLong: Reject[]): void {
     const { batch, keys } = p;
     const { bytes, ends, hostStarts, hostEnds, lines } = batch;
     let row = 0;
@@ -96,7 +96,7 @@ export class GraphRound {
         if (se - ss <= AUX_MAX_URL_BYTES) {
           so = this.keys.find(src.keys[2 * j]!, src.keys[2 * j + 1]!);
           if (so < 0) {
-            so = this.add(core, hostChecks, src.keys[2 * j]!, src.keys[2 * j + 1]!, src.bytes, ss, se, src.hostStarts[j]!, src.hostEnds[j]!);
+            so = this.add(core, seeded, src.keys[2 * j]!, src.keys[2 * j + 1]!, src.bytes, ss, se, src.hostStarts[j]!, src.hostEnds[j]!);
             this.silent[so >>> 3]! |= 1 << (so & 7);
           }
         }
@@ -105,7 +105,7 @@ export class GraphRound {
       const lo = keys[2 * k + 1]!;
       let to = this.keys.find(hi, lo);
       if (to >= 0) dups++;
-      else to = this.add(core, hostChecks, hi, lo, bytes, s, end, hostStarts[k]!, hostEnds[k]!);
+      else to = this.add(core, seeded, hi, lo, bytes, s, end, hostStarts[k]!, hostEnds[k]!);
       if (so < 0) {
         lost++;
         continue;
@@ -124,11 +124,10 @@ export class GraphRound {
     countParseThread(c, p);
   }
 
-  /** Hands key (hi, lo) with payload buf[s, e) to the core under the next ordinal, and records it. */
-  private add(core: DrumCore, hostChecks: RoundHostChecks | null, hi: number, lo: number, buf: Buffer, s: number, e: number, hs: number, he: number): number {
-    const o = core.add(hi, lo, buf, s, e);
+  /** Hands key (hi, lo) with payload buf[s, e) to the core under the next ordinal (seeded: with its host check), and records it. */
+  private add(core: DrumCore, seeded: boolean, hi: number, lo: number, buf: Buffer, s: number, e: number, hs: number, he: number): number {
+    const o = core.add(hi, lo, buf, s, e, -1, -1, seeded ? hostCheckOf(buf, hs, he) : 0);
     this.keys.add(hi, lo, o);
-    if (hostChecks !== null) hostChecks.set(o, hostCheckOf(buf, hs, he));
     if (o >= 8 * this.silent.length) this.silent = growU8(this.silent, (o >>> 3) + 1);
     this.silent[o >>> 3] = this.silent[o >>> 3]! & ~(1 << (o & 7));
     return o;

@@ -36,7 +36,7 @@ import { SortArea, type BucketFiles } from './sort-stage.js';
 import { DrumCore } from './drum-core.js';
 import { recoverForgetHosts } from '../jobs/forget-records.js';
 import { addValues } from '../../store/upgrade.js';
-import { RoundHostChecks, upgradedValue, URL_VALUE_BYTES, URL_VALUE_WORDS } from './url-values.js';
+import { upgradedValue, URL_VALUE_BYTES, URL_VALUE_WORDS } from './url-values.js';
 
 /** A long-running process saves its warm-start caches at most this often (and when it closes). */
 const CACHE_SAVE_MS = 60_000;
@@ -68,10 +68,10 @@ export class Session {
     readonly catalog: Catalog | null,
     readonly workDir: string,
   ) {
-    this.area = new SortArea(plan.sortEntries);
     const valued = store.valueBytes > 0;
+    this.area = new SortArea(plan.sortEntries, valued);
     this.core = new DrumCore(dfs, pending, aux, this.area, valued ? URL_VALUE_WORDS : 0, join(workDir, 'values-events.dat'));
-    if (valued) front.hostChecks = new RoundHostChecks(plan.roundCapacity);
+    front.seedHostChecks = valued;
     // Stores with values keep the text of every docID (a keys-only store keeps its speed and has no docIDs).
     this.urlLog = opts.readOnly || !valued ? null : new UrlLogWriter(dfs, dir, { fsync: opts.fsync, ...opts.tuning.urlLog });
   }
@@ -133,7 +133,7 @@ export class Session {
       // No work directory: a path under one that does not exist, so a stray write fails instead of landing elsewhere.
       const wd = workDir === null ? join(dir, 'work', 'no-work-directory', String(process.pid)) : workDir ?? join(dir, 'work');
       if (workDir !== null) dfs.mkdirp(wd);
-      const pending = new PendingBuckets(dfs, wd, eff.bucketBits, plan.bufferEntries);
+      const pending = new PendingBuckets(dfs, wd, eff.bucketBits, plan.bufferEntries, store.valueBytes > 0);
       const aux = new AuxLog(dfs, join(wd, 'aux.dat'), 4 << 20);
       const pool = new ParsePool(policy, eff.hostBits, eff.workers, plan.lineMemoEntries, true);
       const session = new Session(dir, dfs, store, eff, policy, plan, front, pending, aux, pool, catalog, wd);

@@ -52,11 +52,12 @@ export interface BucketFiles {
  */
 const SKIP_RATIO = 2;
 
-/** One slot of the sort area: a unit's keys and ordinals, in shared memory so a worker can sort them in place. */
+/** One slot of the sort area: a unit's keys, ordinals and (seeded) seeds, in shared memory so a worker can sort them in place. */
 interface SortSlot {
   hi: Uint32Array;
   lo: Uint32Array;
   ord: Uint32Array;
+  seed: Uint32Array | null;
 }
 
 function shared(n: number): Uint32Array {
@@ -73,6 +74,7 @@ export class SortArea {
   tHi: Uint32Array = new Uint32Array(0);
   tLo: Uint32Array = new Uint32Array(0);
   tOrd: Uint32Array = new Uint32Array(0);
+  tSeed: Uint32Array | null = null;
   /** Entries each allocated slot holds. */
   private size = 0;
   readonly scratch = new Uint8Array(1 << 20);
@@ -80,8 +82,11 @@ export class SortArea {
   readonly readBuffer = new Uint8Array(READ_BUFFER_BYTES);
   readonly writeBuffers = newWriteBuffers();
 
-  /** `capacity`: most entries one sort holds (the budget's sort area / sortBytesPerEntry). */
-  constructor(readonly capacity: number) {
+  /**
+   * `capacity`: most entries one sort holds (the budget's sort area /
+   * sortBytesPerEntry); `seeded`: entries carry a seed (stores with values).
+   */
+  constructor(readonly capacity: number, readonly seeded = false) {
     if (!(capacity >= 1)) throw new RangeError('SortArea: capacity must be at least 1');
   }
 
@@ -94,8 +99,11 @@ export class SortArea {
       this.tHi = shared(this.size);
       this.tLo = shared(this.size);
       this.tOrd = shared(this.size);
+      this.tSeed = this.seeded ? shared(this.size) : null;
     }
-    while (this.slots.length < slots) this.slots.push({ hi: shared(this.size), lo: shared(this.size), ord: shared(this.size) });
+    while (this.slots.length < slots) {
+      this.slots.push({ hi: shared(this.size), lo: shared(this.size), ord: shared(this.size), seed: this.seeded ? shared(this.size) : null });
+    }
   }
 }
 
@@ -171,11 +179,11 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
     let seen: number;
     let loaded: number;
     const { b, slice, part, k } = u.value;
-    if (slice === null) seen = loaded = pending.load(b, slot.hi, slot.lo, slot.ord, area.scratch);
-    else if (part !== null) ({ seen, loaded } = part.load(k, slot.hi, slot.lo, slot.ord, area.scratch));
-    else ({ seen, loaded } = pending.loadSlice(b, slice, slot.hi, slot.lo, slot.ord, area.scratch));
-    const job = { hi: slot.hi, lo: slot.lo, ord: slot.ord, tHi: area.tHi, tLo: area.tLo, tOrd: area.tOrd, n: loaded };
-    const sorted = pool === null ? sortUnique(job.hi, job.lo, job.ord, loaded, job.tHi, job.tLo, job.tOrd) : pool.sortKeys(job);
+    if (slice === null) seen = loaded = pending.load(b, slot.hi, slot.lo, slot.ord, slot.seed, area.scratch);
+    else if (part !== null) ({ seen, loaded } = part.load(k, slot.hi, slot.lo, slot.ord, slot.seed, area.scratch));
+    else ({ seen, loaded } = pending.loadSlice(b, slice, slot.hi, slot.lo, slot.ord, slot.seed, area.scratch));
+    const job = { hi: slot.hi, lo: slot.lo, ord: slot.ord, tHi: area.tHi, tLo: area.tLo, tOrd: area.tOrd, seed: slot.seed, tSeed: area.tSeed, n: loaded };
+    const sorted = pool === null ? sortUnique(job.hi, job.lo, job.ord, loaded, job.tHi, job.tLo, job.tOrd, job.seed, job.tSeed) : pool.sortKeys(job);
     return { ...u.value, slot, seen, sorted, loadMs: performance.now() - t0 };
   };
   let next: Loaded | null = null;
@@ -205,7 +213,7 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
         events?.begin(cur.b);
         merge = new BucketMerge(reader, writer, p.newBits, p.onHit, skip ? files.firstKeys!(cur.b, reader!) : null, p.drop === true, events);
       }
-      merge!.add({ hi: cur.slot.hi, lo: cur.slot.lo, ord: cur.slot.ord, n: u });
+      merge!.add({ hi: cur.slot.hi, lo: cur.slot.lo, ord: cur.slot.ord, seed: cur.slot.seed, n: u });
       c.diskLookups += cur.seen;
       c.inRoundRepeats += cur.seen - u;
       c.diskHits += cur.seen - u;

@@ -39,33 +39,6 @@ export function upgradedValue(docID: number, v: Uint32Array, at: number): void {
   v[at + V_FLAGS] = 0;
 }
 
-/** Host checks by ordinal for the round in progress (4 bytes per record; the budget plans for them). */
-export class RoundHostChecks {
-  private a: Uint32Array;
-
-  /**
-   * `capacity`: records a round can reach. Allocated once up to 2^22 records
-   * (16 MiB; pages a small round never touches are never resident), grown by
-   * doubling past that.
-   */
-  constructor(capacity = 1 << 16) {
-    this.a = new Uint32Array(Math.max(1, Math.min(capacity, 1 << 22)));
-  }
-
-  set(ordinal: number, check: number): void {
-    if (ordinal >= this.a.length) {
-      const b = new Uint32Array(Math.max(ordinal + 1, 2 * this.a.length));
-      b.set(this.a);
-      this.a = b;
-    }
-    this.a[ordinal] = check;
-  }
-
-  get(ordinal: number): number {
-    return this.a[ordinal] ?? 0;
-  }
-}
-
 export interface UrlValueRound {
   /** docIDs handed out before this round. */
   docBase: number;
@@ -73,19 +46,22 @@ export interface UrlValueRound {
   run: number;
   /** The round's clock, unix seconds. */
   nowSec: number;
-  hostChecks: RoundHostChecks;
 }
 
-/** The fill hook of URL-seen: a new URL's value. Hits keep theirs (update and out are the callers' to add). */
+/**
+ * The fill hook of URL-seen: a new URL's value; its seed is the URL's host
+ * check (hostCheckOf, given to DrumCore.add). Hits keep theirs (update and
+ * out are the callers' to add).
+ */
 export function urlValueHooks(r: UrlValueRound): ValueHooks {
   return {
-    fill(o, rank, v, at) {
+    fill(_o, rank, v, at, seed) {
       const docID = r.docBase + rank;
       v[at + V_DOC_LO] = docID % 2 ** 32;
       v[at + V_DOC_HI] = Math.floor(docID / 2 ** 32);
       v[at + V_FIRST_RUN] = r.run;
       v[at + V_LAST_EMITTED] = r.nowSec;
-      v[at + V_HOST_CHECK] = r.hostChecks.get(o);
+      v[at + V_HOST_CHECK] = seed;
       v[at + V_FLAGS] = FLAG_HOST_CHECK;
     },
     update: null,

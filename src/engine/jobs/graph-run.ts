@@ -55,7 +55,7 @@ export class GraphRun {
 
   /** Routes a parsed chunk (its targets) with its rows' sources. */
   route(p: ParsedChunk, c: RunCounters, tooLong: Reject[]): void {
-    this.round.route(p, this.sources.take(p), this.s.core, this.s.front.hostChecks, c, tooLong);
+    this.round.route(p, this.sources.take(p), this.s.core, this.s.front.seedHostChecks, c, tooLong);
   }
 
   /** True when the round holds enough rows or keys to merge now. */

@@ -45,6 +45,9 @@ export interface SortMessage {
   tHi: Uint32Array;
   tLo: Uint32Array;
   tOrd: Uint32Array;
+  /** The keys' seeds and their scratch (stores with values), or null. */
+  seed: Uint32Array | null;
+  tSeed: Uint32Array | null;
   n: number;
 }
 
@@ -59,7 +62,7 @@ parentPort!.on('message', (msg: WorkerJob | { clear: true } | MemoMessage | Sort
   if ('sortId' in msg) {
     let reply: SortReply;
     try {
-      reply = { sortId: msg.sortId, unique: sortUnique(msg.hi, msg.lo, msg.ord, msg.n, msg.tHi, msg.tLo, msg.tOrd) };
+      reply = { sortId: msg.sortId, unique: sortUnique(msg.hi, msg.lo, msg.ord, msg.n, msg.tHi, msg.tLo, msg.tOrd, msg.seed, msg.tSeed) };
     } catch (e) {
       reply = { sortId: msg.sortId, error: { message: (e as Error).message } };
     }

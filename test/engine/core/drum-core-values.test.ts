@@ -1,6 +1,7 @@
 // The generic DRUM core with values (src/engine/core/drum-core.ts), driven by
-// a client that is not URL-seen: 2-word values (an id handed out in
-// first-arrival order, a hit counter its update hook bumps) over rounds of
+// a client that is not URL-seen: 3-word values (an id handed out in
+// first-arrival order, a hit counter its update hook bumps, and the seed
+// the key's first arrival carried through the buckets) over rounds of
 // check, update, check+update and delete, against a Map model; tiny buffers
 // and sort slots so keys spill and buckets merge in slices.
 
@@ -19,7 +20,7 @@ import { KeyReader } from '../../../src/store/key-reader.js';
 import { ValueReader } from '../../../src/store/value-io.js';
 import { tempDir } from '../../helpers/tmp.js';
 
-const WORDS = 2;
+const WORDS = 3;
 const POOL = 150;
 const fingerprint = (i: number): [number, number] => [Math.imul(i + 1, 0x9e3779b1) >>> 0, Math.imul(i + 7, 0x85ebca6b) >>> 0];
 const ops = fc.constantFrom<CoreOp>('check', 'update', 'check+update', 'delete');
@@ -33,7 +34,7 @@ interface Files {
 }
 
 describe('DrumCore with values', () => {
-  it('fills new keys by rank, updates hits, drops deleted keys\' values and reports every new and hit value, like a Map', async () => {
+  it('fills new keys by rank and first arrival\'s seed, updates hits, drops deleted keys\' values and reports every new and hit value, like a Map', async () => {
     await fc.assert(
       fc.asyncProperty(rounds, fc.constantFrom(0, 2), fc.constantFrom(1, 7, 1 << 16), async (rs, bucketBits, sortEntries) => {
         const dir = tempDir();
@@ -48,18 +49,22 @@ describe('DrumCore with values', () => {
           outputPath: (b) => join(dir, `b${b}-g${gen + 1}.keys`),
           keysIn: (b) => files.get(b)?.keys ?? 0,
         };
-        const core = new DrumCore(dfs, new PendingBuckets(dfs, dir, bucketBits, 4), new AuxLog(dfs, join(dir, 'aux.dat'), 1 << 16), new SortArea(sortEntries), WORDS, join(dir, 'events.dat'));
-        const model = new Map<number, [number, number]>();
+        const core = new DrumCore(dfs, new PendingBuckets(dfs, dir, bucketBits, 4, true), new AuxLog(dfs, join(dir, 'aux.dat'), 1 << 16), new SortArea(sortEntries, true), WORDS, join(dir, 'events.dat'));
+        const model = new Map<number, [number, number, number]>();
         let nextId = 0;
+        let round = 0;
         for (const { op, docs } of rs) {
+          round++;
+          // Each arrival carries its own seed: a new key's value must get its first arrival's.
+          const seedOf = (o: number): number => round * 1000 + o + 1;
           const text = Buffer.from(docs.map((d) => `doc-${d}`).join('\n'));
           let at = 0;
-          for (const d of docs) {
+          docs.forEach((d, o) => {
             const [hi, lo] = fingerprint(d);
-            core.add(hi, lo, text, at, at + `doc-${d}`.length);
+            core.add(hi, lo, text, at, at + `doc-${d}`.length, -1, -1, seedOf(o));
             at += `doc-${d}`.length + 1;
-          }
-          const seen = new Map<number, [number, number]>();
+          });
+          const seen = new Map<number, [number, number, number]>();
           const base = nextId;
           const values: CoreValues = {
             files: {
@@ -69,15 +74,16 @@ describe('DrumCore with values', () => {
               },
               valuesOutputPath: (b) => join(dir, `b${b}-g${gen + 1}.vals`),
             },
-            fill: (_o, rank, v, a) => {
+            fill: (_o, rank, v, a, seed) => {
               v[a] = base + rank;
               v[a + 1] = 0;
+              v[a + 2] = seed;
             },
             update: (_o, v, a) => {
               v[a + 1]!++;
               return true;
             },
-            out: (o, v, a) => void seen.set(o, [v[a]!, v[a + 1]!]),
+            out: (o, v, a) => void seen.set(o, [v[a]!, v[a + 1]!, v[a + 2]!]),
           };
           const v = await core.merge(op, { files: bucketFiles, fsync: false, counters: newRunCounters(), onHit: null, keySink: null, values });
           // The model: first arrivals of the round, new or found.
@@ -85,11 +91,11 @@ describe('DrumCore with values', () => {
           docs.forEach((d, o) => {
             if (!first.has(d)) first.set(d, o);
           });
-          const expected = new Map<number, [number, number]>();
+          const expected = new Map<number, [number, number, number]>();
           if (op === 'check+update' || op === 'update') {
             for (const [d, o] of first) {
               const m = model.get(d);
-              if (m === undefined) model.set(d, [nextId++, 0]);
+              if (m === undefined) model.set(d, [nextId++, 0, seedOf(o)]);
               else m[1]++;
               expected.set(o, [...model.get(d)!]);
             }
@@ -106,7 +112,7 @@ describe('DrumCore with values', () => {
           commit(v.written);
           core.reset();
           // The files hold exactly the model.
-          const stored = new Map<string, [number, number]>();
+          const stored = new Map<string, [number, number, number]>();
           for (const [b, f] of files) {
             const kr = KeyReader.open(dfs, f.path, { bucket: b, keys: f.keys }, f.bytes);
             const vr = f.values ? ValueReader.open(dfs, f.values.path, { bucket: b, count: f.keys, valueBytes: 4 * WORDS }, f.values.bytes) : null;
@@ -115,7 +121,7 @@ describe('DrumCore with values', () => {
               for (let i = 0; i < kr.n; i++) {
                 assert.ok(vr, `bucket ${b} has keys but no values`);
                 vr.take(t, 0);
-                stored.set(`${kr.keys[2 * i]}:${kr.keys[2 * i + 1]}`, [t[0]!, t[1]!]);
+                stored.set(`${kr.keys[2 * i]}:${kr.keys[2 * i + 1]}`, [t[0]!, t[1]!, t[2]!]);
               }
             }
             kr.close();

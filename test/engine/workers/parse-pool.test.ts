@@ -205,7 +205,7 @@ describe('ParsePool when its worker dies', () => {
     const pool = new ParsePool(policy, 8, 2, 0);
     try {
       await new Promise((r) => setTimeout(r, 200)); // both workers up
-      const sorting = pool.sortKeys({ hi, lo, ord, tHi, tLo, tOrd, n }); // on worker 0
+      const sorting = pool.sortKeys({ hi, lo, ord, tHi, tLo, tOrd, seed: null, tSeed: null, n }); // on worker 0
       const workers = (pool as unknown as { workers: { terminate(): Promise<number> }[] }).workers;
       setTimeout(() => void workers[1]!.terminate(), 5); // worker 1 exits on its own
       let failed = false;
