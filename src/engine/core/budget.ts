@@ -80,14 +80,6 @@ export const RESERVE_SHARE = 0.7;
  * minimum holds the measured peak with room to spare.
  */
 export const PROCESS_FLOOR_BYTES = 112 << 20;
-/**
- * Peak RSS a host-table fold at open leaves on top of the ingest that
- * follows (the V8 heap it grew stays committed): 10^7-link ingests into a
- * 3 x 10^7-URL store peaked at 249-254 MiB after a fold against 214-220 MiB
- * without one (docs/scale.md). A run that folded plans its structures in
- * the budget minus this.
- */
-export const FOLD_RETAINED_BYTES = 32 << 20;
 /** What each parse worker thread adds to the process floor (its isolate, heap and chunks in flight). */
 export const WORKER_FLOOR_BYTES = 32 << 20;
 

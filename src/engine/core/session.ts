@@ -29,7 +29,8 @@ import { RecentTable } from '../../tiers/recent-table.js';
 import { loadTiers, saveTiers, TIER_FILE } from '../../tiers/tier-file.js';
 import { saveCache } from '../../tiers/cache-file.js';
 import { loadMemos, MEMO_FILE, saveMemos } from '../../tiers/memo-file.js';
-import { chunkLinksMax, FOLD_RETAINED_BYTES, minimumBudgetBytes, planBudget, type BudgetPlan } from './budget.js';
+import { chunkLinksMax, planBudget, type BudgetPlan } from './budget.js';
+import { foldInChild } from '../../catalog/fold-child.js';
 import { Front } from './front.js';
 import { ParsePool } from '../workers/parse-pool.js';
 import { SortArea, type BucketFiles } from './sort-stage.js';
@@ -115,15 +116,18 @@ export class Session {
       if (catalog !== null) await reconcileRuns(catalog, store.body.history);
       // A forget whose host counts a crash kept from the catalog: they come off now.
       if (catalog !== null) await recoverForgetHosts(store.body.history, catalog);
-      // Fold piled-up per-round host deltas now, before the tiers, Bloom filter and buckets are
-      // allocated, so the fold's transient heap is not added to theirs (and off the ingest's hot path).
-      const folded = catalog !== null && (await catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD && (await catalog.compactHosts()) > 0;
+      // Fold piled-up per-round host deltas now, off the ingest's hot path, in a child process whose
+      // memory goes when it exits (fold-child.ts): the catalog is closed for it and opened again.
+      if (catalog !== null && (await catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) {
+        await catalog.close();
+        catalog = null;
+        await foldInChild(dir, opts.fsync);
+        catalog = await Catalog.open(dir, { sync: opts.fsync });
+      }
       // The store's own parameters win over options for an existing store.
       const p = store.params;
       const eff: ResolvedOptions = { ...opts, buckets: p.buckets, bucketBits: Math.log2(p.buckets), hostBits: p.hostBits };
-      // What a fold left in the process (V8 heap it grew) comes out of this run's structures, not on top of the budget.
-      const planned = folded ? { ...eff, memoryBytes: Math.max(minimumBudgetBytes(eff), eff.memoryBytes - FOLD_RETAINED_BYTES) } : eff;
-      const plan = planBudget(planned, chunkLinksMax(eff.chunkBytes), store.valueBytes > 0);
+      const plan = planBudget(eff, chunkLinksMax(eff.chunkBytes), store.valueBytes > 0);
       let bloom: BlockedBloom | null = null;
       if (eff.bloom !== 'off' && store.body.bloom !== null) bloom = await readBloom(dfs, join(dir, store.body.bloom.file));
       const front = new Front(new HotCache(eff.cacheEntries), new RecentTable(eff.recentEntries), bloom, eff.bloom, plan.roundCapacity);

@@ -1,14 +1,17 @@
 // Tests of what a long-running process pays per batch: the warm-start caches
 // are written when the store closes (not after every commit), the store is
 // verified once per open (a key file damaged later is still caught, by the
-// merge's block CRCs), and workers start only for an input of more than one
-// chunk.
+// merge's block CRCs), workers start only for an input of more than one
+// chunk, and a writer that opens a catalog with piled-up host deltas folds
+// them in a child process, counts unchanged.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { Drum } from '../../../src/engine/drum.js';
+import { Catalog, DELTAS_BEFORE_FOLD } from '../../../src/catalog/catalog.js';
+import { encodeHostMap } from '../../../src/catalog/host-delta.js';
 import { isDrumError } from '../../../src/errors.js';
 import type { DrumOptions } from '../../../src/options.js';
 import { readManifest } from '../../../src/store/manifest.js';
@@ -89,6 +92,39 @@ describe('a long-running process', () => {
       assert.ok(big.parseSplit.chunksOnWorkers > 0, 'a worker parsed chunks of the bigger input');
     } finally {
       await d.close();
+    }
+  });
+
+  it('folds piled-up host deltas at open in a child process, and every host count stays what the rounds added', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    fs.writeFileSync(join(dir, 'a.txt'), lines(0, 200));
+    const d = await Drum.open(state, o);
+    await d.ingest({ inputs: [join(dir, 'a.txt')], outDir: join(dir, 'out-a') });
+    await d.close();
+    // Rounds recorded by earlier runs, more than a writer leaves pending.
+    const c = await Catalog.open(state, { sync: false });
+    const model = new Map<string, number>();
+    for (const h of await c.topHosts(100)) model.set(h.host, h.uniqueUrls);
+    for (let r = 0; r < DELTAS_BEFORE_FOLD + 2; r++) {
+      const m = new Map([[`h${r % 7}.example`, 1 + r], [`other${r}.example`, 2]]);
+      for (const [h, n] of m) model.set(h, (model.get(h) ?? 0) + n);
+      await c.applyHostCounts('earlier', r, [encodeHostMap(m)]);
+    }
+    assert.ok((await c.pendingDeltas()) >= DELTAS_BEFORE_FOLD);
+    await c.close();
+    fs.writeFileSync(join(dir, 'b.txt'), lines(5000, 30));
+    const e = await Drum.open(state, o);
+    await e.ingest({ inputs: [join(dir, 'b.txt')], outDir: join(dir, 'out-b') });
+    await e.close();
+    for (let i = 5000; i < 5030; i++) model.set(`h${i % 11}.example`, (model.get(`h${i % 11}.example`) ?? 0) + 1);
+    const after = await Catalog.open(state, { sync: false, readOnly: true });
+    try {
+      assert.ok((await after.pendingDeltas()) < DELTAS_BEFORE_FOLD, 'the deltas were folded');
+      assert.ok(fs.readdirSync(join(state, 'hosts')).some((f) => /^hosts-\d{6}\.tbl$/.test(f)), 'into a host table file');
+      assert.deepEqual(new Map((await after.topHosts(1000)).map((h) => [h.host, h.uniqueUrls])), model);
+    } finally {
+      await after.close();
     }
   });
 });
