@@ -15,6 +15,7 @@ import { isDrumError } from '../../src/errors.js';
 import type { DrumOptions } from '../../src/options.js';
 import { tempDir } from '../helpers/tmp.js';
 import { withReopens } from '../helpers/reopen.js';
+import { outputLines } from '../helpers/run-output.js';
 
 const POOL = Array.from({ length: 40 }, (_, i) => `http://h${i % 7}.example/p/${Math.floor(i / 7)}${i % 4 === 0 ? '?a=1' : ''}`);
 /** Sources: stored URLs' canonical forms, and some that are rejected. */
@@ -24,11 +25,6 @@ const TARGETS = [...POOL, ...POOL.map((u) => u.replace('http://h', 'HTTP://H') +
 const canonicalOf = (raw: string): string | null => (raw.startsWith('http') || raw.startsWith('HTTP') ? raw.replace('#f', '').replace('HTTP://H', 'http://h') : null);
 /** Every input starts with this row (a first row without :// would be read as a header). */
 const FIRST = `${POOL[0]}\t${POOL[1]}`;
-
-function lines(dir: string, prefix: string): string[] {
-  return fs.readdirSync(dir).filter((f) => f.startsWith(`${prefix}-`)).sort()
-    .flatMap((f) => fs.readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => l !== ''));
-}
 
 /** The pairs of a run's graph files, in order. */
 export function graphPairs(dir: string): [number, number][] {
@@ -94,7 +90,7 @@ describe('ingest --graph against a Map model', () => {
           }
           const out = join(dir, `out-${k}`);
           const report = await d.ingest({ inputs: [input], outDir: out, format: 'tsv', graph: r.graph, force: true });
-          assert.deepEqual(lines(out, 'unique'), fresh, `run ${k}: new`);
+          assert.deepEqual(outputLines(out, 'unique'), fresh, `run ${k}: new`);
           if (r.graph) {
             assert.deepEqual(graphPairs(out), pairs, `run ${k}: pairs`);
             assert.equal(report.graph?.pairs, pairs.length);
@@ -148,7 +144,7 @@ describe('ingest --graph against a Map model', () => {
       await d.close();
     }
     assert.deepEqual(fs.readFileSync(join(out, 'graph-00001.bin')), fs.readFileSync(join(dir, 'o-whole', 'graph-00001.bin')));
-    assert.deepEqual(lines(out, 'unique'), lines(join(dir, 'o-whole'), 'unique'));
+    assert.deepEqual(outputLines(out, 'unique'), outputLines(join(dir, 'o-whole'), 'unique'));
   });
 
   it('refuses a keys-only store with DRUM_NEEDS_UPGRADE and input that is not TSV with DRUM_BAD_OPTION', async () => {

@@ -14,14 +14,10 @@ import type { DrumOptions } from '../../src/options.js';
 import { tempDir } from '../helpers/tmp.js';
 import { readUrlValues } from '../helpers/values.js';
 import { withReopens } from '../helpers/reopen.js';
+import { outputLines } from '../helpers/run-output.js';
 import { keyOfString } from '../../src/fingerprint/key.js';
 
 const POOL = Array.from({ length: 60 }, (_, i) => `http://h${i % 5}.example/p/${Math.floor(i / 5)}`);
-
-function lines(dir: string, prefix: string): string[] {
-  return fs.readdirSync(dir).filter((f) => f.startsWith(`${prefix}-`)).sort()
-    .flatMap((f) => fs.readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => l !== ''));
-}
 
 const config = fc.record({
   cacheEntries: fc.constantFrom(0, 64),
@@ -75,8 +71,8 @@ describe('revisit against a Map model with a fake clock', () => {
           }
           const out = join(dir, `out-${k}`);
           const report = await d.ingest({ inputs: [input], outDir: out, revisitAfter: r.revisit, force: true });
-          assert.deepEqual(lines(out, 'unique'), fresh, `run ${k}: new`);
-          assert.deepEqual(lines(out, 'revisit'), due, `run ${k}: due`);
+          assert.deepEqual(outputLines(out, 'unique'), fresh, `run ${k}: new`);
+          assert.deepEqual(outputLines(out, 'revisit'), due, `run ${k}: due`);
           assert.equal(report.revisitUrls, due.length);
         });
         const stored = readUrlValues(state);
