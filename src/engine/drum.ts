@@ -4,7 +4,8 @@
 // for `drum canonicalize`. The CLI and the stream API are thin layers over this class.
 // Does not do the jobs (src/engine/jobs) or arbitrate between them
 // (job-gate.ts: one job at a time, close() waits).
-// REQUIRES: one writer per state directory (the store's lock refuses a second).
+// REQUIRES: close() once done: a writer holds the store's lock, and the
+// parse workers keep the process alive, until then.
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
