@@ -10,7 +10,7 @@ import { publishLinks } from '../cluster/publish.js';
 import { Shard } from '../cluster/shard.js';
 import { connectNats, ensureStreams, MAX_SHARDS, natsServers } from '../cluster/subjects.js';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { CliIo } from './commands.js';
+import type { CliIo } from './command-io.js';
 import { canonicalFrom, drumOptionsFrom, inputsFrom, parseCount, readOptionsFrom, stateDirFrom, type RawOptions } from './options.js';
 
 /** Options of the cluster commands, as commander hands them over. */

@@ -4,7 +4,7 @@
 // REQUIRES: the program of main.ts and its action wrapper.
 
 import type { Command } from 'commander';
-import type { CliIo } from './commands.js';
+import type { CliIo } from './command-io.js';
 import type { RawOptions } from './options.js';
 import { addPolicy, addRead, addState, addStore, examples, type Act } from './option-groups.js';
 

@@ -1,12 +1,13 @@
 // The actions behind each `drum` command: turn parsed options into engine or
 // catalog calls and print results. Each returns the exit status. Does not
 // parse argv (main.ts does) or map option values (options.ts does); errors
-// propagate to main.ts, which prints them and picks the exit status.
-// Precondition: stdout/stderr writes are synchronous or buffered by Node.
+// propagate to main.ts, which prints them and picks the exit status. What
+// the actions share (CliIo, exit statuses) is command-io.ts's.
+// REQUIRES: stdout/stderr writes are synchronous or buffered by Node.
 
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
-import { DrumError, EXIT_STATUS, type DrumErrorCode } from '../errors.js';
+import { DrumError, EXIT_STATUS } from '../errors.js';
 import { Catalog } from '../catalog/catalog.js';
 import { settleRuns } from '../catalog/run-list.js';
 import { readManifest, type ManifestBody } from '../store/manifest.js';
@@ -26,56 +27,13 @@ import {
 } from './options.js';
 import { fmtDuration, fmtInt } from './format.js';
 import { ProgressLine } from './progress.js';
-import { abandonedLine, printRound, resumedLine, stopLine, type StopReason } from './run-notes.js';
+import { abandonedLine, printRound, resumedLine, stopLine } from './run-notes.js';
+import { inputErrorStatus, json, LineSink, verifyStatus, warnAllRejected, type CliIo, type InputError } from './command-io.js';
 import type { RunStart } from '../engine/api.js';
 import { removeOwnTemps } from '../io/private-temp.js';
 import { formatHosts, formatRunReport, formatRuns, formatStats, formatVerify } from './report-table.js';
 import { contentSummary, contentVerify, formatContentSummary, formatContentVerify, urlStoreOrNull } from './content-summary.js';
 import type { ContentVerifyResult } from '../content/content-store.js';
-
-export interface OutStream {
-  write(s: string | Uint8Array): unknown;
-  isTTY?: boolean;
-  columns?: number;
-}
-
-/** Everything a command touches outside its arguments; tests pass fakes. */
-export interface CliIo {
-  stdout: OutStream;
-  stderr: OutStream;
-  /** Where `-` reads from for commands that read lines themselves (drum url); process.stdin when absent. */
-  stdin?: NodeJS.ReadableStream;
-  env: Readonly<Record<string, string | undefined>>;
-  cwd: string;
-  /**
-   * Registers what to do when the process is stopped (SIGINT, SIGTERM, or
-   * stdout closed under it) before it exits with the usual status; returns
-   * the unregister function. main.ts wires it to the process; absent in tests.
-   */
-  onStop?: (fn: (reason: StopReason) => void) => () => void;
-}
-
-/** Collects output lines and writes them in ~64 KiB pieces (one write per line is slow). */
-class LineSink {
-  private buf: string[] = [];
-  private size = 0;
-  constructor(private readonly out: OutStream) {}
-  push(line: string): void {
-    this.buf.push(line);
-    this.size += line.length + 1;
-    if (this.size >= 65536) this.flush();
-  }
-  flush(): void {
-    if (this.buf.length === 0) return;
-    this.out.write(this.buf.join('\n') + '\n');
-    this.buf = [];
-    this.size = 0;
-  }
-}
-
-function json(io: CliIo, value: unknown): void {
-  io.stdout.write(JSON.stringify(value) + '\n');
-}
 
 /**
  * Says on stderr that a run created a new store in the default state
@@ -132,39 +90,6 @@ export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo
   return inputErrorStatus((report as { inputErrors?: InputError[] }).inputErrors, io);
 }
 
-/**
- * Every link line rejected: almost always the wrong format (or a file that is not a link list),
- * so it is said on stderr even with --quiet; the exit status stays 0 (rejects are counted, not errors).
- */
-export function warnAllRejected(linksRead: number, rejected: number, byReason: Record<string, number>, io: CliIo): void {
-  if (linksRead === 0 || rejected < linksRead) return;
-  const reasons = Object.entries(byReason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${n} ${r}`).join(', ');
-  io.stderr.write(`drum: warning: all ${linksRead} link lines were rejected (${reasons}); nothing was ingested. Is --format right for this input? See rejects.tsv\n`);
-}
-
-/** An input the engine could not read to its end (e.g. truncated gzip); the run kept every complete line before `line`. */
-interface InputError {
-  path: string;
-  code: string;
-  message: string;
-  line?: number;
-}
-
-/**
- * Prints each input error (even with --quiet: data was lost) and returns the exit status of
- * the first one, so scripts notice; 0 when there are none.
- */
-export function inputErrorStatus(errors: readonly InputError[] | undefined, io: CliIo): number {
-  if (!errors || errors.length === 0) return 0;
-  for (const e of errors) {
-    const file = e.message.includes(e.path) ? '' : ` (file: ${e.path})`;
-    const kept = e.line === undefined ? '' : e.line === 0 ? '; nothing was read from it, and it is recorded as damaged, not ingested'
-      : `; its first ${e.line} lines (or WARC records) were read whole and kept, and it is recorded as damaged, not ingested`;
-    io.stderr.write(`drum: ${e.code}: ${e.message}${file}${kept}\n`);
-  }
-  return verifyStatus(errors, false);
-}
-
 export async function checkCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
   const state = stateDirFrom(raw, io.env, io.cwd);
   const opts = drumOptionsFrom(raw, { readOnly: true, cwd: io.cwd });
@@ -212,13 +137,6 @@ export async function statsCommand(raw: RawOptions, io: CliIo): Promise<number> 
   if (raw.json) json(io, content === null ? s : { ...(s ?? {}), content });
   else io.stdout.write(`${s === null ? 'no URL store\n' : formatStats(s)}${content === null ? '' : formatContentSummary(content)}`);
   return 0;
-}
-
-/** Exit status of a verify result: 0 when sound, else the status of the first problem's code. */
-export function verifyStatus(problems: readonly { code: string }[], ok: boolean): number {
-  if (ok) return 0;
-  const code = problems[0]?.code;
-  return code !== undefined && code in EXIT_STATUS ? EXIT_STATUS[code as DrumErrorCode] : 1;
 }
 
 export async function verifyCommand(raw: RawOptions, io: CliIo): Promise<number> {

@@ -9,7 +9,7 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DrumError, EXIT_STATUS } from '../errors.js';
-import type { CliIo } from './commands.js';
+import type { CliIo } from './command-io.js';
 import { inputsFrom, parseCount, stateDirFrom } from './options.js';
 import { fmtInt } from './format.js';
 import type { Act } from './option-groups.js';

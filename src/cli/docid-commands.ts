@@ -11,7 +11,7 @@
 
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import type { CliIo } from './commands.js';
+import type { CliIo } from './command-io.js';
 import { withDrum } from './engine.js';
 import { fmtInt } from './format.js';
 import { drumOptionsFrom, inputsFrom, readOptionsFrom, stateDirFrom, type RawOptions } from './options.js';

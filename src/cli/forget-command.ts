@@ -10,8 +10,8 @@
 import { DrumError } from '../errors.js';
 import type { ForgetReport } from '../engine/api.js';
 import { readManifest } from '../store/manifest.js';
-import type { CliIo } from './commands.js';
-import { inputErrorStatus } from './commands.js';
+import type { CliIo } from './command-io.js';
+import { inputErrorStatus } from './command-io.js';
 import { withDrum } from './engine.js';
 import { fmtInt } from './format.js';
 import { drumOptionsFrom, inputsFrom, readOptionsFrom, stateDirFrom, type RawOptions } from './options.js';

@@ -20,8 +20,8 @@ import {
   runsCommand,
   statsCommand,
   verifyCommand,
-  type CliIo,
 } from './commands.js';
+import type { CliIo } from './command-io.js';
 import type { RawOptions } from './options.js';
 import { forgetCommand } from './forget-command.js';
 import { addContent } from './content-command.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { AbandonedRun, CommittedRound, RunStart } from '../engine/api.js';
 import { uniqueFileName } from '../output/unique-writer.js';
 import { readManifest } from '../store/manifest.js';
-import type { OutStream } from './commands.js';
+import type { OutStream } from './command-io.js';
 import { fmtCount } from './format.js';
 
 export type StopReason = 'SIGINT' | 'SIGTERM' | 'EPIPE';

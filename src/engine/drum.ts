@@ -2,6 +2,10 @@
 // update, writing a run's outputs), check (read-only), stats and verify;
 // close() releases everything. Re-exports canonicalizeLines (its own file)
 // for `drum canonicalize`. The CLI and the stream API are thin layers over this class.
+// Does not do the jobs (src/engine/jobs) or arbitrate between them
+// (job-gate.ts: one job at a time, close() waits).
+// REQUIRES: close() once done: a writer holds the store's lock, and the
+// parse workers keep the process alive, until then.
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +18,7 @@ import type {
 import { check, type CheckResult } from './jobs/check.js';
 import { forgetJob } from './jobs/forget.js';
 import { storeStats } from './jobs/store-stats.js';
-import { dropRound, forgetRound } from './core/commit.js';
+import { forgetRound } from './core/commit.js';
 import { ingest } from './jobs/ingest.js';
 import { Session } from './core/session.js';
 import { Feeder, FEED_ROUND_URLS, type FeedItem } from './pipeline/feed.js';
@@ -26,6 +30,7 @@ import { verifyStore } from './jobs/verify-store.js';
 import { docUrls } from './jobs/doc-urls.js';
 import { readOnlyWorkDir } from '../io/private-temp.js';
 import { resolve, type ResolveRequest, type ResolveResult } from './jobs/resolve.js';
+import { JobGate } from './job-gate.js';
 
 export { repair, type RepairResult } from './jobs/repair.js';
 export { upgradeStore, type UpgradeResult } from './jobs/upgrade.js';
@@ -33,15 +38,9 @@ export { upgradeStore, type UpgradeResult } from './jobs/upgrade.js';
 export class Drum {
   private session: Session | null;
   private tempWork: string | null;
-  private closing = false;
   private closed: Promise<void> | null = null;
-  /** A job, a stream or a checkUpdate holds the store (add() calls do not: they share the adder's run). */
-  private busy = false;
+  private readonly gate = new JobGate();
   private adder: LinkAdder | null = null;
-  /** Settles when the running job has (close() waits for it). */
-  private current: Promise<unknown> = Promise.resolve();
-  /** Settles when the live stream or checkUpdate has ended, and a destroyed one's cleanup is done. */
-  private live: Promise<unknown> = Promise.resolve();
 
   /** A read-only open whose private work directory could not be made: why (only check needs one). */
   private readonly tempFault: DrumError | null;
@@ -69,11 +68,8 @@ export class Drum {
     }
   }
 
-
   private use(): Session {
-    if (this.session === null || this.closing) throw new DrumError('DRUM_CLOSED', 'this drum store is closed');
-    if (this.busy) throw new DrumError('DRUM_BAD_OPTION', 'one job at a time per open store (a job, stream or checkUpdate is running)');
-    return this.session;
+    return this.gate.use(this.session);
   }
 
   private writer(s: Session): Session {
@@ -83,20 +79,7 @@ export class Drum {
 
   /** Runs a job alone; the run of earlier add() calls ends first (`keepAdds`: only waits for their round). */
   private job<T>(fn: (s: Session) => Promise<T>, keepAdds = false): Promise<T> {
-    const s = this.use();
-    this.busy = true;
-    const p = (async () => {
-      try {
-        if (keepAdds) await this.adder?.idle();
-        else await this.endRun();
-        await abandonLeftovers(s);
-        return await fn(s);
-      } finally {
-        this.busy = false;
-      }
-    })();
-    this.current = p.catch(() => undefined);
-    return p;
+    return this.gate.run(this.use(), () => (keepAdds ? this.adder?.idle() : this.endRun()), fn);
   }
 
   /** Check+update: ingests the inputs, writing unique-*.txt, rejects.tsv and report.json to the run's out dir. */
@@ -168,9 +151,7 @@ export class Drum {
    */
   async *checkUpdate(source: Iterable<FeedItem> | AsyncIterable<FeedItem>, opts: FeedOptions = {}): AsyncGenerator<string, RunReport | null> {
     const s = this.writer(this.use());
-    this.busy = true;
-    let release = (): void => undefined;
-    this.live = new Promise<void>((r) => (release = r));
+    const release = this.gate.hold();
     const f = new Feeder(s, opts, FEED_ROUND_URLS, this.endRun());
     let completed = false;
     try {
@@ -183,7 +164,6 @@ export class Drum {
       try {
         if (!completed) await f.abandon();
       } finally {
-        this.busy = false;
         release();
       }
     }
@@ -197,25 +177,19 @@ export class Drum {
    */
   stream(opts: UrlStreamOptions = {}): UrlStream {
     const s = this.writer(this.use());
-    this.busy = true;
-    let release = (): void => undefined;
-    this.live = new Promise<void>((r) => (release = r));
+    const release = this.gate.hold();
     const t = new LinkStream(s, opts, this.endRun());
     let settled = false;
     const done = (ended: boolean): void => {
       if (settled) return;
       settled = true;
       if (ended) {
-        this.busy = false;
         release();
         return;
       }
       // Destroyed or failed before its end: a push may still be merging (destroying the stream does not
       // stop it); the feed waits for it, then forgets the round.
-      void t.abandonFeed().catch(() => undefined).finally(() => {
-        this.busy = false;
-        release();
-      });
+      void t.abandonFeed().catch(() => undefined).finally(release);
     };
     t.once('end', () => done(true));
     t.once('error', () => done(false));
@@ -263,9 +237,7 @@ export class Drum {
   }
 
   private async shut(s: Session): Promise<void> {
-    this.closing = true;
-    await this.current;
-    await this.live;
+    await this.gate.drain();
     let failed: unknown = null;
     try {
       await this.adder?.end();
@@ -301,15 +273,3 @@ export async function verifyStateDir(stateDir: string): Promise<VerifyResult> {
 }
 
 export { canonicalizeLines } from './jobs/canonicalize-lines.js';
-
-/**
- * Before a job: a round an earlier job left without cleaning up (every job
- * path forgets its own; a backstop) is forgotten. A read-only session only
- * ever checks, which teaches the tiers nothing, so it drops the round
- * without reloading them.
- */
-async function abandonLeftovers(s: Session): Promise<void> {
-  if (s.pending.total === 0 && s.aux.records === 0) return;
-  if (s.opts.readOnly) dropRound(s);
-  else await forgetRound(s);
-}

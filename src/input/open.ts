@@ -170,13 +170,14 @@ async function* countBytes(src: AsyncIterable<Buffer>, onBytes: (n: number) => v
   }
 }
 
-async function* readRaw(fh: FileHandle, path: string): AsyncGenerator<Buffer> {
-  let pos = 0;
+/** A file's bytes from `from` to its end, in fresh buffers of up to `size` bytes (DRUM_INPUT on a read error). */
+export async function* readRaw(fh: FileHandle, path: string, from = 0, size = RAW_READ): AsyncGenerator<Buffer> {
+  let pos = from;
   for (;;) {
-    const buf = Buffer.allocUnsafe(RAW_READ);
+    const buf = Buffer.allocUnsafe(size);
     let n: number;
     try {
-      n = (await fh.read(buf, 0, RAW_READ, pos)).bytesRead;
+      n = (await fh.read(buf, 0, size, pos)).bytesRead;
     } catch (e) {
       throw inputError(path, 'cannot read input', e);
     }

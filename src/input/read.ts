@@ -2,16 +2,18 @@
 // format (gzip, WARC, TSV, lines), skips to a resume offset, and yields
 // LineChunks from the splitter (or from the WARC reader). Does not
 // canonicalize, count rejects, or decide what to do after a DRUM_INPUT error
-// (the engine does). Preconditions: resume offsets/lines come from an earlier
-// chunk's endOffset/endLine of the same, unchanged input. With reuseBuffers,
-// a chunk is valid only until the next one is asked for (see the option).
+// (the engine does); the bytes are peeked (peek.ts) and read from the resume
+// offset (read-from.ts) by this stage's other files.
+// REQUIRES: resume offsets/lines come from an earlier chunk's
+// endOffset/endLine of the same, unchanged input. With reuseBuffers, a chunk
+// is valid only until the next one is asked for (see the option).
 
-import { moveBuffer } from '../io/transfer.js';
-import type { FileHandle } from 'node:fs/promises';
 import type { InputFormat } from '../engine/api.js';
 import { DrumError } from '../errors.js';
-import { detectFormat, PEEK_BYTES, type ConcreteFormat, type Detection } from './detect.js';
-import { inputError, openInput, pull, replay, type ByteInput, type ByteStream } from './open.js';
+import type { ConcreteFormat, Detection } from './detect.js';
+import { inputError, openInput, type ByteStream } from './open.js';
+import { detectFile, detectStream } from './peek.js';
+import { fileBytes, skip, splitFile } from './read-from.js';
 import { LineSplitter } from './split.js';
 import type { LineChunk } from './types.js';
 
@@ -118,160 +120,6 @@ export async function* readInput(spec: InputSpec, index: number, opts: ReadInput
   } finally {
     await src.close().catch(() => {});
   }
-}
-
-async function detectFile(fh: FileHandle, size: number, max: number, forced: ConcreteFormat | undefined, path: string): Promise<Detection> {
-  const buf = Buffer.allocUnsafe(Math.min(PEEK_BYTES, size));
-  let n = 0;
-  try {
-    while (n < buf.length) {
-      const r = await fh.read(buf, n, buf.length - n, n);
-      if (r.bytesRead === 0) break;
-      n += r.bytesRead;
-    }
-  } catch (e) {
-    throw inputError(path, 'cannot read input', e);
-  }
-  return detectFormat(buf.subarray(0, n), true, max, forced)!;
-}
-
-/** Pulls decompressed bytes until detection decides; returns them replayed in front of the rest. */
-async function detectStream(
-  src: ByteInput,
-  max: number,
-  forced: ConcreteFormat | undefined,
-): Promise<{ det: Detection; bytes: AsyncIterator<Buffer> }> {
-  const it = src.bytes!;
-  const pieces: Buffer[] = [];
-  let have = 0;
-  for (;;) {
-    let r: { pieces: Buffer[]; done: boolean };
-    try {
-      r = await pull(it, 1, src.path);
-    } catch (e) {
-      // broken before detection could decide: decide on what came through, deliver it, then fail
-      const det = detectFormat(Buffer.concat(pieces, have), true, max, forced)!;
-      return { det, bytes: replay(pieces, failing(e)) };
-    }
-    for (const p of r.pieces) {
-      pieces.push(p);
-      have += p.length;
-    }
-    const det = detectFormat(Buffer.concat(pieces, have), r.done, max, forced);
-    if (det) return { det, bytes: replay(pieces, r.done ? null : it) };
-  }
-}
-
-function failing(e: unknown): AsyncIterator<Buffer> {
-  return { next: () => Promise.reject(e) };
-}
-
-/**
- * Reads a plain file from `from` through LineSplitter.pushOwned: each read
- * lands in a buffer behind room for the carried partial line (the only
- * bytes copied), and the next read is in flight while this one is split.
- * Fresh buffers, or with `reuse` two that alternate: a read goes into the
- * buffer of the read before last, whose chunks were all consumed once the
- * consumer asked for a chunk after them (the splitter keeps no view of a
- * pushed buffer between calls). Before it is read into, the buffer's memory
- * moves to a new ArrayBuffer, so a chunk kept past its turn reads as empty
- * rather than as later data.
- */
-async function* splitFile(
-  fh: FileHandle,
-  splitter: LineSplitter,
-  from: number,
-  size: number,
-  chunkBytes: number,
-  onBytes: (n: number) => void,
-  onRead: (b: Buffer) => void,
-  path: string,
-  reuse: boolean,
-): AsyncGenerator<LineChunk> {
-  if (from > size) throw inputError(path, `resume offset ${from} is past the end of input`);
-  if (from > 0) onBytes(from);
-  const room = splitter.frontRoom();
-  const ring: (Buffer | undefined)[] = [undefined, undefined];
-  let turn = 0;
-  const readBuffer = (): Buffer => {
-    const old = reuse ? (ring[turn]?.buffer as ArrayBuffer | undefined) : undefined;
-    const buf = old === undefined ? Buffer.allocUnsafeSlow(room + chunkBytes) : Buffer.from(moveBuffer(old));
-    if (reuse) ring[turn] = buf;
-    turn ^= 1;
-    return buf;
-  };
-  const readAt = async (pos: number): Promise<{ buf: Buffer; n: number }> => {
-    const buf = readBuffer();
-    const { bytesRead } = await fh.read(buf, room, chunkBytes, pos);
-    return { buf, n: bytesRead };
-  };
-  const prefetch = (pos: number) => {
-    const p = readAt(pos);
-    p.catch(() => {}); // awaited below; this only keeps an abandoned read from going unhandled
-    return p;
-  };
-  let pos = from;
-  let next = prefetch(pos);
-  for (;;) {
-    let r: { buf: Buffer; n: number };
-    try {
-      r = await next;
-    } catch (e) {
-      yield* splitter.flushComplete();
-      throw inputError(path, 'cannot read input', e);
-    }
-    if (r.n === 0) break;
-    pos += r.n;
-    onRead(r.buf.subarray(room, room + r.n));
-    next = prefetch(pos);
-    yield* splitter.pushOwned(r.buf, room, r.n);
-  }
-  yield* splitter.end();
-}
-
-/** Plain-file bytes from `from`, as fresh buffers (for the WARC reader). */
-async function* fileBytes(
-  fh: FileHandle, from: number, size: number, onBytes: (n: number) => void, onRead: (b: Buffer) => void, path: string,
-): AsyncGenerator<Buffer> {
-  if (from > 0) onBytes(from);
-  let pos = from;
-  for (;;) {
-    const buf = Buffer.allocUnsafe(size);
-    let n: number;
-    try {
-      n = (await fh.read(buf, 0, size, pos)).bytesRead;
-    } catch (e) {
-      throw inputError(path, 'cannot read input', e);
-    }
-    if (n === 0) return;
-    pos += n;
-    onRead(buf.subarray(0, n));
-    yield buf.subarray(0, n);
-  }
-}
-
-/** Drops the first `n` bytes of a stream without looking at them. */
-async function* skip(it: AsyncIterator<Buffer>, n: number, path: string): AsyncGenerator<Buffer> {
-  let left = n;
-  try {
-    for (;;) {
-      const r = await it.next();
-      if (r.done) break;
-      let b = r.value;
-      if (left > 0) {
-        if (b.length <= left) {
-          left -= b.length;
-          continue;
-        }
-        b = b.subarray(left);
-        left = 0;
-      }
-      yield b;
-    }
-  } finally {
-    await it.return?.();
-  }
-  if (left > 0) throw inputError(path, `resume offset ${n} is past the end of input`);
 }
 
 /** WARC inputs go to src/input/warc (another module); offsets and lines are shifted by the resume point. */

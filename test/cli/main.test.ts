@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run, reportError } from '../../src/cli/main.js';
-import { inputErrorStatus, verifyStatus, type CliIo } from '../../src/cli/commands.js';
+import { inputErrorStatus, verifyStatus, type CliIo } from '../../src/cli/command-io.js';
 import { Catalog } from '../../src/catalog/catalog.js';
 import { DrumError, EXIT_STATUS } from '../../src/errors.js';
 

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { Drum } from '../../src/engine/drum.js';
 import type { DrumOptions } from '../../src/options.js';
 import { tempDir } from '../helpers/tmp.js';
+import { withReopens } from '../helpers/reopen.js';
 
 // A pool of already-canonical URLs over a few hosts, so the model is a plain Set of strings.
 const POOL = Array.from({ length: 120 }, (_, i) => `http://h${i % 9}.example/p/${Math.floor(i / 9)}${i % 4 === 0 ? '?a=1' : ''}`);
@@ -48,31 +49,23 @@ describe('drum against a Set model', () => {
           tuning: { bufferEntries: cfg.bufferEntries, maxBucketEntries: cfg.maxBucketEntries, sortEntries: cfg.sortEntries, workerDispatchMin: 0 },
         };
         const seen = new Set<string>();
-        let d = await Drum.open(dir, opts);
-        try {
-          for (const b of bs) {
-            if (cfg.reopen) {
-              await d.close();
-              d = await Drum.open(dir, opts);
+        await withReopens(dir, opts, cfg.reopen, bs, async (d, b) => {
+          const urls = b.map((i) => RAW[i]!);
+          const expected: string[] = [];
+          for (const raw of urls) {
+            const u = canonicalOf(raw);
+            if (u !== null && !seen.has(u)) {
+              seen.add(u);
+              expected.push(u);
             }
-            const urls = b.map((i) => RAW[i]!);
-            const expected: string[] = [];
-            for (const raw of urls) {
-              const u = canonicalOf(raw);
-              if (u !== null && !seen.has(u)) {
-                seen.add(u);
-                expected.push(u);
-              }
-            }
-            assert.deepEqual(await collect(d, urls), expected);
           }
+          assert.deepEqual(await collect(d, urls), expected);
+        }, async (d) => {
           const v = await d.verify();
           assert.equal(v.ok, true, JSON.stringify(v.problems));
           assert.equal(v.keysChecked, seen.size);
           assert.equal((await d.stats()).storeUrls, seen.size);
-        } finally {
-          await d.close();
-        }
+        });
       }),
       { seed: 4242, numRuns: 60 },
     );
@@ -97,38 +90,30 @@ describe('drum against a Set model', () => {
           tuning: { bufferEntries: cfg.bufferEntries, maxBucketEntries: cfg.maxBucketEntries, sortEntries: cfg.sortEntries, workerDispatchMin: 0 },
         };
         const seen = new Set<string>();
-        let d = await Drum.open(join(dir, 'state'), opts);
-        try {
-          for (const [k, step] of ss.entries()) {
-            if (cfg.reopen) {
-              await d.close();
-              d = await Drum.open(join(dir, 'state'), opts);
-            }
-            const urls = step.urls.map((i) => RAW[i]!);
-            const fresh = new Set<string>();
-            const expected: string[] = [];
-            for (const raw of urls) {
-              const u = canonicalOf(raw);
-              if (u !== null && !seen.has(u) && !fresh.has(u)) {
-                fresh.add(u);
-                expected.push(u);
-              }
-            }
-            if (step.check) {
-              const input = join(dir, `check-${k}.txt`);
-              fs.writeFileSync(input, (step.twice ? urls.concat(urls) : urls).map((u) => `${u}\n`).join(''));
-              const got: string[] = [];
-              await d.check({ inputs: [input], onNew: (u) => got.push(u) });
-              assert.deepEqual(got, expected, 'check');
-            } else {
-              assert.deepEqual(await collect(d, urls), expected, 'update');
-              for (const u of fresh) seen.add(u);
+        await withReopens(join(dir, 'state'), opts, cfg.reopen, ss, async (d, step, k) => {
+          const urls = step.urls.map((i) => RAW[i]!);
+          const fresh = new Set<string>();
+          const expected: string[] = [];
+          for (const raw of urls) {
+            const u = canonicalOf(raw);
+            if (u !== null && !seen.has(u) && !fresh.has(u)) {
+              fresh.add(u);
+              expected.push(u);
             }
           }
+          if (step.check) {
+            const input = join(dir, `check-${k}.txt`);
+            fs.writeFileSync(input, (step.twice ? urls.concat(urls) : urls).map((u) => `${u}\n`).join(''));
+            const got: string[] = [];
+            await d.check({ inputs: [input], onNew: (u) => got.push(u) });
+            assert.deepEqual(got, expected, 'check');
+          } else {
+            assert.deepEqual(await collect(d, urls), expected, 'update');
+            for (const u of fresh) seen.add(u);
+          }
+        }, async (d) => {
           assert.equal((await d.stats()).storeUrls, seen.size);
-        } finally {
-          await d.close();
-        }
+        });
       }),
       // Each run is a whole drum; shrinking a 150-URL failure could take an hour, so a failure is reported
       // as found (seed and path reproduce it). No time limit: on a loaded machine 40 runs can take minutes.

@@ -14,6 +14,8 @@ import { Drum } from '../../src/engine/drum.js';
 import { isDrumError } from '../../src/errors.js';
 import type { DrumOptions } from '../../src/options.js';
 import { tempDir } from '../helpers/tmp.js';
+import { withReopens } from '../helpers/reopen.js';
+import { outputLines } from '../helpers/run-output.js';
 
 const POOL = Array.from({ length: 40 }, (_, i) => `http://h${i % 7}.example/p/${Math.floor(i / 7)}${i % 4 === 0 ? '?a=1' : ''}`);
 /** Sources: stored URLs' canonical forms, and some that are rejected. */
@@ -23,11 +25,6 @@ const TARGETS = [...POOL, ...POOL.map((u) => u.replace('http://h', 'HTTP://H') +
 const canonicalOf = (raw: string): string | null => (raw.startsWith('http') || raw.startsWith('HTTP') ? raw.replace('#f', '').replace('HTTP://H', 'http://h') : null);
 /** Every input starts with this row (a first row without :// would be read as a header). */
 const FIRST = `${POOL[0]}\t${POOL[1]}`;
-
-function lines(dir: string, prefix: string): string[] {
-  return fs.readdirSync(dir).filter((f) => f.startsWith(`${prefix}-`)).sort()
-    .flatMap((f) => fs.readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => l !== ''));
-}
 
 /** The pairs of a run's graph files, in order. */
 export function graphPairs(dir: string): [number, number][] {
@@ -70,57 +67,48 @@ describe('ingest --graph against a Map model', () => {
           if (!model.has(u)) model.set(u, model.size);
           return model.get(u)!;
         };
-        let d = await Drum.open(state, opts);
-        try {
-          for (const [k, r] of rs.entries()) {
-            if (cfg.reopen) {
-              await d.close();
-              d = await Drum.open(state, opts);
+        await withReopens(state, opts, cfg.reopen, rs, async (d, r, k) => {
+          const rows = [{ src: POOL[0]!, tgt: POOL[1]! }, ...r.rows];
+          const input = join(dir, `in-${k}.tsv`);
+          fs.writeFileSync(input, [FIRST, ...r.rows.map((x) => `${x.src}\t${x.tgt}`)].join('\n') + '\n');
+          const fresh: string[] = [];
+          const pairs: [number, number][] = [];
+          let without = 0;
+          for (const x of rows) {
+            if (x.src === '' && x.tgt === '') continue; // a line of only a tab is blank: not a row
+            const s = canonicalOf(x.src);
+            const t = canonicalOf(x.tgt === '' ? x.src : x.tgt);
+            if (t === null) {
+              without++;
+              continue;
             }
-            const rows = [{ src: POOL[0]!, tgt: POOL[1]! }, ...r.rows];
-            const input = join(dir, `in-${k}.tsv`);
-            fs.writeFileSync(input, [FIRST, ...r.rows.map((x) => `${x.src}\t${x.tgt}`)].join('\n') + '\n');
-            const fresh: string[] = [];
-            const pairs: [number, number][] = [];
-            let without = 0;
-            for (const x of rows) {
-              if (x.src === '' && x.tgt === '') continue; // a line of only a tab is blank: not a row
-              const s = canonicalOf(x.src);
-              const t = canonicalOf(x.tgt === '' ? x.src : x.tgt);
-              if (t === null) {
-                without++;
-                continue;
-              }
-              if (r.graph && s !== null) docOf(s);
-              if (!model.has(t)) fresh.push(t);
-              docOf(t);
-              if (s === null) without++;
-              else pairs.push([model.get(s)!, model.get(t)!]);
-            }
-            const out = join(dir, `out-${k}`);
-            const report = await d.ingest({ inputs: [input], outDir: out, format: 'tsv', graph: r.graph, force: true });
-            assert.deepEqual(lines(out, 'unique'), fresh, `run ${k}: new`);
-            if (r.graph) {
-              assert.deepEqual(graphPairs(out), pairs, `run ${k}: pairs`);
-              assert.equal(report.graph?.pairs, pairs.length);
-              assert.equal(report.graph?.rowsWithoutPair, without);
-              assert.deepEqual(report.graph?.files, fs.readdirSync(out).filter((n) => n.startsWith('graph-')).sort());
-            } else {
-              assert.equal(report.graph, undefined);
-            }
-            assert.equal(report.linksRead, report.uniqueUrls + report.duplicateUrls + report.rejectedLines);
+            if (r.graph && s !== null) docOf(s);
+            if (!model.has(t)) fresh.push(t);
+            docOf(t);
+            if (s === null) without++;
+            else pairs.push([model.get(s)!, model.get(t)!]);
           }
-          await d.close();
-          d = await Drum.open(state, opts);
+          const out = join(dir, `out-${k}`);
+          const report = await d.ingest({ inputs: [input], outDir: out, format: 'tsv', graph: r.graph, force: true });
+          assert.deepEqual(outputLines(out, 'unique'), fresh, `run ${k}: new`);
+          if (r.graph) {
+            assert.deepEqual(graphPairs(out), pairs, `run ${k}: pairs`);
+            assert.equal(report.graph?.pairs, pairs.length);
+            assert.equal(report.graph?.rowsWithoutPair, without);
+            assert.deepEqual(report.graph?.files, fs.readdirSync(out).filter((n) => n.startsWith('graph-')).sort());
+          } else {
+            assert.equal(report.graph, undefined);
+          }
+          assert.equal(report.linksRead, report.uniqueUrls + report.duplicateUrls + report.rejectedLines);
+        }, async (_, reopen) => {
+          const d = await reopen();
           // Every URL's docID as Drum.resolve gives it: the model's, so every pair above is (resolve(source), resolve(target)).
           const ask = join(dir, 'ask.txt');
           fs.writeFileSync(ask, POOL.join('\n') + '\n');
           const got = new Map<string, number | null>();
           await d.resolve({ inputs: [ask], format: 'lines', onResolved: (doc, url) => got.set(url, doc) });
           for (const u of POOL) assert.equal(got.get(u), model.get(u) ?? null, u);
-        } finally {
-          await d.close();
-        }
+        });
       }),
       { seed: 4242, numRuns: 30, plugins: [fc.interruptAfterTimeLimit(40_000, { failOnInterrupt: true })] },
     );
@@ -156,7 +144,7 @@ describe('ingest --graph against a Map model', () => {
       await d.close();
     }
     assert.deepEqual(fs.readFileSync(join(out, 'graph-00001.bin')), fs.readFileSync(join(dir, 'o-whole', 'graph-00001.bin')));
-    assert.deepEqual(lines(out, 'unique'), lines(join(dir, 'o-whole'), 'unique'));
+    assert.deepEqual(outputLines(out, 'unique'), outputLines(join(dir, 'o-whole'), 'unique'));
   });
 
   it('refuses a keys-only store with DRUM_NEEDS_UPGRADE and input that is not TSV with DRUM_BAD_OPTION', async () => {

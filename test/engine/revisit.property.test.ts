@@ -10,18 +10,14 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { Drum } from '../../src/engine/drum.js';
 import type { DrumOptions } from '../../src/options.js';
 import { tempDir } from '../helpers/tmp.js';
 import { readUrlValues } from '../helpers/values.js';
+import { withReopens } from '../helpers/reopen.js';
+import { outputLines } from '../helpers/run-output.js';
 import { keyOfString } from '../../src/fingerprint/key.js';
 
 const POOL = Array.from({ length: 60 }, (_, i) => `http://h${i % 5}.example/p/${Math.floor(i / 5)}`);
-
-function lines(dir: string, prefix: string): string[] {
-  return fs.readdirSync(dir).filter((f) => f.startsWith(`${prefix}-`)).sort()
-    .flatMap((f) => fs.readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => l !== ''));
-}
 
 const config = fc.record({
   cacheEntries: fc.constantFrom(0, 64),
@@ -52,42 +48,33 @@ describe('revisit against a Map model with a fake clock', () => {
           fsync: false, chunkBytes: 1024, mergeEvery: cfg.mergeEvery, now: () => clock, tuning: { workerDispatchMin: 0 },
         };
         const model = new Map<string, number>(); // url -> lastEmitted (unix s)
-        let d = await Drum.open(state, opts);
-        try {
-          for (const [k, r] of rs.entries()) {
-            if (cfg.reopen) {
-              await d.close();
-              d = await Drum.open(state, opts);
+        await withReopens(state, opts, cfg.reopen, rs, async (d, r, k) => {
+          clock += r.hoursLater * 3_600_000 + 1000;
+          const now = Math.floor(clock / 1000);
+          const input = join(dir, `in-${k}.txt`);
+          const urls = r.urls.map((i) => POOL[i]!);
+          fs.writeFileSync(input, urls.map((u) => `${u}\n`).join(''));
+          const fresh: string[] = [];
+          const due: string[] = [];
+          const seen = new Set<string>();
+          for (const u of urls) {
+            if (seen.has(u)) continue;
+            seen.add(u);
+            const last = model.get(u);
+            if (last === undefined) {
+              fresh.push(u);
+              model.set(u, now);
+            } else if (r.revisit !== undefined && last < now && now - last >= r.revisit) {
+              due.push(u);
+              model.set(u, now);
             }
-            clock += r.hoursLater * 3_600_000 + 1000;
-            const now = Math.floor(clock / 1000);
-            const input = join(dir, `in-${k}.txt`);
-            const urls = r.urls.map((i) => POOL[i]!);
-            fs.writeFileSync(input, urls.map((u) => `${u}\n`).join(''));
-            const fresh: string[] = [];
-            const due: string[] = [];
-            const seen = new Set<string>();
-            for (const u of urls) {
-              if (seen.has(u)) continue;
-              seen.add(u);
-              const last = model.get(u);
-              if (last === undefined) {
-                fresh.push(u);
-                model.set(u, now);
-              } else if (r.revisit !== undefined && last < now && now - last >= r.revisit) {
-                due.push(u);
-                model.set(u, now);
-              }
-            }
-            const out = join(dir, `out-${k}`);
-            const report = await d.ingest({ inputs: [input], outDir: out, revisitAfter: r.revisit, force: true });
-            assert.deepEqual(lines(out, 'unique'), fresh, `run ${k}: new`);
-            assert.deepEqual(lines(out, 'revisit'), due, `run ${k}: due`);
-            assert.equal(report.revisitUrls, due.length);
           }
-        } finally {
-          await d.close();
-        }
+          const out = join(dir, `out-${k}`);
+          const report = await d.ingest({ inputs: [input], outDir: out, revisitAfter: r.revisit, force: true });
+          assert.deepEqual(outputLines(out, 'unique'), fresh, `run ${k}: new`);
+          assert.deepEqual(outputLines(out, 'revisit'), due, `run ${k}: due`);
+          assert.equal(report.revisitUrls, due.length);
+        });
         const stored = readUrlValues(state);
         for (const [u, last] of model) assert.equal(stored.get(keyOfString(u, 24).join(':'))?.lastEmitted, last, u);
       }),

@@ -13,6 +13,7 @@ import { readManifest } from '../../src/store/manifest.js';
 import type { DrumOptions } from '../../src/options.js';
 import { tempDir } from '../helpers/tmp.js';
 import { readUrlValues } from '../helpers/values.js';
+import { withReopens } from '../helpers/reopen.js';
 
 const POOL = Array.from({ length: 90 }, (_, i) => `http://h${i % 7}.example/p/${Math.floor(i / 7)}`);
 
@@ -53,31 +54,23 @@ describe('a store with values against a Map model', () => {
           tuning: { bufferEntries: cfg.bufferEntries, sortEntries: cfg.sortEntries, workerDispatchMin: 0 },
         };
         const model = new Map<string, Model>();
-        let d = await Drum.open(dir, opts);
-        try {
-          for (const b of bs) {
-            if (cfg.reopen) {
-              await d.close();
-              d = await Drum.open(dir, opts);
-            }
-            clock += 3_600_000;
-            const urls = b.map((i) => POOL[i]!);
-            const got: string[] = [];
-            for await (const u of d.checkUpdate([urls])) got.push(u);
-            const run = readManifest(dir)!.run!.seq!;
-            const expected: string[] = [];
-            for (const u of urls) {
-              if (model.has(u)) continue;
-              model.set(u, { docID: model.size, firstRun: run, lastEmitted: Math.floor(clock / 1000) });
-              expected.push(u);
-            }
-            assert.deepEqual(got, expected);
+        await withReopens(dir, opts, cfg.reopen, bs, async (d, b) => {
+          clock += 3_600_000;
+          const urls = b.map((i) => POOL[i]!);
+          const got: string[] = [];
+          for await (const u of d.checkUpdate([urls])) got.push(u);
+          const run = readManifest(dir)!.run!.seq!;
+          const expected: string[] = [];
+          for (const u of urls) {
+            if (model.has(u)) continue;
+            model.set(u, { docID: model.size, firstRun: run, lastEmitted: Math.floor(clock / 1000) });
+            expected.push(u);
           }
+          assert.deepEqual(got, expected);
+        }, async (d) => {
           const v = await d.verify();
           assert.equal(v.ok, true, JSON.stringify(v.problems));
-        } finally {
-          await d.close();
-        }
+        });
         const stored = readUrlValues(dir);
         assert.equal(stored.size, model.size);
         assert.equal(readManifest(dir)!.docIDs, model.size);

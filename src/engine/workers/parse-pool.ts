@@ -1,30 +1,25 @@
 // Runs the parse stage on worker threads so canonicalize + hash use the
 // other cores while the main thread routes keys, merges and writes. Results
-// come back in submission order. With 0 workers it parses inline. Also lends
-// worker 0 to a merge round: its sort units (sortKeys, sort-stage.ts) and
-// its dispatch (scanAux, dispatch-worker.ts). Does not read inputs or touch
-// the store.
+// come back in submission order. With 0 workers it parses inline. Decides
+// which thread parses a chunk (work sharing), when the workers start (lazy),
+// and where each thread's line memo table is. Also lends worker 0 to a
+// merge round: its sort units (sortKeys, sort-stage.ts) and its dispatch
+// (scanAux, dispatch-worker.ts). Does not read inputs or touch the store;
+// the workers' lifecycle and message protocol are parse-threads.ts's.
 // Memory: chunks and results cross threads packed in slabs of one SlabPool
 // (main thread). A chunk's slab comes back with its result; a result's slab
 // comes back when the consumer calls release() (optional: an unreleased one
 // is just garbage). So the steady state allocates no chunk-sized buffers.
+// REQUIRES: close() when done (the workers keep the process alive).
 
-import { Worker } from 'node:worker_threads';
 import type { CanonicalPolicy } from '../../canonicalize/types.js';
-import { DrumError } from '../../errors.js';
 import type { LineChunk } from '../../input/types.js';
 import type { DispatchBlock, ScanRequest, ScanResult } from './dispatch-scan.js';
-import type { DispatchReply } from './dispatch-worker.js';
-import { WorkerScans } from './dispatch.js';
-import { chunkSlabBytes, packChunk, packParsed, parsedSlabBytes, parsedSlabGuess, unpackParsed } from '../pipeline/pack.js';
+import { chunkSlabBytes, packChunk, packParsed, parsedSlabBytes, parsedSlabGuess } from '../pipeline/pack.js';
 import { Parser, type ParsedChunk } from '../pipeline/parse.js';
-import type { SortMessage, SortReply, WorkerJob } from './parse-worker.js';
+import { ParseThreads } from './parse-threads.js';
+import type { SortMessage } from './parse-worker.js';
 import { SlabPool } from './slab-pool.js';
-
-interface Pending<T = ParsedChunk> {
-  resolve: (p: T) => void;
-  reject: (e: unknown) => void;
-}
 
 /** A parse in progress or done; `result` is set once it is done. */
 export interface ParseJob {
@@ -41,23 +36,9 @@ const WORKER_BACKLOG = 3; // 10 M links, quiet machine: 2 -> 4.29-4.66 s, 3 -> 4
  */
 const SLABS_PER_WORKER = 8;
 
-interface WorkerReply {
-  id: number;
-  parsed?: ParsedChunk;
-  slab?: ArrayBuffer;
-  error?: { message: string };
-}
-
 export class ParsePool {
-  private readonly workers: Worker[] = [];
-  private readonly waiting = new Map<number, Pending>();
-  private readonly scans = new WorkerScans();
-  private readonly memoGets = new Map<number, (t: Uint32Array) => void>();
-  private readonly sorts = new Map<number, Pending<number>>();
-  private closing = false;
+  private readonly threads: ParseThreads;
   private readonly inline: Parser | null;
-  private nextId = 0;
-  private failed: unknown = null;
   private started = false;
   /** Workers' memo tables loaded before the workers started (worker i's at i). */
   private unstarted: Uint32Array[] = [];
@@ -87,6 +68,7 @@ export class ParsePool {
     this.inline = planned === 0 ? new Parser(policy, hostBits, memoCount) : null;
     this.local = this.inline ?? new Parser(policy, hostBits, memoCount);
     this.slabs = new SlabPool(SLABS_PER_WORKER * planned);
+    this.threads = new ParseThreads(this.slabs);
     if (!lazy) this.start();
   }
 
@@ -97,52 +79,12 @@ export class ParsePool {
 
   /** Starts the planned workers (once) and hands them the memo tables loaded before they ran. */
   private start(): void {
-    if (this.started || this.closing) return;
+    if (this.started || this.threads.closing) return;
     this.started = true;
-    for (let i = 0; i < this.planned; i++) {
-      const w = new Worker(new URL('./parse-worker.js', import.meta.url), {
-        workerData: { policy: this.policy, hostBits: this.hostBits, memoEntries: this.memoCount },
-        // A small young generation keeps the worker's heap (and so drum's RSS) small; it only holds a few chunks.
-        resourceLimits: { maxYoungGenerationSizeMb: 16 },
-      });
-      w.on('message', (msg: WorkerReply | DispatchReply | SortReply) => {
-        if ('sortId' in msg) {
-          const p = this.sorts.get(msg.sortId);
-          this.sorts.delete(msg.sortId);
-          if ('error' in msg) p?.reject(new DrumError('DRUM_INTERNAL', `sort worker: ${msg.error.message}`));
-          else p?.resolve(msg.unique);
-          return;
-        }
-        if (this.scans.has(msg.id)) {
-          this.scans.reply(msg as DispatchReply);
-          return;
-        }
-        if ('memo' in msg) {
-          this.memoGets.get(msg.id)?.((msg as { memo: Uint32Array }).memo);
-          this.memoGets.delete(msg.id);
-          return;
-        }
-        const m = msg as WorkerReply;
-        if (m.slab !== undefined) this.slabs.give(m.slab); // the chunk's: the worker is done with it
-        const p = this.waiting.get(m.id);
-        if (!p) return;
-        this.waiting.delete(m.id);
-        if (m.error) p.reject(new DrumError('DRUM_INTERNAL', `parse worker: ${m.error.message}`));
-        else p.resolve(unpackParsed(m.parsed!));
-      });
-      w.on('error', (e) => this.fail(e));
-      // A worker that exits on its own (not terminated by close()) would leave every request to it waiting.
-      w.on('exit', (code) => {
-        if (!this.closing) this.fail(new Error(`exited with code ${code}`));
-      });
-      this.workers.push(w);
-    }
+    this.threads.start(this.planned, { policy: this.policy, hostBits: this.hostBits, memoEntries: this.memoCount });
     const tables = this.unstarted;
     this.unstarted = [];
-    this.workers.forEach((w, i) => {
-      const t = tables[i];
-      if (t !== undefined) w.postMessage({ memoBack: t }, [t.buffer as ArrayBuffer]);
-    });
+    this.threads.giveMemos(tables);
   }
 
   /** Worker threads this pool parses with (started or not yet). */
@@ -152,7 +94,7 @@ export class ParsePool {
 
   /** Worker threads running now: sorts and dispatch scans go to a worker only when one already runs. */
   get running(): number {
-    return this.workers.length;
+    return this.threads.workers.length;
   }
 
   /** Line memo entries of each parsing thread (0 when off). */
@@ -173,7 +115,7 @@ export class ParsePool {
   clearMemo(): void {
     this.local.memo.clear();
     this.unstarted = [];
-    for (const w of this.workers) w.postMessage({ clear: true });
+    this.threads.clearMemos();
   }
 
   /**
@@ -184,28 +126,18 @@ export class ParsePool {
    * off or the pool has failed.
    */
   async lendMemoTables(): Promise<Uint32Array[]> {
-    if (!this.local.memo.enabled || this.failed) return [];
+    if (!this.local.memo.enabled || this.threads.failed) return [];
     const own = this.local.memo.tableView();
     if (!this.started) return [own, ...this.unstarted];
-    const theirs = this.workers.map((w) => {
-      const id = this.nextId++;
-      return new Promise<Uint32Array>((resolve) => {
-        this.memoGets.set(id, resolve);
-        w.postMessage({ memoGet: id });
-      });
-    });
-    const tables = [own, ...(await Promise.all(theirs))];
+    const tables = [own, ...(await this.threads.lendMemos())];
     // A worker that died meanwhile answered with an empty table: a failed pool lends nothing (it parses nothing more either).
-    return this.failed ? [] : tables;
+    return this.threads.failed ? [] : tables;
   }
 
   /** Gives the tables lendMemoTables lent back to their workers (the main thread's never left). */
   returnMemoTables(tables: readonly Uint32Array[]): void {
     if (!this.started) return; // the unstarted workers' tables never left
-    this.workers.forEach((w, i) => {
-      const t = tables[i + 1];
-      if (t !== undefined && t.length > 0) w.postMessage({ memoBack: t }, [t.buffer as ArrayBuffer]);
-    });
+    this.threads.giveMemos(tables.slice(1).map((t) => (t.length > 0 ? t : undefined)));
   }
 
   /**
@@ -219,10 +151,7 @@ export class ParsePool {
       this.unstarted = tables.slice(1, 1 + this.planned);
       return;
     }
-    this.workers.forEach((w, i) => {
-      const t = tables[i + 1];
-      if (t !== undefined) w.postMessage({ memoBack: t }, [t.buffer as ArrayBuffer]);
-    });
+    this.threads.giveMemos(tables.slice(1));
   }
 
   /**
@@ -233,7 +162,7 @@ export class ParsePool {
    * `memo` false: they are not asked (ingest --graph).
    */
   parse(chunk: LineChunk, learn = true, memo = true): Promise<ParsedChunk> | ParsedChunk {
-    if (this.failed) throw this.failed;
+    if (this.threads.failed) throw this.threads.failed;
     if (this.inline !== null) {
       const t = performance.now();
       const r = this.inline.parse(chunk, learn, memo);
@@ -241,15 +170,9 @@ export class ParsePool {
       return r;
     }
     this.start();
-    const id = this.nextId++;
-    const w = this.workers[id % this.workers.length]!;
     const slab = this.slabs.take(chunkSlabBytes(chunk));
     const out = this.slabs.take(parsedSlabGuess(chunk));
-    const job: WorkerJob = { id, chunk: packChunk(chunk, slab), slab, out, learn, memo };
-    return new Promise<ParsedChunk>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      w.postMessage(job, [slab, out]);
-    });
+    return this.threads.parse({ chunk: packChunk(chunk, slab), slab, out, learn, memo });
   }
 
   /**
@@ -260,10 +183,11 @@ export class ParsePool {
    * referenced once this returns.
    */
   submit(chunk: LineChunk, learn = true, memo = true): ParseJob {
-    if (this.failed) throw this.failed;
+    if (this.threads.failed) throw this.threads.failed;
     // A second chunk while the first is still in flight: an input of several chunks, worth a worker.
     if (this.held > 0) this.start();
-    if (this.workers.length === 0 || this.waiting.size >= this.workers.length * WORKER_BACKLOG) {
+    const running = this.running;
+    if (running === 0 || this.threads.inFlight >= running * WORKER_BACKLOG) {
       const t = performance.now();
       // With workers planned, results are packed copies: a later chunk may be parsed here before this one is routed.
       const r = this.planned === 0 ? this.local.parse(chunk, learn, memo) : this.pack(this.local.parse(chunk, learn, memo));
@@ -283,25 +207,16 @@ export class ParsePool {
    * of unique keys. The caller must not touch the arrays until it settles.
    */
   sortKeys(job: Omit<SortMessage, 'sortId'>): Promise<number> {
-    if (this.failed) return Promise.reject(this.failed);
+    if (this.threads.failed) return Promise.reject(this.threads.failed);
     this.start();
-    const w = this.workers[0];
-    if (w === undefined) return Promise.reject(new DrumError('DRUM_INTERNAL', 'sortKeys needs a worker thread'));
-    const sortId = this.nextId++;
-    return new Promise<number>((resolve, reject) => {
-      this.sorts.set(sortId, { resolve, reject });
-      const msg: SortMessage = { sortId, ...job };
-      w.postMessage(msg);
-    });
+    return this.threads.sort(job);
   }
 
   /** Has worker 0 scan a round's aux log (dispatch.ts WorkerScans: block order, recycling, errors). */
   scanAux(req: ScanRequest, onBlock: (b: DispatchBlock) => void, sizes: { blockBytes?: number; blockUrls?: number } = {}): Promise<ScanResult> {
-    if (this.failed) return Promise.reject(this.failed);
+    if (this.threads.failed) return Promise.reject(this.threads.failed);
     this.start();
-    const w = this.workers[0];
-    if (w === undefined) return Promise.reject(new DrumError('DRUM_INTERNAL', 'scanAux needs a worker thread'));
-    return this.scans.start(w, this.nextId++, req, onBlock, sizes);
+    return this.threads.scan(req, onBlock, sizes);
   }
 
   /**
@@ -322,30 +237,8 @@ export class ParsePool {
     return packParsed(p, this.slabs.take(parsedSlabBytes(p)));
   }
 
-  private fail(e: unknown): void {
-    this.failed = new DrumError('DRUM_INTERNAL', `parse worker died: ${(e as Error).message}`, { cause: e });
-    for (const p of this.waiting.values()) p.reject(this.failed);
-    this.waiting.clear();
-    this.scans.failAll(this.failed);
-    // A sort in progress writes into shared memory on a worker that may still be alive (another one died):
-    // its caller must not hear of the failure (and reuse the arrays) before every worker has stopped.
-    if (this.sorts.size > 0) {
-      const sorts = [...this.sorts.values()];
-      this.sorts.clear();
-      const failed = this.failed;
-      void Promise.allSettled(this.workers.map((w) => w.terminate())).then(() => {
-        for (const p of sorts) p.reject(failed);
-      });
-    }
-    // An empty table: the caller's save finds it the wrong size and skips the file (a cache).
-    for (const r of this.memoGets.values()) r(new Uint32Array(0));
-    this.memoGets.clear();
-  }
-
   async close(): Promise<void> {
-    this.closing = true;
-    await Promise.all(this.workers.map((w) => w.terminate()));
-    this.workers.length = 0;
+    await this.threads.close();
     this.slabs.clear();
   }
 }

@@ -11,6 +11,7 @@ import { readManifest, writeManifest } from '../../../src/store/manifest.js';
 import { DrumFs } from '../../../src/io/fs.js';
 import { segmentPath } from '../../../src/store/url-log-format.js';
 import { tempDir } from '../../helpers/tmp.js';
+import { withReopens } from '../../helpers/reopen.js';
 
 const POOL = Array.from({ length: 150 }, (_, i) => `http://h${i % 11}.example/p/${Math.floor(i / 11)}${i % 5 === 0 ? '?q=1' : ''}`);
 
@@ -49,25 +50,17 @@ describe('Drum.urls (the URL log)', () => {
           },
         };
         const model = new Map<string, number>();
-        let d = await Drum.open(dir, opts);
-        try {
-          for (const b of bs) {
-            if (cfg.reopen) {
-              await d.close();
-              d = await Drum.open(dir, opts);
-            }
-            for (const u of await add(d, b.map((i) => POOL[i]!))) {
-              assert.equal(model.has(u), false);
-              model.set(u, model.size);
-            }
-            const byDoc = [...model.keys()];
-            assert.deepEqual(await allUrls(d, model.size + 2), [...byDoc, null, null]);
+        await withReopens(dir, opts, cfg.reopen, bs, async (d, b) => {
+          for (const u of await add(d, b.map((i) => POOL[i]!))) {
+            assert.equal(model.has(u), false);
+            model.set(u, model.size);
           }
+          const byDoc = [...model.keys()];
+          assert.deepEqual(await allUrls(d, model.size + 2), [...byDoc, null, null]);
+        }, async (d) => {
           await d.endRun();
           assert.equal((await d.verify()).ok, true);
-        } finally {
-          await d.close();
-        }
+        });
         // A read-only open sees the same log.
         const r = await Drum.open(dir, { readOnly: true, workers: 0 });
         try {

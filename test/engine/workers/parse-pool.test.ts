@@ -181,7 +181,7 @@ describe('ParsePool when its worker dies', () => {
     const pool = new ParsePool(policy, 24, 1, 1 << 10);
     try {
       // The worker goes away without an error event (as an out-of-memory kill would look from here).
-      const w = (pool as unknown as { workers: { terminate(): Promise<number> }[] }).workers[0]!;
+      const w = (pool as unknown as { threads: { workers: { terminate(): Promise<number> }[] } }).threads.workers[0]!;
       await w.terminate();
       await new Promise((r) => setTimeout(r, 20));
       assert.deepEqual(await pool.lendMemoTables(), [], 'no tables to save: the save is skipped');
@@ -206,7 +206,7 @@ describe('ParsePool when its worker dies', () => {
     try {
       await new Promise((r) => setTimeout(r, 200)); // both workers up
       const sorting = pool.sortKeys({ hi, lo, ord, tHi, tLo, tOrd, seed: null, tSeed: null, n }); // on worker 0
-      const workers = (pool as unknown as { workers: { terminate(): Promise<number> }[] }).workers;
+      const workers = (pool as unknown as { threads: { workers: { terminate(): Promise<number> }[] } }).threads.workers;
       setTimeout(() => void workers[1]!.terminate(), 5); // worker 1 exits on its own
       let failed = false;
       try {

@@ -1,0 +1,58 @@
+// The first bytes of an opened input, read for format detection: a plain
+// file is peeked with positional reads (nothing consumed), a stream (gzip,
+// stdin) is pulled until detectFormat decides and the pulled bytes are
+// replayed in front of the rest; a stream that breaks first is decided on
+// what came through, which is delivered before the error. Does not decide
+// the format (detect.ts) or split lines (split.ts).
+// REQUIRES: an input from openInput (open.ts) not yet read from.
+
+import type { FileHandle } from 'node:fs/promises';
+import { detectFormat, PEEK_BYTES, type ConcreteFormat, type Detection } from './detect.js';
+import { inputError, pull, replay, type ByteInput } from './open.js';
+
+/** Detection on a plain file's first PEEK_BYTES (or all of a shorter file). */
+export async function detectFile(fh: FileHandle, size: number, max: number, forced: ConcreteFormat | undefined, path: string): Promise<Detection> {
+  const buf = Buffer.allocUnsafe(Math.min(PEEK_BYTES, size));
+  let n = 0;
+  try {
+    while (n < buf.length) {
+      const r = await fh.read(buf, n, buf.length - n, n);
+      if (r.bytesRead === 0) break;
+      n += r.bytesRead;
+    }
+  } catch (e) {
+    throw inputError(path, 'cannot read input', e);
+  }
+  return detectFormat(buf.subarray(0, n), true, max, forced)!;
+}
+
+/** Pulls decompressed bytes until detection decides; returns them replayed in front of the rest. */
+export async function detectStream(
+  src: ByteInput,
+  max: number,
+  forced: ConcreteFormat | undefined,
+): Promise<{ det: Detection; bytes: AsyncIterator<Buffer> }> {
+  const it = src.bytes!;
+  const pieces: Buffer[] = [];
+  let have = 0;
+  for (;;) {
+    let r: { pieces: Buffer[]; done: boolean };
+    try {
+      r = await pull(it, 1, src.path);
+    } catch (e) {
+      // broken before detection could decide: decide on what came through, deliver it, then fail
+      const det = detectFormat(Buffer.concat(pieces, have), true, max, forced)!;
+      return { det, bytes: replay(pieces, failing(e)) };
+    }
+    for (const p of r.pieces) {
+      pieces.push(p);
+      have += p.length;
+    }
+    const det = detectFormat(Buffer.concat(pieces, have), r.done, max, forced);
+    if (det) return { det, bytes: replay(pieces, r.done ? null : it) };
+  }
+}
+
+function failing(e: unknown): AsyncIterator<Buffer> {
+  return { next: () => Promise.reject(e) };
+}

@@ -1,0 +1,123 @@
+// What opening a state directory decides before the Store exists: a
+// reader's view (the manifest with the files it names pinned open), whether
+// the store's hash and policy match this drum's, whether a directory without
+// a MANIFEST may become a new store, and a new store's first manifest body.
+// Does not take the writer lock, write the manifest or check file sizes
+// (store.ts and store-files.ts do).
+// REQUIRES: a reader's `dfs` releases its pins with unpinAll() when the open
+// fails or the store closes.
+
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { DrumError, osCode } from '../errors.js';
+import type { DrumFs } from '../io/fs.js';
+import { emptyUrlLog } from './url-log-format.js';
+import { LEGACY_LOCK_NAME, WRITER_LOCK_DIR } from './lock.js';
+import {
+  FORMAT_VERSION, MANIFEST_NAME, readManifest, stateWithoutManifest, type ManifestBody, type StoreParams,
+} from './manifest.js';
+import { safeList } from './store-files.js';
+
+/**
+ * A reader's view: the manifest plus every key file and the Bloom file it
+ * names, pinned open so a writer committing meanwhile (it deletes the files
+ * it replaced) cannot take them away. If a file vanishes between reading the
+ * manifest and pinning it, a commit happened: read the new manifest and try
+ * again. A file
+ * still missing after that is left unpinned (verify and readers report it),
+ * as are all files when the process runs out of descriptors.
+ */
+export function readPinned(dir: string, dfs: DrumFs): ManifestBody | null {
+  for (let attempt = 0; ; attempt++) {
+    const body = readManifest(dir);
+    if (body === null) return null;
+    try {
+      for (const e of body.buckets) {
+        if (e) dfs.pin(join(dir, e.file));
+        if (e?.values) dfs.pin(join(dir, e.values.file));
+      }
+    } catch (e) {
+      dfs.unpinAll();
+      const again = attempt < 20 && osCode(e) === 'ENOENT' && readManifest(dir)?.commit !== body.commit;
+      if (!again) return body;
+      continue;
+    }
+    if (body.bloom) {
+      try {
+        dfs.pin(join(dir, body.bloom.file));
+      } catch {
+        // Replaced by a commit meanwhile: start over. Missing for good (damage, which verify reports): the key pins stay.
+        if (attempt < 20 && readManifest(dir)?.commit !== body.commit) {
+          dfs.unpinAll();
+          continue;
+        }
+      }
+    }
+    return body;
+  }
+}
+
+export function checkParams(have: StoreParams, want: StoreParams, force: boolean, dir: string): void {
+  if (have.hash !== want.hash) {
+    throw new DrumError('DRUM_POLICY_MISMATCH', `${dir} uses fingerprint ${have.hash}; this drum computes ${want.hash}`);
+  }
+  if (have.policy !== want.policy && !force) {
+    throw new DrumError(
+      'DRUM_POLICY_MISMATCH',
+      `${dir} was built with canonicalization policy "${have.policy}", not "${want.policy}" (fingerprints would stop agreeing; --force-policy overrides)`,
+    );
+  }
+}
+
+/** The manifest body of a new, empty store with `params` (commit 0). */
+export function newManifest(params: StoreParams): ManifestBody {
+  return {
+    formatVersion: FORMAT_VERSION,
+    createdAt: new Date().toISOString(),
+    commit: 0,
+    params: { ...params },
+    storeUrls: 0,
+    buckets: new Array(params.buckets).fill(null),
+    bloom: null,
+    ...((params.valueBytes ?? 0) > 0 ? { urlLog: emptyUrlLog(0) } : {}),
+    run: null,
+    history: [],
+  };
+}
+
+/** What a state directory may hold before its first MANIFEST (an interrupted creation): empty store/ and work/. */
+const CREATION_NAMES = new Set([LEGACY_LOCK_NAME, WRITER_LOCK_DIR, 'MANIFEST.tmp', 'store', 'work']);
+
+/**
+ * A new store may be created only in an absent or empty directory, or one
+ * left by an interrupted creation. A directory with store files but no
+ * MANIFEST is DRUM_CORRUPT_FILE (see readManifest); anything else in it is
+ * someone else's: DRUM_CLOBBER (opening would empty its store/ and work/).
+ * `topOnly` (before the writer lock, while another writer may be creating the
+ * store) looks at top-level names only and passes a store whose MANIFEST appeared.
+ */
+export function checkNewStoreDir(dir: string, topOnly = false): void {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    return; // absent: created next
+  }
+  if (!st.isDirectory()) throw new DrumError('DRUM_CLOBBER', `--state ${dir} exists and is not a directory`, { file: dir });
+  if (!topOnly && stateWithoutManifest(dir).length > 0) readManifest(dir); // throws DRUM_CORRUPT_FILE naming the MANIFEST
+  const foreign: string[] = [];
+  const content = fs.existsSync(join(dir, 'content', 'CONTENT-MANIFEST')); // drum content's store (docs/content.md) may come first
+  for (const f of safeList(dir)) {
+    if (content && (f === 'content' || f === 'content-runs')) continue;
+    if (!CREATION_NAMES.has(f)) foreign.push(f);
+    else if (!topOnly && (f === 'store' || f === 'work')) for (const g of safeList(join(dir, f))) foreign.push(`${f}/${g}`);
+  }
+  if (topOnly && foreign.length > 0 && fs.existsSync(join(dir, MANIFEST_NAME))) return; // created meanwhile by another writer
+  if (foreign.length > 0) {
+    throw new DrumError(
+      'DRUM_CLOBBER',
+      `--state ${dir} is not a drum state directory (no MANIFEST) and is not empty (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}); drum creates a store only in a new or empty directory`,
+      { file: dir },
+    );
+  }
+}
