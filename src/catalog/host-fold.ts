@@ -165,8 +165,34 @@ export async function foldIntoFile(t: FoldTarget, keys: string[], bytes: number,
   const batch: Op[] = [...extra, ...keys.map((k) => del(t.deltas, k)), put(t.pointer, CURRENT_KEY, next)];
   await t.db.batch(batch as never, { sync: t.sync });
   if (cur === undefined) await t.legacy.clear?.();
+  await dropDeleted(t.db, cur === undefined ? [t.deltas, t.legacy] : [t.deltas]);
   removeOldFiles(t, dir, seq);
   return next;
+}
+
+/** The root keys of a sublevel: from its prefix (abstract-level's `!name!`) to just past it. */
+function sublevelRange(sub: Sub<unknown>): [string, string] {
+  const prefix = (sub as unknown as { prefix: string }).prefix;
+  return [prefix, prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)];
+}
+
+/**
+ * Has LevelDB compact the deltas' key range (and the legacy table's, when it
+ * was just moved into a file: `subs`) so the bytes this fold deleted leave its table
+ * files now. Until a compaction reaches them, every scan of the deltas steps
+ * over the tombstones and old values, and the table files it maps for that
+ * count in the process's RSS: a catalog of the streamed run at 2.3 x 10^8
+ * URLs held 243 MB of tables, 13 MB after this, and counting its pending
+ * deltas mapped 125-280 MB of them.
+ */
+async function dropDeleted(db: Db, subs: Sub<unknown>[]): Promise<void> {
+  // `level` types the union of its browser and Node backends; on Node it is classic-level, which compacts.
+  const classic = db as unknown as { compactRange(start: string, end: string): Promise<void> };
+  try {
+    for (const sub of subs) await classic.compactRange(...sublevelRange(sub));
+  } catch {
+    // The fold is committed; the bytes go at a later fold's compaction (or LevelDB's own).
+  }
 }
 
 /**
