@@ -62,7 +62,7 @@ export interface ContentReport {
   near: NearMethod;
   /** SimHash stores: the Hamming threshold. */
   threshold?: number;
-  /** MinHash stores: the estimated Jaccard similarity a near copy needed, and the candidate pairs the band table gave. */
+  /** MinHash stores: the estimated Jaccard similarity a near copy needed, and the candidate pairs the band map gave. */
   minJaccard?: number;
   candidatePairs?: number;
   rounds: number;
