@@ -33,7 +33,7 @@ import type { RunStart } from '../engine/api.js';
 import { removeOwnTemps } from '../io/private-temp.js';
 import { formatHosts, formatRunReport, formatRuns, formatStats, formatVerify } from './report-table.js';
 import { contentSummary, contentVerify, formatContentSummary, formatContentVerify, urlStoreOrNull } from './content-summary.js';
-import type { ContentVerifyResult } from '../content/content-store.js';
+import type { ContentVerifyResult } from '../content/content-verify.js';
 
 /**
  * Says on stderr that a run created a new store in the default state

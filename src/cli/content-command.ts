@@ -86,6 +86,7 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
     stateDir, outDir, inputs: files, near: o.near as 'minhash' | 'simhash' | undefined, threshold, minJaccard, roundDocs, fsync: o.fsync !== false,
     onExact: miner ? (url, rep) => miner.pair(url, rep) : undefined,
     onDoc: miner ? (url, key) => miner.doc(url, key) : undefined,
+    onNotice: (m) => void (o.quiet ? undefined : io.stderr.write(`drum content: ${m}\n`)),
   });
   let rules = 0;
   if (miner !== null) rules = writeSuggestedRules(resolve(io.cwd, o.suggestRules!), miner.suggest(minSupport));
@@ -105,7 +106,7 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
 }
 
 async function verifyCommand(stateDir: string, o: ContentRawOptions, io: CliIo): Promise<number> {
-  const { verifyContent } = await import('../content/content-store.js');
+  const { verifyContent } = await import('../content/content-verify.js');
   const v = verifyContent(stateDir);
   if (v === null) throw new DrumError('DRUM_NOT_FOUND', `no content store in ${stateDir}`);
   if (o.json) io.stdout.write(JSON.stringify(v) + '\n');

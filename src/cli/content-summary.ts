@@ -1,7 +1,8 @@
 // What `drum stats` and `drum verify` say about the content store of a
 // state directory (`<state>/content/`, made by `drum content`), beside the
 // URL store: its documents, runs, near method and bytes; and its verify
-// result (every table's CRC and order, the logs, the signatures' CRC).
+// result (every map's bucket files and table's CRC and order, the logs,
+// the signatures' CRC).
 // A state directory may hold either store or both. Does not open the URL
 // store (commands.ts does) or write the content store.
 // REQUIRES: nothing; reads only.
@@ -9,7 +10,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { CONTENT_DIR, nearMethodOf, readContentManifest } from '../content/content-manifest.js';
-import { type ContentVerifyResult, verifyContent } from '../content/content-store.js';
+import { type ContentVerifyResult, verifyContent } from '../content/content-verify.js';
 import { DrumError } from '../errors.js';
 import { fmtInt } from './format.js';
 
@@ -26,13 +27,20 @@ export function contentSummary(stateDir: string): ContentSummary | null {
   const dir = join(stateDir, CONTENT_DIR);
   const m = readContentManifest(dir);
   if (m === null) return null;
-  let files = 0;
-  let bytes = 0;
-  for (const f of fs.readdirSync(dir)) {
-    files++;
-    bytes += fs.statSync(join(dir, f)).size;
+  const c = { files: 0, bytes: 0 };
+  countFiles(dir, c);
+  return { documents: m.docs, runs: m.runs, near: nearMethodOf(m), files: c.files, bytes: c.bytes };
+}
+
+/** Adds the files under dir (its subdirectories too: the maps' buckets, the work files) and their bytes to c. */
+function countFiles(dir: string, c: { files: number; bytes: number }): void {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) countFiles(join(dir, e.name), c);
+    else {
+      c.files++;
+      c.bytes += fs.statSync(join(dir, e.name)).size;
+    }
   }
-  return { documents: m.docs, runs: m.runs, near: nearMethodOf(m), files, bytes };
 }
 
 export function formatContentSummary(c: ContentSummary): string {

@@ -1,13 +1,18 @@
-// The content store's manifest, `<state>/content/CONTENT-MANIFEST`: which
-// table files are committed (one exact table, and by the store's near
-// method either the MinHash-LSH band table or four permuted SimHash
-// tables, by generation), how many documents and URL bytes the document
-// log holds, the CRC-32 of the committed signatures (MinHash), the SimHash
-// threshold (SimHash), and the run count. A manifest without `near` is a
-// SimHash store (written before MinHash was the default). Binary envelope (magic, version, flags, body length, body CRC-32)
-// around a UTF-8 JSON body, like the URL store's MANIFEST; written tmp ->
-// fsync -> rename -> fsync dir, so a crash leaves the old state or the new.
-// Does not read tables. REQUIRES: the writer lock for writeContentManifest.
+// The content store's manifest, `<state>/content/CONTENT-MANIFEST`: what is
+// committed. Format `drum-content/2`: the exact map and (MinHash stores) the
+// band map as DRUM core bucket files (first-doc-map.ts: each bucket's key
+// file and values file with their counts, sizes and CRCs), or (SimHash
+// stores) the four permuted SimHash tables by name; how many documents and
+// URL bytes the document log holds; the CRC-32 of the committed signatures
+// (MinHash); the SimHash threshold (SimHash); the run count. Format
+// `drum-content/1` (single-file sorted tables for exact and bands; no `near`
+// in the oldest, SimHash, stores) is read here so it can be converted
+// (content-upgrade.ts) and verified; nothing writes it. Binary envelope
+// (magic, version, flags, body length, body CRC-32) around a UTF-8 JSON body,
+// like the URL store's MANIFEST; written tmp -> fsync -> rename -> fsync
+// dir, so a crash leaves the old state or the new.
+// Does not read tables or bucket files. REQUIRES: the writer lock for
+// writeContentManifest.
 
 import { crc32 } from 'node:zlib';
 import * as fs from 'node:fs';
@@ -15,20 +20,52 @@ import { join } from 'node:path';
 import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { replaceFile } from '../io/replace-file.js';
+import type { BucketEntry } from '../store/manifest.js';
 
 export const CONTENT_DIR = 'content';
 export const CONTENT_MANIFEST = 'CONTENT-MANIFEST';
 export const CONTENT_MAGIC = 0x4d435244; // 'DRCM' read as a little-endian u32
-export const CONTENT_VERSION = 1;
+export const CONTENT_VERSION = 1; // of the envelope; the body's `format` names the layout
 export const CONTENT_HEADER_BYTES = 4 + 2 + 2 + 4 + 4; // magic, version, flags, body length, body CRC-32
 /** Permuted SimHash tables (four 16-bit blocks: complete for k <= 3). */
 export const SIM_TABLES = 4;
+/** Buckets of a new store's exact map and band map (a key's top 4 or 6 bits). */
+export const EXACT_BUCKETS = 16;
+export const BAND_BUCKETS = 64;
 
 /** How a store finds near copies: MinHash-LSH (default) or SimHash (k <= 3). */
 export type NearMethod = 'minhash' | 'simhash';
 export const NEAR_METHODS: readonly NearMethod[] = ['minhash', 'simhash'];
 
+/** A map on the DRUM core: its bucket count and each bucket's committed key and values files. */
+export interface MapFiles {
+  /** A power of two: the bucket is a key's top log2(buckets) bits. */
+  buckets: number;
+  /** By bucket: its files (names relative to the content directory), null while empty. */
+  files: (BucketEntry | null)[];
+}
+
 export interface ContentManifest {
+  format: 'drum-content/2';
+  near: NearMethod;
+  generation: number;
+  docs: number;
+  urlBytes: number;
+  runs: number;
+  /** SimHash Hamming threshold (SimHash stores). */
+  threshold: number;
+  /** Exact payload key -> earliest docID. */
+  exact: MapFiles;
+  /** MinHash-LSH band key -> earliest docID (MinHash stores). */
+  bands?: MapFiles;
+  /** SimHash table file names (SimHash stores); null while empty. */
+  sim: (string | null)[];
+  /** CRC-32 of docs.sigs' committed bytes (MinHash stores). */
+  sigCrc?: number;
+}
+
+/** The layout before the maps moved onto the DRUM core: one sorted table file per table. */
+export interface ContentManifestV1 {
   format: 'drum-content/1';
   /** Absent in stores written before MinHash: 'simhash'. */
   near?: NearMethod;
@@ -36,43 +73,56 @@ export interface ContentManifest {
   docs: number;
   urlBytes: number;
   runs: number;
-  /** SimHash Hamming threshold (SimHash stores). */
   threshold: number;
-  /** Table file names; null while empty. */
   exact: string | null;
   sim: (string | null)[];
-  /** MinHash-LSH band table (MinHash stores). */
   bands?: string | null;
-  /** CRC-32 of docs.sigs' committed bytes (MinHash stores). */
   sigCrc?: number;
 }
 
+export type AnyContentManifest = ContentManifest | ContentManifestV1;
+
+function emptyMap(buckets: number): MapFiles {
+  return { buckets, files: Array(buckets).fill(null) };
+}
+
 export function emptyContentManifest(near: NearMethod, threshold: number): ContentManifest {
-  const m: ContentManifest = { format: 'drum-content/1', near, generation: 0, docs: 0, urlBytes: 0, runs: 0, threshold, exact: null, sim: Array(SIM_TABLES).fill(null) };
-  if (near === 'minhash') Object.assign(m, { bands: null, sigCrc: 0 });
+  const m: ContentManifest = {
+    format: 'drum-content/2', near, generation: 0, docs: 0, urlBytes: 0, runs: 0, threshold, exact: emptyMap(EXACT_BUCKETS), sim: Array(SIM_TABLES).fill(null),
+  };
+  if (near === 'minhash') Object.assign(m, { bands: emptyMap(BAND_BUCKETS), sigCrc: 0 });
   return m;
 }
 
-export function nearMethodOf(m: ContentManifest): NearMethod {
+export function nearMethodOf(m: AnyContentManifest): NearMethod {
   return m.near ?? 'simhash';
 }
 
-/** The committed table files of a manifest with their kinds (0 exact, 1..4 SimHash table t + 1, 5 bands). */
-export function tablesOf(m: ContentManifest): [number, string][] {
+/** Table kinds of `*.tbl` files: 0 exact (format 1), 1..4 SimHash table t + 1, 5 bands (format 1). */
+export const EXACT_KIND = 0;
+export const BAND_KIND = 5;
+
+/** The committed `*.tbl` files of a manifest with their kinds (format 2: the SimHash tables only). */
+export function tablesOf(m: AnyContentManifest): [number, string][] {
   const out: [number, string][] = [];
-  if (m.exact !== null) out.push([0, m.exact]);
+  if (m.format === 'drum-content/1' && m.exact !== null) out.push([EXACT_KIND, m.exact]);
   m.sim.forEach((s, t) => s !== null && s !== undefined && out.push([t + 1, s]));
-  if (m.bands !== undefined && m.bands !== null) out.push([5, m.bands]);
+  if (m.format === 'drum-content/1' && m.bands !== undefined && m.bands !== null) out.push([BAND_KIND, m.bands]);
   return out;
 }
 
-/** The table file name of a kind (0 exact, 1..4 SimHash table t + 1, 5 bands) in a generation. */
-export function tableName(kind: number, generation: number): string {
-  return `${kind === 0 ? 'exact' : kind === 5 ? 'bands' : `sim${kind - 1}`}-g${String(generation).padStart(6, '0')}.tbl`;
+/** The committed maps of a format 2 manifest, by name ('exact', 'bands'). */
+export function mapsOf(m: ContentManifest): [string, MapFiles][] {
+  return m.bands === undefined ? [['exact', m.exact]] : [['exact', m.exact], ['bands', m.bands]];
 }
 
-/** The committed manifest of a content directory, or null when there is none. */
-export function readContentManifest(dir: string): ContentManifest | null {
+/** The table file name of a kind (see tablesOf) in a generation. */
+export function tableName(kind: number, generation: number): string {
+  return `${kind === EXACT_KIND ? 'exact' : kind === BAND_KIND ? 'bands' : `sim${kind - 1}`}-g${String(generation).padStart(6, '0')}.tbl`;
+}
+
+/** The committed manifest of a content directory (either format), or null when there is none. */
+export function readContentManifest(dir: string): AnyContentManifest | null {
   const path = join(dir, CONTENT_MANIFEST);
   let b: Buffer;
   try {
@@ -88,8 +138,8 @@ export function readContentManifest(dir: string): ContentManifest | null {
   if (b.length !== CONTENT_HEADER_BYTES + len) throw bad('length');
   const body = b.subarray(CONTENT_HEADER_BYTES);
   if ((crc32(body) >>> 0) !== b.readUInt32LE(12)) throw bad('CRC mismatch');
-  const m = JSON.parse(body.toString('utf8')) as ContentManifest;
-  if (m.format !== 'drum-content/1') throw bad(`format ${String(m.format)}`);
+  const m = JSON.parse(body.toString('utf8')) as AnyContentManifest;
+  if (m.format !== 'drum-content/1' && m.format !== 'drum-content/2') throw bad(`format ${String((m as { format: unknown }).format)}`);
   return m;
 }
 

@@ -6,7 +6,8 @@
 // Hamming distance (SimHash) for near; in record order) and content-report.json (documents,
 // duplicates, clusters and their size histogram, digest checks, skipped
 // records, time, peak RSS, IO). A document seen in an earlier run is a
-// duplicate now: the store maps every fingerprint to its earliest docID.
+// duplicate now: the store maps every exact and band key to its earliest
+// docID.
 // Does not parse options (src/cli/content-command.ts) or suggest rules
 // (rule-suggest.ts, fed through onExact).
 // REQUIRES: inputs are WARC (.warc, .warc.gz, or such on stdin).
@@ -44,6 +45,8 @@ export interface ContentRunOptions {
   onExact?: (url: string, rep: string) => void;
   /** Each document with its exact key (hex), in record order. */
   onDoc?: (url: string, key: string) => void;
+  /** A one-time note about the store (its conversion from an earlier layout). */
+  onNotice?: (message: string) => void;
 }
 
 export interface ContentReport {
@@ -59,7 +62,7 @@ export interface ContentReport {
   near: NearMethod;
   /** SimHash stores: the Hamming threshold. */
   threshold?: number;
-  /** MinHash stores: the estimated Jaccard similarity a near copy needed, and the candidate pairs the band table gave. */
+  /** MinHash stores: the estimated Jaccard similarity a near copy needed, and the candidate pairs the band map gave. */
   minJaccard?: number;
   candidatePairs?: number;
   rounds: number;
@@ -79,7 +82,7 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
   const t0 = performance.now();
   const dfs = new DrumFs();
   const minJaccard = o.minJaccard ?? 0.5;
-  const store = await ContentStore.open(o.stateDir, { fsync: o.fsync, near: o.near, threshold: o.threshold, minJaccard, dfs });
+  const store = await ContentStore.open(o.stateDir, { fsync: o.fsync, near: o.near, threshold: o.threshold, minJaccard, dfs, onNotice: o.onNotice });
   const minhash = store.near === 'minhash';
   try {
     fs.mkdirSync(o.outDir, { recursive: true });
@@ -92,9 +95,9 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
     const urls: string[] = [];
     const fp = new Uint32Array(FP_WORDS);
     const featurer = new DocFeaturer();
-    const flush = (): void => {
+    const flush = async (): Promise<void> => {
       if (batch.n === 0) return;
-      store.round(batch, urls);
+      await store.round(batch, urls);
       r.rounds++;
       const lines: string[] = [];
       const urlOf = (doc: number): string => (doc >= batch.first ? urls[doc - batch.first]! : store.log.url(doc));
@@ -127,10 +130,10 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
           urls.push(d.url);
           o.onDoc?.(d.url, d.digest.toString('hex', 0, 8));
           r.documents++;
-          if (batch.full) flush();
+          if (batch.full) await flush();
         }
       }
-      flush();
+      await flush();
       if (o.fsync) fs.fsyncSync(out);
     } finally {
       fs.closeSync(out);

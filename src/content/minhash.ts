@@ -6,7 +6,7 @@
 // with probability 1 - (1 - J^r)^b; a shared band is a candidate, the
 // signature's agreement estimates J. Measured against SimHash in
 // scripts/content-accuracy.ts (docs/content.md); the content store's default
-// near method (band table, band-merge.ts; signatures, sig-file.ts). Does not
+// near method (band map, band-candidates.ts; signatures, sig-file.ts). Does not
 // keep an index.
 // REQUIRES: word hashes from visible-text.ts.
 

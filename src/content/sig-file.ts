@@ -7,7 +7,7 @@
 // Reads serve the candidate check: signatures of docIDs in increasing
 // order, each run of nearby docIDs in one positional read of at most
 // SIG_PIECE_BYTES (an ordered sweep, no seek back). Does not commit
-// (content-store.ts) or choose candidates (band-merge.ts).
+// (content-store.ts) or choose candidates (band-candidates.ts).
 // REQUIRES: a little-endian host; the writer lock for append().
 
 import { crc32 } from 'node:zlib';

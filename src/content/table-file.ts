@@ -1,24 +1,26 @@
-// The content store's sorted tables on disk: a 16-byte header, then
-// fixed-width records (key hi u32, key lo u32, docID u32, little-endian),
-// strictly ascending by key (the band table, BAND_KIND, by key and docID:
-// one key has many documents), CRC-32 over the records. One file per table
-// and generation, written as `*.tmp`, fsynced, renamed (the manifest names
-// the committed ones). TableReader streams a file front to back in 1 MiB
-// pieces, checking the CRC and the order as it goes; TableWriter streams
-// one out. Does not merge (table-merge.ts) or name files (content-store.ts).
+// The content store's sorted table files: the four permuted SimHash tables
+// (sim-merge.ts), and the exact and band tables of a `drum-content/1` store,
+// read once when it is converted (content-upgrade.ts). A 16-byte header,
+// then fixed-width records (key hi u32, key lo u32, docID u32,
+// little-endian), strictly ascending by key (the format 1 band table,
+// BAND_KIND, by key and docID: one key has many documents), CRC-32 over the
+// records. One file per table and generation, written as `*.tmp`, fsynced,
+// renamed (the manifest names the committed ones). TableReader streams a
+// file front to back in 1 MiB pieces, checking the CRC and the order as it
+// goes; TableWriter streams one out. Does not merge (sim-merge.ts) or name
+// files (content-store.ts).
 // REQUIRES: a little-endian host (typed-array views of the bytes).
 
 import { crc32 } from 'node:zlib';
 import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
+import { BAND_KIND } from './content-manifest.js';
 
 export const TABLE_MAGIC = 0x54435244; // 'DRCT' read as a little-endian u32
 export const TABLE_VERSION = 1;
 export const HEADER_BYTES = 4 + 2 + 2 + 4 + 4; // magic, version, kind, record count, CRC-32 of the records
 export const RECORD_WORDS = 3; // key hi, key lo, docID
 export const RECORD_BYTES = RECORD_WORDS * 4;
-/** Kind of the MinHash-LSH band table (0 exact, 1..4 SimHash tables). */
-export const BAND_KIND = 5;
 /** Records per read or write piece (~1 MiB). */
 const PIECE_RECORDS = 87381;
 
@@ -117,7 +119,7 @@ export class TableWriter {
     this.fd = dfs.open(this.tmp, 'w');
   }
 
-  /** Appends a record; keys must be strictly ascending, (key, docID) for BAND_KIND (the merge guarantees it). */
+  /** Appends a record; keys must be strictly ascending (the merge guarantees it). */
   push(hi: number, lo: number, doc: number): void {
     const k = this.n * RECORD_WORDS;
     this.buf[k] = hi;

@@ -4,7 +4,9 @@
 // checked. In a store with values, every values file is read end to end
 // too — header, the key file's count and the store's width, exact length,
 // every block CRC — and a bucket with keys but no values file is a problem.
-// Collects problems instead of stopping at the first. Reads only.
+// verifyBucketFiles does the same for any set of bucket files (the content
+// store's maps, with a check of their values). Collects problems instead of
+// stopping at the first. Reads only.
 
 import { join } from 'node:path';
 import { isDrumError } from '../errors.js';
@@ -28,14 +30,40 @@ export interface StoreVerifyResult {
 
 /** `skip`: key files known good (verified or written by this process since); they are not read again. */
 export function verifyKeyFiles(dfs: DrumFs, dir: string, body: ManifestBody, skip?: ReadonlySet<string>): StoreVerifyResult {
+  const r = verifyBucketFiles(dfs, dir, body.buckets, { buckets: body.params.buckets, valueBytes: body.params.valueBytes ?? 0, skip });
+  // The Bloom file's content is checked by its reader (src/tiers/bloom-file.ts); a missing one is corruption, like a key file.
+  if (body.bloom !== null) {
+    try {
+      dfs.size(join(dir, body.bloom.file)); // a pinned file counts as present, even if a writer has since deleted it
+    } catch {
+      r.problems.push({ file: join(dir, body.bloom.file), code: 'DRUM_CORRUPT_FILE', message: 'missing (named by the manifest)' });
+    }
+  }
+  return { ...r, ok: r.problems.length === 0 };
+}
+
+/** How verifyBucketFiles reads a set of bucket files. */
+export interface BucketCheck {
+  /** Buckets (a power of two: a key's bucket is its top bits). */
+  buckets: number;
+  /** Bytes of each key's value (0: keys only, no values files). */
+  valueBytes: number;
+  /** Key files known good: not read again. */
+  skip?: ReadonlySet<string>;
+  /** Checks a block of values (valueBytes / 4 words each); a string names what is wrong. */
+  values?: (vals: Uint32Array, n: number) => string | null;
+}
+
+/** Reads every bucket's key file (and values file) of `buckets` whole: see the header. Names are relative to `dir`. */
+export function verifyBucketFiles(dfs: DrumFs, dir: string, buckets: readonly (BucketEntry | null)[], c: BucketCheck): StoreVerifyResult {
   const problems: VerifyProblem[] = [];
   let filesChecked = 0;
   let keysChecked = 0;
-  const bucketBits = Math.log2(body.params.buckets);
-  const shift = 32 - bucketBits;
+  const shift = 32 - Math.log2(c.buckets);
+  const skip = c.skip;
   const buffer = new Uint8Array(READ_BUFFER_BYTES); // one read buffer for every file
-  for (let b = 0; b < body.buckets.length; b++) {
-    const e = body.buckets[b];
+  for (let b = 0; b < buckets.length; b++) {
+    const e = buckets[b];
     if (!e || skip?.has(e.file)) continue;
     const path = join(dir, e.file);
     filesChecked++;
@@ -77,25 +105,19 @@ export function verifyKeyFiles(dfs: DrumFs, dir: string, body: ManifestBody, ski
     } finally {
       reader?.close();
     }
-    const vb = body.params.valueBytes ?? 0;
+    const vb = c.valueBytes;
     // A bucket file left with no keys (all deleted, or a delete that found none) needs no values file.
     if (vb > 0 && (e.keys > 0 || e.values !== undefined)) {
-      if (verifyValues(dfs, dir, b, e, vb, problems)) filesChecked++;
-    }
-  }
-  // The Bloom file's content is checked by its reader (src/tiers/bloom-file.ts); a missing one is corruption, like a key file.
-  if (body.bloom !== null) {
-    try {
-      dfs.size(join(dir, body.bloom.file)); // a pinned file counts as present, even if a writer has since deleted it
-    } catch {
-      problems.push({ file: join(dir, body.bloom.file), code: 'DRUM_CORRUPT_FILE', message: 'missing (named by the manifest)' });
+      if (verifyValues(dfs, dir, b, e, vb, problems, c.values)) filesChecked++;
     }
   }
   return { ok: problems.length === 0, filesChecked, keysChecked, problems };
 }
 
-/** Checks bucket b's values file (see the header); false when there is none to check. */
-function verifyValues(dfs: DrumFs, dir: string, b: number, e: BucketEntry, valueBytes: number, problems: VerifyProblem[]): boolean {
+/** Checks bucket b's values file (see the header; `check` sees every block); false when there is none to check. */
+function verifyValues(
+  dfs: DrumFs, dir: string, b: number, e: BucketEntry, valueBytes: number, problems: VerifyProblem[], check?: BucketCheck['values'],
+): boolean {
   if (e.values === undefined) {
     problems.push({ file: join(dir, e.file), code: 'DRUM_CORRUPT_FILE', message: `bucket ${b} has keys but the manifest names no values file` });
     return false;
@@ -111,7 +133,11 @@ function verifyValues(dfs: DrumFs, dir: string, b: number, e: BucketEntry, value
   let r: ValueReader | null = null;
   try {
     r = ValueReader.open(dfs, path, { bucket: b, count: e.keys, valueBytes }, size);
-    r.forEachBlock(() => undefined);
+    let bad: string | null = null;
+    r.forEachBlock((vals, n) => {
+      if (bad === null && check !== undefined) bad = check(vals, n);
+    });
+    if (bad !== null) problems.push({ file: path, code: 'DRUM_CORRUPT_FILE', message: bad });
   } catch (err) {
     if (isDrumError(err)) problems.push({ file: err.file ?? path, code: err.code, message: err.message });
     else throw err;

@@ -61,11 +61,11 @@ describe('drum content', () => {
 
     const v = await drum(['content', '--verify', '--state', state]);
     assert.equal(v.status, 0, v.stdout + v.stderr);
-    const cdir = join(state, 'content');
-    const table = fs.readdirSync(cdir).find((f) => f.startsWith('exact-'))!;
-    const b = fs.readFileSync(join(cdir, table));
-    b[20] ^= 0xff;
-    fs.writeFileSync(join(cdir, table), b);
+    const edir = join(state, 'content', 'exact');
+    const keys = fs.readdirSync(edir).find((f) => f.endsWith('.keys'))!;
+    const b = fs.readFileSync(join(edir, keys));
+    b[40] ^= 0xff; // a key of the exact map's bucket file
+    fs.writeFileSync(join(edir, keys), b);
     const bad = await drum(['content', '--verify', '--state', state]);
     assert.equal(bad.status, 11);
     assert.match(bad.stdout, /NOT SOUND/);

@@ -3,8 +3,9 @@
 // exact verdict is the earliest earlier document with the same payload key
 // (a Map model), and every near verdict is the earliest earlier document
 // with enough text within k bits (all pairs checked) with its distance —
-// the permuted-table merge finds exactly the pairs the brute force finds.
-// Also its crash, lock and verify guarantees.
+// the permuted-table merge finds exactly the pairs the brute force finds;
+// the exact map lives on the DRUM core's bucket files. Also its crash,
+// lock and verify guarantees.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +13,8 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { ContentBatch } from '../../src/content/batch.js';
-import { ContentStore, verifyContent } from '../../src/content/content-store.js';
+import { ContentStore } from '../../src/content/content-store.js';
+import { verifyContent } from '../../src/content/content-verify.js';
 import { hamming64 } from '../../src/content/simhash.js';
 import { acquireLock } from '../../src/store/lock.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -51,7 +53,7 @@ async function runAll(state: string, runs: Doc[][][], k: number): Promise<{ exac
         const b = new ContentBatch(Math.max(1, docs.length));
         b.reset(store.docs);
         for (const d of docs) b.add(Uint32Array.of(d.ex, d.ex * 3, d.hi, d.lo), 0, d.usable);
-        store.round(b, docs.map((_, i) => `http://x.example/${b.first + i}`));
+        await store.round(b, docs.map((_, i) => `http://x.example/${b.first + i}`));
         for (let i = 0; i < b.n; i++) {
           exact.push(b.exactOf[i]!);
           near.push(b.nearOf[i]!);
@@ -114,16 +116,26 @@ describe('content store', () => {
     const d: Doc = { ex: 1, hi: 5, lo: 6, usable: true };
     await runAll(state, [[[d]]], 3);
     const dir = join(state, 'content');
-    fs.writeFileSync(join(dir, 'exact-g000009.tbl.tmp'), 'partial');
-    fs.writeFileSync(join(dir, 'sim0-g000009.tbl'), 'uncommitted');
+    const left = ['sim0-g000009.tbl.tmp', 'sim0-g000009.tbl', 'exact/b0003-g000009.keys', 'exact/b0003-g000009.vals.tmp', 'work/exact/spill-b0003.dat'];
+    fs.mkdirSync(join(dir, 'work', 'exact'), { recursive: true });
+    for (const f of left) fs.writeFileSync(join(dir, f), 'uncommitted');
     fs.appendFileSync(join(dir, 'docs.urls'), 'http://torn.example/');
     const store = await ContentStore.open(state, { fsync: false, near: 'simhash', threshold: 3 });
     await store.close();
-    assert.ok(!fs.existsSync(join(dir, 'exact-g000009.tbl.tmp')));
-    assert.ok(!fs.existsSync(join(dir, 'sim0-g000009.tbl')));
+    for (const f of left) assert.ok(!fs.existsSync(join(dir, f)), f);
     assert.equal(fs.readFileSync(join(dir, 'docs.urls'), 'utf8'), 'http://x.example/0\n');
     const again = await runAll(state, [[[d]]], 3);
     assert.deepEqual(again.exact, [0]);
+  });
+
+  it('answers a payload stored in an earlier run with its first docID', async () => {
+    const state = tempDir('drum-content-earlier-');
+    const d = (ex: number): Doc => ({ ex, hi: ex, lo: 1, usable: false });
+    await runAll(state, [[[d(1), d(2), d(1)]]], 3);
+    const again = await runAll(state, [[[d(3), d(2)], [d(1)]]], 3);
+    assert.deepEqual(again.exact, [-1, 1, 0]);
+    const files = fs.readdirSync(join(state, 'content', 'exact'));
+    assert.ok(files.some((f) => f.endsWith('.keys')) && files.some((f) => f.endsWith('.vals')), files.join(' '));
   });
 
   it('refuses a second writer with DRUM_LOCKED', async () => {
@@ -134,6 +146,20 @@ describe('content store', () => {
     } finally {
       await lock.release();
     }
+  });
+
+  it('finds a flipped byte in an exact map file with verify, and refuses to merge with it', async () => {
+    const state = tempDir('drum-content-verify-map-');
+    await runAll(state, [[[{ ex: 1, hi: 5, lo: 6, usable: true }]]], 3);
+    const dir = join(state, 'content', 'exact');
+    const keys = fs.readdirSync(dir).find((f) => f.endsWith('.keys'))!;
+    const b = fs.readFileSync(join(dir, keys));
+    b[b.length - 5] ^= 1; // the last key's last byte
+    fs.writeFileSync(join(dir, keys), b);
+    const v = verifyContent(state)!;
+    assert.equal(v.sound, false);
+    assert.match(v.problems.join(' '), /exact map.*checksum/);
+    await assert.rejects(runAll(state, [[[{ ex: 1, hi: 1, lo: 1, usable: true }]]], 3), { code: 'DRUM_CORRUPT_FILE' });
   });
 
   it('finds a flipped byte in a table with verify, and refuses to read it', async () => {

@@ -7,7 +7,9 @@
 // bit per ordinal (set: the key was in neither the file nor earlier in the
 // round). Then, for 'check' and 'check+update', the aux payloads of the new
 // ordinals are dispatched in arrival order: per record to `emit`, or in
-// whole blocks through the worker to `sink`. 'update' stores and dispatches
+// whole blocks through the worker to `sink` (a round with neither, such as
+// a store of content fingerprints whose answers are its values, does not
+// read the aux log back). 'update' stores and dispatches
 // nothing. 'check' writes no file; the others write the union where the
 // client's BucketFiles say. 'delete' writes each file without the pending
 // keys found in it; its bits mark those found keys (removed), and their
@@ -205,6 +207,8 @@ export class DrumCore {
     const td = performance.now();
     if (worker !== null && r.sink !== undefined) {
       newKeys = await dispatchOnWorker(worker, aux, newBits, r.sink, this.dfs);
+    } else if (r.emit === undefined && r.sink === undefined) {
+      newKeys = countBits(newBits); // nobody takes the payloads: the aux log is not read back
     } else {
       const emit = r.emit;
       aux.forEachWanted(newBits, 4 << 20, (ordinal, buf, start, end) => {

@@ -1,9 +1,11 @@
 // An exact table of the keys a round has handed to the core, each with the
 // ordinal of its first arrival: jobs that need an answer for every link
 // (drum resolve, ingest --graph) add each distinct key to the core once and
-// answer its repeats from the first arrival's ordinal. Open addressing with
-// linear probing over typed arrays (hi, lo, ordinal: 12 bytes a slot); starts
-// at 2^16 slots and doubles when half full. Does not talk to the core.
+// answer its repeats from the first arrival's ordinal (as do the content
+// store's maps, first-doc-map.ts). Open addressing with linear probing over
+// typed arrays (hi, lo, ordinal: 12 bytes a slot); starts at 2^16 slots and
+// doubles when `maxLoad` of them are taken (default half). Does not talk to
+// the core.
 // REQUIRES: add() right after the find() that missed for the same key.
 
 /** Slots a new table starts with. */
@@ -18,8 +20,12 @@ export class RoundKeys {
   private ord = new Int32Array(0);
   /** The empty slot the last missing find() stopped at. */
   private at = 0;
+  /** Keys the table holds before it doubles. */
+  private limit = 0;
 
-  constructor() {
+  /** `maxLoad`: the share of slots taken before the table doubles (0.5: probes stay short; more: fewer bytes a key). */
+  constructor(private readonly maxLoad = 0.5) {
+    if (!(maxLoad > 0 && maxLoad < 1)) throw new RangeError('RoundKeys: maxLoad must be between 0 and 1');
     this.alloc(FIRST_SLOTS);
   }
 
@@ -30,7 +36,7 @@ export class RoundKeys {
 
   /** The ordinal of key (hi, lo), or -1 when the table does not hold it (add() may follow). */
   find(hi: number, lo: number): number {
-    if (2 * this.size >= this.ord.length) this.grow();
+    if (this.size >= this.limit) this.grow();
     let h = slotOf(hi, lo) & this.mask;
     for (;;) {
       const o = this.ord[h]!;
@@ -52,6 +58,18 @@ export class RoundKeys {
     this.size++;
   }
 
+  /**
+   * Makes room for `keys` distinct keys without growing (a job that knows
+   * its round's bound allocates once, with no garbage from doublings).
+   * REQUIRES: an empty table (after clear()).
+   */
+  reserve(keys: number): void {
+    if (this.size !== 0) throw new RangeError('RoundKeys.reserve: the table is not empty');
+    let cap = this.ord.length;
+    while (Math.floor(cap * this.maxLoad) <= keys) cap *= 2;
+    if (cap !== this.ord.length) this.alloc(cap);
+  }
+
   /** Empties the table (its size stays). */
   clear(): void {
     this.ord.fill(-1);
@@ -61,6 +79,7 @@ export class RoundKeys {
   /** An empty table of `cap` slots (a power of two). */
   private alloc(cap: number): void {
     this.mask = cap - 1;
+    this.limit = Math.floor(cap * this.maxLoad);
     this.hi = new Uint32Array(cap);
     this.lo = new Uint32Array(cap);
     this.ord = new Int32Array(cap).fill(-1);

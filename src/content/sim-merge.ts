@@ -1,18 +1,16 @@
-// The content store's two keyed merges, one sequential pass over a sorted
-// table each (DRUM's merge, with a docID carried per key):
-// - mergeExact: the round's exact keys, sorted, against the exact table:
-//   a key already stored answers with its docID (the earliest document
-//   with that payload), else the first document of the round with it; the
-//   union (earliest docID per key) is written out.
-// - mergeNear: for one of the four permuted SimHash tables (Manku et al.:
-//   table t sorts fingerprints rotated left by 16t bits, so block t leads),
-//   the round's fingerprints sorted the same way, grouped by their leading
-//   16 bits: each document is compared with the group's stored
-//   fingerprints and with earlier documents of the round in the group,
-//   keeping the earliest within `k` bits. Any two fingerprints within 3 bits
-//   agree on at least one of the four blocks, so over the four tables every
-//   such pair meets in some group. The union is written out.
-// Does not open or name files (content-store.ts) or decide exact vs near.
+// SimHash near copies against the content store's four permuted tables,
+// one sequential pass over a sorted table each (Manku et al.): table t
+// sorts fingerprints rotated left by 16t bits, so block t leads; the round's
+// fingerprints are rotated and sorted the same way and grouped by their
+// leading 16 bits: each document is compared with the group's stored
+// fingerprints and with earlier documents of the round in the group,
+// keeping the earliest within `k` bits. Any two fingerprints within 3 bits
+// agree on at least one of the four blocks, so over the four tables every
+// such pair meets in some group. The union (earliest docID per key) is
+// written out. This is a merge by key range (a group), not by key, so it
+// keeps its own table files (table-file.ts) rather than the DRUM core's.
+// Does not open or name files (content-store.ts) or answer exact copies
+// (the exact map, first-doc-map.ts).
 // REQUIRES: k <= 3 for completeness; readers and writers of one kind.
 
 import { hamming64 } from './simhash.js';
@@ -29,34 +27,6 @@ function sortedOrder(n: number, hi: Uint32Array, lo: Uint32Array, keep: Uint8Arr
 
 function less(ah: number, al: number, bh: number, bl: number): boolean {
   return ah < bh || (ah === bh && al < bl);
-}
-
-export function mergeExact(b: ContentBatch, r: TableReader, w: TableWriter): void {
-  const order = sortedOrder(b.n, b.exHi, b.exLo, null);
-  let j = 0;
-  while (j < order.length) {
-    const i0 = order[j]!;
-    const hi = b.exHi[i0]!;
-    const lo = b.exLo[i0]!;
-    while (r.has && less(r.hi, r.lo, hi, lo)) {
-      w.push(r.hi, r.lo, r.doc);
-      r.next();
-    }
-    let rep: number;
-    if (r.has && r.hi === hi && r.lo === lo) {
-      rep = r.doc;
-      w.push(r.hi, r.lo, r.doc);
-      r.next();
-    } else {
-      rep = b.first + i0;
-      w.push(hi, lo, rep);
-    }
-    for (; j < order.length && b.exHi[order[j]!] === hi && b.exLo[order[j]!] === lo; j++) {
-      const i = order[j]!;
-      if (b.first + i !== rep) b.exactOf[i] = rep;
-    }
-  }
-  for (; r.has; r.next()) w.push(r.hi, r.lo, r.doc);
 }
 
 /** Rotates (hi, lo) left by 16t bits into out[0], out[1]. */

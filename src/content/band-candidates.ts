@@ -1,33 +1,31 @@
-// MinHash-LSH the DRUM way: one sorted band table and one ordered sweep of
-// the signatures file per round.
-// - mergeBands: every document of the round that takes part (enough text,
+// MinHash-LSH the DRUM way: the band map and one ordered sweep of the
+// signatures file per round.
+// - BandOrdinals: every document of the round that takes part (enough text,
 //   not an exact duplicate: its text is its original's) has LSH_BANDS band
-//   keys (the band number mixed into each 64-bit key). They are sorted by
-//   (key, docID) and merged with the band table in one sequential pass; the
-//   table keeps every (key, docID) record, ascending. Within a key, a
-//   document's candidates are the key's earliest MAX_BAND_CANDIDATES
-//   documents before it (stored or earlier in the round), so a key shared
-//   by thousands of template pages costs a bounded number of pairs.
+//   keys (the band number mixed into each 64-bit key). They go to the band
+//   map (first-doc-map.ts: band key -> earliest docID with it, on the DRUM
+//   core), whose check+update merge answers each key with its earliest
+//   docID, stored or earlier in the round. A document's candidates are
+//   those earliest documents of its bands (one per band: a band shared by
+//   thousands of template pages costs one pair a document).
 // - CandidatePairs.verify: the round's candidate pairs (earlier docID,
 //   document) sorted by earlier docID; signatures of stored documents come
 //   from the signatures file in increasing offset order, those of the round
 //   from the batch; a pair whose signatures agree in at least `minEqual` of
 //   MINHASH_K positions is a near copy, and each document keeps its earliest
 //   one (nearOf, with the count of equal minima in nearDist).
-// Both sorts are LSD radix sorts of an index permutation (16 bits a pass,
-// stable), into arrays allocated once per store and reused every round:
-// RAM stays flat, with no boxed copies as a comparator sort makes.
+// The pairs' sort is an LSD radix sort of an index permutation (16 bits a
+// pass, stable), into arrays allocated once per store and reused every
+// round: RAM stays flat, with no boxed copies as a comparator sort makes.
 // Does not open or name files (content-store.ts).
-// REQUIRES: the batch's exact verdicts (mergeExact) before mergeBands;
-// table reader and writer of BAND_KIND; reset() of the pairs each round.
+// REQUIRES: the batch's exact verdicts before BandOrdinals.add; reset() of
+// the pairs each round.
 
 import type { ContentBatch } from './batch.js';
 import { LSH_BANDS, MINHASH_K, bandKey, equalMinima } from './minhash.js';
 import { SIG_PIECE_DOCS, type SigFile } from './sig-file.js';
-import type { TableReader, TableWriter } from './table-file.js';
+import type { FirstDocMap } from './first-doc-map.js';
 
-/** Earliest documents of one band key that are candidates for a later one. */
-export const MAX_BAND_CANDIDATES = 32;
 /** Candidate pairs held before a sweep checks them (16 bytes each with the sort's two permutations). */
 export const PAIRS_PER_SWEEP = 1 << 18;
 
@@ -128,72 +126,48 @@ function lastStoredNear(earlier: Uint32Array, order: Uint32Array, x: number, fir
   return last;
 }
 
-/** A round's band keys and their sort's permutations, for batches of up to `capacity` documents (16 bytes a key, 25 keys a document). */
-export class BandKeys {
-  readonly hi: Uint32Array;
-  readonly lo: Uint32Array;
-  readonly idx: Uint32Array;
-  readonly sa: Uint32Array;
-  readonly sb: Uint32Array;
-  constructor(readonly capacity: number) {
-    const n = capacity * LSH_BANDS;
-    [this.hi, this.lo, this.idx, this.sa, this.sb] = [0, 1, 2, 3, 4].map(() => new Uint32Array(n)) as [Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+/**
+ * The round's band keys on the band map: add() gives each taking-part
+ * document's LSH_BANDS keys to the map (recording their ordinals); once the
+ * map has merged, offer() hands every (earliest docID of a shared band,
+ * document) pair to the candidate pairs. One per store; its array grows to
+ * the largest round (4 bytes a band key).
+ */
+export class BandOrdinals {
+  private ords = new Uint32Array(0);
+  private readonly key = new Uint32Array(2);
+
+  /** Band keys of the round's documents that take part (enough text, not an exact duplicate) to `map`, each carrying its document's docID. */
+  add(b: ContentBatch, map: FirstDocMap): void {
+    if (this.ords.length < b.n * LSH_BANDS) this.ords = new Uint32Array(b.n * LSH_BANDS);
+    const { ords, key } = this;
+    map.reserve(b.n * LSH_BANDS);
+    for (let i = 0; i < b.n; i++) {
+      if (!takesPart(b, i)) continue;
+      for (let band = 0; band < LSH_BANDS; band++) {
+        bandKey(b.sigs, band, key, 0, b.sigAt(i));
+        ords[i * LSH_BANDS + band] = map.add(key[0]!, key[1]!, b.first + i);
+      }
+    }
+  }
+
+  /** After the map's merge: each taking-part document's candidates, the earliest earlier document of each of its bands. */
+  offer(b: ContentBatch, map: FirstDocMap, pairs: CandidatePairs): void {
+    const ords = this.ords;
+    for (let i = 0; i < b.n; i++) {
+      if (!takesPart(b, i)) continue;
+      const doc = b.first + i;
+      for (let band = 0; band < LSH_BANDS; band++) {
+        const e = map.docOf(ords[i * LSH_BANDS + band]!);
+        if (e !== doc) pairs.add(e, i);
+      }
+    }
   }
 }
 
-/** Band keys of the round's taking-part documents into ks, and their order by (key, document). */
-function roundKeys(b: ContentBatch, ks: BandKeys): Uint32Array {
-  const { hi, lo, idx } = ks;
-  const key = new Uint32Array(2);
-  let k = 0;
-  for (let i = 0; i < b.n; i++) {
-    if (b.usable[i] !== 1 || b.exactOf[i]! >= 0) continue;
-    for (let band = 0; band < LSH_BANDS; band++, k++) {
-      bandKey(b.sigs, band, key, 0, b.sigAt(i));
-      hi[k] = key[0]!;
-      lo[k] = key[1]!;
-      idx[k] = i;
-    }
-  }
-  return radixOrder(k, [hi, lo], ks.sa, ks.sb); // keys were made in document order: ties stay in it
-}
-
-function less(ah: number, al: number, bh: number, bl: number): boolean {
-  return ah < bh || (ah === bh && al < bl);
-}
-
-/** Merges the round's band keys with the band table (r -> w), offering every candidate pair to `pairs`. */
-export function mergeBands(b: ContentBatch, r: TableReader, w: TableWriter, pairs: CandidatePairs, ks: BandKeys): void {
-  const order = roundKeys(b, ks);
-  const { hi, lo, idx } = ks;
-  const stored = new Uint32Array(MAX_BAND_CANDIDATES);
-  const round = new Uint32Array(MAX_BAND_CANDIDATES);
-  let j = 0;
-  while (j < order.length) {
-    const h = hi[order[j]!]!;
-    const l = lo[order[j]!]!;
-    while (r.has && less(r.hi, r.lo, h, l)) {
-      w.push(r.hi, r.lo, r.doc);
-      r.next();
-    }
-    let ns = 0;
-    for (; r.has && r.hi === h && r.lo === l; r.next()) {
-      w.push(r.hi, r.lo, r.doc);
-      if (ns < MAX_BAND_CANDIDATES) stored[ns++] = r.doc;
-    }
-    let nr = 0;
-    let lastI = -1;
-    for (; j < order.length && hi[order[j]!] === h && lo[order[j]!] === l; j++) {
-      const i = idx[order[j]!]!;
-      if (i === lastI) continue; // two bands of one document with one key
-      lastI = i;
-      for (let s = 0; s < ns; s++) pairs.add(stored[s]!, i);
-      for (let s = 0; s < nr; s++) pairs.add(b.first + round[s]!, i);
-      if (ns + nr < MAX_BAND_CANDIDATES) round[nr++] = i;
-      w.push(h, l, b.first + i);
-    }
-  }
-  for (; r.has; r.next()) w.push(r.hi, r.lo, r.doc);
+/** A document takes part in the band map when it has enough text and is not an exact duplicate (its text is its original's). */
+function takesPart(b: ContentBatch, i: number): boolean {
+  return b.usable[i] === 1 && b.exactOf[i]! < 0;
 }
 
 /** Equal minima a near copy needs for an estimated Jaccard similarity of at least minJaccard. */
