@@ -22,9 +22,9 @@
 // touched bucket's values file in a second sequential pass
 // (store/value-merge.ts): `fill` makes a new key's value from its ordinal,
 // its rank and its seed (one u32 word given to add() that travels with the
-// key through the buckets and the sort, as IRLbot's value rides in the
+// key through seeded buckets and the sort, as IRLbot's value rides in the
 // <key, value> bucket, so a round keeps nothing per record in RAM and its
-// size is bounded by disk, not the budget), `update` may change a hit's value, `out` sees every new and hit
+// size is bounded by disk, not the budget; 0 for a client without seeds), `update` may change a hit's value, `out` sees every new and hit
 // ordinal's value; 'delete' drops the found keys' values. A bucket with no
 // new, changed or dropped value keeps its values file.
 // The core knows nothing of URLs, tiers, runs or manifests: URL-seen
@@ -137,8 +137,9 @@ export class DrumCore {
     readonly valueWords = 0,
     eventsPath = '',
   ) {
-    if ((valueWords > 0) !== pending.seeded || (valueWords > 0) !== area.seeded) {
-      throw new DrumError('DRUM_INTERNAL', 'DrumCore: a store with values needs seeded buckets and sort area, a keys-only store unseeded ones');
+    // Seeds are for clients whose new values need something of the record (URL-seen: the host check); fill() gets 0 otherwise.
+    if (pending.seeded !== area.seeded || (pending.seeded && valueWords === 0)) {
+      throw new DrumError('DRUM_INTERNAL', 'DrumCore: buckets and sort area must agree on seeds, and seeds need values');
     }
     this.events = valueWords > 0 ? new ValueEvents(dfs, eventsPath) : null;
     this.valueBuffers = valueWords > 0 ? newValueBuffers(4 * valueWords) : null;
