@@ -16,10 +16,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { DocFeaturer } from '../src/content/features.js';
-import { type DocCounts, newDocCounts, readDocs } from '../src/content/read-docs.js';
-import { hamming64 } from '../src/content/simhash.js';
-import { LSH_BANDS, LSH_ROWS, MINHASH_K, estimateJaccard, minhash } from '../src/content/minhash.js';
+import { DocFeaturer } from '../src/content/document/features.js';
+import { type DocCounts, newDocCounts, readDocs } from '../src/content/document/read-docs.js';
+import { hamming64 } from '../src/content/near/simhash.js';
+import { LSH_BANDS, LSH_ROWS, MINHASH_K, estimateJaccard, minhash } from '../src/content/near/minhash.js';
 import { generateWarc, parseTruth } from './gen-warc.js';
 
 export const MAX_THRESHOLD = 12;

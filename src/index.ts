@@ -8,7 +8,7 @@ export type {
   StoreStats, UrlStream, UrlStreamOptions, VerifyProblem, VerifyResult,
 } from './engine/api.js';
 export type { FeedItem } from './engine/pipeline/feed.js';
-export type { ResolveRequest, ResolveResult } from './engine/jobs/resolve.js';
+export type { ResolveRequest, ResolveResult } from './engine/jobs/read/resolve.js';
 export type { RejectReason } from './input/types.js';
 export type { RunReport } from './stats/report.js';
 export { DrumError, ERROR_CODES, EXIT_STATUS, isDrumError, type DrumErrorCode } from './errors.js';

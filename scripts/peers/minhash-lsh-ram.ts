@@ -10,9 +10,9 @@
 // Prints one JSON line: documents, exact, near, timeMs, docsPerSecond, peakRssBytes.
 
 import { pathToFileURL } from 'node:url';
-import { DocFeaturer } from '../../src/content/features.js';
-import { LSH_BANDS, MINHASH_K, bandKey, estimateJaccard, minhash } from '../../src/content/minhash.js';
-import { newDocCounts, readDocs } from '../../src/content/read-docs.js';
+import { DocFeaturer } from '../../src/content/document/features.js';
+import { LSH_BANDS, MINHASH_K, bandKey, estimateJaccard, minhash } from '../../src/content/near/minhash.js';
+import { newDocCounts, readDocs } from '../../src/content/document/read-docs.js';
 
 export async function minhashLshRam(path: string): Promise<{ documents: number; exact: number; near: number; timeMs: number; docsPerSecond: number; peakRssBytes: number }> {
   const t0 = performance.now();

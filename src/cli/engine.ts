@@ -12,7 +12,7 @@ import { DrumError } from '../errors.js';
 import type { DrumOptions } from '../options.js';
 import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
 import type * as Engine from '../engine/drum.js';
-import type { ResolveRequest, ResolveResult } from '../engine/jobs/resolve.js';
+import type { ResolveRequest, ResolveResult } from '../engine/jobs/read/resolve.js';
 import type { CheckRequest, ForgetReport, ForgetRequest, IngestRequest, ReadOptions, RunReport, StoreStats, VerifyResult } from '../engine/api.js';
 
 /** What the CLI uses of an open store (src/engine/drum.ts `Drum`). */

@@ -9,7 +9,7 @@
 // REQUIRES: capacity fixed at creation; reset() between rounds; sigs
 // written (at sigAt(i)) before add() of document i when signatures are kept.
 
-import { MINHASH_K } from './minhash.js';
+import { MINHASH_K } from './near/minhash.js';
 
 export class ContentBatch {
   n = 0;

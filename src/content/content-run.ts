@@ -20,9 +20,9 @@ import { replaceFile } from '../io/replace-file.js';
 import { ContentBatch } from './batch.js';
 import { ContentStore } from './content-store.js';
 import type { NearMethod } from './content-manifest.js';
-import { MINHASH_K } from './minhash.js';
-import { DocFeaturer, FP_WORDS } from './features.js';
-import { type DocCounts, newDocCounts, readDocs } from './read-docs.js';
+import { MINHASH_K } from './near/minhash.js';
+import { DocFeaturer, FP_WORDS } from './document/features.js';
+import { type DocCounts, newDocCounts, readDocs } from './document/read-docs.js';
 
 export const DUPLICATES_FILE = 'content-duplicates.tsv';
 export const REPORT_FILE = 'content-report.json';

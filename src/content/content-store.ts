@@ -36,10 +36,10 @@ import {
 import { upgradeContentStore } from './content-upgrade.js';
 import { DocLog, IDX_FILE, URLS_FILE } from './doc-log.js';
 import { FirstDocMap, WORK_DIR, mapFileNames } from './first-doc-map.js';
-import { TableReader, TableWriter } from './table-file.js';
-import { mergeNear } from './sim-merge.js';
-import { BandOrdinals, CandidatePairs, minEqualOf } from './band-candidates.js';
-import { SIGS_FILE, SigFile } from './sig-file.js';
+import { TableReader, TableWriter } from './near/table-file.js';
+import { mergeNear } from './near/sim-merge.js';
+import { BandOrdinals, CandidatePairs, minEqualOf } from './near/band-candidates.js';
+import { SIGS_FILE, SigFile } from './near/sig-file.js';
 
 /** Largest SimHash threshold the four tables find every pair for. */
 export const MAX_THRESHOLD = 3;

@@ -19,13 +19,13 @@ import { join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
 import { KeyWriter } from '../store/key-writer.js';
 import type { BucketEntry } from '../store/manifest.js';
-import { ValueWriter } from '../store/value-io.js';
+import { ValueWriter } from '../store/values/value-io.js';
 import {
   BAND_BUCKETS, BAND_KIND, EXACT_BUCKETS, EXACT_KIND, SIM_TABLES, type ContentManifest, type ContentManifestV1, type MapFiles, nearMethodOf, tablesOf,
   writeContentManifest,
 } from './content-manifest.js';
 import { DOC_VALUE_BYTES, mapFileName } from './first-doc-map.js';
-import { TableReader } from './table-file.js';
+import { TableReader } from './near/table-file.js';
 
 /** Converts the format 1 store in `dir` (manifest `m`) and commits it; returns the format 2 manifest. */
 export function upgradeContentStore(dfs: DrumFs, dir: string, m: ContentManifestV1, fsync: boolean): ContentManifest {

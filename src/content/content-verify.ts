@@ -15,8 +15,8 @@ import { verifyBucketFiles } from '../store/verify.js';
 import { CONTENT_DIR, type AnyContentManifest, mapsOf, nearMethodOf, readContentManifest, tablesOf } from './content-manifest.js';
 import { DocLog } from './doc-log.js';
 import { DOC_VALUE_BYTES } from './first-doc-map.js';
-import { SIGS_FILE, SigFile } from './sig-file.js';
-import { TableReader } from './table-file.js';
+import { SIGS_FILE, SigFile } from './near/sig-file.js';
+import { TableReader } from './near/table-file.js';
 
 export interface ContentVerifyResult {
   sound: boolean;

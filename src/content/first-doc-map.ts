@@ -26,7 +26,7 @@ import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { KeyReader } from '../store/key-reader.js';
 import type { BucketEntry } from '../store/manifest.js';
-import { ValueReader } from '../store/value-io.js';
+import { ValueReader } from '../store/values/value-io.js';
 import type { MapFiles } from './content-manifest.js';
 
 /** A value is one docID: u32 words per value, and bytes. */

@@ -15,25 +15,25 @@ import type {
   AddOptions, AddResult, CheckRequest, FeedOptions, ForgetReport, ForgetRequest, IngestRequest, LibraryRunStats, Link, RunReport, StoreStats, UrlStream, UrlStreamOptions,
   VerifyResult,
 } from './api.js';
-import { check, type CheckResult } from './jobs/check.js';
-import { forgetJob } from './jobs/forget.js';
-import { storeStats } from './jobs/store-stats.js';
+import { check, type CheckResult } from './jobs/read/check.js';
+import { forgetJob } from './jobs/maintain/forget.js';
+import { storeStats } from './jobs/read/store-stats.js';
 import { forgetRound } from './core/commit.js';
-import { ingest } from './jobs/ingest.js';
+import { ingest } from './jobs/ingest/ingest.js';
 import { Session } from './core/session.js';
 import { Feeder, FEED_ROUND_URLS, type FeedItem } from './pipeline/feed.js';
-import { LinkStream } from './jobs/stream.js';
-import { LinkAdder } from './jobs/add-links.js';
+import { LinkStream } from './jobs/ingest/stream.js';
+import { LinkAdder } from './jobs/ingest/add-links.js';
 import { isDrumError } from '../errors.js';
 import { readManifest } from '../store/manifest.js';
-import { verifyStore } from './jobs/verify-store.js';
-import { docUrls } from './jobs/doc-urls.js';
+import { verifyStore } from './jobs/maintain/verify-store.js';
+import { docUrls } from './jobs/read/doc-urls.js';
 import { readOnlyWorkDir } from '../io/private-temp.js';
-import { resolve, type ResolveRequest, type ResolveResult } from './jobs/resolve.js';
+import { resolve, type ResolveRequest, type ResolveResult } from './jobs/read/resolve.js';
 import { JobGate } from './job-gate.js';
 
-export { repair, type RepairResult } from './jobs/repair.js';
-export { upgradeStore, type UpgradeResult } from './jobs/upgrade.js';
+export { repair, type RepairResult } from './jobs/maintain/repair.js';
+export { upgradeStore, type UpgradeResult } from './jobs/maintain/upgrade.js';
 
 export class Drum {
   private session: Session | null;
@@ -272,4 +272,4 @@ export async function verifyStateDir(stateDir: string): Promise<VerifyResult> {
   }
 }
 
-export { canonicalizeLines } from './jobs/canonicalize-lines.js';
+export { canonicalizeLines } from './jobs/read/canonicalize-lines.js';

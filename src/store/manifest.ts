@@ -11,7 +11,7 @@ import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { replaceFile } from '../io/replace-file.js';
 import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
-import type { UrlLogPoint } from './url-log-format.js';
+import type { UrlLogPoint } from './url-log/url-log-format.js';
 
 export const MANIFEST_NAME = 'MANIFEST';
 export const MANIFEST_MAGIC = 0x4d4d5244; // "DRMM" read as little-endian u32

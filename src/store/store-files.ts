@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import type { ManifestBody } from './manifest.js';
-import { indexPath, segmentPath } from './url-log-format.js';
+import { indexPath, segmentPath } from './url-log/url-log-format.js';
 
 /** Names (relative to the state directory) of every key, values and Bloom file `body` names. */
 export function namedFiles(body: ManifestBody): Set<string> {

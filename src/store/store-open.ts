@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { DrumError, osCode } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
-import { emptyUrlLog } from './url-log-format.js';
+import { emptyUrlLog } from './url-log/url-log-format.js';
 import { LEGACY_LOCK_NAME, WRITER_LOCK_DIR } from './lock.js';
 import {
   FORMAT_VERSION, MANIFEST_NAME, readManifest, stateWithoutManifest, type ManifestBody, type StoreParams,

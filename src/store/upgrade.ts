@@ -10,9 +10,9 @@
 
 import type { DrumFs } from '../io/fs.js';
 import type { ManifestBody } from './manifest.js';
-import { emptyUrlLog } from './url-log-format.js';
+import { emptyUrlLog } from './url-log/url-log-format.js';
 import type { Store } from './store.js';
-import { ValueWriter } from './value-io.js';
+import { ValueWriter } from './values/value-io.js';
 
 /** Upgrades `store` to values of `valueBytes`; returns the keys given values. No-op (0) when it already has values. */
 export function addValues(store: Store, dfs: DrumFs, valueBytes: number, init: (index: number, v: Uint32Array, at: number) => void, fsync: boolean): number {

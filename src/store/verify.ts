@@ -13,7 +13,7 @@ import { isDrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { KeyReader, READ_BUFFER_BYTES } from './key-reader.js';
 import type { BucketEntry, ManifestBody } from './manifest.js';
-import { ValueReader } from './value-io.js';
+import { ValueReader } from './values/value-io.js';
 
 export interface VerifyProblem {
   file: string;

@@ -11,7 +11,7 @@ import { CONTENT_DIR, readContentManifest } from '../../src/content/content-mani
 import { ContentStore } from '../../src/content/content-store.js';
 import { verifyContent } from '../../src/content/content-verify.js';
 import { DrumFs, type FsOp } from '../../src/io/fs.js';
-import { MINHASH_K } from '../../src/content/minhash.js';
+import { MINHASH_K } from '../../src/content/near/minhash.js';
 import { BASES, type Doc, type Verdicts, runAll, runRound } from '../helpers/content-model.js';
 import { tempDir } from '../helpers/tmp.js';
 

@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { ContentBatch } from '../../src/content/batch.js';
 import { ContentStore } from '../../src/content/content-store.js';
 import { verifyContent } from '../../src/content/content-verify.js';
-import { hamming64 } from '../../src/content/simhash.js';
+import { hamming64 } from '../../src/content/near/simhash.js';
 import { acquireLock } from '../../src/store/lock.js';
 import { tempDir } from '../helpers/tmp.js';
 

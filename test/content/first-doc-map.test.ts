@@ -16,7 +16,7 @@ import { FirstDocMap, mapFileNames } from '../../src/content/first-doc-map.js';
 import { SortArea } from '../../src/engine/core/sort-stage.js';
 import { DrumFs } from '../../src/io/fs.js';
 import { KeyReader } from '../../src/store/key-reader.js';
-import { ValueReader } from '../../src/store/value-io.js';
+import { ValueReader } from '../../src/store/values/value-io.js';
 import { verifyBucketFiles } from '../../src/store/verify.js';
 import { tempDir } from '../helpers/tmp.js';
 

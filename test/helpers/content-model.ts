@@ -10,9 +10,9 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ContentBatch } from '../../src/content/batch.js';
-import { minEqualOf } from '../../src/content/band-candidates.js';
+import { minEqualOf } from '../../src/content/near/band-candidates.js';
 import { ContentStore, type ContentStoreOptions } from '../../src/content/content-store.js';
-import { LSH_BANDS, LSH_ROWS, MINHASH_K, equalMinima } from '../../src/content/minhash.js';
+import { LSH_BANDS, LSH_ROWS, MINHASH_K, equalMinima } from '../../src/content/near/minhash.js';
 
 export interface Doc {
   ex: number;

@@ -3,9 +3,9 @@
 // through a reader. Test-only.
 
 import { DrumFs } from '../../src/io/fs.js';
-import type { UrlLogPoint } from '../../src/store/url-log-format.js';
-import { UrlLogReader } from '../../src/store/url-log-reader.js';
-import type { UrlLogWriter } from '../../src/store/url-log-writer.js';
+import type { UrlLogPoint } from '../../src/store/url-log/url-log-format.js';
+import { UrlLogReader } from '../../src/store/url-log/url-log-reader.js';
+import type { UrlLogWriter } from '../../src/store/url-log/url-log-writer.js';
 
 /** Appends `urls` one by one, or as one block of lines (as the worker's dispatch hands them over). */
 export function appendUrls(w: UrlLogWriter, urls: string[], asLines: boolean): void {

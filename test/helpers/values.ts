@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { DrumFs } from '../../src/io/fs.js';
 import { KeyReader } from '../../src/store/key-reader.js';
 import { readManifest } from '../../src/store/manifest.js';
-import { ValueReader } from '../../src/store/value-io.js';
+import { ValueReader } from '../../src/store/values/value-io.js';
 import { docIDOf, V_FIRST_RUN, V_FLAGS, V_HOST_CHECK, V_LAST_EMITTED } from '../../src/engine/core/url-values.js';
 
 export interface UrlValue {

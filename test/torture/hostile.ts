@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { Drum, canonicalizeLines } from '../../src/engine/drum.js';
-import { NOT_A_LINK } from '../../src/engine/jobs/canonicalize-lines.js';
+import { NOT_A_LINK } from '../../src/engine/jobs/read/canonicalize-lines.js';
 import { isDrumError } from '../../src/errors.js';
 import { unescapeExcerpt } from '../../src/output/rejects.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { RunCounters } from '../../stats/counters.js';
 import type { ManifestBody } from '../../store/manifest.js';
 import { writeBloom } from '../../tiers/bloom-file.js';
-import { urlLogOf } from '../../store/url-log-format.js';
+import { urlLogOf } from '../../store/url-log/url-log-format.js';
 import { mergeRound } from './round.js';
 import type { BlockSink } from '../workers/dispatch.js';
 import type { Session } from './session.js';

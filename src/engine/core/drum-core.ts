@@ -20,7 +20,7 @@
 // each merged key lands (merge.ts), and once every verdict is known — a new
 // key's rank among the round's new ordinals needs all of them — writes each
 // touched bucket's values file in a second sequential pass
-// (store/value-merge.ts): `fill` makes a new key's value from its ordinal,
+// (store/values/value-merge.ts): `fill` makes a new key's value from its ordinal,
 // its rank and its seed (one u32 word given to add() that travels with the
 // key through seeded buckets and the sort, as IRLbot's value rides in the
 // <key, value> bucket, so a round keeps nothing per record in RAM and its
@@ -43,9 +43,9 @@ import type { RunCounters } from '../../stats/counters.js';
 import type { WrittenFile } from '../../store/key-writer.js';
 import { dispatchOnWorker, type BlockSink } from '../workers/dispatch.js';
 import type { ParsePool } from '../workers/parse-pool.js';
-import type { ValueReader } from '../../store/value-io.js';
-import { newValueBuffers, ValueWriter, type ValueBuffers } from '../../store/value-io.js';
-import { mergeValues, rankIndex, type ValueHooks } from '../../store/value-merge.js';
+import type { ValueReader } from '../../store/values/value-io.js';
+import { newValueBuffers, ValueWriter, type ValueBuffers } from '../../store/values/value-io.js';
+import { mergeValues, rankIndex, type ValueHooks } from '../../store/values/value-merge.js';
 import { mergeBuckets, type BucketFiles, type SortArea } from './sort-stage.js';
 import { ValueEvents } from './value-events.js';
 
@@ -66,7 +66,7 @@ export interface ValueFiles {
   valuesOutputPath(b: number): string;
 }
 
-/** A round's values: where the files are and the client's hooks (store/value-merge.ts ValueHooks). */
+/** A round's values: where the files are and the client's hooks (store/values/value-merge.ts ValueHooks). */
 export interface CoreValues extends ValueHooks {
   files: ValueFiles;
 }

@@ -19,7 +19,7 @@ import { DrumFs } from '../../io/fs.js';
 import { resolveOptions, type DrumOptions, type ResolvedOptions } from '../../options.js';
 import { StageTimer } from '../../stats/counters.js';
 import { Store } from '../../store/store.js';
-import { UrlLogWriter } from '../../store/url-log-writer.js';
+import { UrlLogWriter } from '../../store/url-log/url-log-writer.js';
 import { readManifest } from '../../store/manifest.js';
 import { verifyKeyFiles, type StoreVerifyResult } from '../../store/verify.js';
 import type { BlockedBloom } from '../../tiers/bloom.js';
@@ -35,7 +35,7 @@ import { Front } from './front.js';
 import { ParsePool } from '../workers/parse-pool.js';
 import { SortArea, type BucketFiles } from './sort-stage.js';
 import { DrumCore } from './drum-core.js';
-import { recoverForgetHosts } from '../jobs/forget-records.js';
+import { recoverForgetHosts } from '../jobs/maintain/forget-records.js';
 import { addValues } from '../../store/upgrade.js';
 import { upgradedValue, URL_VALUE_BYTES, URL_VALUE_WORDS } from './url-values.js';
 

@@ -7,7 +7,7 @@
 // recorded for its ordinal. Also the per-ordinal host checks of a round.
 // Does not read files (the core's values pass calls the hooks).
 
-import type { ValueHooks } from '../../store/value-merge.js';
+import type { ValueHooks } from '../../store/values/value-merge.js';
 
 export const URL_VALUE_WORDS = 6; // docIDLo, docIDHi, firstRun, lastEmitted, hostCheck, flags
 export const URL_VALUE_BYTES = 4 * URL_VALUE_WORDS;

@@ -15,7 +15,7 @@ import type { LineChunk, Reject } from '../../input/types.js';
 import type { RunReport } from '../../stats/report.js';
 import type { FeedOptions, LibraryRunStats, Link } from '../api.js';
 import type { Session } from '../core/session.js';
-import { LibraryRun, type Taker } from '../jobs/library-run.js';
+import { LibraryRun, type Taker } from '../jobs/ingest/library-run.js';
 import { linkChunk } from './link-chunk.js';
 
 export const FEED_ROUND_URLS = 1_000_000;

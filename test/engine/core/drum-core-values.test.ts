@@ -17,7 +17,7 @@ import { SortArea, type BucketFiles } from '../../../src/engine/core/sort-stage.
 import { DrumFs } from '../../../src/io/fs.js';
 import { newRunCounters } from '../../../src/stats/counters.js';
 import { KeyReader } from '../../../src/store/key-reader.js';
-import { ValueReader } from '../../../src/store/value-io.js';
+import { ValueReader } from '../../../src/store/values/value-io.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const WORDS = 3;

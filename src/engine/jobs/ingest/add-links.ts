@@ -1,0 +1,111 @@
+// Drum.add with group commit: every call waits for the merge round that
+// stores its links, and calls that arrive while a round is merging go
+// together into the next one, so a crawler with many pages in flight pays
+// one merge (one sequential pass over the touched key files, one MANIFEST
+// rename) for all of them, the batching DRUM is built on. A lone caller pays
+// one round per call. Each call gets back its own new URLs (canonical, in the
+// order given), its rejects by index and its duplicate count. The calls share
+// one LibraryRun until end(). Does not parse or merge itself (LibraryRun).
+
+import { DrumError } from '../../../errors.js';
+import type { Reject } from '../../../input/types.js';
+import type { RunReport } from '../../../stats/report.js';
+import type { AddOptions, AddResult, LibraryRunStats, Link, LinkReject } from '../../api.js';
+import type { Session } from '../../core/session.js';
+import { linkChunk } from '../../pipeline/link-chunk.js';
+import { LibraryRun, type Taker } from './library-run.js';
+
+interface Call {
+  links: readonly (string | Link)[];
+  base: string;
+  resolve: (r: AddResult) => void;
+  reject: (e: unknown) => void;
+}
+
+export class LinkAdder {
+  private run: LibraryRun | null = null;
+  private queue: Call[] = [];
+  private pumping: Promise<void> | null = null;
+
+  constructor(private readonly s: Session) {}
+
+  add(links: Iterable<string | Link>, opts: AddOptions = {}): Promise<AddResult> {
+    const list: readonly (string | Link)[] = Array.isArray(links) ? links : [...links];
+    const bad = list.findIndex((l) => typeof l !== 'string' && (l === null || typeof l !== 'object' || typeof l.url !== 'string'));
+    if (bad >= 0) return Promise.reject(new DrumError('DRUM_BAD_OPTION', `link ${bad} is neither a string nor an object with a string url`));
+    if (opts.base !== undefined && typeof opts.base !== 'string') return Promise.reject(new DrumError('DRUM_BAD_OPTION', 'base must be a string'));
+    return new Promise<AddResult>((resolve, reject) => {
+      this.queue.push({ links: list, base: opts.base ?? '', resolve, reject });
+      this.pumping ??= this.pump();
+    });
+  }
+
+  /** Counts of the open run, or null when no add() started one. */
+  stats(): LibraryRunStats | null {
+    return this.run?.stats() ?? null;
+  }
+
+  /** Resolves when no call is waiting or being stored. */
+  async idle(): Promise<void> {
+    while (this.pumping !== null) await this.pumping;
+  }
+
+  /** Waits for the calls in flight, then ends the open run (report.json, catalog record). Null when none was open. */
+  async end(): Promise<RunReport | null> {
+    await this.idle();
+    const run = this.run;
+    this.run = null;
+    return run === null ? null : run.end();
+  }
+
+  /** Stores the queued calls, one round per batch of calls, until the queue is empty. */
+  private async pump(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const calls = this.queue;
+        this.queue = [];
+        await this.round(calls);
+      }
+    } finally {
+      this.pumping = null;
+    }
+  }
+
+  private async round(calls: Call[]): Promise<void> {
+    const takers: (Taker & { newUrls: string[]; rejects: LinkReject[] })[] = [];
+    try {
+      const run = (this.run ??= await LibraryRun.start(this.s));
+      for (const call of calls) {
+        const first = run.lines;
+        const rejects: LinkReject[] = [];
+        const taker = {
+          newUrls: [] as string[], news: 0, rejects,
+          onReject: (r: Reject) => rejects.push({ index: r.line - first - 1, url: r.excerpt.toString('utf8'), reason: r.reason }),
+        };
+        takers.push(taker);
+        let at = 0;
+        while (at < call.links.length) {
+          const { chunk, next } = linkChunk(call.links, at, {
+            base: call.base, firstLine: first, maxLineBytes: this.s.policy.maxLineBytes, chunkBytes: this.s.opts.chunkBytes,
+          });
+          at = next;
+          await run.route(chunk, taker);
+        }
+        run.lines = first + call.links.length;
+      }
+      await run.commit();
+    } catch (e) {
+      const run = this.run;
+      this.run = null;
+      await run?.fail().catch(() => undefined);
+      for (const c of calls) c.reject(e);
+      return;
+    }
+    calls.forEach((c, i) => {
+      const t = takers[i]!;
+      t.rejects.sort((a, b) => a.index - b.index);
+      const links = c.links.length;
+      c.resolve({ newUrls: t.newUrls, duplicates: links - t.news - t.rejects.length, rejects: t.rejects, links });
+    });
+  }
+}

@@ -1,0 +1,210 @@
+// A library run: what Drum.add, Drum.stream and Drum.checkUpdate store goes
+// through a run like an ingest's, without input files. It has a run id and
+// its own directory under <state>/runs/ (unique-*.txt of its new URLs in
+// arrival order, rejects.tsv, report.json at its end), its state in the
+// MANIFEST (so the host counts of a round a crash cut off are recovered, as
+// for ingest), a record in the run catalog updated at every committed round,
+// and host-table counts per round. Each round's new URLs also go back to the
+// callers that fed them, by arrival ordinal (Taker). Does not decide when a
+// round commits (add-links.ts and feed.ts do) and does not split lines.
+// REQUIRES: a session opened for writing; one run at a time per session.
+
+import { join, resolve } from 'node:path';
+import type { LineChunk, Reject } from '../../../input/types.js';
+import { flattenCounters, newRunCounters, restoreCounters, type RunCounters } from '../../../stats/counters.js';
+import type { RunReport } from '../../../stats/report.js';
+import type { RunState } from '../../../store/manifest.js';
+import type { LibraryRunStats } from '../../api.js';
+import { forgetRound, mergeAndCommit, mergeDue } from '../../core/commit.js';
+import type { Session } from '../../core/session.js';
+import { recoverHostCounts } from '../../hosts/host-recovery.js';
+import { pushHistory } from './run-history.js';
+import { RunOutputs } from './run-outputs.js';
+import { buildReport, writeReport } from './report-build.js';
+import { newRunId, URLS_PER_FILE } from './run-setup.js';
+
+/** The input path a library run records: its links came through the API, not from a file. */
+export const LIBRARY_INPUT = '(library)';
+
+/** A caller waiting for its share of a round: the new URLs of its ordinals, and its rejects. */
+export interface Taker {
+  /** Receives each new URL of this taker, in arrival order; null: the caller does not want them. */
+  newUrls: string[] | null;
+  /** Counts this taker's new URLs (also when newUrls is null). */
+  news: number;
+  onReject?: (r: Reject) => void;
+  /** Called with this taker's new URLs of a round before the round commits (newUrls must then be kept). */
+  beforeCommit?: (newUrls: readonly string[]) => Promise<void>;
+}
+
+/** Ordinals [a, b) of the round's aux log routed for one taker. */
+interface Segment {
+  a: number;
+  b: number;
+  taker: Taker;
+}
+
+export class LibraryRun {
+  private readonly c: RunCounters = newRunCounters();
+  private readonly t0 = performance.now();
+  private segments: Segment[] = [];
+  private readonly tooLong: Reject[] = [];
+  private readonly decoder = new TextDecoder();
+  private roundFrom: { file: number; bytes: number };
+  private ended = false;
+  /** Lines fed so far: the next link's line number is lines + 1. */
+  lines = 0;
+
+  private constructor(
+    private readonly s: Session,
+    private readonly run: RunState,
+    private readonly out: RunOutputs,
+  ) {
+    this.roundFrom = { file: run.unique.file, bytes: run.unique.bytes };
+  }
+
+  /** Starts a run: records it in the MANIFEST (a 'running' run left by an earlier job is abandoned into the history). */
+  static async start(s: Session): Promise<LibraryRun> {
+    await recoverHostCounts(s.store.body.run, s.catalog, { dfs: s.dfs, path: join(s.workDir, 'hosts-recovery.parts') });
+    const runId = newRunId();
+    const run: RunState = {
+      runId, status: 'running', startedAt: new Date().toISOString(), finishedAt: null,
+      inputs: [{ path: LIBRARY_INPUT, bytes: 0, sha256: '', sampled: false }], skipped: [false], options: { format: 'library' },
+      outDir: join(resolve(s.dir), 'runs', runId), position: { input: 0, offset: 0, line: 0 }, rounds: 0,
+      unique: { file: 1, bytes: 0, urls: 0, urlsPerFile: s.opts.tuning.urlsPerFile ?? URLS_PER_FILE }, rejectsBytes: 0, counters: {},
+    };
+    const body = s.store.body;
+    let history = body.history;
+    if (body.run !== null && body.run.status === 'running') {
+      const old = body.run;
+      history = pushHistory(history, { ...old, status: 'abandoned' }, restoreCounters(old.counters));
+    }
+    run.seq = (body.runSeq ?? 0) + 1;
+    s.store.commit({ ...body, run: { ...run }, history, runSeq: run.seq });
+    const out = new RunOutputs(s.dfs, run, false, s.workDir, s.opts.fsync);
+    s.front.startRound();
+    return new LibraryRun(s, run, out);
+  }
+
+  stats(): LibraryRunStats {
+    const c = this.c;
+    return {
+      runId: this.run.runId, outDir: this.run.outDir, linksRead: c.linksRead, uniqueUrls: c.uniqueUrls, duplicateUrls: c.duplicateUrls,
+      rejectedLines: c.rejectedLines, rejectsByReason: { ...c.rejectsByReason }, rounds: this.run.rounds,
+    };
+  }
+
+  /** Parses and routes one chunk; its URLs that reach the aux log are the taker's. Commits first when the round is full. */
+  async route(chunk: LineChunk, taker: Taker): Promise<void> {
+    const s = this.s;
+    const p = await s.pool.parse(chunk);
+    this.reject(p.rejects, taker);
+    const a = s.aux.records;
+    s.front.route(p, s.core, this.c, this.tooLong);
+    s.pool.release(p); // route() copied what it keeps
+    if (s.aux.records > a) this.segments.push({ a, b: s.aux.records, taker });
+    this.reject(this.tooLong, taker);
+    this.tooLong.length = 0;
+    this.lines = Math.max(this.lines, chunk.endLine);
+    this.run.position.line = this.lines;
+    if (this.due()) await this.commit();
+  }
+
+  /** The round is full enough that it must merge now (buckets, round capacity, or `roundUrls` pending URLs). */
+  due(roundUrls = Infinity): boolean {
+    return mergeDue(this.s) || this.s.aux.records >= roundUrls;
+  }
+
+  private reject(rs: readonly Reject[], taker: Taker): void {
+    if (rs.length === 0) return;
+    if (taker.onReject !== undefined) for (const r of rs) taker.onReject(r);
+    this.out.countRejects(this.c, rs);
+  }
+
+  /**
+   * Merges and commits everything routed: the round's new URLs go to the
+   * unique files, the host counter and their takers; the MANIFEST names the
+   * run's new state; then the catalog gets the round's host counts and the
+   * run's record. `final`: the run ends with this round (report.json).
+   */
+  async commit(final = false): Promise<RunReport | null> {
+    const s = this.s;
+    const run = this.run;
+    const segs = this.segments;
+    this.segments = [];
+    let k = 0;
+    let report: RunReport | null = null;
+    const hooked = new Map<Taker, number>();
+    for (const g of segs) if (g.taker.beforeCommit !== undefined && g.taker.newUrls !== null) hooked.set(g.taker, g.taker.newUrls.length);
+    await mergeAndCommit(s, {
+      counters: this.c,
+      emit: (buf, start, end, ordinal) => {
+        this.out.emit(buf, start, end);
+        while (k < segs.length && segs[k]!.b <= ordinal) k++;
+        const seg = segs[k];
+        if (seg === undefined || seg.a > ordinal) return;
+        seg.taker.news++;
+        seg.taker.newUrls?.push(this.decoder.decode(buf.subarray(start, end)));
+      },
+      beforeCommit: async (storeUrls) => {
+        for (const [t, from] of hooked) await t.beforeCommit!(t.newUrls!.slice(from));
+        const point = await this.out.sync();
+        this.c.elapsedMs = performance.now() - this.t0;
+        const status = final ? 'complete' : 'running';
+        if (final) {
+          report = buildReport(s, { ...run, status }, this.c, [false], this.out.unique.fileNames(), this.c.elapsedMs, 'complete', [], storeUrls);
+          writeReport(s.dfs, run.outDir, report);
+        }
+        const next: RunState = {
+          ...run, position: { ...run.position }, rounds: run.rounds + 1, unique: point, lastRoundFrom: { ...this.roundFrom },
+          rejectsBytes: this.out.rejects.committedLength(), counters: flattenCounters(this.c), status,
+          finishedAt: final ? new Date().toISOString() : null,
+        };
+        run.rounds = next.rounds;
+        const history = s.store.body.history;
+        return { run: next, history: final ? pushHistory(history, next, this.c) : history };
+      },
+    });
+    this.roundFrom = { file: s.store.body.run!.unique.file, bytes: s.store.body.run!.unique.bytes };
+    await this.out.applyHostCounts(s.catalog, run.runId, run.rounds);
+    await this.record(final ? 'complete' : 'running');
+    return report;
+  }
+
+  /** Ends the run: a last round (possibly empty) commits with report.json; the outputs are closed. Returns the report. */
+  async end(): Promise<RunReport> {
+    this.ended = true;
+    const report = await this.commit(true);
+    await this.out.close();
+    // Every routed chunk was committed: the tiers and memos now vouch only for stored URLs.
+    await this.s.saveCaches();
+    return report!;
+  }
+
+  /**
+   * The run stops without its last round: what it routed but did not commit
+   * is forgotten (the tiers are reset to the store), the outputs closed at
+   * their committed length, and the catalog record marked failed. Its
+   * MANIFEST state stays 'running'; the next run abandons it.
+   */
+  async fail(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await forgetRound(this.s);
+    await this.out.abandon();
+    await this.record('failed').catch(() => undefined);
+  }
+
+  private async record(status: 'running' | 'complete' | 'failed'): Promise<void> {
+    const cat = this.s.catalog;
+    if (cat === null) return;
+    const run = this.run;
+    const c = this.c;
+    await cat.putRun({
+      runId: run.runId, startedAt: run.startedAt, finishedAt: status === 'running' ? null : new Date().toISOString(), status,
+      inputs: [{ path: LIBRARY_INPUT, bytes: 0, sha256: null }],
+      counts: { linksRead: c.linksRead, uniqueUrls: c.uniqueUrls, duplicateUrls: c.duplicateUrls, rejectedLines: c.rejectedLines },
+      outDir: run.outDir, outputFiles: this.out.unique.fileNames(), options: { ...run.options },
+    });
+  }
+}

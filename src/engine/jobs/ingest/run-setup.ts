@@ -1,0 +1,178 @@
+// Decides what an ingest request means against the committed state: which
+// inputs (with size and content identity), whether it resumes the store's
+// unfinished run or starts a new one, which inputs were already ingested and
+// are skipped, and where outputs go (refusing to clobber an unrelated
+// non-empty directory). Reads only; writes nothing.
+
+import * as fs from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { DrumError } from '../../../errors.js';
+import { inputIdentity } from '../../../input/identity.js';
+import type { InputRecord, ManifestBody, RunState } from '../../../store/manifest.js';
+import type { IngestRequest } from '../../api.js';
+import type { InputError } from '../../pipeline/read-loop.js';
+
+/**
+ * Inputs up to this size are hashed whole (SHA-256) before the run; larger ones get a sampled hash
+ * first (size, first and last MiB) and are hashed whole while read or, to skip them, by one
+ * confirming read (known-inputs.ts). Tuning.fullHashMaxBytes overrides it.
+ */
+export const FULL_HASH_MAX_BYTES = 64 << 20;
+export const URLS_PER_FILE = 1_000_000;
+
+export interface RunPlan {
+  resume: boolean;
+  run: RunState;
+  /** Per input: skipped because an earlier complete run already ingested the same bytes. */
+  skipped: boolean[];
+  /** The unfinished run this request abandons (a different request came), if any. */
+  abandoned: RunState | null;
+}
+
+export async function describeInputs(paths: string[], fullHashMaxBytes = FULL_HASH_MAX_BYTES): Promise<InputRecord[]> {
+  const out: InputRecord[] = [];
+  for (const p of paths) {
+    if (p === '-') {
+      out.push({ path: '-', bytes: 0, sha256: '', sampled: false });
+      continue;
+    }
+    const abs = resolve(p);
+    let size: number;
+    try {
+      const st = fs.statSync(abs);
+      if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+      if (!st.isFile()) {
+        // A FIFO, `<(...)`, /dev/stdin or a device: read as a stream, like stdin; no identity, never skipped or resumed.
+        out.push({ path: abs, bytes: 0, sha256: '', sampled: false });
+        continue;
+      }
+      size = st.size;
+    } catch (e) {
+      throw new DrumError('DRUM_INPUT', `cannot read input ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e, file: abs });
+    }
+    const sampled = size > fullHashMaxBytes;
+    const id = await inputIdentity(abs, { method: sampled ? 'sampled' : 'full' });
+    out.push({ path: abs, bytes: size, sha256: id.sha256, sampled, ...(sampled ? { sample: id.sha256 } : {}) });
+  }
+  return out;
+}
+
+export function newRunId(now = new Date()): string {
+  const t = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${t}-${randomBytes(2).toString('hex')}`;
+}
+
+function sameInputs(a: InputRecord[], b: InputRecord[]): boolean {
+  // A large input's record carries its whole hash once read; its sample identifies it on both sides.
+  const id = (x: InputRecord): string => x.sample ?? x.sha256;
+  return a.length === b.length && a.every((x, i) => x.path === b[i]!.path && x.bytes === b[i]!.bytes && id(x) === id(b[i]!) && x.path !== '-' && x.sha256 !== '');
+}
+
+function readOptionsOf(req: IngestRequest): Record<string, string> {
+  const o: Record<string, string> = { format: req.format ?? 'auto', links: req.links ?? 'nav', warcLinks: req.warcLinks ?? 'html' };
+  if (req.revisitAfter !== undefined) o.revisitAfter = String(req.revisitAfter);
+  if (req.graph === true) o.graph = 'true';
+  return o;
+}
+
+/**
+ * Plans the run. `alreadyIngested(input)` says whether a complete earlier run
+ * ingested these exact bytes (manifest history or the catalog).
+ */
+export function planRun(
+  stateDir: string,
+  body: ManifestBody,
+  req: IngestRequest,
+  inputs: InputRecord[],
+  alreadyIngested: (i: InputRecord) => boolean,
+  urlsPerFile = URLS_PER_FILE,
+  nowMs = Date.now(),
+): RunPlan {
+  const last = body.run;
+  const options = readOptionsOf(req);
+  const outWanted = req.outDir === undefined ? null : resolve(req.outDir);
+  if (last !== null && last.status === 'running') {
+    const same = sameInputs(last.inputs, inputs) && (outWanted === null || outWanted === last.outDir) &&
+      JSON.stringify(last.options) === JSON.stringify(options);
+    if (same) return { resume: true, run: last, skipped: last.skipped ?? inputs.map(() => false), abandoned: null };
+  }
+  const abandoned = last !== null && last.status === 'running' ? { ...last, status: 'abandoned' as const } : null;
+  const runId = newRunId();
+  const outDir = outWanted ?? join(resolve(stateDir), 'runs', runId);
+  // A revisit run reads every input: an input ingested before can hold URLs due again; a graph run wants every row's pair.
+  const skipped = inputs.map((i) => !req.force && req.revisitAfter === undefined && req.graph !== true && i.path !== '-' && alreadyIngested(i));
+  if (skipped.some((x) => !x)) {
+    checkOutDirPlace(stateDir, outDir);
+    checkOutDir(outDir);
+  }
+  const first = skipped.findIndex((s) => !s);
+  const run: RunState = {
+    runId,
+    status: 'running',
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+    inputs,
+    skipped,
+    options,
+    outDir,
+    position: { input: first < 0 ? inputs.length : first, offset: 0, line: 0 },
+    rounds: 0,
+    unique: { file: 1, bytes: 0, urls: 0, urlsPerFile },
+    rejectsBytes: 0,
+    counters: {},
+    ...(req.revisitAfter !== undefined
+      ? { revisit: { afterSec: req.revisitAfter, fromSec: Math.floor(nowMs / 1000), file: 1, bytes: 0, urls: 0, urlsPerFile } }
+      : {}),
+    ...(req.graph === true ? { graph: { file: 1, bytes: 0, urls: 0, urlsPerFile } } : {}),
+  };
+  return { resume: false, run, skipped, abandoned };
+}
+
+/** State folders drum empties or owns: an output directory there would be deleted or mixed with state. */
+const MANAGED = ['store', 'work', 'catalog'];
+
+/** True when `dir` is a drum state directory: it holds a MANIFEST or a writer LOCK. */
+function isStateDir(dir: string): boolean {
+  return fs.existsSync(join(dir, 'MANIFEST')) || fs.existsSync(join(dir, 'LOCK'));
+}
+
+/**
+ * A run's outputs may go under a state's runs/ or anywhere outside a state
+ * directory, never into the managed parts of this state or of any other drum
+ * state found walking up from the output directory (that store's next open
+ * would delete them).
+ */
+export function checkOutDirPlace(stateDir: string, outDir: string): void {
+  const out = resolve(outDir);
+  const refuse = (state: string): never => {
+    throw new DrumError('DRUM_CLOBBER', `--out ${out} is the drum state directory ${state} or inside its ${MANAGED.join('/, ')}/ (drum deletes or owns what is there); use <state>/runs/ or a directory outside ${state}`, { file: out });
+  };
+  const inManaged = (state: string): boolean => out === state || MANAGED.some((m) => out === join(state, m) || out.startsWith(`${join(state, m)}${sep}`));
+  const own = resolve(stateDir);
+  if (inManaged(own)) refuse(own);
+  for (let dir = out, up = dirname(out); ; dir = up, up = dirname(up)) {
+    if (isStateDir(dir) && inManaged(dir)) refuse(dir);
+    if (up === dir) return;
+  }
+}
+
+/** A new run's output directory must be absent or empty: drum never mixes its files into unrelated ones. */
+export function checkOutDir(dir: string): void {
+  let entries: string[];
+  try {
+    if (!fs.statSync(dir).isDirectory()) throw new DrumError('DRUM_CLOBBER', `--out ${dir} exists and is not a directory`, { file: dir });
+    entries = fs.readdirSync(dir);
+  } catch (e) {
+    if (e instanceof DrumError) throw e;
+    return; // absent: created later
+  }
+  if (entries.length > 0) {
+    throw new DrumError('DRUM_CLOBBER', `--out ${dir} is not empty; drum writes a run's files only into a new or empty directory`, { file: dir });
+  }
+}
+
+/** The run's inputs that ended in an error, as the report and the exit status give them. */
+export function damagedInputs(run: RunState): InputError[] {
+  return run.inputs.flatMap((x, input) => (x.damaged === undefined ? [] : [{ path: x.path, input, ...x.damaged }]));
+}

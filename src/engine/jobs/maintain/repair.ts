@@ -1,0 +1,101 @@
+// `drum repair`: rebuilds what the store can be rebuilt from, never touching
+// the key files. The Bloom filter holds nothing the store lacks: it is
+// rebuilt from every key file and committed under a new name. The run
+// catalog is moved aside (never deleted) and a fresh one is filled from the
+// manifest's run history and the host counts of each run's surviving
+// unique-*.txt files, less those of each forget's forgotten.txt. REQUIRES: the key files verify (else DRUM_CORRUPT_FILE).
+
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { Catalog } from '../../../catalog/catalog.js';
+import { runRecordFromSummary } from '../../../catalog/reconcile.js';
+import { DrumError } from '../../../errors.js';
+import { DrumFs, type FaultHook } from '../../../io/fs.js';
+import { listUniqueFiles } from '../../../output/unique-writer.js';
+import { KeyReader, READ_BUFFER_BYTES } from '../../../store/key-reader.js';
+import { acquireLock } from '../../../store/lock.js';
+import { readManifest, writeManifest, type ManifestBody } from '../../../store/manifest.js';
+import { verifyKeyFiles } from '../../../store/verify.js';
+import { BlockedBloom } from '../../../tiers/bloom.js';
+import { writeBloom } from '../../../tiers/bloom-file.js';
+import { HostCounter } from '../../hosts/host-counter.js';
+import { countUniqueFile } from '../../hosts/host-recovery.js';
+import { applyForgetHosts } from './forget-records.js';
+
+export interface RepairResult {
+  bloom: { file: string; keys: number; bitsPerKey: number } | null;
+  catalog: { movedTo: string; runs: number; hostRuns: number } | null;
+}
+
+/** `io.faultHook`: the fault seam of src/io/fs.ts (tests inject OS errors through it). */
+export async function repair(
+  stateDir: string, what: { bloom?: boolean; catalog?: boolean; bloomBitsPerKey?: number }, io: { faultHook?: FaultHook } = {},
+): Promise<RepairResult> {
+  if (readManifest(stateDir) === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${stateDir}`, { file: stateDir });
+  const lock = await acquireLock(stateDir);
+  const dfs = new DrumFs(undefined, io.faultHook ?? null);
+  try {
+    const body = readManifest(stateDir)!; // again, under the lock
+    const v = verifyKeyFiles(dfs, stateDir, body);
+    if (!v.ok) {
+      const p = v.problems[0]!;
+      throw new DrumError('DRUM_CORRUPT_FILE', `cannot repair from a damaged store: ${p.file}: ${p.message}`, { file: p.file });
+    }
+    const out: RepairResult = { bloom: null, catalog: null };
+    if (what.bloom) out.bloom = await rebuildBloom(dfs, stateDir, body, what.bloomBitsPerKey);
+    if (what.catalog) out.catalog = await resetCatalog(dfs, stateDir, readManifest(stateDir)!);
+    return out;
+  } finally {
+    await lock.release();
+  }
+}
+
+async function rebuildBloom(dfs: DrumFs, dir: string, body: ManifestBody, bits?: number): Promise<RepairResult['bloom']> {
+  const bitsPerKey = bits ?? body.bloom?.bitsPerKey ?? 10;
+  const bloom = BlockedBloom.forKeys(Math.max(1024, Math.ceil(body.storeUrls * 1.5)), bitsPerKey);
+  const buffer = new Uint8Array(READ_BUFFER_BYTES);
+  body.buckets.forEach((e, b) => {
+    if (!e) return;
+    const r = KeyReader.open(dfs, join(dir, e.file), { bucket: b, keys: e.keys }, e.bytes, buffer);
+    try {
+      while (r.nextBlock()) bloom.addPairs(r.keys, r.n);
+    } finally {
+      r.close();
+    }
+  });
+  const commit = body.commit + 1;
+  const file = `bloom-g${String(commit).padStart(6, '0')}.bloom`;
+  await writeBloom(dfs, join(dir, file), bloom, { fsync: true });
+  const entry = { file, keys: bloom.keys, bitsPerKey };
+  writeManifest(dfs, dir, { ...body, commit, bloom: entry }, true);
+  if (body.bloom && body.bloom.file !== file) dfs.unlink(join(dir, body.bloom.file));
+  return entry;
+}
+
+async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promise<RepairResult['catalog']> {
+  const cat = join(dir, 'catalog');
+  const movedTo = join(dir, `catalog.damaged-${new Date().toISOString().replace(/[:.]/g, '')}`);
+  // A failed move (EBUSY, EACCES, ...) is DRUM_IO and leaves the catalog where it was.
+  if (fs.existsSync(cat)) dfs.rename(cat, movedTo);
+  const c = await Catalog.open(dir, { sync: true });
+  let hostRuns = 0;
+  try {
+    for (const h of body.history) {
+      await c.putRun(runRecordFromSummary(h, { repaired: true }));
+      if (h.kind === 'forget') {
+        // Its forgotten URLs come off the counts again: a rebuilt catalog never undoes a forget.
+        if (await applyForgetHosts(c, h)) hostRuns++;
+        continue;
+      }
+      const files = listUniqueFiles(h.outDir);
+      if (h.status !== 'complete' || files.length === 0) continue;
+      const hosts = new HostCounter();
+      for (const f of files) countUniqueFile(join(h.outDir, f.name), hosts);
+      await c.applyHostCounts(h.runId, 0, hosts.take());
+      hostRuns++;
+    }
+  } finally {
+    await c.close();
+  }
+  return { movedTo, runs: body.history.length, hostRuns };
+}

@@ -1,0 +1,35 @@
+// `drum upgrade`: gives a keys-only store values (docs/file-format.md, "URL
+// value"). A store written by a drum without values is upgraded by any
+// writer's open (with a notice); one created keys-only on purpose
+// (`--no-values`) only here. Existing URLs get docIDs 0..N-1 in key order
+// and the documented sentinels (url-values.ts). A store that already has
+// values is left as it is. Does not ingest or touch the key files.
+
+import { DrumError } from '../../../errors.js';
+import type { DrumOptions } from '../../../options.js';
+import { readManifest } from '../../../store/manifest.js';
+import { Session, upgradeToValues } from '../../core/session.js';
+
+export interface UpgradeResult {
+  /** False when the store already had values. */
+  upgraded: boolean;
+  /** URLs in the store. */
+  urls: number;
+  /** docIDs handed out (the next new URL gets this one). */
+  docIDs: number;
+}
+
+export async function upgradeStore(stateDir: string, opts: DrumOptions = {}): Promise<UpgradeResult> {
+  if (readManifest(stateDir) === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${stateDir}`, { file: stateDir });
+  let upgraded = false;
+  const s = await Session.open(stateDir, { ...opts, readOnly: false, values: true, onNotice: () => void (upgraded = true) });
+  try {
+    if (!s.valued) {
+      upgradeToValues(s.store, s.dfs, s.opts.fsync);
+      upgraded = true;
+    }
+    return { upgraded, urls: s.store.body.storeUrls, docIDs: s.store.body.docIDs ?? 0 };
+  } finally {
+    await s.close();
+  }
+}

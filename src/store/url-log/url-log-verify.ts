@@ -1,0 +1,128 @@
+// Full check of the URL log at a committed point (docs/file-format.md, "URL
+// log"): reads the index and every segment front to back — headers, every
+// block's CRC and line count, blocks and docIDs following each other without
+// a gap from `base`, every index entry agreeing with the block it points
+// at, sealed segments ending on a block, the committed counts and lengths —
+// and that every stored key can have a docID (base + docs >= storeUrls).
+// Collects the first problem instead of throwing. Reads only.
+
+import { isDrumError } from '../../errors.js';
+import type { DrumFs } from '../../io/fs.js';
+import {
+  checkBlock, checkIndexHeader, checkSegmentHeader, indexEntries, indexPath, readBlockHeader, readIndexEntry, segmentPath,
+  URL_BLOCK_HEADER_BYTES, URL_INDEX_ENTRY_BYTES, URL_INDEX_HEADER_BYTES, URL_SEGMENT_HEADER_BYTES, type IndexEntry, type UrlLogPoint,
+} from './url-log-format.js';
+import { openNamed } from './url-log-reader.js';
+import type { VerifyProblem } from '../verify.js';
+
+export interface UrlLogVerifyResult {
+  filesChecked: number;
+  /** docIDs whose block was read and checked. */
+  docsChecked: number;
+  problems: VerifyProblem[];
+}
+
+class Bad extends Error {
+  constructor(readonly file: string, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * `storeUrls`: the keys stored (each has a docID); `docIDs`: the docIDs the
+ * store has handed out, when it counts them (the log must end exactly there).
+ */
+export function verifyUrlLog(dfs: DrumFs, stateDir: string, p: UrlLogPoint, storeUrls: number, docIDs?: number): UrlLogVerifyResult {
+  const r: UrlLogVerifyResult = { filesChecked: 0, docsChecked: 0, problems: [] };
+  const fds: number[] = [];
+  try {
+    if (p.base + p.docs < storeUrls) throw new Bad(indexPath(stateDir), `the URL log holds docIDs ${p.base}..${p.base + p.docs - 1}, fewer than the ${storeUrls} stored keys`);
+    if (docIDs !== undefined && p.base + p.docs !== docIDs) throw new Bad(indexPath(stateDir), `the URL log ends at docID ${p.base + p.docs}, the store has handed out ${docIDs}`);
+    if (p.indexBytes === 0 || p.segments === 0) {
+      if (p.docs !== 0 || p.indexBytes !== 0 || p.segments !== 0) throw new Bad(indexPath(stateDir), 'the manifest names an inconsistent empty URL log');
+      return r;
+    }
+    const index = new IndexPages(dfs, stateDir, p, fds);
+    r.filesChecked++;
+    const entries = indexEntries(p.indexBytes);
+    let e = 0;
+    let next = p.base;
+    const head = Buffer.allocUnsafe(URL_BLOCK_HEADER_BYTES);
+    for (let s = 0; s < p.segments; s++) {
+      const file = segmentPath(stateDir, s);
+      const fd = openNamed(dfs, file);
+      fds.push(fd);
+      r.filesChecked++;
+      const h = Buffer.allocUnsafe(URL_SEGMENT_HEADER_BYTES);
+      if (dfs.readFully(fd, h, 0, h.length, 0) !== h.length) throw new Bad(file, 'shorter than its header');
+      checkSegmentHeader(h, s, file);
+      const end = s === p.segments - 1 ? p.tailBytes : dfs.sizeOf(fd, file);
+      if (dfs.sizeOf(fd, file) < end) throw new Bad(file, `${dfs.sizeOf(fd, file)} bytes, the manifest names ${end}`);
+      let off = URL_SEGMENT_HEADER_BYTES;
+      while (off < end) {
+        if (e >= entries) throw new Bad(file, `block at offset ${off} has no index entry`);
+        const ie = index.entry(e);
+        if (ie.segment !== s || ie.offset !== off || ie.firstDoc !== next) {
+          throw new Bad(indexPath(stateDir), `entry ${e} says docID ${ie.firstDoc} at segment ${ie.segment} offset ${ie.offset}; the log has docID ${next} at segment ${s} offset ${off}`);
+        }
+        if (off + URL_BLOCK_HEADER_BYTES > end || dfs.readFully(fd, head, 0, head.length, off) !== head.length) throw new Bad(file, `block at offset ${off} cut short`);
+        const bytes = URL_BLOCK_HEADER_BYTES + readBlockHeader(head, 0).textBytes;
+        if (off + bytes > end) throw new Bad(file, `block at offset ${off} runs past the segment's end ${end}`);
+        const block = Buffer.allocUnsafe(bytes);
+        if (dfs.readFully(fd, block, 0, bytes, off) !== bytes) throw new Bad(file, `block at offset ${off} cut short`);
+        const bh = checkBlock(block, 0, file, off);
+        if (bh.firstDoc !== next) throw new Bad(file, `block at offset ${off} starts at docID ${bh.firstDoc}, not ${next}`);
+        next += bh.docs;
+        r.docsChecked += bh.docs;
+        off += bytes;
+        e++;
+      }
+    }
+    if (e !== entries) throw new Bad(indexPath(stateDir), `${entries} entries for ${e} blocks`);
+    if (next !== p.base + p.docs) throw new Bad(indexPath(stateDir), `the log holds docIDs up to ${next - 1}, the manifest says ${p.base + p.docs - 1}`);
+  } catch (err) {
+    if (err instanceof Bad) r.problems.push({ file: err.file, code: 'DRUM_CORRUPT_FILE', message: err.message });
+    else if (isDrumError(err)) r.problems.push({ file: err.file ?? indexPath(stateDir), code: err.code, message: err.message });
+    else throw err;
+  } finally {
+    for (const fd of fds) dfs.close(fd);
+  }
+  return r;
+}
+
+const PAGE_ENTRIES = 4096;
+
+/** The committed index entries, read front to back 64 KiB at a time (after the checked header). */
+class IndexPages {
+  private readonly file: string;
+  private readonly fd: number;
+  private readonly page = Buffer.allocUnsafe(PAGE_ENTRIES * URL_INDEX_ENTRY_BYTES);
+  private first = -1;
+
+  constructor(
+    private readonly dfs: DrumFs,
+    stateDir: string,
+    private readonly p: UrlLogPoint,
+    fds: number[],
+  ) {
+    const file = (this.file = indexPath(stateDir));
+    const fd = (this.fd = openNamed(dfs, file));
+    fds.push(fd);
+    if (dfs.sizeOf(fd, file) < p.indexBytes) throw new Bad(file, `${dfs.sizeOf(fd, file)} bytes, the manifest names ${p.indexBytes}`);
+    if ((p.indexBytes - URL_INDEX_HEADER_BYTES) % URL_INDEX_ENTRY_BYTES !== 0) throw new Bad(file, `the manifest names ${p.indexBytes} bytes, not a whole number of entries`);
+    const h = Buffer.allocUnsafe(URL_INDEX_HEADER_BYTES);
+    if (dfs.readFully(fd, h, 0, h.length, 0) !== h.length) throw new Bad(file, 'shorter than its header');
+    checkIndexHeader(h, file);
+  }
+
+  /** Entry e (REQUIRES: e < the committed entries). */
+  entry(e: number): IndexEntry {
+    if (this.first < 0 || e < this.first || e >= this.first + PAGE_ENTRIES) {
+      this.first = e - (e % PAGE_ENTRIES);
+      const pos = URL_INDEX_HEADER_BYTES + this.first * URL_INDEX_ENTRY_BYTES;
+      const len = Math.min(this.page.length, this.p.indexBytes - pos);
+      if (this.dfs.readFully(this.fd, this.page, 0, len, pos) !== len) throw new Bad(this.file, 'cut short');
+    }
+    return readIndexEntry(this.page, (e - this.first) * URL_INDEX_ENTRY_BYTES);
+  }
+}

@@ -1,0 +1,91 @@
+// Tests of the ingest job through the real bin/drum: a damaged input keeps
+// every complete line before the damage, is recorded as damaged at its
+// position (never as ingested), fails again the same way when run again
+// (emitting nothing twice), and its repaired file is then ingested with only
+// its remaining URLs new.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { constants as zlibConstants, gunzipSync, gzipSync } from 'node:zlib';
+import { EXIT_STATUS } from '../../../../src/errors.js';
+import { drum, uniques } from '../../../helpers/cli.js';
+import { tempDir } from '../../../helpers/tmp.js';
+
+/** The complete lines a reference reader (zlib inflate until the damage) gets from a cut gzip. */
+function completeLines(cut: Buffer): string[] {
+  const text = gunzipSync(cut, { finishFlush: zlibConstants.Z_SYNC_FLUSH }).toString('latin1');
+  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').slice(0, -1);
+}
+
+describe('ingest of a damaged input', () => {
+  it('ingests every complete line before the damage, records the input as damaged, fails the same way again, then takes the repaired file', async () => {
+    const dir = tempDir();
+    const lines = Array.from({ length: 300_000 }, (_, i) => `http://h${i % 97}.example/page/${i}`);
+    const gz = gzipSync(`${lines.join('\n')}\n`);
+    const file = join(dir, 'links.txt.gz');
+    fs.writeFileSync(file, gz.subarray(0, Math.floor(gz.length * 0.9)));
+    const want = completeLines(gz.subarray(0, Math.floor(gz.length * 0.9)));
+    assert.ok(want.length > 200_000 && want.length < lines.length, String(want.length));
+    const state = join(dir, 'state');
+    const small = ['--no-progress', '--merge-every', '30000', '--workers', '1'];
+
+    const first = await drum(['ingest', '--state', state, '--out', join(dir, 'o1'), ...small, file]);
+    assert.equal(first.status, EXIT_STATUS.DRUM_INPUT, first.stderr);
+    assert.deepEqual(uniques(join(dir, 'o1')), want);
+    const runs = JSON.parse((await drum(['runs', '--state', state, '--json'])).stdout) as { inputs: { damaged?: { line: number } }[] }[];
+    assert.equal(runs[0]!.inputs[0]!.damaged?.line, want.length);
+    const report1 = JSON.parse(fs.readFileSync(join(dir, 'o1', 'report.json'), 'utf8')) as { inputErrors: { code: string; line: number }[] };
+    assert.equal(report1.inputErrors.length, 1);
+    assert.equal(report1.inputErrors[0]!.code, 'DRUM_INPUT');
+    assert.equal(report1.inputErrors[0]!.line, want.length);
+
+    // The same damaged file again: not "already ingested"; the same error, nothing new emitted.
+    const again = await drum(['ingest', '--state', state, '--out', join(dir, 'o2'), ...small, file]);
+    assert.equal(again.status, EXIT_STATUS.DRUM_INPUT, again.stderr);
+    assert.doesNotMatch(again.stderr, /already ingested/);
+    assert.deepEqual(uniques(join(dir, 'o2')), []);
+
+    // The repaired file: only the URLs past the damage are new.
+    fs.writeFileSync(file, gz);
+    const fixed = await drum(['ingest', '--state', state, '--out', join(dir, 'o3'), ...small, file]);
+    assert.equal(fixed.status, 0, fixed.stderr);
+    assert.deepEqual(uniques(join(dir, 'o3')), lines.slice(want.length));
+    const done = await drum(['ingest', '--state', state, '--out', join(dir, 'o4'), ...small, file]);
+    assert.equal(done.status, 0, done.stderr);
+    assert.match(done.stderr, /already ingested/);
+  });
+});
+
+describe('ingest of a changed input', () => {
+  it('does not skip a same-size input over the whole-hash limit changed only in the middle, and skips it once it is unchanged', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'big.txt');
+    // 70 MiB, over the 64 MiB limit: a few URLs at each end, comment lines between (cheap to read).
+    const comment = `# ${'c'.repeat(1021)}\n`; // 1 KiB
+    const n = 70 * 1024;
+    const body = Buffer.from(`http://a.example/first\n${comment.repeat(n)}http://a.example/last\n`);
+    fs.writeFileSync(file, body);
+    const state = join(dir, 'state');
+    const run = (out: string) => drum(['ingest', '--state', state, '--out', join(dir, out), '--no-progress', file]);
+    const first = await run('o1');
+    assert.equal(first.status, 0, first.stderr);
+    assert.deepEqual(uniques(join(dir, 'o1')), ['http://a.example/first', 'http://a.example/last']);
+
+    // Same size, same first and last MiB: one comment line in the middle becomes a URL line of the same length.
+    const mid = 23 + (n >> 1) * comment.length;
+    const url = 'http://a.example/middle/';
+    Buffer.from(`${url}${'m'.repeat(comment.length - url.length - 1)}\n`).copy(body, mid);
+    fs.writeFileSync(file, body);
+    const changed = await run('o2');
+    assert.equal(changed.status, 0, changed.stderr);
+    assert.doesNotMatch(changed.stderr, /already ingested/);
+    assert.deepEqual(uniques(join(dir, 'o2')), [`${url}${'m'.repeat(comment.length - url.length - 1)}`]);
+
+    // Unchanged since: confirmed by one read, then skipped.
+    const again = await run('o3');
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stderr, /already ingested/);
+  });
+});

@@ -1,0 +1,122 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { Catalog } from '../../../../src/catalog/catalog.js';
+import { Drum, repair, verifyStateDir } from '../../../../src/engine/drum.js';
+import { isDrumError } from '../../../../src/errors.js';
+import { readManifest } from '../../../../src/store/manifest.js';
+import { spawnSync } from 'node:child_process';
+import { EXIT_STATUS } from '../../../../src/errors.js';
+import { drum } from '../../../helpers/cli.js';
+import { tempDir } from '../../../helpers/tmp.js';
+
+/** Bind-mounts `dir` on itself (root only): renaming a mount point then fails with EBUSY. Null when not allowed. */
+function pinAsMountPoint(dir: string): (() => void) | null {
+  if (process.platform !== 'linux' || spawnSync('mount', ['--bind', dir, dir]).status !== 0) return null;
+  return () => void spawnSync('umount', [dir]);
+}
+
+async function build(): Promise<{ state: string; input: string }> {
+  const dir = tempDir();
+  const input = join(dir, 'links.txt');
+  fs.writeFileSync(input, Array.from({ length: 3000 }, (_, i) => `http://h${(i % 1000) % 17}.example/${i % 1000}`).join('\n'));
+  const state = join(dir, 'state');
+  const d = await Drum.open(state, { bloom: 'gate', workers: 0, fsync: false });
+  await d.ingest({ inputs: [input], outDir: join(dir, 'out') });
+  await d.close();
+  return { state, input };
+}
+
+describe('drum repair', () => {
+  it('rebuilds a damaged Bloom file from the key files, after which the store verifies and answers as before', async () => {
+    const { state, input } = await build();
+    const bloomFile = join(state, readManifest(state)!.bloom!.file);
+    const b = fs.readFileSync(bloomFile);
+    b[b.length - 3]! ^= 0xff;
+    fs.writeFileSync(bloomFile, b);
+    assert.equal((await verifyStateDir(state)).ok, false);
+    const r = await repair(state, { bloom: true });
+    assert.equal(r.bloom!.keys, 1000);
+    assert.equal((await verifyStateDir(state)).ok, true);
+    assert.equal(fs.existsSync(bloomFile), false);
+    const d = await Drum.open(state, { bloom: 'gate', workers: 0, fsync: false });
+    try {
+      const fresh: string[] = [];
+      await d.check({ inputs: [input], onNew: (u) => fresh.push(u) });
+      assert.deepEqual(fresh, []);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('resets a vanished catalog from the manifest history and recounts hosts from the unique files', async () => {
+    const { state } = await build();
+    fs.rmSync(join(state, 'catalog', 'CURRENT'));
+    await assert.rejects(Drum.open(state, { workers: 0 }), (e) => isDrumError(e, 'DRUM_CORRUPT_FILE'));
+    const r = await repair(state, { catalog: true });
+    assert.equal(r.catalog!.runs, 1);
+    assert.ok(fs.existsSync(r.catalog!.movedTo));
+    const c = await Catalog.open(state, { readOnly: true });
+    try {
+      const hosts = await c.topHosts(100);
+      assert.equal(hosts.length, 17);
+      assert.equal(hosts.reduce((a, h) => a + h.uniqueUrls, 0), readManifest(state)!.storeUrls);
+      assert.equal((await c.listRuns(5)).length, 1);
+    } finally {
+      await c.close();
+    }
+    await (await Drum.open(state, { workers: 0, fsync: false })).close();
+  });
+
+  it('rebuilds the host table when its file is damaged: verify names the file, repair --catalog recounts, the next fold replaces it', async () => {
+    const { state } = await build();
+    const c0 = await Catalog.open(state, { sync: false });
+    await c0.compactHosts();
+    await c0.close();
+    const [name] = fs.readdirSync(join(state, 'hosts'));
+    const file = join(state, 'hosts', name!);
+    const b = fs.readFileSync(file);
+    b[20]! ^= 0xff;
+    fs.writeFileSync(file, b);
+    const v = await verifyStateDir(state);
+    assert.equal(v.ok, false);
+    assert.deepEqual(v.problems.map((p) => [p.code, p.file]), [['DRUM_CORRUPT_FILE', file]]);
+    await repair(state, { catalog: true });
+    assert.equal((await verifyStateDir(state)).ok, true);
+    const c = await Catalog.open(state, { sync: false });
+    try {
+      await c.compactHosts();
+      const hosts = await c.topHosts(100);
+      assert.equal(hosts.reduce((a, h) => a + h.uniqueUrls, 0), readManifest(state)!.storeUrls);
+    } finally {
+      await c.close();
+    }
+    assert.deepEqual(fs.readdirSync(join(state, 'hosts')), ['hosts-000001.tbl']);
+    assert.notDeepEqual(fs.readFileSync(join(state, 'hosts', 'hosts-000001.tbl')), b);
+  });
+
+  it('fails with DRUM_IO when the damaged catalog cannot be moved aside, leaving it in place and the store unlocked', async () => {
+    const { state } = await build();
+    const eacces = (op: string): void => {
+      if (op === 'rename') throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+    };
+    await assert.rejects(repair(state, { catalog: true }, { faultHook: eacces }), (e) => isDrumError(e, 'DRUM_IO') && /EACCES/.test(e.message));
+    assert.ok(fs.existsSync(join(state, 'catalog', 'CURRENT')));
+    assert.deepEqual(fs.readdirSync(state).filter((f) => f.startsWith('catalog.damaged')), []);
+    await (await Drum.open(state, { workers: 0, fsync: false })).close();
+  });
+
+  it('exits with the DRUM_IO status, not a stack trace, when `drum repair --catalog` cannot move the catalog', async (t) => {
+    const { state } = await build();
+    const undo = pinAsMountPoint(join(state, 'catalog'));
+    if (undo === null) return t.skip('bind mounts need root on Linux');
+    try {
+      const r = await drum(['repair', '--catalog', '--state', state]);
+      assert.equal(r.status, EXIT_STATUS.DRUM_IO, r.stderr);
+      assert.match(r.stderr, /^drum: DRUM_IO: .*EBUSY/m);
+    } finally {
+      undo();
+    }
+  });
+});
