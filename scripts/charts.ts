@@ -2,7 +2,8 @@
 // the JSON the bench writes (`npm run bench -- --json FILE`) and/or the JSON
 // of `scripts/scale-run.ts`: wall time and peak RSS of drum against each peer
 // at the main size (10 M links) and at the scale size (100 M links), and the
-// wall time of each batch as the store grows (the scale run's slices). Rows
+// wall time of each batch as the store grows (the scale run's slices; when
+// the slices grow with the store, their time per link and peak RSS). Rows
 // and slices of all given files are pooled, later files winning. A chart
 // whose data is absent is skipped with a note on stderr. Writes only the SVG
 // files (default into docs/img/); measures nothing.
@@ -110,7 +111,9 @@ export function drawCharts(d: ChartData): Map<string, string> {
   const rss = panels(d, (r) => (r.peakRssBytes === null ? null : r.peakRssBytes / MiB), (_r, v) => `${v.toLocaleString('en-US', { maximumFractionDigits: 0 })} MiB`)
     .map((p) => ({ ...p, marker: { value: budget / MiB, label: `drum's budget (--memory ${budget / MiB} MiB)` } }));
   if (rss.length > 0) svgs.set('bench-rss.svg', barPanels('Peak RSS: drum and its peers', 'MiB', rss, from));
-  if (d.slices.length > 0) {
+  const grows = d.slices.some((s) => s.links !== d.slices[0]!.links);
+  if (grows) drawGrowingSlices(d, budget, svgs);
+  else if (d.slices.length > 0) {
     const size = d.slices[0]!.links;
     const cols = d.slices.map((s) => ({
       label: `#${s.slice}`,
@@ -123,6 +126,25 @@ export function drawCharts(d: ChartData): Map<string, string> {
       ['wall time', 'CPU time']));
   }
   return svgs;
+}
+
+/**
+ * A streamed run whose slices grow with the store: time per link of each
+ * slice (its batch size differs) and each slice's peak RSS against the budget.
+ */
+function drawGrowingSlices(d: ChartData, budget: number, svgs: Map<string, string>): void {
+  const note = (what: string): string => `${what}\nUnder each slice: its links, and the URLs in the store before it. Figures: ${d.sliceSource}.`;
+  const sub = (s: SliceRow): string => `${(s.storeUrlsBefore / 1e6).toFixed(0)} M`;
+  const label = (s: SliceRow): string => `${(s.links / 1e6).toFixed(0)}M`;
+  svgs.set('scale-time.svg', columnChart('Time per link of each slice, the slice growing with the store', 'µs per link', d.slices.map((s) => ({
+    label: label(s), sublabel: sub(s), value: (s.wallMs * 1000) / s.links,
+    ...(s.cpuMs === null ? {} : { value2: (s.cpuMs * 1000) / s.links }),
+  })), note('One drum process per slice; CPU is user + sys (GNU time).'), ['wall time', 'CPU time']));
+  const rss = d.slices.filter((s) => s.peakRssBytes !== null);
+  if (rss.length > 0) {
+    svgs.set('scale-rss.svg', columnChart('Peak RSS of each slice', 'MiB', rss.map((s) => ({ label: label(s), sublabel: sub(s), value: s.peakRssBytes! / MiB })),
+      note('GNU time\'s maximum resident set (a host-table fold\'s child process included).'), [''], { value: budget / MiB, label: `budget (--memory ${budget / MiB} MiB)` }));
+  }
 }
 
 if (process.argv[1]?.endsWith('charts.js')) {
@@ -139,7 +161,7 @@ if (process.argv[1]?.endsWith('charts.js')) {
     writeFileSync(join(dir, name), svg);
     process.stderr.write(`wrote ${join(dir, name)}\n`);
   }
-  for (const name of ['bench-wall.svg', 'bench-rss.svg', 'batch-time.svg']) {
+  for (const name of ['bench-wall.svg', 'bench-rss.svg', 'batch-time.svg', 'scale-time.svg', 'scale-rss.svg']) {
     if (!svgs.has(name)) process.stderr.write(`skipped ${name}: no data for it in the given JSON\n`);
   }
 }

@@ -97,14 +97,25 @@ export interface Column {
  * A column chart of one or two series (e.g. wall and CPU time per batch), y
  * axis from 0 with 4 grid lines; `names` labels the series in a legend.
  */
-export function columnChart(title: string, yUnit: string, cols: Column[], note = '', names: [string, string?] = ['']): string {
+/** A horizontal line across a column chart, e.g. a budget. */
+export interface Limit {
+  value: number;
+  label: string;
+}
+
+/** Above this many columns, values are not printed on them and every k-th column alone is labelled. */
+const DENSE_COLUMNS = 24;
+
+export function columnChart(title: string, yUnit: string, cols: Column[], note = '', names: [string, string?] = [''], limit?: Limit): string {
   const left = 64;
   const right = 16;
   const top = 50;
   const plotH = 220;
-  const max = niceMax(Math.max(...cols.map((c) => Math.max(c.value, c.value2 ?? 0)), Number.MIN_VALUE));
+  const max = niceMax(Math.max(...cols.map((c) => Math.max(c.value, c.value2 ?? 0)), limit?.value ?? 0, Number.MIN_VALUE));
   const two = cols.some((c) => c.value2 !== undefined);
   const step = (WIDTH - left - right) / Math.max(1, cols.length);
+  const dense = cols.length > DENSE_COLUMNS;
+  const every = dense ? Math.ceil(cols.length / 12) : 1;
   let body = '';
   for (let i = 0; i <= 4; i++) {
     const v = (max * i) / 4;
@@ -116,8 +127,8 @@ export function columnChart(title: string, yUnit: string, cols: Column[], note =
   const column = (x: number, w: number, v: number, fill: string): string => {
     const h = (v / max) * plotH;
     const y = top + plotH - h;
-    return `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${w.toFixed(1)}" height="${Math.max(1, h).toFixed(1)}" rx="2" fill="${fill}"/>\n` +
-      `<text x="${(x + w / 2).toFixed(1)}" y="${(y - 4).toFixed(1)}" text-anchor="middle" font-size="10" fill="${INK}">${esc(num(v, 1))}</text>\n`;
+    const bar = `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${w.toFixed(1)}" height="${Math.max(1, h).toFixed(1)}" rx="2" fill="${fill}"/>\n`;
+    return dense ? bar : bar + `<text x="${(x + w / 2).toFixed(1)}" y="${(y - 4).toFixed(1)}" text-anchor="middle" font-size="10" fill="${INK}">${esc(num(v, 1))}</text>\n`;
   };
   cols.forEach((c, i) => {
     const x = left + i * step + step * 0.12;
@@ -127,9 +138,18 @@ export function columnChart(title: string, yUnit: string, cols: Column[], note =
       body += column(x, w / 2 - 1, c.value, DRUM);
       if (c.value2 !== undefined) body += column(x + w / 2 + 1, w / 2 - 1, c.value2, LIGHT);
     } else body += column(x, w, c.value, DRUM);
+    if (i % every !== 0 && i !== cols.length - 1) return;
     body += `<text x="${mid}" y="${top + plotH + 16}" text-anchor="middle" font-size="11" fill="${INK}">${esc(c.label)}</text>\n`;
     if (c.sublabel) body += `<text x="${mid}" y="${top + plotH + 30}" text-anchor="middle" font-size="10" fill="${MUTED}">${esc(c.sublabel)}</text>\n`;
   });
+  if (limit !== undefined) {
+    const y = (top + plotH - (limit.value / max) * plotH).toFixed(1);
+    body += `<line x1="${left}" y1="${y}" x2="${WIDTH - right}" y2="${y}" stroke="#cf222e" stroke-dasharray="4 3"/>\n`;
+    // Named in the legend row above the plot, where no column reaches.
+    const lx = WIDTH - right - 230;
+    body += `<line x1="${lx}" y1="41" x2="${lx + 18}" y2="41" stroke="#cf222e" stroke-dasharray="4 3"/>\n`;
+    body += `<text x="${lx + 24}" y="45" font-size="11" fill="#cf222e">${esc(limit.label)}</text>\n`;
+  }
   if (two) {
     const lx = WIDTH - right - 230;
     body += `<rect x="${lx}" y="36" width="10" height="10" fill="${DRUM}"/><text x="${lx + 14}" y="45" font-size="11" fill="${INK}">${esc(names[0])}</text>\n`;

@@ -76,6 +76,20 @@ describe('the benchmark charts', () => {
     assert.ok(slicesOnly.get('batch-time.svg')!.includes('scale-run.js --links 30000.'));
   });
 
+  it('draws time per link and peak RSS against the budget for slices that grow with the store', () => {
+    const sl = (slice: number, links: number, before: number, wallMs: number, rssMiB: number) => ({
+      slice, links, linksBefore: 0, storeUrlsBefore: before, wallMs, cpuMs: wallMs / 2, peakRssBytes: rssMiB * 2 ** 20, newUrls: 0, stateBytes: 0,
+      outputBytesTotal: 0, cumulativeNsPerLink: 0,
+    });
+    const slices = [sl(1, 10_000_000, 0, 20_000, 200), sl(2, 10_000_000, 3e6, 22_000, 210), sl(3, 30_000_000, 9e7, 60_000, 240)];
+    const svgs2 = drawCharts(readChartData([JSON.stringify({ command: 'node dist/scripts/scale-run.js --slice-growth 0.3', slices })]));
+    assert.deepEqual([...svgs2.keys()].sort(), ['scale-rss.svg', 'scale-time.svg']);
+    const t = svgs2.get('scale-time.svg')!;
+    for (const v of ['>2<', '>2.2<', '>30M<', '>90 M<']) assert.ok(t.includes(v), v);
+    const r = svgs2.get('scale-rss.svg')!;
+    assert.ok(r.includes('>240<') && r.includes('budget (--memory 256 MiB)') && r.includes('stroke-dasharray="4 3"'));
+  });
+
   it('escapes text, rounds axis tops and names sizes', () => {
     assert.equal(esc('a<b & "c"'), 'a&lt;b &amp; &quot;c&quot;');
     assert.deepEqual([niceMax(0.42), niceMax(7.6), niceMax(10.01), niceMax(12_088)], [0.5, 10, 20, 20_000]);
