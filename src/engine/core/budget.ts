@@ -10,6 +10,8 @@ import { LineMemo } from '../../tiers/line-memo.js';
 import { RecentTable } from '../../tiers/recent-table.js';
 import type { ResolvedOptions } from '../../options.js';
 import { DrumError } from '../../errors.js';
+import { HOST_PARTS_RAM_BYTES } from '../hosts/host-parts.js';
+import { EVENTS_RAM_BYTES } from './value-events.js';
 
 /** Bytes of a pending entry: hi, lo, ordinal and, in a store with values, the seed it carries to the values pass. */
 export function entryBytes(valued: boolean): number {
@@ -40,6 +42,8 @@ export interface BudgetPlan {
   bucketBuffers: number;
   sortArea: number;
   newBitmap: number;
+  /** A round's fixed working set: its host-count parts in RAM and, with values, the value events' RAM. */
+  roundWork: number;
   ioBuffers: number;
   /** Entries per bucket RAM buffer. */
   bufferEntries: number;
@@ -151,7 +155,10 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = f
   const newBitmap = Math.floor(left / 16);
   // Bucket buffers only batch spill writes (sequential appends): a sixth is plenty.
   const bucketBuffers = Math.floor((left - newBitmap) / 6);
-  const sortArea = left - newBitmap - bucketBuffers;
+  // A round's fixed working set, whatever its size: the host-count parts it keeps in RAM and, with
+  // values, the value events' RAM; out of the sort area's share (a round's size is the bitmap's), as far as the smallest buckets allow.
+  const roundWork = Math.max(0, Math.min(HOST_PARTS_RAM_BYTES + (valued ? EVENTS_RAM_BYTES : 0), left - minLeft));
+  const sortArea = left - newBitmap - bucketBuffers - roundWork;
   const bufferEntries = Math.max(16, Math.floor(bucketBuffers / (o.buckets * entryBytes(valued))));
   // A bucket bigger than the sort area is sorted one key slice at a time, so no bucket size forces a merge.
   const sortEntries = Math.max(1024, Math.floor(sortArea / sortBytesPerEntry(o.workers, valued)));
@@ -159,7 +166,7 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = f
   const bloomMaxKeys = o.bloom === 'off' ? 0 : Math.floor((bloom * 8) / o.bloomBitsPerKey);
   const t = o.tuning;
   return {
-    totalBytes: total, runtimeReserve, hotCache, recentTable, lineMemo, lineMemoEntries, bloom, bucketBuffers, sortArea, newBitmap,
+    totalBytes: total, runtimeReserve, hotCache, recentTable, lineMemo, lineMemoEntries, bloom, roundWork, bucketBuffers, sortArea, newBitmap,
     ioBuffers: IO_BUFFER_BYTES,
     bufferEntries: t.bufferEntries ?? bufferEntries,
     maxBucketEntries: t.maxBucketEntries ?? Number.POSITIVE_INFINITY,
@@ -182,7 +189,7 @@ function bucketsLeft(left: number, o: ResolvedOptions): number {
 export function budgetSplit(p: BudgetPlan): Record<string, number> {
   return {
     runtimeReserve: p.runtimeReserve, hotCache: p.hotCache, recentTable: p.recentTable, lineMemo: p.lineMemo, bloom: p.bloom,
-    bucketBuffers: p.bucketBuffers, sortArea: p.sortArea, newBitmap: p.newBitmap, ioBuffers: p.ioBuffers,
+    roundWork: p.roundWork, bucketBuffers: p.bucketBuffers, sortArea: p.sortArea, newBitmap: p.newBitmap, ioBuffers: p.ioBuffers,
   };
 }
 

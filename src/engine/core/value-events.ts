@@ -15,6 +15,8 @@ export const EVENT_WORDS = 3;
 const EVENT_BYTES = 4 * EVENT_WORDS;
 /** Events held in RAM before the log spills to its work file (8 MiB). */
 export const EVENTS_RAM = Math.floor((8 << 20) / EVENT_BYTES);
+/** What the events' RAM takes (the budget plans it). */
+export const EVENTS_RAM_BYTES = EVENTS_RAM * EVENT_BYTES;
 /** Events read back from the work file per read. */
 const READ_EVENTS = 1 << 16;
 

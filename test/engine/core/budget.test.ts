@@ -1,8 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  chunkLinksMax, DEFAULT_LINE_MEMO_ENTRIES, minimumBudgetBytes, planBudget, RUNTIME_RESERVE_BYTES, runtimeFloor, sortBytesPerEntry,
+  budgetSplit, chunkLinksMax, DEFAULT_LINE_MEMO_ENTRIES, minimumBudgetBytes, planBudget, RUNTIME_RESERVE_BYTES, runtimeFloor, sortBytesPerEntry,
 } from '../../../src/engine/core/budget.js';
+import { EVENTS_RAM_BYTES } from '../../../src/engine/core/value-events.js';
+import { HOST_PARTS_RAM_BYTES } from '../../../src/engine/hosts/host-parts.js';
 import { minimumMemoryBytes, resolveOptions } from '../../../src/options.js';
 import { LineMemo } from '../../../src/tiers/line-memo.js';
 
@@ -25,6 +27,21 @@ describe('planBudget and the line memo', () => {
   it('refuses a line memo the user asked for that leaves the buckets too little, with DRUM_BAD_OPTION', () => {
     assert.throws(() => plan({ memoryBytes: minimumMemoryBytes(), lineMemoEntries: 1 << 22 }), { code: 'DRUM_BAD_OPTION' });
     assert.equal(plan({ lineMemoEntries: 0 }).lineMemo, 0);
+  });
+});
+
+describe('planBudget and a round\'s working set', () => {
+  it('plans the host-count parts a round keeps in RAM, and with values the value events\' RAM, out of the sort area alone', () => {
+    const o = resolveOptions({ workers: 1 });
+    const keys = planBudget(o, chunkLinksMax(o.chunkBytes), false);
+    const valued = planBudget(o, chunkLinksMax(o.chunkBytes), true);
+    assert.equal(keys.roundWork, HOST_PARTS_RAM_BYTES);
+    assert.equal(valued.roundWork, HOST_PARTS_RAM_BYTES + EVENTS_RAM_BYTES);
+    // The round's size is the new-URL bitmap's: unchanged by values.
+    assert.equal(valued.newBitmap, keys.newBitmap);
+    assert.equal(valued.maxRoundEntries, keys.maxRoundEntries);
+    assert.equal(valued.sortArea, keys.sortArea - EVENTS_RAM_BYTES);
+    assert.equal(budgetSplit(valued).roundWork, valued.roundWork);
   });
 });
 
