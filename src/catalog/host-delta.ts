@@ -84,23 +84,7 @@ export function forEachEntry(b: Uint8Array, fn: (v: Buffer, nameStart: number, n
  * slices) is `slice`; names of other slices are hashed, never decoded.
  */
 export function forEachHostIn(b: Uint8Array, slice: number, slices: number, fn: (host: string, count: number) => void, file = 'catalog'): void {
-  const v = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-  const bad = (): never => {
-    throw new DrumError('DRUM_CORRUPT_FILE', `${file}: malformed host-count delta`, { file });
-  };
-  if (v.length < HOST_DELTA_HEADER_BYTES) bad();
-  const n = v.readUInt32LE(0);
-  const countsAt = HOST_DELTA_HEADER_BYTES;
-  const endsAt = countsAt + 8 * n;
-  const namesAt = endsAt + 4 * n;
-  if (namesAt > v.length) bad();
-  let start = 0;
-  for (let i = 0; i < n; i++) {
-    const end = v.readUInt32LE(endsAt + 4 * i);
-    if (end < start || namesAt + end > v.length) bad();
-    if (slices <= 1 || murmur3(v, namesAt + start, namesAt + end, SLICE_SEED) % slices === slice) {
-      fn(v.toString('latin1', namesAt + start, namesAt + end), v.readDoubleLE(countsAt + 8 * i));
-    }
-    start = end;
-  }
+  forEachEntry(b, (v, s, e, count) => {
+    if (slices <= 1 || murmur3(v, s, e, SLICE_SEED) % slices === slice) fn(v.toString('latin1', s, e), count);
+  }, file);
 }
