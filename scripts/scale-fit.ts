@@ -10,8 +10,10 @@
 // with R². Then says where one machine stops: the store size at which a
 // slice's merge costs as much as the rest of the slice (S = a/b, after which
 // the machine spends more time rewriting the store than reading links), the
-// store at which the disk is full (8 B per stored URL, twice during a commit,
-// plus the slice's work space and outputs), and the time per link at 10^9
+// store at which the disk is full (the state's measured bytes per URL — key
+// files, values, URL log, host table — plus what a commit rewrites beside
+// the old files: keys, and values in a store with values; plus the last
+// slice's file and outputs), and the time per link at 10^9
 // and 10^10 links the fit predicts (with the run's own slice schedule), and
 // the measured cumulative time per link at 10^8 links and at the end with
 // their ratio. Reads JSON, prints text, never judges.
@@ -47,7 +49,7 @@ export interface ScaleFit {
   newPerLink: number;
   /** Links at which the store reaches mergeDominatesAtUrls. */
   mergeDominatesAtLinks: number | null;
-  /** Bytes of disk per stored URL while a commit rewrites the store (old + new key files). */
+  /** Bytes of disk per stored URL while a commit rewrites the store: the state's own bytes per URL plus the new key (and values) files. */
   diskBytesPerUrl: number;
   /** Store size at which the disk given (or the state directory's free space plus the state) is full. */
   diskFullAtUrls: number | null;
@@ -151,9 +153,12 @@ export function fitSlices(slices: SliceRow[], diskBytes: number | null, sliceGro
   const urls = last ? last.storeUrlsBefore + last.newUrls : 0;
   const newPerLink = links > 0 ? urls / links : 0;
   const dom = wall && wall.b > 0 && wall.a > 0 ? wall.a / wall.b : null;
-  const diskBytesPerUrl = 2 * 8;
+  // The state as measured per URL, plus a commit's new key (8 B) and values (24 B: a state past 20 B a URL has them) files beside the old.
+  const statePerUrl = last && urls > 0 ? last.stateBytes / urls : 8;
+  const diskBytesPerUrl = Math.round(statePerUrl + (statePerUrl > 20 ? 8 + 24 : 8));
   // Per slice besides the store: the slice file (~62 B a link) and its outputs (~61 B a new URL) while it runs.
-  const sliceBytes = sliceLinks * 62 + sliceLinks * newPerLink * 61;
+  const lastLinks = last?.links ?? sliceLinks;
+  const sliceBytes = lastLinks * 62 + lastLinks * newPerLink * 61;
   const diskFullAtUrls = diskBytes !== null ? Math.max(0, (diskBytes - sliceBytes) / diskBytesPerUrl) : null;
   const predictedNsPerLink: Record<string, number> = {};
   if (wall && sliceLinks > 0) for (const n of [1e8, 1e9, 1e10]) predictedNsPerLink[String(n)] = Math.round(predictNs(wall, sliceLinks, sliceGrowth, newPerLink, n));
@@ -184,7 +189,7 @@ export function formatFit(f: ScaleFit): string {
       (f.mergeDominatesAtLinks !== null ? ` (~${fmt(f.mergeDominatesAtLinks)} links at this new-URL rate)` : '') +
       `: beyond it a ${fmt(f.sliceLinks)}-link slice spends more time rewriting the store than reading links`);
   }
-  if (f.diskFullAtUrls !== null) out.push(`  disk: ${f.diskBytesPerUrl} B per stored URL during a commit; full at S = ${fmt(f.diskFullAtUrls)} URLs`);
+  if (f.diskFullAtUrls !== null) out.push(`  disk: ${f.diskBytesPerUrl} B per stored URL during a commit (the state's own bytes a URL, plus the new key and values files); full at S = ${fmt(f.diskFullAtUrls)} URLs`);
   const p = Object.entries(f.predictedNsPerLink).map(([n, ns]) => `${fmt(Number(n))} links ${ns} ns`).join(', ');
   if (p) out.push(`  predicted cumulative wall per link: ${p}`);
   const m = f.measured;
