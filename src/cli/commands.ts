@@ -160,14 +160,15 @@ export async function verifyCommand(raw: RawOptions, io: CliIo): Promise<number>
 }
 
 export async function repairCommand(rawIn: RawOptions, io: CliIo): Promise<number> {
-  const raw = rawIn as Omit<RawOptions, 'bloom'> & { bloom?: boolean; catalog?: boolean };
+  const raw = rawIn as Omit<RawOptions, 'bloom'> & { bloom?: boolean; catalog?: boolean; urlIndex?: boolean };
   const state = stateDirFrom(rawIn, io.env, io.cwd);
-  if (!raw.bloom && !raw.catalog) throw new DrumError('DRUM_BAD_OPTION', 'drum repair: say what to rebuild: --bloom and/or --catalog');
+  if (!raw.bloom && !raw.catalog && !raw.urlIndex) throw new DrumError('DRUM_BAD_OPTION', 'drum repair: say what to rebuild: --bloom, --url-index and/or --catalog');
   const bits = raw.bloomBits === undefined ? undefined : parseCount('--bloom-bits', raw.bloomBits, 1, 64);
   const { repair } = await loadEngine();
-  const r = await repair(state, { bloom: raw.bloom === true, catalog: raw.catalog === true, bloomBitsPerKey: bits });
+  const r = await repair(state, { bloom: raw.bloom === true, catalog: raw.catalog === true, urlIndex: raw.urlIndex === true, bloomBitsPerKey: bits });
   if (raw.json) json(io, r);
   else {
+    if (r.urlIndex) io.stdout.write(`URL log index rebuilt from its segments: ${r.urlIndex.blocks} blocks, ${r.urlIndex.docs} docIDs\n`);
     if (r.bloom) io.stdout.write(`bloom filter rebuilt from the store: ${r.bloom.file}, ${r.bloom.keys} keys, ${r.bloom.bitsPerKey} bits/key\n`);
     if (r.catalog) io.stdout.write(`run catalog reset: old one kept at ${r.catalog.movedTo}; ${r.catalog.runs} runs restored from the manifest, host counts of ${r.catalog.hostRuns} runs recounted from their unique files\n`);
   }

@@ -30,10 +30,11 @@ export interface DrumHandle {
 export interface RepairOutcome {
   bloom: { file: string; keys: number; bitsPerKey: number } | null;
   catalog: { movedTo: string; runs: number; hostRuns: number } | null;
+  urlIndex: { blocks: number; docs: number } | null;
 }
 
 export interface EngineModule {
-  repair(stateDir: string, what: { bloom?: boolean; catalog?: boolean; bloomBitsPerKey?: number }): Promise<RepairOutcome>;
+  repair(stateDir: string, what: { bloom?: boolean; catalog?: boolean; urlIndex?: boolean; bloomBitsPerKey?: number }): Promise<RepairOutcome>;
   Drum: { open(stateDir: string, opts?: DrumOptions): Promise<DrumHandle> };
   canonicalizeLines(
     inputs: string[],

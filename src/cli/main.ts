@@ -159,8 +159,9 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
     .addHelpText('after', examples(['drum hosts --top 50', 'drum hosts --json | jq -r ".[].host"']))
     .action(act((o: RawOptions) => hostsCommand(o, io)));
 
-  addState(program.command('repair').description('rebuild the Bloom filter from the store, or reset a damaged run catalog (the old one is kept aside)'))
+  addState(program.command('repair').description('rebuild the Bloom filter or the URL log\'s index from the store, or reset a damaged run catalog (the old one is kept aside)'))
     .option('--bloom', 'rebuild the Bloom filter file from the key files')
+    .option('--url-index', 'rebuild the URL log\'s index (urls/blocks.idx) from its segments')
     .option('--bloom-bits <n>', 'bits per key of the rebuilt filter (default: as before, else 10)')
     .option('--catalog', 'move the run catalog aside and rebuild it from the manifest history and the runs\' unique files')
     .option('--json', 'print the result as one JSON object')

@@ -1,17 +1,19 @@
 // Full check of the URL log at a committed point (docs/file-format.md, "URL
-// log"): reads the index and every segment front to back — headers, every
-// block's CRC and line count, blocks and docIDs following each other without
-// a gap from `base`, every index entry agreeing with the block it points
-// at, sealed segments ending on a block, the committed counts and lengths —
+// log"): reads the index and every segment front to back (the segments'
+// walk, url-log-blocks.ts: headers, every block's CRC and line count, blocks
+// and docIDs following each other without a gap from `base`, sealed
+// segments ending on a block), every index entry agreeing with the block it
+// points at, the committed counts and lengths —
 // and that every stored key can have a docID (base + docs >= storeUrls).
 // Collects the first problem instead of throwing. Reads only.
 
 import { isDrumError } from '../../errors.js';
 import type { DrumFs } from '../../io/fs.js';
 import {
-  checkBlock, checkIndexHeader, checkSegmentHeader, indexEntries, indexPath, readBlockHeader, readIndexEntry, segmentPath,
-  URL_BLOCK_HEADER_BYTES, URL_INDEX_ENTRY_BYTES, URL_INDEX_HEADER_BYTES, URL_SEGMENT_HEADER_BYTES, type IndexEntry, type UrlLogPoint,
+  checkIndexHeader, indexEntries, indexPath, readIndexEntry, URL_INDEX_ENTRY_BYTES, URL_INDEX_HEADER_BYTES, URL_SEGMENT_HEADER_BYTES,
+  type IndexEntry, type UrlLogPoint,
 } from './url-log-format.js';
+import { UrlLogDamage, walkBlocks } from './url-log-blocks.js';
 import { openNamed } from './url-log-reader.js';
 import type { VerifyProblem } from '../verify.js';
 
@@ -22,11 +24,7 @@ export interface UrlLogVerifyResult {
   problems: VerifyProblem[];
 }
 
-class Bad extends Error {
-  constructor(readonly file: string, message: string) {
-    super(message);
-  }
-}
+const Bad = UrlLogDamage;
 
 /**
  * `storeUrls`: the keys stored (each has a docID); `docIDs`: the docIDs the
@@ -46,42 +44,24 @@ export function verifyUrlLog(dfs: DrumFs, stateDir: string, p: UrlLogPoint, stor
     r.filesChecked++;
     const entries = indexEntries(p.indexBytes);
     let e = 0;
-    let next = p.base;
-    const head = Buffer.allocUnsafe(URL_BLOCK_HEADER_BYTES);
-    for (let s = 0; s < p.segments; s++) {
-      const file = segmentPath(stateDir, s);
-      const fd = openNamed(dfs, file);
-      fds.push(fd);
-      r.filesChecked++;
-      const h = Buffer.allocUnsafe(URL_SEGMENT_HEADER_BYTES);
-      if (dfs.readFully(fd, h, 0, h.length, 0) !== h.length) throw new Bad(file, 'shorter than its header');
-      checkSegmentHeader(h, s, file);
-      const end = s === p.segments - 1 ? p.tailBytes : dfs.sizeOf(fd, file);
-      if (dfs.sizeOf(fd, file) < end) throw new Bad(file, `${dfs.sizeOf(fd, file)} bytes, the manifest names ${end}`);
-      let off = URL_SEGMENT_HEADER_BYTES;
-      while (off < end) {
-        if (e >= entries) throw new Bad(file, `block at offset ${off} has no index entry`);
-        const ie = index.entry(e);
-        if (ie.segment !== s || ie.offset !== off || ie.firstDoc !== next) {
-          throw new Bad(indexPath(stateDir), `entry ${e} says docID ${ie.firstDoc} at segment ${ie.segment} offset ${ie.offset}; the log has docID ${next} at segment ${s} offset ${off}`);
-        }
-        if (off + URL_BLOCK_HEADER_BYTES > end || dfs.readFully(fd, head, 0, head.length, off) !== head.length) throw new Bad(file, `block at offset ${off} cut short`);
-        const bytes = URL_BLOCK_HEADER_BYTES + readBlockHeader(head, 0).textBytes;
-        if (off + bytes > end) throw new Bad(file, `block at offset ${off} runs past the segment's end ${end}`);
-        const block = Buffer.allocUnsafe(bytes);
-        if (dfs.readFully(fd, block, 0, bytes, off) !== bytes) throw new Bad(file, `block at offset ${off} cut short`);
-        const bh = checkBlock(block, 0, file, off);
-        if (bh.firstDoc !== next) throw new Bad(file, `block at offset ${off} starts at docID ${bh.firstDoc}, not ${next}`);
-        next += bh.docs;
-        r.docsChecked += bh.docs;
-        off += bytes;
-        e++;
+    const next = walkBlocks(dfs, stateDir, p, fds, (b, file) => {
+      if (b.offset === URL_SEGMENT_HEADER_BYTES) r.filesChecked++;
+      if (e >= entries) throw new Bad(file, `block at offset ${b.offset} has no index entry`);
+      const ie = index.entry(e);
+      if (ie.segment !== b.segment || ie.offset !== b.offset || ie.firstDoc !== b.firstDoc) {
+        throw new Bad(indexPath(stateDir), `entry ${e} says docID ${ie.firstDoc} at segment ${ie.segment} offset ${ie.offset}; the log has docID ${b.firstDoc} at segment ${b.segment} offset ${b.offset}`);
       }
-    }
+      r.docsChecked += b.docs;
+      e++;
+    });
     if (e !== entries) throw new Bad(indexPath(stateDir), `${entries} entries for ${e} blocks`);
     if (next !== p.base + p.docs) throw new Bad(indexPath(stateDir), `the log holds docIDs up to ${next - 1}, the manifest says ${p.base + p.docs - 1}`);
   } catch (err) {
-    if (err instanceof Bad) r.problems.push({ file: err.file, code: 'DRUM_CORRUPT_FILE', message: err.message });
+    if (err instanceof Bad) {
+      // The index holds nothing the segments lack.
+      const hint = err.file === indexPath(stateDir) ? ' (drum repair --url-index rebuilds it from the segments)' : '';
+      r.problems.push({ file: err.file, code: 'DRUM_CORRUPT_FILE', message: err.message + hint });
+    }
     else if (isDrumError(err)) r.problems.push({ file: err.file ?? indexPath(stateDir), code: err.code, message: err.message });
     else throw err;
   } finally {

@@ -148,9 +148,10 @@ export class UrlLogWriter {
   private seal(): void {
     if (this.blockDocs === 0) return;
     if (this.segFd < 0 || this.need().tailBytes >= this.segmentBytes) this.nextSegment();
+    // Before `at` is taken: a flush moves indexBytes on, and `at` is written back below.
+    if (this.indexUsed === this.index.length) this.flushIndex();
     const at = this.need();
     writeBlockHeader(this.block, 0, at.base + at.docs, this.blockDocs, this.block, URL_BLOCK_HEADER_BYTES, this.used);
-    if (this.indexUsed === this.index.length) this.flushIndex();
     writeIndexEntry(this.index, this.indexUsed, { firstDoc: at.base + at.docs, segment: at.segments - 1, offset: at.tailBytes });
     this.indexUsed += URL_INDEX_ENTRY_BYTES;
     const bytes = URL_BLOCK_HEADER_BYTES + this.used;

@@ -42,6 +42,19 @@ describe('UrlLogWriter', () => {
     );
   });
 
+  it('keeps every index entry when one commit seals more blocks than the index buffer holds', () => {
+    const dir = tempDir();
+    // One URL a block: 10,000 blocks in one commit, more than twice the 4,096 entries buffered before a write.
+    const w = new UrlLogWriter(new DrumFs(), dir, { fsync: false, segmentBytes: 1 << 20, blockTextBytes: 8 });
+    const urls = Array.from({ length: 10_000 }, (_, i) => `http://h${i % 97}.example/${i}`);
+    w.begin(emptyUrlLog(0));
+    appendUrls(w, urls, false);
+    const p = w.sync();
+    w.close();
+    assert.deepEqual(verifyUrlLog(new DrumFs(), dir, p, urls.length).problems, []);
+    assert.deepEqual(readAll(dir, p), urls);
+  });
+
   it('cuts the files back to the committed point before it appends again, and deletes later segments', () => {
     const dir = tempDir();
     const w = new UrlLogWriter(new DrumFs(), dir, SMALL);

@@ -1,6 +1,8 @@
 // `drum repair`: rebuilds what the store can be rebuilt from, never touching
 // the key files. The Bloom filter holds nothing the store lacks: it is
-// rebuilt from every key file and committed under a new name. The run
+// rebuilt from every key file and committed under a new name. The URL log's
+// index holds nothing its segments lack: it is rebuilt from their blocks
+// and its length committed in a new manifest. The run
 // catalog is moved aside (never deleted) and a fresh one is filled from the
 // manifest's run history and the host counts of each run's surviving
 // unique-*.txt files, less those of each forget's forgotten.txt. REQUIRES: the key files verify (else DRUM_CORRUPT_FILE).
@@ -16,6 +18,7 @@ import { KeyReader, READ_BUFFER_BYTES } from '../../../store/key-reader.js';
 import { acquireLock } from '../../../store/lock.js';
 import { readManifest, writeManifest, type ManifestBody } from '../../../store/manifest.js';
 import { verifyKeyFiles } from '../../../store/verify.js';
+import { rebuildUrlIndex } from '../../../store/url-log/url-log-rebuild.js';
 import { BlockedBloom } from '../../../tiers/bloom.js';
 import { writeBloom } from '../../../tiers/bloom-file.js';
 import { HostCounter } from '../../hosts/host-counter.js';
@@ -25,11 +28,13 @@ import { applyForgetHosts } from './forget-records.js';
 export interface RepairResult {
   bloom: { file: string; keys: number; bitsPerKey: number } | null;
   catalog: { movedTo: string; runs: number; hostRuns: number } | null;
+  /** The URL log's index as rebuilt: one entry per block of its segments (null: not asked, or a store without a URL log). */
+  urlIndex: { blocks: number; docs: number } | null;
 }
 
 /** `io.faultHook`: the fault seam of src/io/fs.ts (tests inject OS errors through it). */
 export async function repair(
-  stateDir: string, what: { bloom?: boolean; catalog?: boolean; bloomBitsPerKey?: number }, io: { faultHook?: FaultHook } = {},
+  stateDir: string, what: { bloom?: boolean; catalog?: boolean; urlIndex?: boolean; bloomBitsPerKey?: number }, io: { faultHook?: FaultHook } = {},
 ): Promise<RepairResult> {
   if (readManifest(stateDir) === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${stateDir}`, { file: stateDir });
   const lock = await acquireLock(stateDir);
@@ -41,13 +46,21 @@ export async function repair(
       const p = v.problems[0]!;
       throw new DrumError('DRUM_CORRUPT_FILE', `cannot repair from a damaged store: ${p.file}: ${p.message}`, { file: p.file });
     }
-    const out: RepairResult = { bloom: null, catalog: null };
-    if (what.bloom) out.bloom = await rebuildBloom(dfs, stateDir, body, what.bloomBitsPerKey);
+    const out: RepairResult = { bloom: null, catalog: null, urlIndex: null };
+    if (what.urlIndex) out.urlIndex = rebuildIndex(dfs, stateDir, body);
+    if (what.bloom) out.bloom = await rebuildBloom(dfs, stateDir, readManifest(stateDir)!, what.bloomBitsPerKey);
     if (what.catalog) out.catalog = await resetCatalog(dfs, stateDir, readManifest(stateDir)!);
     return out;
   } finally {
     await lock.release();
   }
+}
+
+function rebuildIndex(dfs: DrumFs, dir: string, body: ManifestBody): RepairResult['urlIndex'] {
+  if (body.urlLog === undefined) return null;
+  const r = rebuildUrlIndex(dfs, dir, body.urlLog, true);
+  if (r.point.indexBytes !== body.urlLog.indexBytes) writeManifest(dfs, dir, { ...body, commit: body.commit + 1, urlLog: r.point }, true);
+  return { blocks: r.blocks, docs: r.point.docs };
 }
 
 async function rebuildBloom(dfs: DrumFs, dir: string, body: ManifestBody, bits?: number): Promise<RepairResult['bloom']> {
