@@ -6,9 +6,9 @@
 // decide when a run starts or commits (the engine does). Preconditions: one
 // writer per state directory (the engine's lock; LevelDB's own LOCK also
 // refuses a second writer with DRUM_LOCKED). Every multi-key change is ONE
-// level batch, so a crash leaves either all of it or none, except the host
-// table's round apply and fold, which write in bounded batches and stay
-// crash-safe by their own markers (host-table.ts).
+// level batch, so a crash leaves either all of it or none; the host table's
+// bulk bytes (round delta files, the table file) live in files under hosts/
+// that a batch names only once they are written whole (host-table.ts).
 
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -22,10 +22,11 @@ import {
   del, openLevel, put, DELTAS_BEFORE_FOLD, type CatalogOpenOptions, type Db, type HostCount, type HostDelta, type Op, type RunRecord, type Sub,
 } from './records.js';
 import {
-  applyRound, foldDeltas, forEachHostCount, hostCountOf, pendingDeltaCount, sortedHostCounts, FOLD_SLICE_BYTES, HOST_BATCH_BYTES,
+  applyRound, foldDeltas, forEachHostCount, hostCountOf, pendingDeltaCount, sortedHostCounts, FOLD_SLICE_BYTES,
   type FoldState, type HostCounts, type HostTable,
 } from './host-table.js';
 import type { HostFilePointer } from './host-fold.js';
+import type { DeltaFileRecord } from './delta-file.js';
 
 export { DELTAS_BEFORE_FOLD };
 export type { CatalogOpenOptions, HostCount, RunInput, RunRecord, RunStatus } from './records.js';
@@ -174,12 +175,11 @@ export class Catalog {
   /**
    * Records the per-host unique-URL counts of one committed round, then the
    * marker (runId, round). Returns false (and changes nothing) when that
-   * round was already recorded. The counts go in as delta values (one per
-   * part, whatever the number of hosts), written in batches of about
-   * hostBatchBytes with the marker in the last one: `counts` may be an
-   * iterable that reads its parts from disk one at a time. A crash between
-   * batches leaves the round unmarked: reads ignore its parts and the redo
-   * replaces them (host-table.ts). Reads fold the deltas in, and a writer
+   * round was already recorded. The parts go to a round delta file under
+   * hosts/ (tmp, fsync, rename), then one batch records the file with the
+   * marker: `counts` may be an iterable that reads its parts from disk one
+   * at a time. A crash before that batch leaves the round unmarked: reads
+   * ignore the file and the redo writes it again (host-table.ts). Reads fold the deltas in, and a writer
    * folds them into the host table once DELTAS_BEFORE_FOLD have piled up
    * (see compactHosts).
    */
@@ -224,10 +224,10 @@ export class Catalog {
 
   private hostTable(): HostTable {
     return {
-      db: this.db!, deltas: this.sub<HostDelta>('hostDeltas'), hosts: this.sub<number>('hosts'), rounds: this.sub<number>('rounds'),
+      db: this.db!, deltas: this.sub<HostDelta>('hostDeltas'), files: this.sub<DeltaFileRecord>('hostDeltaFiles'), hosts: this.sub<number>('hosts'), rounds: this.sub<number>('rounds'),
       fold: this.sub<FoldState>('hostFold'), pointer: this.sub<HostFilePointer>('hostFile'), fs: this.fs, stateDir: dirname(this.dir),
       sync: this.sync, dir: this.dir,
-      batchBytes: this.opts.hostBatchBytes ?? HOST_BATCH_BYTES, foldSliceBytes: this.opts.foldSliceBytes ?? FOLD_SLICE_BYTES,
+      foldSliceBytes: this.opts.foldSliceBytes ?? FOLD_SLICE_BYTES,
     };
   }
 
@@ -252,7 +252,7 @@ export class Catalog {
   private sub<V>(name: string): Sub<V> {
     let s = this.subs.get(name);
     if (s === undefined) {
-      const json = name === 'runs' || name === 'hosts' || name === 'rounds' || name === 'hostFold' || name === 'hostFile';
+      const json = name === 'runs' || name === 'hosts' || name === 'rounds' || name === 'hostFold' || name === 'hostFile' || name === 'hostDeltaFiles';
       const enc = name === 'hostDeltas' ? 'view' : json ? 'json' : 'utf8';
       s = this.db!.sublevel(name, { valueEncoding: enc }) as unknown as Sub<unknown>;
       this.subs.set(name, s);

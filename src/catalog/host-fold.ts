@@ -13,11 +13,12 @@
 // rounds; no legacy fold in progress (host-table.ts finishes one first).
 
 import { existsSync, readdirSync } from 'node:fs';
+import { DELTA_FILE_PATTERN, type DeltaFileRecord } from './delta-file.js';
 import { join } from 'node:path';
 import { forEachEntry } from './host-delta.js';
 import { FoldSpill, type RangeSums } from './fold-spill.js';
 import { HostFileReader, HostFileWriter } from './host-file.js';
-import { del, put, type Db, type HostDelta, type Op, type Sub } from './records.js';
+import { put, type Db, type HostDelta, type Op, type Sub } from './records.js';
 import type { DrumFs } from '../io/fs.js';
 
 /** The catalog's record of the current host table file (sublevel hostFile, key CURRENT_KEY). */
@@ -36,9 +37,23 @@ const SAMPLES_PER_RANGE = 256;
 /** Most name ranges of one fold (spill files open at once); past it a range holds more than foldSliceBytes. */
 const MAX_RANGES = 512;
 
+/** The deltas one fold takes in. */
+export interface FoldSource {
+  /** Bytes of parts and host entries over all of them (they size the fold's name ranges). */
+  bytes: number;
+  entries: number;
+  /** Calls fn with every part, one at a time (a part may be a view valid only during fn); `file` names it in errors. */
+  eachPart(fn: (part: Uint8Array, file: string) => void): Promise<void>;
+  /** Ops that delete the deltas' records; they go in the commit batch. */
+  done: Op[];
+  /** Round delta files (names under hosts/) the fold takes in: kept until the next fold. */
+  files: string[];
+}
+
 export interface FoldTarget {
   db: Db;
   deltas: Sub<HostDelta>;
+  files: Sub<DeltaFileRecord>;
   legacy: Sub<number>;
   pointer: Sub<HostFilePointer>;
   fs: DrumFs;
@@ -80,15 +95,12 @@ async function oldTable(t: FoldTarget, cur: HostFilePointer | undefined): Promis
 }
 
 /** Range boundaries: names sampled from the deltas, sorted, at equal steps (ranges of about equal pending load). */
-async function boundaries(t: FoldTarget, keys: string[], ranges: number, entries: number): Promise<string[]> {
+async function boundaries(src: FoldSource, ranges: number): Promise<string[]> {
   if (ranges <= 1) return [];
-  const stride = Math.max(1, Math.floor(entries / (ranges * SAMPLES_PER_RANGE)));
+  const stride = Math.max(1, Math.floor(src.entries / (ranges * SAMPLES_PER_RANGE)));
   const sample: string[] = [];
   let i = 0;
-  for (const k of keys) {
-    const d = await t.deltas.get(k);
-    if (d !== undefined) forEachEntry(d, (v, s, e) => { if (i++ % stride === 0) sample.push(v.toString('latin1', s, e)); }, t.dir);
-  }
+  await src.eachPart((d, file) => forEachEntry(d, (v, s, e) => { if (i++ % stride === 0) sample.push(v.toString('latin1', s, e)); }, file));
   sample.sort();
   const out: string[] = [];
   for (let r = 1; r < ranges; r++) {
@@ -99,12 +111,9 @@ async function boundaries(t: FoldTarget, keys: string[], ranges: number, entries
 }
 
 /** Copies every pending entry to its range's spill file: one pass over the deltas, names never decoded. */
-async function spillDeltas(t: FoldTarget, keys: string[], spill: FoldSpill): Promise<void> {
+async function spillDeltas(src: FoldSource, spill: FoldSpill): Promise<void> {
   const add = spill.add.bind(spill);
-  for (const k of keys) {
-    const d = await t.deltas.get(k);
-    if (d !== undefined) forEachEntry(d, add, t.dir);
-  }
+  await src.eachPart((d, file) => forEachEntry(d, add, file));
   spill.finishWriting();
 }
 
@@ -127,25 +136,21 @@ async function mergeRange(w: HostFileWriter, old: Cursor, sums: RangeSums, hi: s
   while (name !== null) take(sums.count(j));
 }
 
-/**
- * Folds the deltas `keys` (whose bytes and host entries are given) into a new
- * table file and commits it. `extra` ops go into the commit batch. Returns the
- * new pointer.
- */
-export async function foldIntoFile(t: FoldTarget, keys: string[], bytes: number, entries: number, extra: Op[]): Promise<HostFilePointer> {
+/** Folds the deltas of `src` into a new table file and commits it with `src.done`. Returns the new pointer. */
+export async function foldIntoFile(t: FoldTarget, src: FoldSource): Promise<HostFilePointer> {
   const cur = await t.pointer.get(CURRENT_KEY);
   const seq = (cur?.seq ?? 0) + 1;
   const dir = join(t.stateDir, HOST_DIR);
   t.fs.mkdirp(dir);
   const name = hostFileName(seq);
   const tmp = join(dir, `${name}.tmp`);
-  const bounds = await boundaries(t, keys, Math.min(MAX_RANGES, Math.max(1, Math.ceil(bytes / t.foldSliceBytes))), entries);
+  const bounds = await boundaries(src, Math.min(MAX_RANGES, Math.max(1, Math.ceil(src.bytes / t.foldSliceBytes))));
   const spill = new FoldSpill(t.fs, dir, seq, bounds);
   const w = new HostFileWriter(t.fs, tmp);
   const old = await oldTable(t, cur);
   let fileBytes: number;
   try {
-    await spillDeltas(t, keys, spill);
+    await spillDeltas(src, spill);
     for (let r = 0; r <= bounds.length; r++) {
       const hi = r === bounds.length ? null : bounds[r]!;
       await mergeRange(w, old.cursor, spill.sortedSums(r), hi);
@@ -162,11 +167,11 @@ export async function foldIntoFile(t: FoldTarget, keys: string[], bytes: number,
   t.fs.rename(tmp, join(dir, name));
   if (t.sync) t.fs.fsyncDir(dir);
   const next: HostFilePointer = { name, seq, hosts: w.hosts, bytes: fileBytes };
-  const batch: Op[] = [...extra, ...keys.map((k) => del(t.deltas, k)), put(t.pointer, CURRENT_KEY, next)];
+  const batch: Op[] = [...src.done, put(t.pointer, CURRENT_KEY, next)];
   await t.db.batch(batch as never, { sync: t.sync });
   if (cur === undefined) await t.legacy.clear?.();
   await dropDeleted(t.db, cur === undefined ? [t.deltas, t.legacy] : [t.deltas]);
-  removeOldFiles(t, dir, seq);
+  removeOldFiles(t, dir, seq, new Set([...src.files, ...(await namedDeltaFiles(t))]));
   return next;
 }
 
@@ -195,16 +200,28 @@ async function dropDeleted(db: Db, subs: Sub<unknown>[]): Promise<void> {
   }
 }
 
+/** Names of the round delta files the catalog's records name now. */
+async function namedDeltaFiles(t: FoldTarget): Promise<string[]> {
+  return (await t.files.values({}).all()).map((r) => r.name);
+}
+
 /**
  * Removes every table file but the current and the previous one: older ones,
  * leftovers of folds a crash cut short (table and spill files), and files of a catalog that
  * `drum repair --catalog` replaced. The previous file stays: a reader that
- * took its catalog copy before this fold's commit still reads it.
+ * took its catalog copy before this fold's commit still reads it. Likewise
+ * every round delta file but those in `keepDeltas` (named by a record, or
+ * just folded: a reader's older copy still names them): older folds' and
+ * those of applies a crash cut short before their batch.
  */
-function removeOldFiles(t: FoldTarget, dir: string, seq: number): void {
+function removeOldFiles(t: FoldTarget, dir: string, seq: number, keepDeltas: Set<string>): void {
   if (!existsSync(dir)) return;
   for (const n of readdirSync(dir)) {
     if (/^fold-\d{6}-\d{4,}\.tmp$/.test(n)) { t.fs.unlink(join(dir, n)); continue; }
+    if (DELTA_FILE_PATTERN.test(n)) {
+      if (!keepDeltas.has(n)) t.fs.unlink(join(dir, n));
+      continue;
+    }
     const m = /^hosts-(\d{6})\.tbl(\.tmp)?$/.exec(n);
     if (m === null) continue;
     const s = Number(m[1]);

@@ -1,18 +1,21 @@
-// The host table's LevelDB logic behind Catalog: applying one round's
-// host-count parts in bounded batches, folding the per-round deltas into the
-// host table file (host-fold.ts), and the reads that see exactly the counts
-// of completed rounds: the table plus the pending deltas. Does not open or
-// close the database or serialize writers (Catalog does: every function here
-// that writes must run inside Catalog's write queue).
+// The host table's catalog logic behind Catalog: recording one round's
+// host-count parts, folding the pending rounds into the host table file
+// (host-fold.ts), and the reads that see exactly the counts of completed
+// rounds: the table plus the pending deltas. Does not open or close the
+// database or serialize writers (Catalog does: every function here that
+// writes must run inside Catalog's write queue).
 //
-// Crash safety without one giant batch:
-// - A round's parts are `${marker}#NNNNNN` keys written in batches of about
-//   `batchBytes`; the round marker goes in the LAST batch. A delta whose
-//   round has no marker is ignored by every read and fold, and a redo of the
-//   round first deletes those leftovers, so a crash between batches neither
-//   shows partial counts nor double counts after the redo.
+// Crash safety:
+// - A round's parts go to a round delta file of their own under hosts/
+//   (delta-file.ts: tmp, fsync, rename), then ONE batch records the file
+//   (sublevel hostDeltaFiles) with the round marker. A file no record names
+//   is ignored by every read and removed by the next fold; a redo of the
+//   round writes the same file name again.
 // - A fold writes a whole new table file and commits it with the deletion
-//   of its deltas in one batch (host-fold.ts).
+//   of its deltas' records in one batch (host-fold.ts).
+// - Catalogs written before the round delta files kept each part as a
+//   LevelDB value (`${marker}#NNNNNN`, sublevel hostDeltas), counted only
+//   when the round's marker was there; they are read and folded as before.
 // - Catalogs written before the table file kept the table in the sublevel
 //   `hosts` and folded into it slice by slice, recording {keys, slices, done}
 //   (sublevel hostFold) in each slice's batch; until the deltas were deleted,
@@ -22,14 +25,13 @@
 
 import { encodeHostMap, forEachHost, forEachHostIn, hostSlice } from './host-delta.js';
 import { del, put, type Db, type HostDelta, type Op, type Sub } from './records.js';
-import { CURRENT_KEY, foldIntoFile, HOST_DIR, type HostFilePointer } from './host-fold.js';
+import { CURRENT_KEY, foldIntoFile, HOST_DIR, type FoldSource, type HostFilePointer } from './host-fold.js';
+import { deltaFileName, forEachDeltaPart, writeDeltaFile, type DeltaFileRecord } from './delta-file.js';
 import { HostFileReader } from './host-file.js';
 import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { join } from 'node:path';
 
-/** Bytes of parts per LevelDB batch when applying a round (a ~2 MB sealed part then goes alone; see docs/engineering-log.md). */
-export const HOST_BATCH_BYTES = 1 << 20;
 /** Delta bytes whose hosts one fold pass adds up in a Map (the fold's RAM bound). */
 export const FOLD_SLICE_BYTES = 2 << 20;
 
@@ -44,7 +46,10 @@ export interface FoldState {
 
 export interface HostTable {
   db: Db;
+  /** Parts of rounds recorded by older catalogs, one LevelDB value each. */
   deltas: Sub<HostDelta>;
+  /** Round delta files, by round marker. */
+  files: Sub<DeltaFileRecord>;
   hosts: Sub<number>;
   rounds: Sub<number>;
   fold: Sub<FoldState>;
@@ -53,7 +58,6 @@ export interface HostTable {
   stateDir: string;
   sync: boolean;
   dir: string;
-  batchBytes: number;
   foldSliceBytes: number;
 }
 
@@ -82,48 +86,31 @@ function hostsIn(delta: Uint8Array): number {
 }
 
 /**
- * Writes one round's parts, then its marker. False (nothing written) when the
- * marker is there already. Each part is copied into one reused batch buffer
- * before the next is requested, so `counts` may yield views of a buffer it
- * reuses (HostParts does); a part larger than that buffer goes in a batch of
- * its own.
+ * Writes one round's parts to its delta file, then records the file and the
+ * round's marker in one batch. False (nothing written) when the marker is
+ * there already. `counts` may yield views of a buffer it reuses (HostParts
+ * does): each part is written before the next is requested.
  */
 export async function applyRound(t: HostTable, marker: string, counts: HostCounts): Promise<boolean> {
   if ((await t.rounds.get(marker)) !== undefined) return false;
-  const parts = toParts(counts);
-  // Leftovers of an apply of this round that crashed between batches: replaced, never added to.
-  let batch: Op[] = (await t.deltas.keys({ gt: `${marker}#`, lt: `${marker}$` }).all()).map((k) => del(t.deltas, k));
-  const arena = Buffer.allocUnsafe(t.batchBytes);
-  let used = 0;
-  let hosts = 0;
-  let i = 0;
-  const flush = async (): Promise<void> => {
-    await t.db.batch(batch as never, { sync: t.sync });
-    batch = [];
-    used = 0;
-  };
-  for (const delta of parts) {
-    const n = hostsIn(delta);
-    if (n === 0) continue;
-    hosts += n;
-    const key = `${marker}#${String(i++).padStart(6, '0')}`;
-    if (used + delta.length > arena.length && batch.length > 0) await flush();
-    if (delta.length > arena.length) {
-      batch.push(put(t.deltas, key, delta));
-      await flush();
-      continue;
-    }
-    arena.set(delta, used);
-    batch.push(put(t.deltas, key, arena.subarray(used, used + delta.length)));
-    used += delta.length;
-  }
-  batch.push(put(t.rounds, marker, hosts));
+  const rec = writeDeltaFile(t.fs, join(t.stateDir, HOST_DIR), deltaFileName(marker), toParts(counts), t.sync);
+  // Parts an older version's apply of this round left as LevelDB values before it crashed: replaced, never added to.
+  const batch: Op[] = (await t.deltas.keys({ gt: `${marker}#`, lt: `${marker}$` }).all()).map((k) => del(t.deltas, k));
+  if (rec.parts > 0) batch.push(put(t.files, marker, rec));
+  batch.push(put(t.rounds, marker, rec.hosts));
   await t.db.batch(batch as never, { sync: t.sync });
+  if (rec.parts === 0) t.fs.unlink(join(t.stateDir, HOST_DIR, rec.name));
   return true;
 }
 
-/** Which deltas count: those of marked rounds, minus, for hosts of slices < done, those an unfinished fold already added. */
+/**
+ * Which deltas count: every round delta file a record names, and of the
+ * older LevelDB parts those of marked rounds, minus, for hosts of slices <
+ * done, those an unfinished legacy fold already added.
+ */
 interface DeltaView {
+  /** Round delta files: [round marker, record]. */
+  files: [string, DeltaFileRecord][];
   marked: Set<string>;
   unmarked: string[];
   fold: FoldState | undefined;
@@ -142,7 +129,21 @@ async function deltaView(t: HostTable): Promise<DeltaView> {
     else unmarked.push(k);
   }
   const fold = await t.fold.get(FOLD_KEY);
-  return { marked, unmarked, fold, folded: new Set(fold !== undefined && fold.done > 0 ? fold.keys : []) };
+  const files: [string, DeltaFileRecord][] = [];
+  for await (const e of t.files.iterator()) files.push(e);
+  return { files, marked, unmarked, fold, folded: new Set(fold !== undefined && fold.done > 0 ? fold.keys : []) };
+}
+
+function deltaPath(t: HostTable, rec: DeltaFileRecord): string {
+  return join(t.stateDir, HOST_DIR, rec.name);
+}
+
+/** Calls fn with every part of the round delta files `files`, one at a time (views valid only during fn). */
+function forEachFilePart(t: HostTable, files: [string, DeltaFileRecord][], fn: (part: Uint8Array, file: string) => void): void {
+  for (const [, rec] of files) {
+    const path = deltaPath(t, rec);
+    forEachDeltaPart(path, (part) => fn(part, path));
+  }
 }
 
 /** Calls fn for every (host, count) the reads must add on top of the table. */
@@ -163,6 +164,7 @@ async function forEachPending(t: HostTable, fn: (host: string, n: number) => voi
       }, t.dir);
     }
   }
+  forEachFilePart(t, v.files, (part, file) => forEachHost(part, fn, file));
 }
 
 /** The current table file, or null while the table is still the legacy sublevel. */
@@ -235,7 +237,8 @@ export async function* sortedHostCounts(t: HostTable): AsyncGenerator<[string, n
 
 /** Deltas of marked rounds not yet folded (what a fold would take). */
 export async function pendingDeltaCount(t: HostTable): Promise<number> {
-  return (await deltaView(t)).marked.size;
+  const v = await deltaView(t);
+  return v.marked.size + v.files.reduce((a, [, f]) => a + f.parts, 0);
 }
 
 /**
@@ -249,10 +252,12 @@ export async function foldDeltas(t: HostTable): Promise<number> {
   if (legacy !== undefined) await finishLegacyFold(t, legacy);
   const v = await deltaView(t);
   const drop: Op[] = v.unmarked.map((k) => del(t.deltas, k));
-  if (v.marked.size === 0) {
+  const parts = v.marked.size + v.files.reduce((a, [, f]) => a + f.parts, 0);
+  if (parts === 0) {
     if (drop.length > 0) await t.db.batch(drop as never, { sync: t.sync });
     return 0;
   }
+  const keys = [...v.marked];
   let bytes = 0;
   let entries = 0;
   for await (const [k, delta] of t.deltas.iterator()) {
@@ -260,9 +265,25 @@ export async function foldDeltas(t: HostTable): Promise<number> {
     bytes += delta.byteLength;
     entries += hostsIn(delta);
   }
-  const keys = [...v.marked];
-  await foldIntoFile({ ...t, legacy: t.hosts }, keys, bytes, entries, drop);
-  return keys.length;
+  for (const [, f] of v.files) {
+    bytes += f.bytes;
+    entries += f.hosts;
+  }
+  const source: FoldSource = {
+    bytes,
+    entries,
+    async eachPart(fn) {
+      for (const k of keys) {
+        const d = await t.deltas.get(k);
+        if (d !== undefined) fn(d, t.dir);
+      }
+      forEachFilePart(t, v.files, fn);
+    },
+    done: [...drop, ...keys.map((k) => del(t.deltas, k)), ...v.files.map(([marker]) => del(t.files, marker))],
+    files: v.files.map(([, f]) => f.name),
+  };
+  await foldIntoFile({ ...t, legacy: t.hosts }, source);
+  return parts;
 }
 
 /** Finishes a fold into the legacy sublevel that a crash cut short (catalogs written before the table file). */

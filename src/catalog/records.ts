@@ -55,15 +55,13 @@ export interface CatalogOpenOptions {
   readOnly?: boolean;
   /** Make each write durable (LevelDB sync write) before it resolves. Default true. */
   sync?: boolean;
-  /** Bytes of host-count parts per LevelDB batch (default HOST_BATCH_BYTES; small in tests). */
-  hostBatchBytes?: number;
   /** Delta bytes per fold slice (default FOLD_SLICE_BYTES; small in tests). */
   foldSliceBytes?: number;
 }
 
 export type Db = Level<string, unknown>;
 
-/** One round's host counts, encoded by host-delta.ts. */
+/** One part of a round's host counts, encoded by host-delta.ts. */
 export type HostDelta = Uint8Array;
 
 /** A writer folds the per-round deltas into the host table once this many have piled up. */

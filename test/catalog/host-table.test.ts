@@ -1,9 +1,10 @@
-// Tests of the host table's bounded batches: a round applied in several
-// LevelDB batches (marker last), a crash between those batches (reads and
-// folds ignore the partial round, the redo replaces it: no double count),
-// folds into the host table file in name ranges (a failed commit changes
-// nothing), and catalogs of the legacy layout (table in a sublevel, a fold
-// in progress) finished and moved into a file. Every check compares
+// Tests of the host table: a round's parts written to a delta file of its
+// own and recorded with the round's marker in one batch, a crash while the
+// file is written or before its batch (reads and folds ignore it, the redo
+// replaces it: no double count), folds into the host table file in name
+// ranges (a failed commit changes nothing), and catalogs of the older
+// layouts (parts as LevelDB values; the table in a sublevel, a fold in
+// progress) read, finished and moved into files. Every check compares
 // against a plain Map model.
 
 import { describe, it } from 'node:test';
@@ -11,6 +12,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Catalog, type HostCount } from '../../src/catalog/catalog.js';
 import { encodeHostMap } from '../../src/catalog/host-delta.js';
+import { roundKey } from '../../src/catalog/keys.js';
 import { tempDir } from '../helpers/tmp.js';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,15 +48,36 @@ function* dyingAfter(parts: Map<string, number>[], k: number): Generator<Uint8Ar
   throw new Error('simulated crash');
 }
 
+type LegacySub = { put: (k: string, v: unknown) => Promise<void>; keys: () => { all: () => Promise<string[]> } };
+
+function sublevel(c: Catalog, name: string, valueEncoding: string): LegacySub {
+  const db = (c as unknown as { db: { sublevel: (n: string, o: unknown) => LegacySub } }).db;
+  return db.sublevel(name, { valueEncoding });
+}
+
+/** Records a round the way catalogs before the round delta files did: each part a LevelDB value, then the marker. */
+async function applyLegacy(c: Catalog, runId: string, round: number, parts: Map<string, number>[]): Promise<void> {
+  const marker = roundKey(runId, round);
+  const deltas = sublevel(c, 'hostDeltas', 'view');
+  for (let i = 0; i < parts.length; i++) await deltas.put(`${marker}#${String(i).padStart(6, '0')}`, encodeHostMap(parts[i]!));
+  await sublevel(c, 'rounds', 'json').put(marker, parts.reduce((a, m) => a + m.size, 0));
+}
+
+function deltaFiles(state: string): string[] {
+  const dir = join(state, 'hosts');
+  return existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith('delta-')).sort() : [];
+}
+
 async function expectTable(c: Catalog, model: Model): Promise<void> {
   assert.deepEqual(await c.topHosts(100_000), sorted(model));
   const some = [...model.keys()].slice(0, 3);
   for (const h of some) assert.equal(await c.hostCount(h), model.get(h));
 }
 
-describe('host counts applied in bounded batches', () => {
-  it('writes a round in several batches and counts it once, marker last', async () => {
-    const c = await Catalog.open(tempDir(), { sync: false, hostBatchBytes: 256 });
+describe('host counts of a round recorded as a delta file', () => {
+  it('writes a round\'s parts to a delta file of its own, none into LevelDB, and counts it once', async () => {
+    const state = tempDir();
+    const c = await Catalog.open(state, { sync: false });
     try {
       const parts = roundParts(1, 60, 8);
       const model: Model = new Map();
@@ -63,15 +86,17 @@ describe('host counts applied in bounded batches', () => {
       assert.equal(await c.applyHostCounts('r', 1, parts.map(encodeHostMap)), false);
       assert.equal(await c.pendingDeltas(), 8);
       await expectTable(c, model);
+      assert.deepEqual(deltaFiles(state), ['delta-r-0000000001.hd']);
+      assert.deepEqual(await sublevel(c, 'hostDeltas', 'view').keys().all(), []);
     } finally {
       await c.close();
     }
   });
 
-  it('ignores a round cut short between batches, and its redo counts it exactly once', async () => {
+  it('ignores a round cut short while its delta file was written, and its redo counts it exactly once', async () => {
     const state = tempDir();
     const model: Model = new Map();
-    const c = await Catalog.open(state, { sync: false, hostBatchBytes: 200 });
+    const c = await Catalog.open(state, { sync: false });
     const first = roundParts(2, 40, 3);
     addTo(model, first);
     await c.applyHostCounts('r', 1, first.map(encodeHostMap));
@@ -82,7 +107,7 @@ describe('host counts applied in bounded batches', () => {
     assert.equal(await c.pendingDeltas(), 3);
     await c.close();
     // A new process: the fold at open must not take the partial round in.
-    const c2 = await Catalog.open(state, { sync: false, hostBatchBytes: 200, foldSliceBytes: 300 });
+    const c2 = await Catalog.open(state, { sync: false, foldSliceBytes: 300 });
     try {
       assert.equal(await c2.compactHosts(), 3);
       await expectTable(c2, model);
@@ -97,10 +122,33 @@ describe('host counts applied in bounded batches', () => {
     }
   });
 
-  it('replaces the leftovers of a crashed apply on redo, whatever batch the crash fell in (property)', async () => {
+  it('ignores a delta file whose batch never committed, and the next fold removes it', async () => {
+    const state = tempDir();
+    const c = await Catalog.open(state, { sync: false });
+    try {
+      const model: Model = new Map();
+      const first = roundParts(5, 30, 2);
+      addTo(model, first);
+      await c.applyHostCounts('r', 0, first.map(encodeHostMap));
+      const restore = failBatches(c, 1);
+      await assert.rejects(c.applyHostCounts('r', 1, roundParts(6, 30, 2).map(encodeHostMap)));
+      restore();
+      assert.equal(await c.hasRound('r', 1), false);
+      assert.equal(deltaFiles(state).length, 2);
+      await expectTable(c, model);
+      assert.equal(await c.compactHosts(), 2);
+      await expectTable(c, model);
+      // The folded round's file stays until the next fold; the orphan goes now.
+      assert.deepEqual(deltaFiles(state), ['delta-r-0000000000.hd']);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('replaces the leftovers of a crashed apply on redo, whatever part the crash fell in (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 12 }), fc.integer({ min: 100, max: 2000 }), async (n, k, batch) => {
-        const c = await Catalog.open(tempDir(), { sync: false, hostBatchBytes: batch });
+      fc.asyncProperty(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 12 }), async (n, k) => {
+        const c = await Catalog.open(tempDir(), { sync: false });
         try {
           const parts = roundParts(n * 31 + k, 30, n);
           await assert.rejects(c.applyHostCounts('run', 0, dyingAfter(parts, Math.min(k, n))));
@@ -138,7 +186,7 @@ function failBatches(c: Catalog, at: number): () => void {
 
 function tableFiles(state: string): string[] {
   const dir = join(state, 'hosts');
-  return existsSync(dir) ? readdirSync(dir).sort() : [];
+  return existsSync(dir) ? readdirSync(dir).filter((n) => !n.startsWith('delta-')).sort() : [];
 }
 
 describe('folding deltas into the host table file', () => {
@@ -178,13 +226,13 @@ describe('folding deltas into the host table file', () => {
     }
   });
 
-  it('leaves the folded deltas\' bytes in none of the catalog\'s table files', async () => {
+  it('keeps rounds\' parts out of LevelDB\'s table files, and a fold\'s delta files until the next fold', async () => {
     const state = tempDir();
     const ldbBytes = (): number => readdirSync(join(state, 'catalog')).filter((f) => f.endsWith('.ldb')).reduce((a, f) => a + statSync(join(state, 'catalog', f)).size, 0);
     const c = await Catalog.open(state, { sync: false });
     try {
       const model: Model = new Map();
-      // ~1.5 MB of deltas: LevelDB writes them out to table files, and deleting them alone compacts nothing.
+      // ~1.5 MB of parts: as LevelDB values they were written out to table files, which LevelDB maps when it compacts them.
       for (let r = 0; r < 6; r++) {
         const parts = roundParts(300 + r, 40_000, 1);
         addTo(model, parts);
@@ -193,10 +241,17 @@ describe('folding deltas into the host table file', () => {
       await c.close();
       const c2 = await Catalog.open(state, { sync: false });
       try {
-        assert.ok(ldbBytes() > 500_000, `${ldbBytes()} bytes of tables before the fold`);
+        assert.ok(ldbBytes() < 50_000, `${ldbBytes()} bytes of tables before the fold`);
+        assert.equal(deltaFiles(state).length, 6);
         await c2.compactHosts();
         await expectTable(c2, model);
-        assert.ok(ldbBytes() < 50_000, `${ldbBytes()} bytes of tables after the fold`);
+        assert.equal(deltaFiles(state).length, 6);
+        const more = roundParts(400, 100, 1);
+        addTo(model, more);
+        await c2.applyHostCounts('r', 6, more.map(encodeHostMap));
+        await c2.compactHosts();
+        await expectTable(c2, model);
+        assert.deepEqual(deltaFiles(state), ['delta-r-0000000006.hd']);
       } finally {
         await c2.close();
       }
@@ -284,7 +339,30 @@ describe('folding deltas into the host table file', () => {
   });
 });
 
-describe('catalogs written before the host table file', () => {
+describe('catalogs written before the round delta files and the host table file', () => {
+  it('reads and folds parts kept as LevelDB values beside round delta files, and drops those of unmarked rounds', async () => {
+    const state = tempDir();
+    const c = await Catalog.open(state, { sync: false, foldSliceBytes: 256 });
+    try {
+      const model: Model = new Map();
+      const old = roundParts(50, 40, 3);
+      addTo(model, old);
+      await applyLegacy(c, 'old', 0, old);
+      // A part of a round whose marker never made it: not counted, dropped by the fold.
+      await sublevel(c, 'hostDeltas', 'view').put(`${roundKey('old', 1)}#000000`, encodeHostMap(new Map([['x.example', 9]])));
+      const now = roundParts(51, 40, 2);
+      addTo(model, now);
+      await c.applyHostCounts('new', 0, now.map(encodeHostMap));
+      assert.equal(await c.pendingDeltas(), 5);
+      await expectTable(c, model);
+      assert.equal(await c.compactHosts(), 5);
+      await expectTable(c, model);
+      assert.deepEqual(await sublevel(c, 'hostDeltas', 'view').keys().all(), []);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('finishes a legacy fold a crash cut short, then moves the table into a file, counts unchanged', async () => {
     const state = tempDir();
     const c = await Catalog.open(state, { sync: false });
@@ -292,17 +370,16 @@ describe('catalogs written before the host table file', () => {
     for (let r = 0; r < 2; r++) {
       const parts = roundParts(70 + r, 30, 2);
       addTo(model, parts);
-      await c.applyHostCounts('r', r, parts.map(encodeHostMap));
+      await applyLegacy(c, 'r', r, parts);
     }
     // The legacy layout: half of the hosts already in the sublevel `hosts` from an
     // earlier fold, and a fold in progress over the pending deltas (slice 0 of 2 done).
     const older: Model = new Map([['a.example', 5], ['zz.example', 2]]);
     for (const [h, n] of older) model.set(h, (model.get(h) ?? 0) + n);
-    const db = (c as unknown as { db: { sublevel: (n: string, o: unknown) => { put: (k: string, v: unknown) => Promise<void>; keys: () => { all: () => Promise<string[]> } } } }).db;
-    const legacy = db.sublevel('hosts', { valueEncoding: 'json' });
+    const legacy = sublevel(c, 'hosts', 'json');
     for (const [h, n] of older) await legacy.put(h, n);
-    const keys = await db.sublevel('hostDeltas', { valueEncoding: 'view' }).keys().all();
-    await db.sublevel('hostFold', { valueEncoding: 'json' }).put('fold', { keys, slices: 2, done: 0 });
+    const keys = await sublevel(c, 'hostDeltas', 'view').keys().all();
+    await sublevel(c, 'hostFold', 'json').put('fold', { keys, slices: 2, done: 0 });
     await expectTable(c, model);
     assert.equal(await c.compactHosts(), 0);
     await expectTable(c, model);
