@@ -233,6 +233,8 @@ async function main(): Promise<void> {
 
   // 4. Scale (opt-in): 100 M links, drum default and sort -u.
   let scaleSlices: ScaleRunResult | null = null;
+  // drum verify of the last 100 M-link store: what the big rounds wrote must read back whole.
+  let scaleVerify: StoreVerify | null = null;
   const slice = values['scale-slice'] ? Number(values['scale-slice']) : scaleLinks > STREAM_ABOVE ? 10_000_000 : 0;
   if (values.scale && slice > 0 && !skip.has('drum')) {
     scaleSlices = await streamScale(ctx, scaleLinks, slice, Number(values['scale-growth']), seed);
@@ -260,7 +262,10 @@ async function main(): Promise<void> {
       const ss = join(work, 'drum-scale-state');
       // drum repeats here too: the scale goal is a ratio to the 10 M median, and one 100 M run moves by ±5 %.
       // sort -u runs once (75 s a run; no goal uses it).
-      if (!skip.has('drum')) add(await rep(() => runDrum(ctx, { id: 'drum', dataset: 'scale', label: 'drum ingest (default)', file: big.file, links: scaleLinks, state: ss, raw: false, fresh: true })));
+      if (!skip.has('drum')) {
+        add(await rep(() => runDrum(ctx, { id: 'drum', dataset: 'scale', label: 'drum ingest (default)', file: big.file, links: scaleLinks, state: ss, raw: false, fresh: true })));
+        scaleVerify = verifyState(ctx, ss);
+      }
       rmSync(ss, { recursive: true, force: true });
       if (!skip.has('sort')) add(await runSort(ctx, 'scale', big.file, scaleLinks));
     }
@@ -280,6 +285,7 @@ async function main(): Promise<void> {
   }
   const goals = [...checkGoals(rows, links, values.scale ? scaleLinks : null, library10k?.medianMs ?? null, scaleSlices?.slices ?? null), ...resolveGoals(resolveRun)];
   const agreement = checkAgreement(rows, datasets);
+  if (scaleVerify !== null) agreement.push(`${scaleVerify.ok ? 'SOUND' : 'NOT SOUND'}  drum verify of the scale store: ${scaleVerify.summary} (${(scaleVerify.ms / 1000).toFixed(1)} s)`);
   const sortVersion = spawnSync('sort', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
   const result = {
     command: `node dist/scripts/bench.js ${process.argv.slice(2).join(' ')}`.trim(),
@@ -292,6 +298,7 @@ async function main(): Promise<void> {
     fixedCosts,
     library10k,
     scaleSlices,
+    scaleVerify,
     goals,
     agreement,
     content: values.content ? await contentRows(values.content, work, seed, log) : undefined,
@@ -329,6 +336,26 @@ async function streamScale(ctx: BenchContext, links: number, slice: number, slic
   const r = await scaleRun({ links, slice, seed, sliceGrowth, work, json, keepOutputs: false, log: ctx.log });
   if (!ctx.keep) rmSync(join(work, 'state'), { recursive: true, force: true });
   return r;
+}
+
+interface StoreVerify {
+  ok: boolean;
+  summary: string;
+  ms: number;
+}
+
+/** `drum verify --json` of a state directory: every key file, value file and the URL log read back. */
+function verifyState(ctx: BenchContext, state: string): StoreVerify {
+  const t0 = Date.now();
+  const r = spawnSync(process.execPath, [join(ctx.repoRoot, 'bin', 'drum'), 'verify', '--json', '--state', state], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const ms = Date.now() - t0;
+  try {
+    const v = JSON.parse(r.stdout) as { ok: boolean; filesChecked: number; keysChecked: number; problems: { file: string; message: string }[] };
+    const summary = v.ok ? `${v.filesChecked} files, ${v.keysChecked} keys` : v.problems.map((p) => `${p.file}: ${p.message}`).join('; ');
+    return { ok: v.ok, summary, ms };
+  } catch {
+    return { ok: false, summary: `exit ${r.status}: ${r.stderr.trim().slice(0, 300)}`, ms };
+  }
 }
 
 /**
