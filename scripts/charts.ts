@@ -64,7 +64,9 @@ const NAMES: Record<string, string> = {
   set: 'Node Set',
   level: 'LevelDB getMany + batch',
   duckdb: 'DuckDB anti-join',
-  'duckdb-256': 'DuckDB anti-join (256 MB)',
+  'duckdb-256': 'DuckDB (256 MB limit)',
+  'drum-keys': 'drum ingest --no-values',
+  'drum-resolve': 'drum resolve, 1 M URLs',
 };
 
 /** "10 M links", "100 M links", "200 k links". */
@@ -83,7 +85,8 @@ function panels(d: ChartData, value: (r: BenchRow) => number | null, text: (r: B
     for (const r of rows) {
       const v = value(r);
       if (v === null) continue;
-      const name = r.dataset === 'batch2' ? 'drum ingest, 2nd batch' : NAMES[r.id] ?? r.label;
+      const base = NAMES[r.id] ?? r.label;
+      const name = r.dataset === 'batch2' ? `${base}, 2nd batch` : base;
       bars.push({ label: name, value: v, highlight: r.id.startsWith('drum'), text: text(r, v) });
     }
     const main = rows.find((r) => r.dataset === dataset);
