@@ -20,29 +20,24 @@
 //   `hosts` and folded into it slice by slice, recording {keys, slices, done}
 //   (sublevel hostFold) in each slice's batch; until the deltas were deleted,
 //   reads skip a folded delta for hosts of slices < done. Such a fold cut
-//   short is finished the old way first (finishLegacyFold); the next fold
+//   short is finished the old way first (legacy-fold.ts); the next fold
 //   moves the sublevel into a file.
 
 import { encodeHostMap, forEachHost, forEachHostIn, hostSlice } from './host-delta.js';
 import { del, put, type Db, type HostDelta, type Op, type Sub } from './records.js';
 import { CURRENT_KEY, foldIntoFile, HOST_DIR, type FoldSource, type HostFilePointer } from './host-fold.js';
 import { deltaFileName, forEachDeltaPart, writeDeltaFile, type DeltaFileRecord } from './delta-file.js';
+import { finishLegacyFold, FOLD_KEY, type FoldState } from './legacy-fold.js';
+
 import { HostFileReader } from './host-file.js';
 import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { join } from 'node:path';
 
+export type { FoldState } from './legacy-fold.js';
+
 /** Delta bytes whose hosts one fold pass adds up in a Map (the fold's RAM bound). */
 export const FOLD_SLICE_BYTES = 2 << 20;
-
-const FOLD_KEY = 'fold';
-
-/** A fold in progress: which delta keys, into how many slices, how many are in the table. */
-export interface FoldState {
-  keys: string[];
-  slices: number;
-  done: number;
-}
 
 export interface HostTable {
   db: Db;
@@ -284,30 +279,4 @@ export async function foldDeltas(t: HostTable): Promise<number> {
   };
   await foldIntoFile({ ...t, legacy: t.hosts }, source);
   return parts;
-}
-
-/** Finishes a fold into the legacy sublevel that a crash cut short (catalogs written before the table file). */
-async function finishLegacyFold(t: HostTable, start: FoldState): Promise<void> {
-  let st = start;
-  const inFold = new Set(st.keys);
-  for (let s = st.done; s < st.slices; s++) {
-    const sum = new Map<string, number>();
-    for await (const [k, delta] of t.deltas.iterator()) {
-      if (inFold.has(k)) forEachHostIn(delta, s, st.slices, (h, n) => sum.set(h, (sum.get(h) ?? 0) + n), t.dir);
-    }
-    const names = [...sum.keys()];
-    const olds = names.length > 0 ? await t.hosts.getMany(names) : [];
-    const batch = t.db.batch();
-    for (let i = 0; i < names.length; i++) {
-      const h = names[i]!;
-      batch.put(h, (olds[i] ?? 0) + sum.get(h)!, { sublevel: t.hosts } as never);
-    }
-    sum.clear();
-    st = { ...st, done: s + 1 };
-    batch.put(FOLD_KEY, st, { sublevel: t.fold } as never);
-    await batch.write({ sync: t.sync } as never);
-  }
-  const end: Op[] = st.keys.map((k) => del(t.deltas, k));
-  end.push(del(t.fold as Sub<unknown>, FOLD_KEY));
-  await t.db.batch(end as never, { sync: t.sync });
 }
