@@ -6,9 +6,11 @@
 // decide when a run starts or commits (the engine does). Preconditions: one
 // writer per state directory (the engine's lock; LevelDB's own LOCK also
 // refuses a second writer with DRUM_LOCKED). Every multi-key change is ONE
-// level batch, so a crash leaves either all of it or none; the host table's
-// bulk bytes (round delta files, the table file) live in files under hosts/
-// that a batch names only once they are written whole (host-table.ts).
+// level batch, so a crash leaves either all of it or none (but for finishing
+// a legacy fold, which went slice by slice under its own record); the host
+// table's bulk bytes (round delta files, the table file) live in files
+// under hosts/ that a batch names only once they are written whole
+// (host-table.ts).
 
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -191,8 +193,9 @@ export class Catalog {
   }
 
   /**
-   * Folds the pending per-round deltas into the host table, one hash slice
-   * of the hosts per batch (bounded RAM), resuming a fold a crash cut short.
+   * Folds the pending per-round deltas into a new host table file, one range
+   * of host names at a time (bounded RAM; host-fold.ts), after finishing a
+   * legacy fold a crash cut short.
    * Writers call it when they open a catalog with many deltas; readers
    * never need it. Returns the number of deltas folded.
    */

@@ -10,7 +10,7 @@
 // records do).
 // REQUIRES: parts are encoded by host-delta.ts; one writer per file.
 
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import { DrumError } from '../errors.js';
@@ -109,8 +109,11 @@ export function forEachDeltaPart(path: string, fn: (part: Uint8Array) => void): 
     throw new DrumError('DRUM_IO', `cannot read ${path}: ${(e as Error).message}`, { cause: e, file: path });
   }
   try {
+    const size = fstatSync(fd).size;
     let buf = Buffer.allocUnsafe(FIRST_BUFFER_BYTES);
     const readAt = (len: number, at: number): Buffer => {
+      // A damaged length must not size a buffer past the file.
+      if (at + len > size) corrupt(path, 'round delta file ends early');
       if (len > buf.length) buf = Buffer.allocUnsafe(len);
       let got = 0;
       while (got < len) {
@@ -132,6 +135,9 @@ export function forEachDeltaPart(path: string, fn: (part: Uint8Array) => void): 
       fn(b.subarray(0, len));
       pos += PART_LEN_BYTES + len + CRC_BYTES;
     }
+  } catch (e) {
+    if (e instanceof DrumError || !(e instanceof Error && 'code' in e)) throw e;
+    throw new DrumError('DRUM_IO', `cannot read ${path}: ${e.message}`, { cause: e, file: path });
   } finally {
     closeSync(fd);
   }

@@ -27,14 +27,20 @@ export interface BlockAt {
   docs: number;
 }
 
-/** Calls fn for every committed block in log order; returns the docID after the last. Throws UrlLogDamage. */
-export function walkBlocks(dfs: DrumFs, stateDir: string, p: UrlLogPoint, fds: number[], fn: (b: BlockAt, file: string) => void): number {
+/**
+ * Calls fn for every committed block in log order (and onSegment once per
+ * segment opened); returns the docID after the last. Throws UrlLogDamage.
+ */
+export function walkBlocks(
+  dfs: DrumFs, stateDir: string, p: UrlLogPoint, fds: number[], fn: (b: BlockAt, file: string) => void, onSegment?: (file: string) => void,
+): number {
   let next = p.base;
   const head = Buffer.allocUnsafe(URL_BLOCK_HEADER_BYTES);
   for (let s = 0; s < p.segments; s++) {
     const file = segmentPath(stateDir, s);
     const fd = openNamed(dfs, file);
     fds.push(fd);
+    onSegment?.(file);
     const h = Buffer.allocUnsafe(URL_SEGMENT_HEADER_BYTES);
     if (dfs.readFully(fd, h, 0, h.length, 0) !== h.length) throw new UrlLogDamage(file, 'shorter than its header');
     checkSegmentHeader(h, s, file);

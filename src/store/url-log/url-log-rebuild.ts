@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { DrumFs } from '../../io/fs.js';
 import { replaceFile } from '../../io/replace-file.js';
 import { DrumError } from '../../errors.js';
-import { encodeIndexHeader, indexPath, URL_INDEX_ENTRY_BYTES, URL_INDEX_HEADER_BYTES, URL_LOG_DIR, writeIndexEntry, type UrlLogPoint } from './url-log-format.js';
+import { encodeIndexHeader, indexPath, segmentPath, URL_INDEX_ENTRY_BYTES, URL_INDEX_HEADER_BYTES, URL_LOG_DIR, writeIndexEntry, type UrlLogPoint } from './url-log-format.js';
 import { UrlLogDamage, walkBlocks } from './url-log-blocks.js';
 
 /** Entries gathered before a write. */
@@ -48,11 +48,18 @@ export function rebuildUrlIndex(dfs: DrumFs, stateDir: string, p: UrlLogPoint, f
         blocks++;
       });
       put(page, used);
-      if (next !== p.base + p.docs) throw new UrlLogDamage(indexPath(stateDir), `the segments hold docIDs up to ${next - 1}, the manifest says ${p.base + p.docs - 1}`);
+      if (next !== p.base + p.docs) {
+        throw new UrlLogDamage(segmentPath(stateDir, p.segments - 1), `the segments hold docIDs up to ${next - 1}, the manifest says ${p.base + p.docs - 1}`);
+      }
     }, { fsync, fsyncDir: fsync ? join(stateDir, URL_LOG_DIR) : undefined });
   } catch (e) {
-    if (e instanceof UrlLogDamage) {
+    // Whatever stopped the rebuild (damage, a missing segment, an OS error), the half-written index goes.
+    try {
       dfs.unlink(`${indexPath(stateDir)}.tmp`);
+    } catch {
+      // best effort: the old index is still in place
+    }
+    if (e instanceof UrlLogDamage) {
       throw new DrumError('DRUM_CORRUPT_FILE', `cannot rebuild the URL index: ${e.file}: ${e.message}`, { file: e.file });
     }
     throw e;

@@ -10,7 +10,7 @@
 import { isDrumError } from '../../errors.js';
 import type { DrumFs } from '../../io/fs.js';
 import {
-  checkIndexHeader, indexEntries, indexPath, readIndexEntry, URL_INDEX_ENTRY_BYTES, URL_INDEX_HEADER_BYTES, URL_SEGMENT_HEADER_BYTES,
+  checkIndexHeader, indexEntries, indexPath, readIndexEntry, URL_INDEX_ENTRY_BYTES, URL_INDEX_HEADER_BYTES,
   type IndexEntry, type UrlLogPoint,
 } from './url-log-format.js';
 import { UrlLogDamage, walkBlocks } from './url-log-blocks.js';
@@ -26,6 +26,11 @@ export interface UrlLogVerifyResult {
 
 const Bad = UrlLogDamage;
 
+/** Damage of the index alone, which `drum repair --url-index` mends from the segments. */
+class IndexDamage extends UrlLogDamage {}
+
+const REPAIR_HINT = ' (drum repair --url-index rebuilds it from the segments)';
+
 /**
  * `storeUrls`: the keys stored (each has a docID); `docIDs`: the docIDs the
  * store has handed out, when it counts them (the log must end exactly there).
@@ -40,29 +45,26 @@ export function verifyUrlLog(dfs: DrumFs, stateDir: string, p: UrlLogPoint, stor
       if (p.docs !== 0 || p.indexBytes !== 0 || p.segments !== 0) throw new Bad(indexPath(stateDir), 'the manifest names an inconsistent empty URL log');
       return r;
     }
-    const index = new IndexPages(dfs, stateDir, p, fds);
+    const index = openIndex(dfs, stateDir, p, fds);
     r.filesChecked++;
     const entries = indexEntries(p.indexBytes);
     let e = 0;
     const next = walkBlocks(dfs, stateDir, p, fds, (b, file) => {
-      if (b.offset === URL_SEGMENT_HEADER_BYTES) r.filesChecked++;
-      if (e >= entries) throw new Bad(file, `block at offset ${b.offset} has no index entry`);
+      if (e >= entries) throw new IndexDamage(indexPath(stateDir), `no entry for the block at offset ${b.offset} of ${file}`);
       const ie = index.entry(e);
       if (ie.segment !== b.segment || ie.offset !== b.offset || ie.firstDoc !== b.firstDoc) {
-        throw new Bad(indexPath(stateDir), `entry ${e} says docID ${ie.firstDoc} at segment ${ie.segment} offset ${ie.offset}; the log has docID ${b.firstDoc} at segment ${b.segment} offset ${b.offset}`);
+        throw new IndexDamage(indexPath(stateDir), `entry ${e} says docID ${ie.firstDoc} at segment ${ie.segment} offset ${ie.offset}; the log has docID ${b.firstDoc} at segment ${b.segment} offset ${b.offset}`);
       }
       r.docsChecked += b.docs;
       e++;
-    });
-    if (e !== entries) throw new Bad(indexPath(stateDir), `${entries} entries for ${e} blocks`);
+    }, () => r.filesChecked++);
+    if (e !== entries) throw new IndexDamage(indexPath(stateDir), `${entries} entries for ${e} blocks`);
     if (next !== p.base + p.docs) throw new Bad(indexPath(stateDir), `the log holds docIDs up to ${next - 1}, the manifest says ${p.base + p.docs - 1}`);
   } catch (err) {
     if (err instanceof Bad) {
       // The index holds nothing the segments lack.
-      const hint = err.file === indexPath(stateDir) ? ' (drum repair --url-index rebuilds it from the segments)' : '';
-      r.problems.push({ file: err.file, code: 'DRUM_CORRUPT_FILE', message: err.message + hint });
-    }
-    else if (isDrumError(err)) r.problems.push({ file: err.file ?? indexPath(stateDir), code: err.code, message: err.message });
+      r.problems.push({ file: err.file, code: 'DRUM_CORRUPT_FILE', message: err.message + (err instanceof IndexDamage ? REPAIR_HINT : '') });
+    } else if (isDrumError(err)) r.problems.push({ file: err.file ?? indexPath(stateDir), code: err.code, message: err.message });
     else throw err;
   } finally {
     for (const fd of fds) dfs.close(fd);
@@ -71,6 +73,17 @@ export function verifyUrlLog(dfs: DrumFs, stateDir: string, p: UrlLogPoint, stor
 }
 
 const PAGE_ENTRIES = 4096;
+
+/** The index's pages; a missing, short or bad-headed index is IndexDamage (the segments can still be whole). */
+function openIndex(dfs: DrumFs, stateDir: string, p: UrlLogPoint, fds: number[]): IndexPages {
+  try {
+    return new IndexPages(dfs, stateDir, p, fds);
+  } catch (e) {
+    if (e instanceof UrlLogDamage) throw new IndexDamage(e.file, e.message);
+    if (isDrumError(e) && e.code === 'DRUM_CORRUPT_FILE') throw new IndexDamage(e.file ?? indexPath(stateDir), e.message);
+    throw e;
+  }
+}
 
 /** The committed index entries, read front to back 64 KiB at a time (after the checked header). */
 class IndexPages {

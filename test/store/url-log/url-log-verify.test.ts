@@ -60,6 +60,25 @@ describe('verifyUrlLog', () => {
     assert.deepEqual(codes(verifyUrlLog(new DrumFs(), c.dir, c.p, URLS.length)), ['DRUM_CORRUPT_FILE']);
   });
 
+  it('names the index, with the repair that mends it, for a block without an entry or a missing index; not for a damaged segment', () => {
+    const { dir, p } = logOf();
+    const short = verifyUrlLog(new DrumFs(), dir, { ...p, indexBytes: p.indexBytes - 16 }, URLS.length).problems;
+    assert.deepEqual(short.map((x) => x.file), [indexPath(dir)]);
+    assert.match(short[0]!.message, /repair --url-index/);
+    fs.renameSync(indexPath(dir), `${indexPath(dir)}.away`);
+    const missing = verifyUrlLog(new DrumFs(), dir, p, URLS.length).problems;
+    assert.deepEqual(missing.map((x) => [x.code, x.file]), [['DRUM_CORRUPT_FILE', indexPath(dir)]]);
+    assert.match(missing[0]!.message, /repair --url-index/);
+    fs.renameSync(`${indexPath(dir)}.away`, indexPath(dir));
+    const seg = segmentPath(dir, 0);
+    const b = fs.readFileSync(seg);
+    b[40]! ^= 0xff;
+    fs.writeFileSync(seg, b);
+    const damaged = verifyUrlLog(new DrumFs(), dir, p, URLS.length).problems;
+    assert.deepEqual(damaged.map((x) => x.file), [seg]);
+    assert.doesNotMatch(damaged[0]!.message, /repair --url-index/);
+  });
+
   it('reports a log with fewer docIDs than the store has keys', () => {
     const { dir, p } = logOf();
     assert.deepEqual(codes(verifyUrlLog(new DrumFs(), dir, p, URLS.length + 1)), ['DRUM_CORRUPT_FILE']);
