@@ -19,20 +19,20 @@ import { DrumError } from '../errors.js';
 import { levelError } from './level-errors.js';
 import { snapshotCopy } from './snapshot.js';
 import { roundKey, inputKey } from './keys.js';
-import { TopHeap } from './top-heap.js';
+import { TopHeap } from './hosts/top-heap.js';
 import {
   del, openLevel, put, DELTAS_BEFORE_FOLD, type CatalogOpenOptions, type Db, type HostCount, type HostDelta, type Op, type RunRecord, type Sub,
 } from './records.js';
 import {
   applyRound, foldDeltas, forEachHostCount, hostCountOf, pendingDeltaCount, sortedHostCounts, FOLD_SLICE_BYTES,
   type FoldState, type HostCounts, type HostTable,
-} from './host-table.js';
-import type { HostFilePointer } from './host-fold.js';
-import type { DeltaFileRecord } from './delta-file.js';
+} from './hosts/host-table.js';
+import type { HostFilePointer } from './hosts/host-fold.js';
+import type { DeltaFileRecord } from './hosts/delta-file.js';
 
 export { DELTAS_BEFORE_FOLD };
 export type { CatalogOpenOptions, HostCount, RunInput, RunRecord, RunStatus } from './records.js';
-export type { HostCounts } from './host-table.js';
+export type { HostCounts } from './hosts/host-table.js';
 
 export class Catalog {
   /** True when a writer held the catalog and this read-only view reads a copy taken at open. */

@@ -30,7 +30,7 @@ import { loadTiers, saveTiers, TIER_FILE } from '../../tiers/tier-file.js';
 import { saveCache } from '../../tiers/cache-file.js';
 import { loadMemos, MEMO_FILE, saveMemos } from '../../tiers/memo-file.js';
 import { chunkLinksMax, planBudget, type BudgetPlan } from './budget.js';
-import { foldInChild } from '../../catalog/fold-child.js';
+import { foldInChild } from '../../catalog/hosts/fold-child.js';
 import { Front } from './front.js';
 import { ParsePool } from '../workers/parse-pool.js';
 import { SortArea, type BucketFiles } from './sort-stage.js';

@@ -10,7 +10,7 @@
 // only the first few MiB of them stay in RAM, so counting a round of any size
 // holds bounded memory. Writes only that work file (through DrumFs).
 
-import { encodeHostDelta, forEachHost } from '../../catalog/host-delta.js';
+import { encodeHostDelta, forEachHost } from '../../catalog/hosts/host-delta.js';
 import { murmur3x2 } from '../../fingerprint/hash.js';
 import { HostParts, type HostPartsSpill } from './host-parts.js';
 

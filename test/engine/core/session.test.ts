@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { Drum } from '../../../src/engine/drum.js';
 import { Catalog, DELTAS_BEFORE_FOLD } from '../../../src/catalog/catalog.js';
-import { encodeHostMap } from '../../../src/catalog/host-delta.js';
+import { encodeHostMap } from '../../../src/catalog/hosts/host-delta.js';
 import { isDrumError } from '../../../src/errors.js';
 import type { DrumOptions } from '../../../src/options.js';
 import { readManifest } from '../../../src/store/manifest.js';

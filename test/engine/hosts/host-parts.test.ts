@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { encodeHostMap, forEachHost } from '../../../src/catalog/host-delta.js';
+import { encodeHostMap, forEachHost } from '../../../src/catalog/hosts/host-delta.js';
 import { HostCounter } from '../../../src/engine/hosts/host-counter.js';
 import { HostParts } from '../../../src/engine/hosts/host-parts.js';
 import { isDrumError } from '../../../src/errors.js';

@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { Catalog, RunRecord } from '../../../catalog/catalog.js';
-import { encodeHostMap } from '../../../catalog/host-delta.js';
+import { encodeHostMap } from '../../../catalog/hosts/host-delta.js';
 import type { ForgetCounts, RunSummary } from '../../../store/manifest.js';
 import type { ForgetReject } from '../../api.js';
 import { HostCounter } from '../../hosts/host-counter.js';

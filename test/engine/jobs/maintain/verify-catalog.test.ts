@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { openSync, readdirSync, readSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Catalog } from '../../../../src/catalog/catalog.js';
-import { encodeHostMap } from '../../../../src/catalog/host-delta.js';
+import { encodeHostMap } from '../../../../src/catalog/hosts/host-delta.js';
 import { checkCatalog } from '../../../../src/engine/jobs/maintain/verify-catalog.js';
 import { tempDir } from '../../../helpers/tmp.js';
 

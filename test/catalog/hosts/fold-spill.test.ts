@@ -6,10 +6,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
-import { FoldSpill, spillFileName } from '../../src/catalog/fold-spill.js';
-import { encodeHostMap, forEachEntry } from '../../src/catalog/host-delta.js';
-import { DrumFs } from '../../src/io/fs.js';
-import { tempDir } from '../helpers/tmp.js';
+import { FoldSpill, spillFileName } from '../../../src/catalog/hosts/fold-spill.js';
+import { encodeHostMap, forEachEntry } from '../../../src/catalog/hosts/host-delta.js';
+import { DrumFs } from '../../../src/io/fs.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 const hostName = fc.stringMatching(/^[a-z0-9.\-\u00e0-\u00ff]{0,24}$/);
 const delta = fc.array(fc.tuple(hostName, fc.integer({ min: -5, max: 1000 })), { maxLength: 40 });

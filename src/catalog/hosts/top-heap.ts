@@ -3,7 +3,7 @@
 // O(H log n) time and O(n) memory. Order: count descending, then host name
 // ascending. No I/O; the catalog feeds it from a LevelDB scan.
 
-import type { HostCount } from './catalog.js';
+import type { HostCount } from '../catalog.js';
 
 /** True when a ranks below b (fewer URLs, or equal and a later host name). */
 function below(a: HostCount, b: HostCount): boolean {

@@ -11,8 +11,8 @@
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { DrumError } from '../errors.js';
-import type { DrumFs } from '../io/fs.js';
+import { DrumError } from '../../errors.js';
+import type { DrumFs } from '../../io/fs.js';
 
 export const HOST_FILE_MAGIC = 0x54485244; // "DRHT" little-endian
 export const HOST_FILE_VERSION = 1;

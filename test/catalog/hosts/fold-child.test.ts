@@ -4,11 +4,11 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Catalog } from '../../src/catalog/catalog.js';
-import { foldInChild } from '../../src/catalog/fold-child.js';
-import { encodeHostMap } from '../../src/catalog/host-delta.js';
-import { isDrumError } from '../../src/errors.js';
-import { tempDir } from '../helpers/tmp.js';
+import { Catalog } from '../../../src/catalog/catalog.js';
+import { foldInChild } from '../../../src/catalog/hosts/fold-child.js';
+import { encodeHostMap } from '../../../src/catalog/hosts/host-delta.js';
+import { isDrumError } from '../../../src/errors.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 describe('foldInChild', () => {
   it('folds every pending delta into the host table, counts as the rounds added them', async () => {

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { DrumFs } from '../../src/io/fs.js';
-import { isDrumError } from '../../src/errors.js';
-import { encodeHostMap } from '../../src/catalog/host-delta.js';
-import { deltaFileName, forEachDeltaPart, HEADER_BYTES, writeDeltaFile } from '../../src/catalog/delta-file.js';
-import { tempDir } from '../helpers/tmp.js';
+import { DrumFs } from '../../../src/io/fs.js';
+import { isDrumError } from '../../../src/errors.js';
+import { encodeHostMap } from '../../../src/catalog/hosts/host-delta.js';
+import { deltaFileName, forEachDeltaPart, HEADER_BYTES, writeDeltaFile } from '../../../src/catalog/hosts/delta-file.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 function readParts(path: string): Buffer[] {
   const out: Buffer[] = [];

@@ -6,8 +6,8 @@
 // A host's fold slice (hostSlice) is murmur3 of its name bytes modulo the
 // slice count, so a fold can take the hosts one slice at a time.
 
-import { DrumError } from '../errors.js';
-import { murmur3 } from '../fingerprint/hash.js';
+import { DrumError } from '../../errors.js';
+import { murmur3 } from '../../fingerprint/hash.js';
 
 const SLICE_SEED = 0x68737473;
 

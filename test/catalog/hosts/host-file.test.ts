@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { closeSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { HostFileReader, HostFileWriter } from '../../src/catalog/host-file.js';
-import { DrumFs } from '../../src/io/fs.js';
-import { tempDir } from '../helpers/tmp.js';
+import { HostFileReader, HostFileWriter } from '../../../src/catalog/hosts/host-file.js';
+import { DrumFs } from '../../../src/io/fs.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 function write(path: string, model: Map<string, number>): void {
   const w = new HostFileWriter(new DrumFs(), path);

@@ -18,8 +18,8 @@ import { join } from 'node:path';
 import { forEachEntry } from './host-delta.js';
 import { FoldSpill, type RangeSums } from './fold-spill.js';
 import { HostFileReader, HostFileWriter } from './host-file.js';
-import { put, type Db, type HostDelta, type Op, type Sub } from './records.js';
-import type { DrumFs } from '../io/fs.js';
+import { put, type Db, type HostDelta, type Op, type Sub } from '../records.js';
+import type { DrumFs } from '../../io/fs.js';
 
 /** The catalog's record of the current host table file (sublevel hostFile, key CURRENT_KEY). */
 export interface HostFilePointer {

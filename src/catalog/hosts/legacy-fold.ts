@@ -8,7 +8,7 @@
 // REQUIRES: runs inside Catalog's write queue; `start` is the recorded state.
 
 import { forEachHostIn } from './host-delta.js';
-import { del, type Op, type Sub } from './records.js';
+import { del, type Op, type Sub } from '../records.js';
 import type { HostTable } from './host-table.js';
 
 export const FOLD_KEY = 'fold';

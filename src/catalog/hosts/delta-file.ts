@@ -13,8 +13,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
-import { DrumError } from '../errors.js';
-import type { DrumFs } from '../io/fs.js';
+import { DrumError } from '../../errors.js';
+import type { DrumFs } from '../../io/fs.js';
 
 export const DELTA_FILE_MAGIC = 0x44485244; // "DRHD" little-endian
 export const DELTA_FILE_VERSION = 1;

@@ -16,8 +16,8 @@
 // MAX_NAME_BYTES bytes (the deltas' own limit).
 
 import { join } from 'node:path';
-import { DrumError } from '../errors.js';
-import type { DrumFs } from '../io/fs.js';
+import { DrumError } from '../../errors.js';
+import type { DrumFs } from '../../io/fs.js';
 
 export const SPILL_RECORD_FIXED_BYTES = 2 + 8; // name length, count
 /** All ranges' write buffers together stay about this size. */

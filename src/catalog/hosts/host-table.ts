@@ -24,14 +24,14 @@
 //   moves the sublevel into a file.
 
 import { encodeHostMap, forEachHost, forEachHostIn, hostSlice } from './host-delta.js';
-import { del, put, type Db, type HostDelta, type Op, type Sub } from './records.js';
+import { del, put, type Db, type HostDelta, type Op, type Sub } from '../records.js';
 import { CURRENT_KEY, foldIntoFile, HOST_DIR, type FoldSource, type HostFilePointer } from './host-fold.js';
 import { deltaFileName, forEachDeltaPart, writeDeltaFile, type DeltaFileRecord } from './delta-file.js';
 import { finishLegacyFold, FOLD_KEY, type FoldState } from './legacy-fold.js';
 
 import { HostFileReader } from './host-file.js';
-import { DrumError } from '../errors.js';
-import type { DrumFs } from '../io/fs.js';
+import { DrumError } from '../../errors.js';
+import type { DrumFs } from '../../io/fs.js';
 import { join } from 'node:path';
 
 export type { FoldState } from './legacy-fold.js';

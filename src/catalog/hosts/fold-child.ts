@@ -16,8 +16,8 @@
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Catalog } from './catalog.js';
-import { DrumError, ERROR_CODES, type DrumErrorCode } from '../errors.js';
+import { Catalog } from '../catalog.js';
+import { DrumError, ERROR_CODES, type DrumErrorCode } from '../../errors.js';
 
 interface ChildAnswer {
   folded?: number;

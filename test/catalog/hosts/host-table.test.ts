@@ -10,10 +10,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Catalog, type HostCount } from '../../src/catalog/catalog.js';
-import { encodeHostMap } from '../../src/catalog/host-delta.js';
-import { roundKey } from '../../src/catalog/keys.js';
-import { tempDir } from '../helpers/tmp.js';
+import { Catalog, type HostCount } from '../../../src/catalog/catalog.js';
+import { encodeHostMap } from '../../../src/catalog/hosts/host-delta.js';
+import { roundKey } from '../../../src/catalog/keys.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
