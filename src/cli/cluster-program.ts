@@ -10,7 +10,7 @@ import { addPolicy, addRead, addState, addStore, examples, type Act } from './op
 
 const NATS_HELP = 'NATS server URLs, comma-separated, e.g. nats://127.0.0.1:4222,nats://127.0.0.1:4223';
 /** The cluster commands (docs/cluster.md), loaded only when one runs. */
-const cluster = (): Promise<typeof import('./cluster-commands.js')> => import('./cluster-commands.js');
+const cluster = (): Promise<typeof import('./commands/cluster-commands.js')> => import('./commands/cluster-commands.js');
 
 export function addCluster(program: Command, io: CliIo, act: Act): void {
   const publish = program.command('publish').argument('[inputs...]', "link files (plain, TSV, .gz, WARC); none or '-' reads stdin")

@@ -20,12 +20,12 @@ import {
   runsCommand,
   statsCommand,
   verifyCommand,
-} from './commands.js';
+} from './commands/store-commands.js';
 import type { CliIo } from './command-io.js';
 import type { RawOptions } from './options.js';
-import { forgetCommand } from './forget-command.js';
-import { addContent } from './content-command.js';
-import { addDocIdCommands } from './docid-commands.js';
+import { forgetCommand } from './commands/forget-command.js';
+import { addContent } from './commands/content-command.js';
+import { addDocIdCommands } from './commands/docid-commands.js';
 import { addCluster } from './cluster-program.js';
 import { addPolicy, addRead, addState, addStore, examples } from './option-groups.js';
 

@@ -8,7 +8,7 @@
 // records, time, peak RSS, IO). A document seen in an earlier run is a
 // duplicate now: the store maps every exact and band key to its earliest
 // docID.
-// Does not parse options (src/cli/content-command.ts) or suggest rules
+// Does not parse options (src/cli/commands/content-command.ts) or suggest rules
 // (rule-suggest.ts, fed through onExact).
 // REQUIRES: inputs are WARC (.warc, .warc.gz, or such on stdin).
 

@@ -1,17 +1,19 @@
-// The actions behind each `drum` command: turn parsed options into engine or
-// catalog calls and print results. Each returns the exit status. Does not
-// parse argv (main.ts does) or map option values (options.ts does); errors
-// propagate to main.ts, which prints them and picks the exit status. What
-// the actions share (CliIo, exit statuses) is command-io.ts's.
+// The actions behind the URL store's `drum` commands (ingest, check,
+// canonicalize, stats, verify, repair, upgrade, runs, hosts): turn parsed
+// options into engine or catalog calls and print results. Each returns the
+// exit status. Does not parse argv (main.ts does) or map option values
+// (options.ts does); errors propagate to main.ts, which prints them and
+// picks the exit status. What the actions share (CliIo, exit statuses) is
+// command-io.ts's; the other commands' actions are this folder's other files.
 // REQUIRES: stdout/stderr writes are synchronous or buffered by Node.
 
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
-import { DrumError, EXIT_STATUS } from '../errors.js';
-import { Catalog } from '../catalog/catalog.js';
-import { settleRuns } from '../catalog/run-list.js';
-import { readManifest, type ManifestBody } from '../store/manifest.js';
-import { loadEngine, withDrum } from './engine.js';
+import { DrumError, EXIT_STATUS } from '../../errors.js';
+import { Catalog } from '../../catalog/catalog.js';
+import { settleRuns } from '../../catalog/run-list.js';
+import { readManifest, type ManifestBody } from '../../store/manifest.js';
+import { loadEngine, withDrum } from '../engine.js';
 import {
   canonicalFrom,
   drumOptionsFrom,
@@ -24,16 +26,16 @@ import {
   stateDirFrom,
   topFrom,
   type RawOptions,
-} from './options.js';
-import { fmtDuration, fmtInt } from './format.js';
-import { ProgressLine } from './progress.js';
-import { abandonedLine, printRound, resumedLine, stopLine } from './run-notes.js';
-import { inputErrorStatus, json, LineSink, verifyStatus, warnAllRejected, type CliIo, type InputError } from './command-io.js';
-import type { RunStart } from '../engine/api.js';
-import { removeOwnTemps } from '../io/private-temp.js';
-import { formatHosts, formatRunReport, formatRuns, formatStats, formatVerify } from './report-table.js';
-import { contentSummary, contentVerify, formatContentSummary, formatContentVerify, urlStoreOrNull } from './content-summary.js';
-import type { ContentVerifyResult } from '../content/content-verify.js';
+} from '../options.js';
+import { fmtDuration, fmtInt } from '../format.js';
+import { ProgressLine } from '../progress.js';
+import { abandonedLine, printRound, resumedLine, stopLine } from '../run-notes.js';
+import { inputErrorStatus, json, LineSink, verifyStatus, warnAllRejected, type CliIo, type InputError } from '../command-io.js';
+import type { RunStart } from '../../engine/api.js';
+import { removeOwnTemps } from '../../io/private-temp.js';
+import { formatHosts, formatRunReport, formatRuns, formatStats, formatVerify } from '../report-table.js';
+import { contentSummary, contentVerify, formatContentSummary, formatContentVerify, urlStoreOrNull } from '../content-summary.js';
+import type { ContentVerifyResult } from '../../content/content-verify.js';
 
 /**
  * Says on stderr that a run created a new store in the default state

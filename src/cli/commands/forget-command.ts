@@ -7,14 +7,14 @@
 // Does not parse argv (main.ts) or canonicalize (the engine does, with the
 // store's recorded policy: forget takes no policy options).
 
-import { DrumError } from '../errors.js';
-import type { ForgetReport } from '../engine/api.js';
-import { readManifest } from '../store/manifest.js';
-import type { CliIo } from './command-io.js';
-import { inputErrorStatus } from './command-io.js';
-import { withDrum } from './engine.js';
-import { fmtInt } from './format.js';
-import { drumOptionsFrom, inputsFrom, readOptionsFrom, stateDirFrom, type RawOptions } from './options.js';
+import { DrumError } from '../../errors.js';
+import type { ForgetReport } from '../../engine/api.js';
+import { readManifest } from '../../store/manifest.js';
+import type { CliIo } from '../command-io.js';
+import { inputErrorStatus } from '../command-io.js';
+import { withDrum } from '../engine.js';
+import { fmtInt } from '../format.js';
+import { drumOptionsFrom, inputsFrom, readOptionsFrom, stateDirFrom, type RawOptions } from '../options.js';
 
 export async function forgetCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
   const state = stateDirFrom(raw, io.env, io.cwd);

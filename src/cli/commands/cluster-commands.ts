@@ -3,15 +3,15 @@
 // roles of src/cluster/ and print their outcome. SIGTERM and SIGINT stop
 // serve and follow cleanly. Does not parse argv (main.ts does).
 
-import { Drum } from '../engine/drum.js';
-import { DrumError } from '../errors.js';
-import { Follower } from '../cluster/follow.js';
-import { publishLinks } from '../cluster/publish.js';
-import { Shard } from '../cluster/shard.js';
-import { connectNats, ensureStreams, MAX_SHARDS, natsServers } from '../cluster/subjects.js';
+import { Drum } from '../../engine/drum.js';
+import { DrumError } from '../../errors.js';
+import { Follower } from '../../cluster/follow.js';
+import { publishLinks } from '../../cluster/publish.js';
+import { Shard } from '../../cluster/shard.js';
+import { connectNats, ensureStreams, MAX_SHARDS, natsServers } from '../../cluster/subjects.js';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { CliIo } from './command-io.js';
-import { canonicalFrom, drumOptionsFrom, inputsFrom, parseCount, readOptionsFrom, stateDirFrom, type RawOptions } from './options.js';
+import type { CliIo } from '../command-io.js';
+import { canonicalFrom, drumOptionsFrom, inputsFrom, parseCount, readOptionsFrom, stateDirFrom, type RawOptions } from '../options.js';
 
 /** Options of the cluster commands, as commander hands them over. */
 export interface ClusterRaw extends RawOptions {

@@ -11,11 +11,11 @@
 
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import type { CliIo } from './command-io.js';
-import { withDrum } from './engine.js';
-import { fmtInt } from './format.js';
-import { drumOptionsFrom, inputsFrom, readOptionsFrom, stateDirFrom, type RawOptions } from './options.js';
-import type { Act } from './option-groups.js';
+import type { CliIo } from '../command-io.js';
+import { withDrum } from '../engine.js';
+import { fmtInt } from '../format.js';
+import { drumOptionsFrom, inputsFrom, readOptionsFrom, stateDirFrom, type RawOptions } from '../options.js';
+import type { Act } from '../option-groups.js';
 
 /** Rejects shown one by one on stderr; the rest are counted in the summary. */
 export const MAX_SHOWN_REJECTS = 20;

@@ -8,11 +8,11 @@
 
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { DrumError, EXIT_STATUS } from '../errors.js';
-import type { CliIo } from './command-io.js';
-import { inputsFrom, parseCount, stateDirFrom } from './options.js';
-import { fmtInt } from './format.js';
-import type { Act } from './option-groups.js';
+import { DrumError, EXIT_STATUS } from '../../errors.js';
+import type { CliIo } from '../command-io.js';
+import { inputsFrom, parseCount, stateDirFrom } from '../options.js';
+import { fmtInt } from '../format.js';
+import type { Act } from '../option-groups.js';
 
 export interface ContentRawOptions {
   state?: string;
@@ -64,9 +64,9 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
   const roundDocs = o.roundDocs === undefined ? 65536 : parseCount('--round-docs', o.roundDocs, 1, 1 << 24);
   const minSupport = o.minSupport === undefined ? 2 : parseCount('--min-support', o.minSupport, 1);
   const files = inputsFrom(inputs, io.cwd);
-  const { runContent } = await import('../content/content-run.js');
-  const { RuleMiner, writeSuggestedRules } = await import('../content/rule-suggest.js');
-  const { readContentManifest, nearMethodOf, CONTENT_DIR } = await import('../content/content-manifest.js');
+  const { runContent } = await import('../../content/content-run.js');
+  const { RuleMiner, writeSuggestedRules } = await import('../../content/rule-suggest.js');
+  const { readContentManifest, nearMethodOf, CONTENT_DIR } = await import('../../content/content-manifest.js');
   let runNo = 1;
   let storeNear: string | null = null;
   try {
@@ -106,12 +106,12 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
 }
 
 async function verifyCommand(stateDir: string, o: ContentRawOptions, io: CliIo): Promise<number> {
-  const { verifyContent } = await import('../content/content-verify.js');
+  const { verifyContent } = await import('../../content/content-verify.js');
   const v = verifyContent(stateDir);
   if (v === null) throw new DrumError('DRUM_NOT_FOUND', `no content store in ${stateDir}`);
   if (o.json) io.stdout.write(JSON.stringify(v) + '\n');
   else if (!o.quiet || !v.sound) {
-    const { formatContentVerify } = await import('./content-summary.js');
+    const { formatContentVerify } = await import('../content-summary.js');
     io.stdout.write(formatContentVerify(v));
   }
   return v.sound ? 0 : EXIT_STATUS.DRUM_CORRUPT_FILE;
