@@ -34,6 +34,7 @@ import type { SmallBatchResult } from './small-batches.js';
 import { scaleRun, type ScaleRunResult, type SliceRow } from './scale-run.js';
 import { formatFit } from './scale-fit.js';
 import { resolveGoals, runResolveBench, type ResolveBench } from './lib/resolve-bench.js';
+import { formatVerify, verifyState, type StoreVerify } from './lib/verify-state.js';
 
 const KNOWN = ['drum', 'drum-keys', 'drum-raw', 'sort', 'set', 'level', 'duckdb', 'small', 'fixed', 'incremental', 'heritrix', 'resolve'];
 const HERITRIX = '../shared/datasets/heritrix-archive-org-2008/outlinks.tsv';
@@ -264,7 +265,7 @@ async function main(): Promise<void> {
       // sort -u runs once (75 s a run; no goal uses it).
       if (!skip.has('drum')) {
         add(await rep(() => runDrum(ctx, { id: 'drum', dataset: 'scale', label: 'drum ingest (default)', file: big.file, links: scaleLinks, state: ss, raw: false, fresh: true })));
-        scaleVerify = verifyState(ctx, ss);
+        scaleVerify = verifyState(ctx.repoRoot, ss);
       }
       rmSync(ss, { recursive: true, force: true });
       if (!skip.has('sort')) add(await runSort(ctx, 'scale', big.file, scaleLinks));
@@ -285,7 +286,8 @@ async function main(): Promise<void> {
   }
   const goals = [...checkGoals(rows, links, values.scale ? scaleLinks : null, library10k?.medianMs ?? null, scaleSlices?.slices ?? null), ...resolveGoals(resolveRun)];
   const agreement = checkAgreement(rows, datasets);
-  if (scaleVerify !== null) agreement.push(`${scaleVerify.ok ? 'SOUND' : 'NOT SOUND'}  drum verify of the scale store: ${scaleVerify.summary} (${(scaleVerify.ms / 1000).toFixed(1)} s)`);
+  if (scaleVerify !== null) agreement.push(formatVerify('the scale store', scaleVerify));
+  if (scaleSlices?.verify) agreement.push(formatVerify('the streamed store', scaleSlices.verify));
   const sortVersion = spawnSync('sort', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
   const result = {
     command: `node dist/scripts/bench.js ${process.argv.slice(2).join(' ')}`.trim(),
@@ -336,26 +338,6 @@ async function streamScale(ctx: BenchContext, links: number, slice: number, slic
   const r = await scaleRun({ links, slice, seed, sliceGrowth, work, json, keepOutputs: false, log: ctx.log });
   if (!ctx.keep) rmSync(join(work, 'state'), { recursive: true, force: true });
   return r;
-}
-
-interface StoreVerify {
-  ok: boolean;
-  summary: string;
-  ms: number;
-}
-
-/** `drum verify --json` of a state directory: every key file, value file and the URL log read back. */
-function verifyState(ctx: BenchContext, state: string): StoreVerify {
-  const t0 = Date.now();
-  const r = spawnSync(process.execPath, [join(ctx.repoRoot, 'bin', 'drum'), 'verify', '--json', '--state', state], { encoding: 'utf8', maxBuffer: 1 << 26 });
-  const ms = Date.now() - t0;
-  try {
-    const v = JSON.parse(r.stdout) as { ok: boolean; filesChecked: number; keysChecked: number; problems: { file: string; message: string }[] };
-    const summary = v.ok ? `${v.filesChecked} files, ${v.keysChecked} keys` : v.problems.map((p) => `${p.file}: ${p.message}`).join('; ');
-    return { ok: v.ok, summary, ms };
-  } catch {
-    return { ok: false, summary: `exit ${r.status}: ${r.stderr.trim().slice(0, 300)}`, ms };
-  }
 }
 
 /**

@@ -31,6 +31,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { runMeasured, pathBytes, hasGnuTime, GNU_TIME } from './lib/measure.js';
 import { fitSlices, formatFit, sliceLinks, type ScaleFit } from './scale-fit.js';
+import { formatVerify, verifyState, type StoreVerify } from './lib/verify-state.js';
 
 export interface SliceRow {
   slice: number;
@@ -100,6 +101,8 @@ export interface ScaleRunResult {
   generator: { wallS: number; cpuS: number; peakRssBytes: number; cpuShare: number; note: string } | null;
   /** IRLbot's cost model fitted to the slices (scale-fit.ts). */
   fit?: ScaleFit;
+  /** `drum verify` of the store the run left (every key, value and URL-log block read back). */
+  verify?: StoreVerify;
   /** Set on a resumed run: the first slice this run measured (earlier rows came from the JSON). */
   resumedAt?: number;
   slices: SliceRow[];
@@ -180,7 +183,9 @@ export async function scaleRun(o: { links: number; slice: number; seed: number; 
   const st = statfsSync(o.work);
   const fit = fitSlices(rows, st.bavail * st.bsize + (rows.at(-1)?.stateBytes ?? 0), o.sliceGrowth ?? 0);
   o.log(formatFit(fit).split('\n').join('\n[scale] '));
-  const res = { ...result(generator), fit };
+  const verify = verifyState(repo, state);
+  o.log(formatVerify('the store', verify));
+  const res = { ...result(generator), fit, verify };
   writeFileSync(o.json, JSON.stringify({ command: `node dist/scripts/scale-run.js ${process.argv.slice(2).join(' ')}`.trim(), finishedAt: new Date().toISOString(), ...res }, null, 2) + '\n');
   rmSync(sliceFile, { force: true });
   return res;

@@ -18,7 +18,7 @@ describe('streamed scale run', () => {
   before(() => { dir = mkdtempSync(join(tmpdir(), 'drum-scale-run-test-')); });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('ingests every generated link once, slice by slice, into one store', async () => {
+  it('ingests every generated link once, slice by slice, into one store that verifies', async () => {
     const links = 60_000;
     const r = await scaleRun({ links, slice: 25_000, seed: 3, work: join(dir, 'w'), json: join(dir, 'r.json'), keepOutputs: false, log: () => {} });
     assert.deepEqual(r.slices.map((s) => s.links), [25_000, 25_000, 10_000]);
@@ -28,6 +28,7 @@ describe('streamed scale run', () => {
     assert.equal(last.storeUrlsBefore + last.newUrls, meta.unique.defaultPolicy);
     assert.equal(r.slices.reduce((a, s) => a + s.newUrls, 0), meta.unique.defaultPolicy);
     assert.ok(existsSync(join(dir, 'r.json')));
+    assert.equal(r.verify?.ok, true, r.verify?.summary);
   });
 
   it('grows each slice with the store under --slice-growth and still ingests every link once', async () => {
