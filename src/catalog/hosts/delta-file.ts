@@ -4,16 +4,15 @@
 // the catalog (host-table.ts). Kept out of LevelDB because LevelDB maps its
 // table files into memory when it compacts or scans them: a round of 10^6
 // hosts is ~40 MB of parts, and compacting them put 26-33 MB of mapped
-// pages in the ingest's RSS at its first round. Read with positional reads
-// into one reused buffer, never mapped. Does not decode the parts
+// pages in the ingest's RSS at its first round. Read through DrumFs with
+// positional reads into one reused buffer, never mapped. Does not decode the parts
 // (host-delta.ts does) and does not decide which files count (the catalog's
 // records do).
 // REQUIRES: parts are encoded by host-delta.ts; one writer per file.
 
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
-import { DrumError } from '../../errors.js';
+import { DrumError, osCode } from '../../errors.js';
 import type { DrumFs } from '../../io/fs.js';
 
 export const DELTA_FILE_MAGIC = 0x44485244; // "DRHD" little-endian
@@ -98,29 +97,25 @@ export function writeDeltaFile(fs: DrumFs, dir: string, name: string, parts: Ite
 /**
  * Calls fn with each part of the file at `path`, in order, after checking
  * its CRC. A part is a view of one reused buffer, valid only during fn.
- * DRUM_CORRUPT_FILE (naming the file) when it is missing, short or damaged.
+ * DRUM_CORRUPT_FILE (naming the file) when it is missing, short or damaged;
+ * DRUM_IO (from `dfs`) when the OS refuses a read.
  */
-export function forEachDeltaPart(path: string, fn: (part: Uint8Array) => void): void {
+export function forEachDeltaPart(dfs: DrumFs, path: string, fn: (part: Uint8Array) => void): void {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = dfs.open(path, 'r');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') corrupt(path, 'the round delta file the catalog names is missing');
-    throw new DrumError('DRUM_IO', `cannot read ${path}: ${(e as Error).message}`, { cause: e, file: path });
+    if (osCode(e) === 'ENOENT') corrupt(path, 'the round delta file the catalog names is missing');
+    throw e;
   }
   try {
-    const size = fstatSync(fd).size;
+    const size = dfs.sizeOf(fd, path);
     let buf = Buffer.allocUnsafe(FIRST_BUFFER_BYTES);
     const readAt = (len: number, at: number): Buffer => {
       // A damaged length must not size a buffer past the file.
       if (at + len > size) corrupt(path, 'round delta file ends early');
       if (len > buf.length) buf = Buffer.allocUnsafe(len);
-      let got = 0;
-      while (got < len) {
-        const n = readSync(fd, buf, got, len - got, at + got);
-        if (n === 0) corrupt(path, 'round delta file ends early');
-        got += n;
-      }
+      if (dfs.readFully(fd, buf, 0, len, at) !== len) corrupt(path, 'round delta file ends early');
       return buf;
     };
     const head = readAt(HEADER_BYTES, 0);
@@ -135,10 +130,7 @@ export function forEachDeltaPart(path: string, fn: (part: Uint8Array) => void): 
       fn(b.subarray(0, len));
       pos += PART_LEN_BYTES + len + CRC_BYTES;
     }
-  } catch (e) {
-    if (e instanceof DrumError || !(e instanceof Error && 'code' in e)) throw e;
-    throw new DrumError('DRUM_IO', `cannot read ${path}: ${e.message}`, { cause: e, file: path });
   } finally {
-    closeSync(fd);
+    dfs.close(fd);
   }
 }

@@ -52,8 +52,11 @@ export interface FoldSource {
 
 export interface FoldTarget {
   db: Db;
+  /** Parts of rounds recorded by older catalogs, one LevelDB value each. */
   deltas: Sub<HostDelta>;
+  /** Round delta files, by round marker. */
   files: Sub<DeltaFileRecord>;
+  /** The table of catalogs written before the table file. */
   legacy: Sub<number>;
   pointer: Sub<HostFilePointer>;
   fs: DrumFs;

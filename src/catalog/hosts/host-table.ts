@@ -24,14 +24,13 @@
 //   moves the sublevel into a file.
 
 import { encodeHostMap, forEachHost, forEachHostIn, hostSlice } from './host-delta.js';
-import { del, put, type Db, type HostDelta, type Op, type Sub } from '../records.js';
-import { CURRENT_KEY, foldIntoFile, HOST_DIR, type FoldSource, type HostFilePointer } from './host-fold.js';
+import { del, put, type Op, type Sub } from '../records.js';
+import { CURRENT_KEY, foldIntoFile, HOST_DIR, type FoldSource, type FoldTarget } from './host-fold.js';
 import { deltaFileName, forEachDeltaPart, writeDeltaFile, type DeltaFileRecord } from './delta-file.js';
 import { finishLegacyFold, FOLD_KEY, type FoldState } from './legacy-fold.js';
 
 import { HostFileReader } from './host-file.js';
 import { DrumError } from '../../errors.js';
-import type { DrumFs } from '../../io/fs.js';
 import { join } from 'node:path';
 
 export type { FoldState } from './legacy-fold.js';
@@ -39,21 +38,12 @@ export type { FoldState } from './legacy-fold.js';
 /** Delta bytes whose hosts one fold pass adds up in a Map (the fold's RAM bound). */
 export const FOLD_SLICE_BYTES = 2 << 20;
 
-export interface HostTable {
-  db: Db;
-  /** Parts of rounds recorded by older catalogs, one LevelDB value each. */
-  deltas: Sub<HostDelta>;
-  /** Round delta files, by round marker. */
-  files: Sub<DeltaFileRecord>;
+/** What a fold writes to (host-fold.ts's FoldTarget, whose `legacy` is `hosts`), plus the rounds' markers and a legacy fold's record. */
+export interface HostTable extends Omit<FoldTarget, 'legacy'> {
+  /** The table of catalogs written before the table file. */
   hosts: Sub<number>;
   rounds: Sub<number>;
   fold: Sub<FoldState>;
-  pointer: Sub<HostFilePointer>;
-  fs: DrumFs;
-  stateDir: string;
-  sync: boolean;
-  dir: string;
-  foldSliceBytes: number;
 }
 
 export type HostCounts = ReadonlyMap<string, number> | Uint8Array | Iterable<Uint8Array>;
@@ -137,7 +127,7 @@ function deltaPath(t: HostTable, rec: DeltaFileRecord): string {
 function forEachFilePart(t: HostTable, files: [string, DeltaFileRecord][], fn: (part: Uint8Array, file: string) => void): void {
   for (const [, rec] of files) {
     const path = deltaPath(t, rec);
-    forEachDeltaPart(path, (part) => fn(part, path));
+    forEachDeltaPart(t.fs, path, (part) => fn(part, path));
   }
 }
 

@@ -15,7 +15,7 @@ import { tempDir } from '../../helpers/tmp.js';
 
 function readParts(path: string): Buffer[] {
   const out: Buffer[] = [];
-  forEachDeltaPart(path, (p) => out.push(Buffer.from(p)));
+  forEachDeltaPart(new DrumFs(), path, (p) => out.push(Buffer.from(p)));
   return out;
 }
 

@@ -6,25 +6,17 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { closeSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { HostFileReader, HostFileWriter } from '../../../src/catalog/hosts/host-file.js';
 import { DrumFs } from '../../../src/io/fs.js';
+import { flipByte } from '../../helpers/damage.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 function write(path: string, model: Map<string, number>): void {
   const w = new HostFileWriter(new DrumFs(), path);
   for (const h of [...model.keys()].sort()) w.add(h, model.get(h)!);
   w.finish(false);
-}
-
-function flip(path: string, at: number): void {
-  const fd = openSync(path, 'r+');
-  const b = Buffer.alloc(1);
-  readSync(fd, b, 0, 1, at);
-  b[0] = b[0]! ^ 0x01;
-  writeSync(fd, b, 0, 1, at);
-  closeSync(fd);
 }
 
 const hostName = fc.stringMatching(/^[a-z0-9.-]{1,40}(:[0-9]{1,5})?$/);
@@ -69,7 +61,7 @@ describe('host table file', () => {
     for (const where of ['header', 'block', 'index'] as const) {
       const path = join(dir, `${where}.tbl`);
       write(path, model);
-      flip(path, where === 'header' ? 0 : where === 'block' ? 40_000 : size(path) - 30);
+      flipByte(path, where === 'header' ? 0 : where === 'block' ? 40_000 : size(path) - 30);
       assert.throws(() => {
         const r = HostFileReader.open(path);
         try {

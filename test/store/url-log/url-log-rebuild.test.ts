@@ -13,6 +13,7 @@ import { emptyUrlLog, indexPath, segmentPath } from '../../../src/store/url-log/
 import { rebuildUrlIndex } from '../../../src/store/url-log/url-log-rebuild.js';
 import { verifyUrlLog } from '../../../src/store/url-log/url-log-verify.js';
 import { UrlLogWriter } from '../../../src/store/url-log/url-log-writer.js';
+import { flipByte } from '../../helpers/damage.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { appendUrls, readAll } from '../../helpers/url-log.js';
 
@@ -51,9 +52,7 @@ describe('rebuildUrlIndex', () => {
     w.close();
     const before = fs.readFileSync(indexPath(dir));
     const seg = segmentPath(dir, 1);
-    const b = fs.readFileSync(seg);
-    b[30]! ^= 0xff;
-    fs.writeFileSync(seg, b);
+    flipByte(seg, 30, 0xff);
     assert.throws(() => rebuildUrlIndex(new DrumFs(), dir, p, false), (e: unknown) => isDrumError(e) && e.code === 'DRUM_CORRUPT_FILE' && e.file === seg);
     assert.deepEqual(fs.readFileSync(indexPath(dir)), before);
     assert.equal(fs.existsSync(`${indexPath(dir)}.tmp`), false);

@@ -5,6 +5,7 @@ import { DrumFs } from '../../../src/io/fs.js';
 import { emptyUrlLog, indexPath, segmentPath, URL_INDEX_HEADER_BYTES } from '../../../src/store/url-log/url-log-format.js';
 import { verifyUrlLog } from '../../../src/store/url-log/url-log-verify.js';
 import { UrlLogWriter } from '../../../src/store/url-log/url-log-writer.js';
+import { flipByte } from '../../helpers/damage.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { appendUrls } from '../../helpers/url-log.js';
 
@@ -71,9 +72,7 @@ describe('verifyUrlLog', () => {
     assert.match(missing[0]!.message, /repair --url-index/);
     fs.renameSync(`${indexPath(dir)}.away`, indexPath(dir));
     const seg = segmentPath(dir, 0);
-    const b = fs.readFileSync(seg);
-    b[40]! ^= 0xff;
-    fs.writeFileSync(seg, b);
+    flipByte(seg, 40, 0xff);
     const damaged = verifyUrlLog(new DrumFs(), dir, p, URLS.length).problems;
     assert.deepEqual(damaged.map((x) => x.file), [seg]);
     assert.doesNotMatch(damaged[0]!.message, /repair --url-index/);

@@ -3,22 +3,13 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { openSync, readdirSync, readSync, writeSync, closeSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Catalog } from '../../../../src/catalog/catalog.js';
 import { encodeHostMap } from '../../../../src/catalog/hosts/host-delta.js';
 import { checkCatalog } from '../../../../src/engine/jobs/maintain/verify-catalog.js';
+import { flipByte } from '../../../helpers/damage.js';
 import { tempDir } from '../../../helpers/tmp.js';
-
-/** Flips one bit of byte `at` of `path`. */
-function flip(path: string, at: number): void {
-  const fd = openSync(path, 'r+');
-  const b = Buffer.alloc(1);
-  readSync(fd, b, 0, 1, at);
-  b[0] = b[0]! ^ 0x20;
-  writeSync(fd, b, 0, 1, at);
-  closeSync(fd);
-}
 
 async function catalogWithHosts(fold: boolean): Promise<string> {
   const state = tempDir();
@@ -32,24 +23,22 @@ async function catalogWithHosts(fold: boolean): Promise<string> {
   return state;
 }
 
+/** Flips a byte of the one file under hosts/ ending in `suffix`; checkCatalog must name that file. */
+async function expectNamed(state: string, suffix: string): Promise<void> {
+  const [name] = readdirSync(join(state, 'hosts')).filter((n) => n.endsWith(suffix));
+  const path = join(state, 'hosts', name!);
+  flipByte(path, 5000, 0x20);
+  const p = await checkCatalog(state, true);
+  assert.equal(p?.code, 'DRUM_CORRUPT_FILE');
+  assert.equal(p?.file, path);
+}
+
 describe('checkCatalog', () => {
   it('finds a flipped byte in the host table file and names that file', async () => {
-    const state = await catalogWithHosts(true);
-    const [name] = readdirSync(join(state, 'hosts')).filter((n) => n.endsWith('.tbl'));
-    const path = join(state, 'hosts', name!);
-    flip(path, 5000);
-    const p = await checkCatalog(state, true);
-    assert.equal(p?.code, 'DRUM_CORRUPT_FILE');
-    assert.equal(p?.file, path);
+    await expectNamed(await catalogWithHosts(true), '.tbl');
   });
 
   it('finds a flipped byte in a round delta file the catalog names, and names that file', async () => {
-    const state = await catalogWithHosts(false);
-    const [name] = readdirSync(join(state, 'hosts')).filter((n) => n.endsWith('.hd'));
-    const path = join(state, 'hosts', name!);
-    flip(path, 5000);
-    const p = await checkCatalog(state, true);
-    assert.equal(p?.code, 'DRUM_CORRUPT_FILE');
-    assert.equal(p?.file, path);
+    await expectNamed(await catalogWithHosts(false), '.hd');
   });
 });
