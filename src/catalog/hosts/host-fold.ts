@@ -2,15 +2,18 @@
 // one sequential merge of the old table (the current file, or the LevelDB
 // sublevel `hosts` of catalogs written before the file existed) with the
 // pending counts, taken one range of host names at a time so RAM holds one
-// range's pending hosts, never the table. The deltas are read once: each
-// entry is copied to its range's spill file (fold-spill.ts), and each range
-// is summed from its own file. Then one LevelDB batch points the
-// catalog at the new file and deletes the folded deltas, so a crash leaves
-// the old table and its deltas or the new table without them; a fold cut
-// short is simply done again. Does not decide when to fold (the engine
-// does) and does not read counts for callers (host-table.ts does).
-// REQUIRES: runs inside Catalog's write queue; `keys` are deltas of marked
-// rounds; no legacy fold in progress (host-table.ts finishes one first).
+// range's pending hosts, never the table. The deltas are read twice: a
+// sample places the range boundaries, then each entry is copied to its
+// range's spill file (fold-spill.ts), and each range is summed from its own
+// file. Then one LevelDB batch points the catalog at the new file and
+// deletes the folded deltas' records, so a crash leaves the old table and
+// its deltas or the new table without them; a fold cut short is simply done
+// again. The round delta files a fold took in stay until the next fold, like
+// the previous table file. Does not decide when to fold (the engine does),
+// does not choose the deltas (host-table.ts hands them over as a FoldSource)
+// and does not read counts for callers (host-table.ts does).
+// REQUIRES: runs inside Catalog's write queue; the source holds deltas of
+// marked rounds only; no legacy fold in progress (legacy-fold.ts finishes one first).
 
 import { existsSync, readdirSync } from 'node:fs';
 import { DELTA_FILE_PATTERN, type DeltaFileRecord } from './delta-file.js';

@@ -24,8 +24,6 @@ export interface UrlLogVerifyResult {
   problems: VerifyProblem[];
 }
 
-const Bad = UrlLogDamage;
-
 /** Damage of the index alone, which `drum repair --url-index` mends from the segments. */
 class IndexDamage extends UrlLogDamage {}
 
@@ -39,10 +37,10 @@ export function verifyUrlLog(dfs: DrumFs, stateDir: string, p: UrlLogPoint, stor
   const r: UrlLogVerifyResult = { filesChecked: 0, docsChecked: 0, problems: [] };
   const fds: number[] = [];
   try {
-    if (p.base + p.docs < storeUrls) throw new Bad(indexPath(stateDir), `the URL log holds docIDs ${p.base}..${p.base + p.docs - 1}, fewer than the ${storeUrls} stored keys`);
-    if (docIDs !== undefined && p.base + p.docs !== docIDs) throw new Bad(indexPath(stateDir), `the URL log ends at docID ${p.base + p.docs}, the store has handed out ${docIDs}`);
+    if (p.base + p.docs < storeUrls) throw new UrlLogDamage(indexPath(stateDir), `the URL log holds docIDs ${p.base}..${p.base + p.docs - 1}, fewer than the ${storeUrls} stored keys`);
+    if (docIDs !== undefined && p.base + p.docs !== docIDs) throw new UrlLogDamage(indexPath(stateDir), `the URL log ends at docID ${p.base + p.docs}, the store has handed out ${docIDs}`);
     if (p.indexBytes === 0 || p.segments === 0) {
-      if (p.docs !== 0 || p.indexBytes !== 0 || p.segments !== 0) throw new Bad(indexPath(stateDir), 'the manifest names an inconsistent empty URL log');
+      if (p.docs !== 0 || p.indexBytes !== 0 || p.segments !== 0) throw new UrlLogDamage(indexPath(stateDir), 'the manifest names an inconsistent empty URL log');
       return r;
     }
     const index = openIndex(dfs, stateDir, p, fds);
@@ -59,9 +57,9 @@ export function verifyUrlLog(dfs: DrumFs, stateDir: string, p: UrlLogPoint, stor
       e++;
     }, () => r.filesChecked++);
     if (e !== entries) throw new IndexDamage(indexPath(stateDir), `${entries} entries for ${e} blocks`);
-    if (next !== p.base + p.docs) throw new Bad(indexPath(stateDir), `the log holds docIDs up to ${next - 1}, the manifest says ${p.base + p.docs - 1}`);
+    if (next !== p.base + p.docs) throw new UrlLogDamage(indexPath(stateDir), `the log holds docIDs up to ${next - 1}, the manifest says ${p.base + p.docs - 1}`);
   } catch (err) {
-    if (err instanceof Bad) {
+    if (err instanceof UrlLogDamage) {
       // The index holds nothing the segments lack.
       r.problems.push({ file: err.file, code: 'DRUM_CORRUPT_FILE', message: err.message + (err instanceof IndexDamage ? REPAIR_HINT : '') });
     } else if (isDrumError(err)) r.problems.push({ file: err.file ?? indexPath(stateDir), code: err.code, message: err.message });
@@ -101,10 +99,10 @@ class IndexPages {
     const file = (this.file = indexPath(stateDir));
     const fd = (this.fd = openNamed(dfs, file));
     fds.push(fd);
-    if (dfs.sizeOf(fd, file) < p.indexBytes) throw new Bad(file, `${dfs.sizeOf(fd, file)} bytes, the manifest names ${p.indexBytes}`);
-    if ((p.indexBytes - URL_INDEX_HEADER_BYTES) % URL_INDEX_ENTRY_BYTES !== 0) throw new Bad(file, `the manifest names ${p.indexBytes} bytes, not a whole number of entries`);
+    if (dfs.sizeOf(fd, file) < p.indexBytes) throw new UrlLogDamage(file, `${dfs.sizeOf(fd, file)} bytes, the manifest names ${p.indexBytes}`);
+    if ((p.indexBytes - URL_INDEX_HEADER_BYTES) % URL_INDEX_ENTRY_BYTES !== 0) throw new UrlLogDamage(file, `the manifest names ${p.indexBytes} bytes, not a whole number of entries`);
     const h = Buffer.allocUnsafe(URL_INDEX_HEADER_BYTES);
-    if (dfs.readFully(fd, h, 0, h.length, 0) !== h.length) throw new Bad(file, 'shorter than its header');
+    if (dfs.readFully(fd, h, 0, h.length, 0) !== h.length) throw new UrlLogDamage(file, 'shorter than its header');
     checkIndexHeader(h, file);
   }
 
@@ -114,7 +112,7 @@ class IndexPages {
       this.first = e - (e % PAGE_ENTRIES);
       const pos = URL_INDEX_HEADER_BYTES + this.first * URL_INDEX_ENTRY_BYTES;
       const len = Math.min(this.page.length, this.p.indexBytes - pos);
-      if (this.dfs.readFully(this.fd, this.page, 0, len, pos) !== len) throw new Bad(this.file, 'cut short');
+      if (this.dfs.readFully(this.fd, this.page, 0, len, pos) !== len) throw new UrlLogDamage(this.file, 'cut short');
     }
     return readIndexEntry(this.page, (e - this.first) * URL_INDEX_ENTRY_BYTES);
   }
