@@ -24,7 +24,7 @@
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { SortArea } from '../engine/core/sort-stage.js';
+import { SortArea } from '../engine/core/sort-area.js';
 import { DrumError } from '../errors.js';
 import { DrumFs } from '../io/fs.js';
 import { acquireLock, type WriterLock } from '../store/lock.js';

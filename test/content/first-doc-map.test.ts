@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import type { MapFiles } from '../../src/content/content-manifest.js';
 import { FirstDocMap, mapFileNames } from '../../src/content/first-doc-map.js';
-import { SortArea } from '../../src/engine/core/sort-stage.js';
+import { SortArea } from '../../src/engine/core/sort-area.js';
 import { DrumFs } from '../../src/io/fs.js';
 import { KeyReader } from '../../src/store/key-reader.js';
 import { ValueReader } from '../../src/store/values/value-io.js';

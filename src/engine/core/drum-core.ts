@@ -20,7 +20,7 @@
 // each merged key lands (merge.ts), and once every verdict is known — a new
 // key's rank among the round's new ordinals needs all of them — writes each
 // touched bucket's values file in a second sequential pass
-// (store/values/value-merge.ts): `fill` makes a new key's value from its ordinal,
+// (values-pass.ts, store/values/value-merge.ts): `fill` makes a new key's value from its ordinal,
 // its rank and its seed (one u32 word given to add() that travels with the
 // key through seeded buckets and the sort, as IRLbot's value rides in the
 // <key, value> bucket, so a round keeps nothing per record in RAM and its
@@ -44,9 +44,11 @@ import type { WrittenFile } from '../../store/key-writer.js';
 import { dispatchOnWorker, type BlockSink } from '../workers/dispatch.js';
 import type { ParsePool } from '../workers/parse-pool.js';
 import type { ValueReader } from '../../store/values/value-io.js';
-import { newValueBuffers, ValueWriter, type ValueBuffers } from '../../store/values/value-io.js';
-import { mergeValues, rankIndex, type ValueHooks } from '../../store/values/value-merge.js';
-import { mergeBuckets, type BucketFiles, type SortArea } from './sort-stage.js';
+import { newValueBuffers, type ValueBuffers } from '../../store/values/value-io.js';
+import type { ValueHooks } from '../../store/values/value-merge.js';
+import { readValuesPass, writeValuesPass, type ValuesPassContext } from './values-pass.js';
+import { mergeBuckets, type BucketFiles } from './sort-stage.js';
+import type { SortArea } from './sort-area.js';
 import { ValueEvents } from './value-events.js';
 
 /** DRUM's three operations (answer only, store only, or both) and delete. */
@@ -186,8 +188,8 @@ export class DrumCore {
     }, this.area);
     if (values !== null) {
       try {
-        if (op === 'check') this.readValuesPass(values, r);
-        else this.valuesPass(op, values, written, newBits, records, r);
+        if (op === 'check') readValuesPass(this.valuesCtx(), values, r);
+        else writeValuesPass(this.valuesCtx(), op, values, written, newBits, records, r);
       } catch (e) {
         for (const w of written.values()) {
           for (const path of [w.path, w.values?.path]) {
@@ -221,65 +223,8 @@ export class DrumCore {
     return { newBits, records, newKeys, written };
   }
 
-  /** Writes the values file of every written bucket whose values changed (see the header). */
-  private valuesPass(op: CoreOp, values: CoreValues, written: Map<number, WrittenBucket>, newBits: Uint8Array, records: number, r: CoreRound): void {
-    const events = this.events!;
-    const t0 = performance.now();
-    const rankOf = op === 'delete' ? (): number => 0 : rankIndex(newBits, records);
-    let items = 0;
-    for (const b of [...written.keys()].sort((x, y) => x - y)) {
-      if (events.count(b) === 0) continue;
-      const w = written.get(b)!;
-      const path = values.files.valuesOutputPath(b);
-      const reader = values.files.openValues(b, this.valueBuffers!);
-      let writer: ValueWriter | null = null;
-      try {
-        writer = new ValueWriter(this.dfs, path, b, 4 * this.valueWords, r.fsync, this.valueBuffers!);
-        mergeValues({ reader, writer, events: (fn) => events.forEachRun(b, fn), newBits, rankOf, drop: op === 'delete', hooks: values, keys: w.file.keys });
-        w.values = { path, file: writer.finish() };
-        items += w.file.keys;
-      } catch (e) {
-        writer?.abort();
-        throw e;
-      } finally {
-        reader?.close();
-      }
-    }
-    r.time?.('merge-values', performance.now() - t0, items);
-  }
-
-  /**
-   * A check's values pass: for each bucket with hits, one sequential read of
-   * its committed values file, handing each hit's value to `out` (new keys
-   * have none). Writes nothing.
-   */
-  private readValuesPass(values: CoreValues, r: CoreRound): void {
-    const events = this.events!;
-    const t0 = performance.now();
-    const tmp = new Uint32Array(this.valueWords);
-    const out = values.out!;
-    let items = 0;
-    for (let b = 0; b < this.pending.count; b++) {
-      if (events.count(b) === 0) continue;
-      const reader = values.files.openValues(b);
-      if (reader === null) throw new DrumError('DRUM_INTERNAL', `values pass: hits in bucket ${b}, which has no values`);
-      try {
-        let at = 0;
-        events.forEachRun(b, (ev, n) => {
-          for (let k = 0; k < n; k++) {
-            const pos = ev[3 * k]!;
-            reader.copy(pos - at, null);
-            reader.take(tmp, 0);
-            at = pos + 1;
-            out(ev[3 * k + 1]!, tmp, 0);
-          }
-          items += n;
-        });
-      } finally {
-        reader.close();
-      }
-    }
-    r.time?.('merge-values', performance.now() - t0, items);
+  private valuesCtx(): ValuesPassContext {
+    return { dfs: this.dfs, events: this.events!, valueWords: this.valueWords, buffers: this.valueBuffers!, buckets: this.pending.count };
   }
 
   /** Drops everything added since the last round: pending keys and aux log. */

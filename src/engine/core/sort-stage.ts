@@ -23,11 +23,11 @@ import { sortUnique } from '../../bucket/radix-sort.js';
 import type { DrumFs } from '../../io/fs.js';
 import type { RunCounters } from '../../stats/counters.js';
 import type { KeyReader } from '../../store/key-reader.js';
-import { KeyWriter, newWriteBuffers, type WrittenFile } from '../../store/key-writer.js';
-import { READ_BUFFER_BYTES } from '../../store/key-reader.js';
+import { KeyWriter, type WrittenFile } from '../../store/key-writer.js';
 import { BucketMerge } from '../../store/merge.js';
 import type { ParsePool } from '../workers/parse-pool.js';
 import type { ValueEvents } from './value-events.js';
+import type { SortArea, SortSlot } from './sort-area.js';
 
 /** Where a round reads each bucket's keys and where it writes the merged file. */
 export interface BucketFiles {
@@ -51,61 +51,6 @@ export interface BucketFiles {
  * the key falls in the gap after it (the unchecked first keys cannot settle that).
  */
 const SKIP_RATIO = 2;
-
-/** One slot of the sort area: a unit's keys, ordinals and (seeded) seeds, in shared memory so a worker can sort them in place. */
-interface SortSlot {
-  hi: Uint32Array;
-  lo: Uint32Array;
-  ord: Uint32Array;
-  seed: Uint32Array | null;
-}
-
-function shared(n: number): Uint32Array {
-  return new Uint32Array(new SharedArrayBuffer(4 * n));
-}
-
-/**
- * Sort arrays reused across rounds: two slots (the second only once a round
- * pipelines) and the radix sort's scratch, each growing to the largest unit
- * seen, up to `capacity` entries (then buckets are sorted in slices).
- */
-export class SortArea {
-  readonly slots: SortSlot[] = [];
-  tHi: Uint32Array = new Uint32Array(0);
-  tLo: Uint32Array = new Uint32Array(0);
-  tOrd: Uint32Array = new Uint32Array(0);
-  tSeed: Uint32Array | null = null;
-  /** Entries each allocated slot holds. */
-  private size = 0;
-  readonly scratch = new Uint8Array(1 << 20);
-  /** Read and write buffers lent to every bucket's key reader and writer in turn. */
-  readonly readBuffer = new Uint8Array(READ_BUFFER_BYTES);
-  readonly writeBuffers = newWriteBuffers();
-
-  /**
-   * `capacity`: most entries one sort holds (the budget's sort area /
-   * sortBytesPerEntry); `seeded`: entries carry a seed (stores with values).
-   */
-  constructor(readonly capacity: number, readonly seeded = false) {
-    if (!(capacity >= 1)) throw new RangeError('SortArea: capacity must be at least 1');
-  }
-
-  /** Makes `slots` slots (1 or 2) of at least min(n, capacity) entries. */
-  ensure(n: number, slots: number): void {
-    n = Math.min(n, this.capacity);
-    if (this.size < n) {
-      this.size = Math.max(n, 1024);
-      this.slots.length = 0;
-      this.tHi = shared(this.size);
-      this.tLo = shared(this.size);
-      this.tOrd = shared(this.size);
-      this.tSeed = this.seeded ? shared(this.size) : null;
-    }
-    while (this.slots.length < slots) {
-      this.slots.push({ hi: shared(this.size), lo: shared(this.size), ord: shared(this.size), seed: this.seeded ? shared(this.size) : null });
-    }
-  }
-}
 
 export interface BucketRoundParams {
   dfs: DrumFs;
