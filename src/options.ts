@@ -55,6 +55,17 @@ export interface DrumOptions {
    * (1 bit of RAM per waiting URL, ~40 M at 256 MiB).
    */
   mergeEvery?: number;
+  /**
+   * Keys the key journal holds before a fold merges them into the bucket
+   * files (0: every round merges). A round of at most 65,536 URLs that
+   * reach the disk check is answered by reading the blocks its keys land in
+   * and stores its new keys by appending them to the journal (one fsync)
+   * instead of rewriting every bucket file it touches: a small batch into a
+   * big store costs in proportion to the batch. A larger round, and any job
+   * that changes stored values (revisit, graph, forget), folds the journal
+   * first. Default 2^18 (at most 10 MiB of RAM, part of memoryBytes; docs/design.md, "Key journal").
+   */
+  journalKeys?: number;
   /** Read-only open: no lock taken for writing, nothing written. Default false. */
   readOnly?: boolean;
   /**
@@ -121,6 +132,7 @@ export interface ResolvedOptions {
   fsync: boolean;
   /** null: rounds as large as the budget allows. */
   mergeEvery: number | null;
+  journalKeys: number;
   readOnly: boolean;
   /** null: the store's kind (new stores: with values). */
   values: boolean | null;
@@ -136,6 +148,7 @@ export const DEFAULTS = {
   hostBits: 24,
   cacheEntries: 1 << 16,
   recentEntries: 1 << 18,
+  journalKeys: 1 << 18,
   bloom: 'off' as BloomMode,
   bloomBitsPerKey: 10,
   chunkBytes: 1 << 20,
@@ -184,6 +197,7 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Nu
     chunkBytes: int('chunkBytes', o.chunkBytes ?? DEFAULTS.chunkBytes, 1024, 1 << 28),
     fsync: o.fsync ?? true,
     mergeEvery: o.mergeEvery === undefined ? null : int('mergeEvery', o.mergeEvery, 1, 2 ** 32 - 1),
+    journalKeys: int('journalKeys', o.journalKeys ?? DEFAULTS.journalKeys, 0, 2 ** 24),
     readOnly: o.readOnly ?? false,
     values: o.values ?? null,
     onNotice: o.onNotice ?? ((m: string): void => void process.stderr.write(`drum: ${m}\n`)),
@@ -209,6 +223,7 @@ export function minimumMemoryBytes(o: DrumOptions = {}, cores = 2): number {
     bloom: o.bloom ?? DEFAULTS.bloom,
     cacheEntries: o.cacheEntries ?? DEFAULTS.cacheEntries,
     recentEntries: o.recentEntries ?? DEFAULTS.recentEntries,
+    journalKeys: o.journalKeys ?? DEFAULTS.journalKeys,
   });
 }
 

@@ -98,9 +98,11 @@ let runSeq = 0;
  * tiers carry over from run to run); returns the last run's report. Outputs
  * go to scratch dirs that are removed.
  */
+// The key journal is off in every sweep: it answers a small round's repeats of earlier rounds, which is
+// what the cache, recent table and Bloom filter are measured on (docs/tiers.md).
 export async function ingestOnce(ctx: SweepContext, stateDir: string, input: string | string[], opts: DrumOptions): Promise<RunReport> {
   // The sweep studies the cache, recent table and Bloom filter: the line memo in front of them is off.
-  const d = await Drum.open(stateDir, { lineMemoEntries: 0, ...ctx.base, ...opts });
+  const d = await Drum.open(stateDir, { lineMemoEntries: 0, journalKeys: 0, ...ctx.base, ...opts });
   let report: RunReport | null = null;
   try {
     for (const i of typeof input === 'string' ? [input] : input) {
@@ -191,7 +193,7 @@ export async function bloomSweep(ctx: SweepContext, ds: Dataset, bits: number[])
     const opts: DrumOptions = { bloom: 'gate', bloomBitsPerKey: b };
     const gateDir = freshDir(ctx, 'bloom-gate');
     await ingestOnce(ctx, gateDir, ds.batch1, opts);
-    const d = await Drum.open(gateDir, { lineMemoEntries: 0, ...ctx.base, ...opts });
+    const d = await Drum.open(gateDir, { lineMemoEntries: 0, journalKeys: 0, ...ctx.base, ...opts });
     const st = await d.stats();
     await d.close();
     const bl = st.bloom!;

@@ -33,6 +33,7 @@ export interface RawOptions {
   hostBits?: string;
   cacheEntries?: string;
   recentEntries?: string;
+  journalKeys?: string;
   lineMemoEntries?: string;
   bloom?: string;
   bloomBits?: string;
@@ -157,6 +158,7 @@ export function drumOptionsFrom(raw: RawOptions, opts: { readOnly?: boolean; cwd
   if (bloom) o.bloom = bloom;
   if (raw.bloomBits !== undefined) o.bloomBitsPerKey = parseCount('--bloom-bits', raw.bloomBits, 1, 64);
   if (raw.workers !== undefined) o.workers = parseCount('--workers', raw.workers, 0, 64);
+  if (raw.journalKeys !== undefined) o.journalKeys = parseCount('--journal-keys', raw.journalKeys, 0, 2 ** 24);
   if (raw.mergeEvery !== undefined) o.mergeEvery = parseCount('--merge-every', raw.mergeEvery, 1, 2 ** 32 - 1);
   if (raw.tuning !== undefined) o.tuning = tuningFrom(raw.tuning);
   const canonical = canonicalFrom(raw, opts.cwd);

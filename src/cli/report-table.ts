@@ -125,6 +125,8 @@ function formatDetails(r: RunReport): string {
     ['chunk repeats', `${fmtInt(t.chunkDedup.hits)} of ${fmtInt(t.chunkDedup.lookups)} links repeat a link of their chunk (${rate(t.chunkDedup.hits, t.chunkDedup.lookups)})`],
     ['hot cache', `${fmtInt(t.hotCache.hits)} hits / ${fmtInt(t.hotCache.lookups)} lookups  (${rate(t.hotCache.hits, t.hotCache.lookups)}, ${fmtInt(t.hotCache.entries)} entries)`],
     ['recent table', `${fmtInt(t.recentTable.hits)} hits / ${fmtInt(t.recentTable.lookups)} lookups  (${rate(t.recentTable.hits, t.recentTable.lookups)}, ${fmtInt(t.recentTable.entries)} entries)`],
+    ['key journal', `${fmtInt(t.journal.hits)} hits / ${fmtInt(t.journal.lookups)} lookups  (${rate(t.journal.hits, t.journal.lookups)}, ${fmtInt(t.journal.keys)} keys held; ` +
+      `${fmtCount(t.journal.rounds, 'journal round')}, ${fmtCount(t.journal.folds, 'fold')})`],
   ];
   if (b.mode === 'off') tiers.push(['bloom', 'off']);
   else {

@@ -58,9 +58,16 @@ export interface RunReport {
     chunkDedup: TierReport;
     hotCache: TierReport & { entries: number };
     recentTable: TierReport & { entries: number };
+    /**
+     * The key journal (docs/design.md, "Key journal"): lookups and hits of
+     * stored keys no fold has merged into the bucket files yet; `keys` held
+     * at the end, `rounds` journal rounds (answered by a check, new keys
+     * appended) and `folds` (journal merged into the bucket files) in this run.
+     */
+    journal: TierReport & { keys: number; rounds: number; folds: number };
     bloom: BloomReport;
   };
-  /** Fraction of URL tests answered without touching disk (line memo + chunk dedup + hot cache + recent table + lossy bloom). */
+  /** Fraction of URL tests answered without touching disk (line memo + chunk dedup + hot cache + recent table + key journal + lossy bloom). */
   answeredInRam: number;
   disk: { lookups: number; hits: number };
   io: {

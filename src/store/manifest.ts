@@ -12,6 +12,7 @@ import type { DrumFs } from '../io/fs.js';
 import { replaceFile } from '../io/replace-file.js';
 import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
 import type { UrlLogPoint } from './url-log/url-log-format.js';
+import type { JournalPoint } from './journal/journal-format.js';
 
 export const MANIFEST_NAME = 'MANIFEST';
 export const MANIFEST_MAGIC = 0x4d4d5244; // "DRMM" read as little-endian u32
@@ -138,6 +139,8 @@ export interface ManifestBody {
   docIDs?: number;
   /** Runs started on this store so far (the last run's seq). */
   runSeq?: number;
+  /** Keys small rounds stored in the key journal and no fold has merged into the bucket files yet (absent: none). */
+  journal?: JournalPoint;
 }
 
 export function encodeManifest(body: ManifestBody): Buffer {

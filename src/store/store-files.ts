@@ -1,5 +1,5 @@
 // The files a committed manifest names, as the store's open and commit see
-// them: which names it holds (key, values and Bloom files), the cheap checks
+// them: which names it holds (key, values, Bloom and key journal files), the cheap checks
 // of an open (each named file present and of the recorded size; the URL
 // log's files at least as long as committed), and the garbage collection of
 // a writer's open (files of an interrupted commit, work/). Does not read a
@@ -23,6 +23,7 @@ export function namedFiles(body: ManifestBody): Set<string> {
     if (e?.values) named.add(e.values.file);
   }
   if (body.bloom) named.add(body.bloom.file);
+  if (body.journal) named.add(body.journal.file);
   return named;
 }
 
@@ -48,6 +49,8 @@ export function checkFiles(dir: string, body: ManifestBody): void {
     const path = join(dir, body.bloom.file);
     if (!fs.existsSync(path)) throw new DrumError('DRUM_CORRUPT_FILE', `${path}: missing (named by the manifest)`, { file: path });
   }
+  // The key journal, like the URL log, may be longer than committed, never shorter.
+  if (body.journal !== undefined) atLeast(join(dir, body.journal.file), body.journal.bytes);
   // The URL log's files may be longer than committed (a commit that did not reach its manifest), never shorter.
   const log = body.urlLog;
   if (log !== undefined && log.segments > 0) {
@@ -67,7 +70,11 @@ export function collectGarbage(dir: string, body: ManifestBody, dfs: DrumFs): vo
       dfs.unlink(join(dir, f));
     }
   }
-  for (const f of safeList(join(dir, 'work'))) dfs.unlink(join(dir, 'work', f));
+  for (const f of safeList(join(dir, 'work'))) {
+    // A fold's own buckets and aux log go to work/fold/ (engine/core/journal-round.ts).
+    if (f === 'fold') for (const g of safeList(join(dir, 'work', f))) dfs.unlink(join(dir, 'work', f, g));
+    else dfs.unlink(join(dir, 'work', f));
+  }
 }
 
 /** The names in `dir`, or none when it cannot be listed (absent). */

@@ -19,7 +19,7 @@ import {
 import { safeList } from './store-files.js';
 
 /**
- * A reader's view: the manifest plus every key file and the Bloom file it
+ * A reader's view: the manifest plus every key file, the key journal and the Bloom file it
  * names, pinned open so a writer committing meanwhile (it deletes the files
  * it replaced) cannot take them away. If a file vanishes between reading the
  * manifest and pinning it, a commit happened: read the new manifest and try
@@ -36,6 +36,8 @@ export function readPinned(dir: string, dfs: DrumFs): ManifestBody | null {
         if (e) dfs.pin(join(dir, e.file));
         if (e?.values) dfs.pin(join(dir, e.values.file));
       }
+      // A fold deletes the key journal it merged: pinned like the key files.
+      if (body.journal) dfs.pin(join(dir, body.journal.file));
     } catch (e) {
       dfs.unpinAll();
       const again = attempt < 20 && osCode(e) === 'ENOENT' && readManifest(dir)?.commit !== body.commit;

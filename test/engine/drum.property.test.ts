@@ -27,6 +27,8 @@ const config = fc.record({
   sortEntries: fc.constantFrom(1, 2, 5, 40, 1 << 20),
   // 1: a worker parses, sorts the merge's units (overlapping the main thread's merge) and scans the aux log.
   workers: fc.constantFrom(0, 1),
+  // The key journal: off (every round merges), tiny (rounds bigger than it merge, the others fold it often), default.
+  journalKeys: fc.constantFrom(0, 1, 7, 64, 1 << 18),
   reopen: fc.boolean(),
 });
 
@@ -45,7 +47,7 @@ describe('drum against a Set model', () => {
         const dir = tempDir();
         const opts: DrumOptions = {
           buckets: cfg.buckets, hostBits: cfg.hostBits, cacheEntries: cfg.cacheEntries, recentEntries: cfg.recentEntries,
-          lineMemoEntries: cfg.lineMemoEntries, bloom: cfg.bloom, workers: cfg.workers, fsync: false, chunkBytes: 1024,
+          lineMemoEntries: cfg.lineMemoEntries, bloom: cfg.bloom, workers: cfg.workers, fsync: false, chunkBytes: 1024, journalKeys: cfg.journalKeys,
           tuning: { bufferEntries: cfg.bufferEntries, maxBucketEntries: cfg.maxBucketEntries, sortEntries: cfg.sortEntries, workerDispatchMin: 0 },
         };
         const seen = new Set<string>();
@@ -87,6 +89,7 @@ describe('drum against a Set model', () => {
         const opts: DrumOptions = {
           buckets: cfg.buckets, hostBits: cfg.hostBits, cacheEntries: cfg.cacheEntries, recentEntries: cfg.recentEntries,
           lineMemoEntries: cfg.lineMemoEntries, bloom: cfg.bloom, workers: cfg.workers, fsync: false, chunkBytes: 1024, mergeEvery: every,
+          journalKeys: cfg.journalKeys,
           tuning: { bufferEntries: cfg.bufferEntries, maxBucketEntries: cfg.maxBucketEntries, sortEntries: cfg.sortEntries, workerDispatchMin: 0 },
         };
         const seen = new Set<string>();

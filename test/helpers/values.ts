@@ -1,12 +1,17 @@
 // Reads every URL value of a store with values, straight from its files
 // (key file and values file of each bucket, as the manifest names them), for
-// tests that compare the store with a model. Keyed by "hi:lo".
+// tests that compare the store with a model. Keyed by "hi:lo". Keys the
+// key journal holds (stored by small rounds, not yet folded into a bucket
+// file) are read from the journal the manifest names, and must not also be
+// in a bucket file.
 
 import { join } from 'node:path';
 import { DrumFs } from '../../src/io/fs.js';
 import { KeyReader } from '../../src/store/key-reader.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { ValueReader } from '../../src/store/values/value-io.js';
+import { loadJournal } from '../../src/store/journal/journal-file.js';
+import { JournalTable } from '../../src/store/journal/journal-table.js';
 import { docIDOf, V_FIRST_RUN, V_FLAGS, V_HOST_CHECK, V_LAST_EMITTED } from '../../src/engine/core/url-values.js';
 
 export interface UrlValue {
@@ -42,5 +47,15 @@ export function readUrlValues(dir: string): Map<string, UrlValue> {
       vr.close();
     }
   });
+  if (body.journal !== undefined) {
+    const t = new JournalTable(vb / 4, body.journal.keys);
+    loadJournal(dfs, dir, body.journal, t);
+    for (let e = 0; e < t.count; e++) {
+      const k = `${t.keys[2 * e]}:${t.keys[2 * e + 1]}`;
+      if (out.has(k)) throw new Error(`key ${k} is both in a bucket file and in the key journal`);
+      const v = t.values.subarray(e * (vb / 4), (e + 1) * (vb / 4));
+      out.set(k, { docID: docIDOf(v, 0), firstRun: v[V_FIRST_RUN]!, lastEmitted: v[V_LAST_EMITTED]!, hostCheck: v[V_HOST_CHECK]!, flags: v[V_FLAGS]! });
+    }
+  }
   return out;
 }

@@ -1,5 +1,6 @@
 // Corruption of each kind of state file, through the real bin/drum: the
-// MANIFEST, a store key file, the Bloom file (made with --bloom gate) and the
+// MANIFEST, a store key file, the Bloom file (made with --bloom gate), the key
+// journal and the
 // LevelDB catalog's files, each flipped (one byte), truncated (to half) and
 // deleted. After each: `drum verify` exits with DRUM_CORRUPT_FILE's status and
 // names the file; `drum ingest` (Bloom off and gate) exits non-zero and
@@ -19,7 +20,7 @@ import { catalogContent, drum, hashTree, haveEngine, manifestOf, tempRoot, write
 
 const FAST = ['--no-progress', '--quiet', '--no-fsync', '--workers', '0'];
 type Damage = 'flip' | 'truncate' | 'delete';
-type Kind = 'MANIFEST' | 'key file' | 'bloom file' | 'catalog CURRENT' | 'catalog MANIFEST' | 'catalog log';
+type Kind = 'MANIFEST' | 'key file' | 'bloom file' | 'journal file' | 'catalog CURRENT' | 'catalog MANIFEST' | 'catalog log';
 
 let root = '';
 let base = '';
@@ -36,6 +37,8 @@ function fileOf(kind: Kind, s: string): string {
     }
     case 'bloom file':
       return m.bloom!.file;
+    case 'journal file':
+      return m.journal!.file;
     case 'catalog CURRENT':
       return 'catalog/CURRENT';
     case 'catalog MANIFEST':
@@ -63,7 +66,7 @@ async function snap(s: string): Promise<Snapshot> {
   return { files: hashTree(s), catalog: await catalogContent(s) };
 }
 
-const kinds: Kind[] = ['MANIFEST', 'key file', 'bloom file', 'catalog CURRENT', 'catalog MANIFEST'];
+const kinds: Kind[] = ['MANIFEST', 'key file', 'bloom file', 'journal file', 'catalog CURRENT', 'catalog MANIFEST'];
 const damages: Damage[] = ['flip', 'truncate', 'delete'];
 
 describe('a damaged state file', { skip: !haveEngine && 'engine not compiled' }, () => {
@@ -73,11 +76,14 @@ describe('a damaged state file', { skip: !haveEngine && 'engine not compiled' },
     writeLinks(join(root, 'a.txt'), 20_000, 1);
     writeLinks(join(root, 'b.txt'), 20_000, 2);
     writeLinks(join(root, 'c.txt'), 5_000, 3);
-    for (const f of ['a.txt', 'b.txt']) {
-      const r = await drum(['ingest', ...FAST, '--bloom', 'gate', '--state', base, join(root, f)], { cwd: root });
+    // a and b merge (key files, Bloom file); j's new URLs go to the key journal in a journal round.
+    fs.writeFileSync(join(root, 'j.txt'), Array.from({ length: 500 }, (_, i) => `http://journal-${i % 50}.example/p/${i}\n`).join(''));
+    for (const [f, journalKeys] of [['a.txt', '0'], ['b.txt', '0'], ['j.txt', '65536']] as const) {
+      const r = await drum(['ingest', ...FAST, '--bloom', 'gate', '--journal-keys', journalKeys, '--state', base, join(root, f)], { cwd: root });
       assert.equal(r.status, 0, r.stderr);
     }
     assert.ok(manifestOf(base)!.bloom, 'the base store has a Bloom file');
+    assert.ok(manifestOf(base)!.journal, 'the base store has a key journal');
     assert.ok((await catalogContent(base)).length >= 8, 'the base catalog holds runs and hosts');
     assert.equal((await drum(['verify', '--state', base], { cwd: root })).status, 0);
   });

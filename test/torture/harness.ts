@@ -30,12 +30,13 @@ export const haveEngine = fs.existsSync(join(distRoot, 'src', 'cli', 'main.js'))
 export const SMALL_TUNING = ['--line-memo-entries', '0', '--tuning', JSON.stringify({ bufferEntries: 2048, sortEntries: 32768 })];
 
 /**
- * CLI flags for many merge rounds on small inputs: 8 buckets, tiers and line
- * memo off so every key reaches a bucket, small bucket buffers and sort
- * area, a merge every 20,000 keys.
+ * CLI flags for many rounds on small inputs: 8 buckets, tiers and line memo
+ * off so every key reaches a bucket, small bucket buffers and sort area, a
+ * round every 8,000 keys, and a key journal of 20,000 keys: rounds are
+ * journal rounds, with a fold into the bucket files every few of them.
  */
 export const MANY_ROUNDS = [
-  '--buckets', '8', '--cache-entries', '0', '--recent-entries', '0', ...SMALL_TUNING, '--merge-every', '20000',
+  '--buckets', '8', '--cache-entries', '0', '--recent-entries', '0', ...SMALL_TUNING, '--merge-every', '8000', '--journal-keys', '20000',
 ];
 
 /** mulberry32: a tiny seeded PRNG, deterministic everywhere. */

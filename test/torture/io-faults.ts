@@ -16,7 +16,9 @@ import type { DrumOptions } from '../../src/options.js';
 import { outputs } from './harness.js';
 
 export const FAULT_OPTS: DrumOptions = {
-  workers: 0, fsync: true, chunkBytes: 4096, cacheEntries: 64, recentEntries: 64, bloom: 'gate', // gate: the Bloom file is written at each commit too
+  workers: 0, fsync: true, chunkBytes: 4096, cacheEntries: 64, recentEntries: 64, bloom: 'gate', // gate: the Bloom file is written at each merge too
+  // A small key journal: rounds append to it and every few of them a fold merges it into the bucket files.
+  journalKeys: 200,
   tuning: { maxBucketEntries: 80, urlsPerFile: 150 },
 };
 

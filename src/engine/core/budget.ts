@@ -12,6 +12,8 @@ import type { ResolvedOptions } from '../../options.js';
 import { DrumError } from '../../errors.js';
 import { HOST_PARTS_RAM_BYTES } from '../hosts/host-parts.js';
 import { EVENTS_RAM_BYTES } from './value-events.js';
+import { JournalTable } from '../../store/journal/journal-table.js';
+import { URL_VALUE_WORDS } from './url-values.js';
 
 /** Bytes of a pending entry: hi, lo, ordinal and, in a store with values, the seed it carries to the values pass. */
 export function entryBytes(valued: boolean): number {
@@ -39,6 +41,8 @@ export interface BudgetPlan {
   /** Line memo entries per parsing thread. */
   lineMemoEntries: number;
   bloom: number;
+  /** The key journal's table when full (options.journalKeys). */
+  journal: number;
   bucketBuffers: number;
   sortArea: number;
   newBitmap: number;
@@ -104,13 +108,14 @@ function smallestBuckets(o: Pick<ResolvedOptions, 'buckets' | 'bloom'>): number 
  * and the smallest buckets (line memos are sized down to nothing first).
  * A smaller --memory is refused: the process would use more than it was given.
  */
-export function minimumBudgetBytes(o: Pick<ResolvedOptions, 'workers' | 'buckets' | 'bloom' | 'cacheEntries' | 'recentEntries'>): number {
-  const need = runtimeFloor(o.workers) + HotCache.bytesFor(o.cacheEntries) + RecentTable.bytesFor(o.recentEntries) + IO_BUFFER_BYTES + smallestBuckets(o);
+export function minimumBudgetBytes(o: Pick<ResolvedOptions, 'workers' | 'buckets' | 'bloom' | 'cacheEntries' | 'recentEntries' | 'journalKeys'>): number {
+  const need = runtimeFloor(o.workers) + HotCache.bytesFor(o.cacheEntries) + RecentTable.bytesFor(o.recentEntries) + journalBytes(o.journalKeys) +
+    IO_BUFFER_BYTES + smallestBuckets(o);
   return Math.ceil(need / 2 ** 20) * 2 ** 20;
 }
 
 /** Refuses (DRUM_BAD_OPTION) a budget under minimumBudgetBytes, saying the minimum in MiB. */
-export function assertHonourableBudget(o: Pick<ResolvedOptions, 'memoryBytes' | 'workers' | 'buckets' | 'bloom' | 'cacheEntries' | 'recentEntries'>): void {
+export function assertHonourableBudget(o: Pick<ResolvedOptions, 'memoryBytes' | 'workers' | 'buckets' | 'bloom' | 'cacheEntries' | 'recentEntries' | 'journalKeys'>): void {
   const minimum = minimumBudgetBytes(o);
   if (o.memoryBytes >= minimum) return;
   throw new DrumError('DRUM_BAD_OPTION', `memory budget ${mib(o.memoryBytes)} MiB cannot be honoured: drum needs at least ${mib(minimum)} MiB ` +
@@ -126,14 +131,16 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = f
   const recentTable = RecentTable.bytesFor(o.recentEntries);
   const minLeft = o.buckets * 1024 * BUFFER_BYTES_PER_ENTRY + (1 << 20);
   const smallest = smallestBuckets(o);
+  // The key journal's table at its fullest (its keys, values and slots).
+  const journal = journalBytes(o.journalKeys, valued);
   // Never less than the measured floor of this many threads; more on a larger budget, up to the 100 M-link figure.
   const runtimeReserve = Math.max(
     runtimeFloor(o.workers),
-    Math.min(RUNTIME_RESERVE_BYTES, Math.floor(total * RESERVE_SHARE), total - hotCache - recentTable - IO_BUFFER_BYTES - smallest),
+    Math.min(RUNTIME_RESERVE_BYTES, Math.floor(total * RESERVE_SHARE), total - hotCache - recentTable - journal - IO_BUFFER_BYTES - smallest),
   );
   const threads = o.workers + 1;
   // What is left for the Bloom filter and the buckets once the line memos take `memo` entries per thread.
-  const rest = (memo: number): number => total - runtimeReserve - hotCache - recentTable - threads * LineMemo.bytesFor(memo) - IO_BUFFER_BYTES;
+  const rest = (memo: number): number => total - runtimeReserve - hotCache - recentTable - journal - threads * LineMemo.bytesFor(memo) - IO_BUFFER_BYTES;
   let lineMemoEntries = o.lineMemoEntries ?? DEFAULT_LINE_MEMO_ENTRIES;
   if (o.lineMemoEntries === null) {
     // Sized here: at most 1/16 of the budget, and never at the buckets' expense.
@@ -166,7 +173,7 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = f
   const bloomMaxKeys = o.bloom === 'off' ? 0 : Math.floor((bloom * 8) / o.bloomBitsPerKey);
   const t = o.tuning;
   return {
-    totalBytes: total, runtimeReserve, hotCache, recentTable, lineMemo, lineMemoEntries, bloom, roundWork, bucketBuffers, sortArea, newBitmap,
+    totalBytes: total, runtimeReserve, hotCache, recentTable, lineMemo, lineMemoEntries, bloom, journal, roundWork, bucketBuffers, sortArea, newBitmap,
     ioBuffers: IO_BUFFER_BYTES,
     bufferEntries: t.bufferEntries ?? bufferEntries,
     maxBucketEntries: t.maxBucketEntries ?? Number.POSITIVE_INFINITY,
@@ -175,6 +182,11 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = f
     roundCapacity: (t.maxRoundEntries ?? maxRoundEntries) + chunkLinksMax,
     bloomMaxKeys,
   };
+}
+
+/** The key journal's table at its fullest: `keys` keys with URL values (or keys only), 0 when the journal is off. */
+function journalBytes(keys: number, valued = true): number {
+  return keys === 0 ? 0 : JournalTable.bytesFor(keys, valued ? URL_VALUE_WORDS : 0);
 }
 
 function mib(bytes: number): string {
@@ -188,7 +200,7 @@ function bucketsLeft(left: number, o: ResolvedOptions): number {
 
 export function budgetSplit(p: BudgetPlan): Record<string, number> {
   return {
-    runtimeReserve: p.runtimeReserve, hotCache: p.hotCache, recentTable: p.recentTable, lineMemo: p.lineMemo, bloom: p.bloom,
+    runtimeReserve: p.runtimeReserve, hotCache: p.hotCache, recentTable: p.recentTable, lineMemo: p.lineMemo, bloom: p.bloom, journal: p.journal,
     roundWork: p.roundWork, bucketBuffers: p.bucketBuffers, sortArea: p.sortArea, newBitmap: p.newBitmap, ioBuffers: p.ioBuffers,
   };
 }

@@ -1,4 +1,6 @@
-// Runs a merge round against the committed store and commits its result:
+// Runs a merge round against the committed store and commits its result
+// (or, for a small plain round, a journal round: journal-round.ts; a merging
+// round folds the journal into the bucket files first):
 // the new bucket files and Bloom file named in a new manifest (one rename),
 // then resets the buckets, aux log and per-round tier state. The caller
 // supplies the rest of the manifest (its run state) and makes its own
@@ -8,6 +10,7 @@ import { join } from 'node:path';
 import type { RunCounters } from '../../stats/counters.js';
 import type { ManifestBody } from '../../store/manifest.js';
 import { writeBloom } from '../../tiers/bloom-file.js';
+import type { BlockedBloom } from '../../tiers/bloom.js';
 import { urlLogOf } from '../../store/url-log/url-log-format.js';
 import { mergeRound } from './round.js';
 import type { BlockSink } from '../workers/dispatch.js';
@@ -15,6 +18,7 @@ import type { Session } from './session.js';
 import type { CoreValues, WrittenBucket } from './drum-core.js';
 import { urlValueHooks } from './url-values.js';
 import { RevisitRound, revisitHook, type RevisitRule } from './revisit.js';
+import { foldJournal, journalRound, journalRoundFits } from './journal-round.js';
 
 export interface CommitParams {
   counters: RunCounters;
@@ -26,6 +30,11 @@ export interface CommitParams {
   revisit?: { rule: RevisitRule; emit: (buf: Buffer, start: number, end: number) => void };
   /** Stores with values: sees every new and hit ordinal's value after the merge (a graph run's docIDs). */
   valuesOut?: CoreValues['out'];
+  /**
+   * A plain check+update (no revisit, no values out): a round small enough
+   * is answered by a check and journaled instead of merged (journal-round.ts).
+   */
+  journal?: boolean;
   /** Makes the caller's outputs durable and returns the manifest fields it owns (run, history). */
   beforeCommit: (storeUrls: number) => Promise<Pick<ManifestBody, 'run' | 'history'>>;
 }
@@ -36,6 +45,9 @@ export interface CommitParams {
  * round (Drum) calls forgetRound.
  */
 export async function mergeAndCommit(s: Session, p: CommitParams): Promise<number> {
+  if (p.journal === true && p.revisit === undefined && p.valuesOut === undefined && journalRoundFits(s)) return journalRound(s, p);
+  // A merging round takes the journal's keys into the bucket files first (their values are needed by revisit and values out).
+  await foldJournal(s, p.counters);
   const tm = performance.now();
   const body = s.store.body;
   // Every new URL takes the next docID: the URL log gets them in the order they are dispatched (stores with values).
@@ -72,12 +84,7 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   if (due !== null) p.counters.revisitUrls += due.count;
   s.timer.add('merge', performance.now() - tm, s.aux.records);
   const buckets = namedBuckets(s, body, res.written);
-  let bloom = body.bloom;
-  if (res.bloom !== null) {
-    const name = `bloom-g${String(body.commit + 1).padStart(6, '0')}.bloom`;
-    await writeBloom(s.dfs, join(s.dir, name), res.bloom, { fsync: s.opts.fsync });
-    bloom = { file: name, keys: res.bloom.keys, bitsPerKey: s.opts.bloomBitsPerKey };
-  }
+  const bloom = res.bloom === null ? body.bloom : await writeRoundBloom(s, res.bloom);
   const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);
   const owned = await p.beforeCommit(storeUrls);
   const docIDs = s.valued ? { docIDs: (body.docIDs ?? 0) + res.newUrls } : {};
@@ -89,6 +96,13 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   // Every key in the cache and the recent table is stored now; the session saves them for the next process.
   s.committed([...res.written.keys()].map((b) => buckets[b]!.file));
   return res.newUrls;
+}
+
+/** Writes a Bloom filter a round rebuilt as the next commit's Bloom file; returns the manifest's entry for it. */
+export async function writeRoundBloom(s: Session, bloom: BlockedBloom): Promise<ManifestBody['bloom']> {
+  const name = `bloom-g${String(s.store.body.commit + 1).padStart(6, '0')}.bloom`;
+  await writeBloom(s.dfs, join(s.dir, name), bloom, { fsync: s.opts.fsync });
+  return { file: name, keys: bloom.keys, bitsPerKey: s.opts.bloomBitsPerKey };
 }
 
 /**

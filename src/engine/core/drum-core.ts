@@ -126,6 +126,10 @@ export class DrumCore {
   private readonly events: ValueEvents | null;
   /** Read and write buffers lent to every bucket's values reader and writer in turn. */
   readonly valueBuffers: ValueBuffers | null;
+  /** Key and seed of each of a round's first `recordedKeys` ordinals (hi, lo, seed): a journal round stores its new keys from them. */
+  private keyRecord = new Uint32Array(0);
+  /** Ordinals below this have their key in keyRecord (0: none recorded). */
+  recordedKeys = 0;
 
   /**
    * `valueWords`: u32 words per value (0: keys only); `eventsPath`: the work
@@ -161,9 +165,33 @@ export class DrumCore {
    */
   add(hi: number, lo: number, src: Uint8Array, start: number, end: number, prevStart = -1, prevEnd = -1, seed = 0): number {
     const o = this.aux.records;
+    if (o < this.recordedKeys) {
+      const r = this.keyRecord;
+      r[3 * o] = hi;
+      r[3 * o + 1] = lo;
+      r[3 * o + 2] = seed;
+    }
     this.pending.add(hi, lo, o, seed);
     this.aux.append(src, start, end, prevStart, prevEnd);
     return o;
+  }
+
+  /** Records the key and seed of a round's first `n` ordinals from now on (keyOf); 0 stops it. */
+  recordKeys(n: number): void {
+    if (this.keyRecord.length < 3 * n) this.keyRecord = new Uint32Array(3 * n);
+    this.recordedKeys = n;
+  }
+
+  /**
+   * Ordinal o's key and seed as [hi, lo, seed] at out[at..]. REQUIRES: o
+   * below recordedKeys, which was set before the round's first add().
+   */
+  keyOf(o: number, out: Uint32Array, at: number): void {
+    if (o >= this.recordedKeys) throw new DrumError('DRUM_INTERNAL', `DrumCore.keyOf: ordinal ${o} was not recorded`);
+    const r = this.keyRecord;
+    out[at] = r[3 * o]!;
+    out[at + 1] = r[3 * o + 1]!;
+    out[at + 2] = r[3 * o + 2]!;
   }
 
   /** Runs one round of `op` over everything added since the last reset(). */

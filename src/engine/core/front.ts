@@ -1,10 +1,11 @@
 // Routes each parsed URL through the in-RAM tiers — the parse threads'
 // line-memo answers and in-chunk repeat marks, hot cache, recently-added table, optional Bloom
-// gate — and sends what they cannot answer to the DRUM core (drum-core.ts):
+// gate, and the key journal's table of stored keys no fold has merged yet — and sends what they cannot answer to the DRUM core (drum-core.ts):
 // the key, with the URL text as its aux payload, under its arrival ordinal.
 // Counts every tier's lookups and hits. Does not merge or decide when to.
 // Tier semantics: a key in the cache or the recent table was seen earlier in
 // the stream (stored, or pending with an earlier ordinal): a certain duplicate.
+// A key in the journal table is stored: a certain duplicate too.
 
 import { AUX_MAX_URL_BYTES } from '../../bucket/aux-log.js';
 import type { Reject } from '../../input/types.js';
@@ -16,12 +17,15 @@ import type { RecentTable } from '../../tiers/recent-table.js';
 import type { ParsedChunk } from '../pipeline/parse.js';
 import type { DrumCore } from './drum-core.js';
 import { hostCheckOf } from '../../fingerprint/key.js';
+import type { JournalTable } from '../../store/journal/journal-table.js';
 
 export class Front {
   /** Gate mode: bit per ordinal of this round, set when the Bloom said "maybe seen". */
   maybeSeen: Uint8Array = new Uint8Array(0);
   /** Stores with values: each key carries its URL's host check as its seed (its value needs it once it is known to be new). */
   seedHostChecks = false;
+  /** The key journal's keys (stored, not yet in a bucket file), or null when the store has no journal. */
+  journal: JournalTable | null = null;
 
   constructor(
     readonly cache: HotCache,
@@ -57,6 +61,9 @@ export class Front {
     const cache = this.cache;
     const recent = this.recent;
     const bloom = this.bloom;
+    const journal = this.journal !== null && this.journal.count > 0 ? this.journal : null;
+    let journalLookups = 0;
+    let journalHits = 0;
     const lossy = this.bloomMode === 'lossy';
     const gate = this.bloomMode === 'gate';
     const seeded = learn && this.seedHostChecks;
@@ -95,6 +102,16 @@ export class Front {
         dups++;
         continue;
       }
+      if (journal !== null) {
+        journalLookups++;
+        if (journal.has(hi, lo)) {
+          // Stored by an earlier small round: a store hit answered in RAM, and as a store hit it warms the cache.
+          if (learn) cache.insert(hi, lo);
+          journalHits++;
+          dups++;
+          continue;
+        }
+      }
       if (bloom !== null) {
         if (bloom.mayContain(hi, lo)) {
           c.bloomMaybeSeen++;
@@ -120,6 +137,8 @@ export class Front {
     c.linksRead += accepted + p.lineRepeats;
     c.duplicateUrls += dups + p.lineRepeats;
     c.lineRepeats += p.lineRepeats;
+    c.journalLookups += journalLookups;
+    c.journalHits += journalHits;
     c.lineLookups += p.lineLookups;
     c.chunkRepeats += reps;
     countParseThread(c, p);

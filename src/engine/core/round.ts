@@ -21,6 +21,8 @@ export interface RoundResult {
   /** Merged files written, by bucket. */
   written: Map<number, WrittenBucket>;
   newUrls: number;
+  /** Bit o set when ordinal o's key was new (DrumCore's verdicts; valid until the next round). */
+  newBits: Uint8Array;
   /** Rebuilt Bloom filter (ingest with a Bloom mode), else null. */
   bloom: BlockedBloom | null;
 }
@@ -73,5 +75,5 @@ export async function mergeRound(p: RoundParams): Promise<RoundResult> {
   c.uniqueUrls += v.newKeys;
   c.merges++;
   c.spills += pending.spillsThisRound;
-  return { written: v.written, newUrls: v.newKeys, bloom };
+  return { written: v.written, newUrls: v.newKeys, newBits: v.newBits, bloom };
 }

@@ -39,6 +39,9 @@ import { DrumCore } from './drum-core.js';
 import { recoverForgetHosts } from '../jobs/maintain/forget-records.js';
 import { addValues } from '../../store/upgrade.js';
 import { upgradedValue, URL_VALUE_BYTES, URL_VALUE_WORDS } from './url-values.js';
+import type { JournalTable } from '../../store/journal/journal-table.js';
+import { JournalLog, openJournal } from '../../store/journal/journal-file.js';
+import { JOURNAL_ROUND_MAX } from './journal-round.js';
 
 /** A long-running process saves its warm-start caches at most this often (and when it closes). */
 const CACHE_SAVE_MS = 60_000;
@@ -55,6 +58,10 @@ export class Session {
   private lastCacheSave = performance.now();
   /** Appends each commit's new URLs to the URL log (their docIDs); null for a read-only session. */
   readonly urlLog: UrlLogWriter | null;
+  /** The key journal's keys (journal-round.ts), or null when the journal is off and the store has none. */
+  readonly journal: JournalTable | null;
+  /** Appends small rounds' new keys to the journal file; null for a read-only session or without a journal. */
+  readonly journalLog: JournalLog | null;
 
   private constructor(
     readonly dir: string,
@@ -76,6 +83,13 @@ export class Session {
     front.seedHostChecks = valued;
     // Stores with values keep the text of every docID (a keys-only store keeps its speed and has no docIDs).
     this.urlLog = opts.readOnly || !valued ? null : new UrlLogWriter(dfs, dir, { fsync: opts.fsync, ...opts.tuning.urlLog });
+    this.journal = openJournal(dfs, dir, store.body.journal, this.core.valueWords, opts.journalKeys);
+    this.journalLog = opts.readOnly || this.journal === null ? null : new JournalLog(dfs, dir, store.body.journal ?? null, this.core.valueWords, opts.fsync);
+    front.journal = this.journal;
+    // The keys of every round small enough to be a journal round are kept by ordinal (journal-round.ts).
+    if (this.journalLog !== null) this.core.recordKeys(JOURNAL_ROUND_MAX);
+    // The Bloom file lacks the journal's keys: the in-RAM filter learns them (a gate then sends them to the check less often).
+    if (this.journal !== null && front.bloom !== null) front.bloom.addPairs(this.journal.keys, this.journal.count);
   }
 
   /** True when the store keeps a value per URL (docs/file-format.md). */
@@ -286,6 +300,7 @@ export class Session {
     await step(() => this.pending.reset());
     await step(() => this.aux.discard());
     await step(() => this.urlLog?.close());
+    await step(() => this.journalLog?.close());
     if (this.catalog !== null) await step(() => this.catalog!.close());
     await step(() => this.store.close());
     if (failures.length > 0) throw failures[0];

@@ -7,6 +7,8 @@ import { EVENTS_RAM_BYTES } from '../../../src/engine/core/value-events.js';
 import { HOST_PARTS_RAM_BYTES } from '../../../src/engine/hosts/host-parts.js';
 import { minimumMemoryBytes, resolveOptions } from '../../../src/options.js';
 import { LineMemo } from '../../../src/tiers/line-memo.js';
+import { JournalTable } from '../../../src/store/journal/journal-table.js';
+import { URL_VALUE_WORDS } from '../../../src/engine/core/url-values.js';
 
 const plan = (o: Parameters<typeof resolveOptions>[0]) => planBudget(resolveOptions(o, 2), chunkLinksMax(1 << 20));
 
@@ -32,7 +34,8 @@ describe('planBudget and the line memo', () => {
 
 describe('planBudget and a round\'s working set', () => {
   it('plans the host-count parts a round keeps in RAM, and with values the value events\' RAM, out of the sort area alone', () => {
-    const o = resolveOptions({ workers: 1 });
+    // Without the key journal, whose table is wider with values.
+    const o = resolveOptions({ workers: 1, journalKeys: 0 });
     const keys = planBudget(o, chunkLinksMax(o.chunkBytes), false);
     const valued = planBudget(o, chunkLinksMax(o.chunkBytes), true);
     assert.equal(keys.roundWork, HOST_PARTS_RAM_BYTES);
@@ -45,11 +48,24 @@ describe('planBudget and a round\'s working set', () => {
   });
 });
 
+describe('planBudget and the key journal', () => {
+  it('takes the key journal\'s table at its fullest out of the budget, and nothing when the journal is off', () => {
+    const on = resolveOptions({ workers: 1, journalKeys: 1 << 18 });
+    const off = resolveOptions({ workers: 1, journalKeys: 0 });
+    const a = planBudget(on, chunkLinksMax(on.chunkBytes), true);
+    const b = planBudget(off, chunkLinksMax(off.chunkBytes), true);
+    assert.equal(a.journal, JournalTable.bytesFor(1 << 18, URL_VALUE_WORDS));
+    assert.equal(b.journal, 0);
+    assert.ok(a.sortArea + a.newBitmap + a.bucketBuffers < b.sortArea + b.newBitmap + b.bucketBuffers);
+    assert.equal(budgetSplit(a).journal, a.journal);
+  });
+});
+
 describe('planBudget and the runtime', () => {
   it('reserves the whole measured runtime at the default budget and gives the data structures only the rest', () => {
     const p = plan({});
     assert.equal(p.runtimeReserve, RUNTIME_RESERVE_BYTES);
-    const data = p.hotCache + p.recentTable + p.lineMemo + p.bloom + p.bucketBuffers + p.sortArea + p.newBitmap + p.ioBuffers;
+    const data = p.hotCache + p.recentTable + p.journal + p.lineMemo + p.bloom + p.bucketBuffers + p.sortArea + p.newBitmap + p.ioBuffers;
     assert.ok(p.runtimeReserve + data <= p.totalBytes, `${p.runtimeReserve + data} > ${p.totalBytes}`);
     assert.equal(p.sortEntries, Math.floor(p.sortArea / sortBytesPerEntry(1)));
     assert.equal(p.maxBucketEntries, Number.POSITIVE_INFINITY, 'bucket size never forces a merge by default');
@@ -68,7 +84,7 @@ describe('planBudget and the runtime', () => {
         const total = minimumMemoryBytes({ bloom, workers });
         const p = plan({ memoryBytes: total, bloom, workers });
         assert.ok(p.runtimeReserve >= runtimeFloor(workers), `${p.runtimeReserve} < floor ${runtimeFloor(workers)}`);
-        const data = p.hotCache + p.recentTable + p.lineMemo + p.bloom + p.bucketBuffers + p.sortArea + p.newBitmap + p.ioBuffers;
+        const data = p.hotCache + p.recentTable + p.journal + p.lineMemo + p.bloom + p.bucketBuffers + p.sortArea + p.newBitmap + p.ioBuffers;
         assert.ok(p.runtimeReserve + data <= total, `${p.runtimeReserve + data} > ${total}`);
         assert.ok(p.bucketBuffers > 0 && p.sortEntries >= 1024 && p.maxRoundEntries > 0);
       }

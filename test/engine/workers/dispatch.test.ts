@@ -167,7 +167,8 @@ describe('a round dispatched through the worker', () => {
       const dir = tempDir();
       const inp = input(dir);
       // Tiers off (the line memo is per parsing thread): then every count must match too, not only the files.
-      const common: DrumOptions = { fsync: false, chunkBytes: 4096, bloom, cacheEntries: 0, recentEntries: 0, lineMemoEntries: 0, bloomBitsPerKey: 2 };
+      // Journal off: every round merges (a journal round dispatches on the main thread).
+      const common: DrumOptions = { fsync: false, chunkBytes: 4096, bloom, cacheEntries: 0, recentEntries: 0, lineMemoEntries: 0, bloomBitsPerKey: 2, journalKeys: 0 };
       // Two batches, so the second round meets a store, the Bloom filter and a half-full unique file.
       const ref: Awaited<ReturnType<typeof run>>[] = [], got: Awaited<ReturnType<typeof run>>[] = [];
       for (const [state, list, o] of [['ref', ref, { ...common, workers: 0, tuning: { urlsPerFile: 7, maxBucketEntries: 300 } }],

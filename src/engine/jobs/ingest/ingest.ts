@@ -20,6 +20,7 @@ import type { ManifestBody, RunState, RunSummary } from '../../../store/manifest
 import type { AbandonedRun, CommittedRound, IngestRequest, RunReport } from '../../api.js';
 import type { ParsedChunk } from '../../pipeline/parse.js';
 import { mergeAndCommit, mergeDue } from '../../core/commit.js';
+import { foldJournal } from '../../core/journal-round.js';
 import { buildReport, writeReport } from './report-build.js';
 import { damagedInputs, describeInputs, planRun, type RunPlan } from './run-setup.js';
 import { knownInputs, withWholeHash } from './known-inputs.js';
@@ -156,6 +157,8 @@ async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: numbe
   // A revisit run starts with cold tiers: a tier hit is then a URL this run already sent to the store (where it was judged), never one
   // vouched for by an earlier run, whose due URLs would go unseen.
   if (run.revisit !== undefined) s.clearTiers();
+  // A revisit judges every stored URL by its value in the bucket files: the journal's keys are folded in first.
+  if (run.revisit !== undefined) await foldJournal(s, c);
   s.front.startRound();
   const base = plan.resume ? restoreCounters(run.counters) : newRunCounters();
   return {
@@ -215,7 +218,7 @@ async function commitRound(r: IngestRun, final: boolean): Promise<void> {
   const { s, c, out, run } = r;
   r.meter.progress('merging', c);
   await mergeAndCommit(s, {
-    counters: c, emit: out.emit, sink: out.sink, beforeCommit: (storeUrls) => closeRound(r, final, storeUrls),
+    counters: c, emit: out.emit, sink: out.sink, beforeCommit: (storeUrls) => closeRound(r, final, storeUrls), journal: r.graph === null,
     revisit: run.revisit === undefined || out.revisit === null ? undefined : { rule: run.revisit, emit: (buf, start, end) => out.revisit!.write(buf, start, end) },
     ...r.graph?.commitHooks(out),
   });

@@ -138,6 +138,7 @@ export class LibraryRun {
     for (const g of segs) if (g.taker.beforeCommit !== undefined && g.taker.newUrls !== null) hooked.set(g.taker, g.taker.newUrls.length);
     await mergeAndCommit(s, {
       counters: this.c,
+      journal: true,
       emit: (buf, start, end, ordinal) => {
         this.out.emit(buf, start, end);
         while (k < segs.length && segs[k]!.b <= ordinal) k++;

@@ -28,7 +28,7 @@ export function buildReport(
   const bloom = s.front.bloom;
   const mode = s.opts.bloom;
   const tested = c.linksRead - c.rejectedLines;
-  const inRam = c.lineRepeats + c.chunkRepeats + c.cacheHits + c.recentHits + c.lossyDropped;
+  const inRam = c.lineRepeats + c.chunkRepeats + c.cacheHits + c.recentHits + c.journalHits + c.lossyDropped;
   // Averaged over how the filter filled during the run (the end-of-run rate overstates it).
   const added = c.bloomDefinitelyNew;
   const expectedFp = bloom === null ? 0 : bloom.meanFpRateOverFill(Math.max(0, bloom.keys - added), added);
@@ -53,6 +53,10 @@ export function buildReport(
       chunkDedup: { lookups: tested - c.lineRepeats, hits: c.chunkRepeats, hitRate: rate(c.chunkRepeats, tested - c.lineRepeats) },
       hotCache: { lookups: c.cacheLookups, hits: c.cacheHits, hitRate: rate(c.cacheHits, c.cacheLookups), entries: s.front.cache.entries },
       recentTable: { lookups: c.recentLookups, hits: c.recentHits, hitRate: rate(c.recentHits, c.recentLookups), entries: s.front.recent.entries },
+      journal: {
+        lookups: c.journalLookups, hits: c.journalHits, hitRate: rate(c.journalHits, c.journalLookups),
+        keys: s.journal?.count ?? 0, rounds: c.journalRounds, folds: c.journalFolds,
+      },
       bloom: {
         mode,
         bitsPerKey: s.opts.bloomBitsPerKey,

@@ -42,6 +42,7 @@ import { HOST_PAYLOAD_MARK, routeHosts, type HostTarget } from './forget-hosts.j
 import { HISTORY_KEEP } from '../ingest/run-history.js';
 import { checkOutDir, checkOutDirPlace, newRunId } from '../ingest/run-setup.js';
 import { applyNegated, FORGET_REJECTS_KEPT, FORGOTTEN_FILE, forgetRecord, forgetSummary } from './forget-records.js';
+import { foldJournal } from '../../core/journal-round.js';
 
 /** A forget as it goes: its list, its outputs and its counts. */
 interface ForgetRun {
@@ -82,6 +83,8 @@ export async function forget(s: Session, req: ForgetRequest): Promise<ForgetRepo
   // A crash between the unfinished ingest's last commit and its host counts: counted first, as ingest does.
   await recoverHostCounts(s.store.body.run, s.catalog, { dfs: s.dfs, path: join(s.workDir, 'hosts-recovery.parts') });
   await refuseBadStore(s);
+  // Keys the journal holds are removed from the bucket files like any other: they are folded in first.
+  await foldJournal(s);
   const runId = newRunId();
   const outDir = req.outDir === undefined ? join(resolve(s.dir), 'runs', runId) : resolve(req.outDir);
   checkOutDirPlace(s.dir, outDir);

@@ -9,6 +9,7 @@ import { DrumError } from '../../../errors.js';
 import type { DrumOptions } from '../../../options.js';
 import { readManifest } from '../../../store/manifest.js';
 import { Session, upgradeToValues } from '../../core/session.js';
+import { foldJournal } from '../../core/journal-round.js';
 
 export interface UpgradeResult {
   /** False when the store already had values. */
@@ -25,6 +26,8 @@ export async function upgradeStore(stateDir: string, opts: DrumOptions = {}): Pr
   const s = await Session.open(stateDir, { ...opts, readOnly: false, values: true, onNotice: () => void (upgraded = true) });
   try {
     if (!s.valued) {
+      // Journaled keys get their values with the rest: they are folded into the bucket files first.
+      await foldJournal(s);
       upgradeToValues(s.store, s.dfs, s.opts.fsync);
       upgraded = true;
     }

@@ -1,5 +1,5 @@
 // Drum.verify(): the full check of a committed store — every key file
-// (src/store/verify.ts), the Bloom file, the URL log
+// (src/store/verify.ts), the Bloom file, the key journal, the URL log
 // (src/store/url-log/url-log-verify.ts), the manifest (checked when the store
 // opened) and the run catalog (verify-catalog.ts) — as one result that
 // collects every problem instead of stopping at the first. Reads only.
@@ -11,6 +11,8 @@ import { verifyUrlLog } from '../../../store/url-log/url-log-verify.js';
 import type { VerifyProblem, VerifyResult } from '../../api.js';
 import type { Session } from '../../core/session.js';
 import { checkCatalog } from './verify-catalog.js';
+import { loadJournal } from '../../../store/journal/journal-file.js';
+import { JournalTable } from '../../../store/journal/journal-table.js';
 
 export async function verifyStore(s: Session): Promise<VerifyResult> {
   const r = s.verifyStore();
@@ -22,6 +24,17 @@ export async function verifyStore(s: Session): Promise<VerifyResult> {
     } catch (e) {
       if (!isDrumError(e)) throw e;
       r.problems.push({ file: e.file ?? body.bloom.file, code: e.code, message: e.message });
+    }
+  }
+  // The key journal: read again whole (the open read it too, but a long-running process opened long ago).
+  if (body.journal !== undefined) {
+    r.filesChecked++;
+    try {
+      loadJournal(s.dfs, s.dir, body.journal, new JournalTable(s.core.valueWords, body.journal.keys));
+      r.keysChecked += body.journal.keys;
+    } catch (e) {
+      if (!isDrumError(e)) throw e;
+      r.problems.push({ file: e.file ?? body.journal.file, code: e.code, message: e.message });
     }
   }
   // A store written before the URL log existed has none to check until its next commit.

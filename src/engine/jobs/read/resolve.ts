@@ -8,7 +8,8 @@
 // keys seen (in-round repeats take their first arrival's answer), adds each
 // distinct key to the core once, and runs a 'check' whose values pass reads
 // every touched bucket's values file once, in order, handing each hit's
-// docID back by ordinal. A round holds at most `roundLinks` links; a bigger
+// docID back by ordinal. A key the journal holds (stored by a small round,
+// not yet in a bucket file) is answered from the journal's value. A round holds at most `roundLinks` links; a bigger
 // input takes more rounds (each one sequential pass per touched bucket).
 // Writes nothing (a read-only session's spills and aux log go to its
 // private work directory).
@@ -98,6 +99,9 @@ export async function resolve(s: Session, req: ResolveRequest, roundLinks = RESO
   }
 }
 
+/** firstOrd of a link the key journal answered. */
+const JOURNALED = 0xffffffff;
+
 /** One round's links: their text, the first ordinal of each link's key, and the table that finds it. */
 class Round {
   links = 0;
@@ -105,6 +109,8 @@ class Round {
   private textUsed = 0;
   private ends = new Uint32Array(1024);
   private firstOrd = new Uint32Array(1024);
+  /** docID of each link the key journal answered (its firstOrd is JOURNALED). */
+  private journalDoc = new Float64Array(1024);
   private readonly keys = new RoundKeys();
 
   constructor(private readonly s: Session) {}
@@ -115,6 +121,9 @@ class Round {
     if (n === this.ends.length) {
       this.ends = grow(this.ends);
       this.firstOrd = grow(this.firstOrd);
+      const d = new Float64Array(2 * this.journalDoc.length);
+      d.set(this.journalDoc);
+      this.journalDoc = d;
     }
     const len = end - start;
     if (this.textUsed + len > this.text.length) {
@@ -125,6 +134,15 @@ class Round {
     src.copy(this.text, this.textUsed, start, end);
     this.textUsed += len;
     this.ends[n] = this.textUsed;
+    const j = this.s.journal;
+    const e = j === null ? -1 : j.find(hi, lo);
+    if (e >= 0) {
+      // Stored by a journal round, not yet in a bucket file: its value is in the journal.
+      this.firstOrd[n] = JOURNALED;
+      this.journalDoc[n] = docIDOf(j!.values, e * j!.valueWords);
+      this.links++;
+      return;
+    }
     let o = this.keys.find(hi, lo);
     if (o < 0) {
       // First arrival: the core gets the key (its payload is not needed: the text is kept here).
@@ -157,7 +175,8 @@ class Round {
     let start = 0;
     for (let k = 0; k < this.links; k++) {
       const end = this.ends[k]!;
-      const d = docOf[this.firstOrd[k]!]!;
+      const o = this.firstOrd[k]!;
+      const d = o === JOURNALED ? this.journalDoc[k]! : docOf[o]!;
       const url = this.text.toString('utf8', start, end);
       if (d < 0) res.notStored++;
       else res.resolved++;
