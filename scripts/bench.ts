@@ -34,6 +34,7 @@ import type { SmallBatchResult } from './small-batches.js';
 import { scaleRun, type ScaleRunResult, type SliceRow } from './scale-run.js';
 import { formatFit } from './scale-fit.js';
 import { resolveGoals, runResolveBench, type ResolveBench } from './lib/resolve-bench.js';
+import { formatStoreBatches, runStoreBatches, storeBatchGoals, type StoreBatches } from './lib/store-batches.js';
 import { formatVerify, verifyState, type StoreVerify } from './lib/verify-state.js';
 
 const KNOWN = ['drum', 'drum-keys', 'drum-raw', 'sort', 'set', 'level', 'duckdb', 'small', 'fixed', 'incremental', 'heritrix', 'resolve'];
@@ -274,9 +275,12 @@ async function main(): Promise<void> {
 
   // 5. drum resolve: Q URLs against an S-URL store, one merge (its own store, built once and kept with --keep).
   let resolveRun: ResolveBench | null = null;
+  let storeBatches: StoreBatches | null = null;
   if (!skip.has('resolve') && drumAvailable(ctx)) {
     resolveRun = await runResolveBench(ctx, Number(values['resolve-store']), Number(values['resolve-urls']));
     add(resolveRun.row);
+    // 6. 10 k-link batches into that store through one open Drum, key journal on and off.
+    if (resolveRun.row.status === 'ok') storeBatches = await runStoreBatches(ctx, resolveRun.state, resolveRun.queryFile, resolveRun.storeUrls);
     if (!ctx.keep) rmSync(join(work, `drum-resolve-state-${values['resolve-store']}`), { recursive: true, force: true });
   }
 
@@ -284,7 +288,7 @@ async function main(): Promise<void> {
     const sort = rows.find((s) => s.id === 'sort' && s.dataset === (r.dataset === 'batch2' ? 'main' : r.dataset) && s.status === 'ok');
     if (sort?.wallMs && r.wallMs !== null && r.status === 'ok') r.ratioToSort = Math.round((r.wallMs / sort.wallMs) * 100) / 100;
   }
-  const goals = [...checkGoals(rows, links, values.scale ? scaleLinks : null, library10k?.medianMs ?? null, scaleSlices?.slices ?? null), ...resolveGoals(resolveRun)];
+  const goals = [...checkGoals(rows, links, values.scale ? scaleLinks : null, library10k?.medianMs ?? null, scaleSlices?.slices ?? null), ...resolveGoals(resolveRun), ...storeBatchGoals(storeBatches)];
   const agreement = checkAgreement(rows, datasets);
   if (scaleVerify !== null) agreement.push(formatVerify('the scale store', scaleVerify));
   if (scaleSlices?.verify) agreement.push(formatVerify('the streamed store', scaleSlices.verify));
@@ -299,6 +303,7 @@ async function main(): Promise<void> {
     rows,
     fixedCosts,
     library10k,
+    storeBatches,
     scaleSlices,
     scaleVerify,
     goals,
@@ -312,6 +317,7 @@ async function main(): Promise<void> {
   process.stdout.write(formatTable(rows) + '\n\n' + formatStages(rows) + '\n\n' +
     (fixedCosts.length ? `fixed costs of a process (median of 5):\n${formatFixedCosts(fixedCosts)}\n\n` : '') +
     (library10k ? `10 k-link batches through one open Drum on the main store: median ${library10k.medianMs} ms (runs ${library10k.runsMs.join(' / ')}; open ${library10k.openMs} ms once)\n\n` : '') +
+    (storeBatches?.journal ? `${formatStoreBatches(storeBatches)}\n\n` : '') +
     (scaleSlices?.fit ? `${formatFit(scaleSlices.fit)}\n\n` : '') +
     formatGoals(goals) + '\n\n' + agreement.join('\n') + `\n\nJSON: ${jsonOut}\n`);
 }

@@ -6,8 +6,9 @@
 // median, and the process's peak RSS. Drum's own fixed costs of a process
 // (module load, workers, cache files) are paid once, at open, as a crawler
 // pays them. Writes to the store it is given: pass a copy.
+// `--journal-keys N` opens with that key journal (0: every batch merges).
 // Usage (after `tsc -p .`):
-//   node dist/scripts/small-batches.js --state DIR --input FILE [--batch 10000] [--batches 10]
+//   node dist/scripts/small-batches.js --state DIR --input FILE [--batch 10000] [--batches 10] [--journal-keys N]
 
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,13 +46,13 @@ function cutBatches(input: string, dir: string, batch: number, batches: number):
   return files;
 }
 
-export async function smallBatches(state: string, input: string, batch: number, batches: number): Promise<SmallBatchResult> {
+export async function smallBatches(state: string, input: string, batch: number, batches: number, journalKeys?: number): Promise<SmallBatchResult> {
   const dir = `${state}.batches`;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const files = cutBatches(input, dir, batch, batches);
   const t0 = performance.now();
-  const drum = await Drum.open(state);
+  const drum = await Drum.open(state, journalKeys === undefined ? {} : { journalKeys });
   const openMs = performance.now() - t0;
   const runsMs: number[] = [];
   const newUrls: number[] = [];
@@ -71,12 +72,15 @@ export async function smallBatches(state: string, input: string, batch: number, 
 }
 
 if (process.argv[1]?.endsWith('small-batches.js')) {
-  const { values } = parseArgs({ options: { state: { type: 'string' }, input: { type: 'string' }, batch: { type: 'string', default: '10000' }, batches: { type: 'string', default: '10' } } });
+  const { values } = parseArgs({
+    options: { state: { type: 'string' }, input: { type: 'string' }, batch: { type: 'string', default: '10000' }, batches: { type: 'string', default: '10' }, 'journal-keys': { type: 'string' } },
+  });
   if (!values.state || !values.input) {
     process.stderr.write('usage: small-batches.js --state DIR --input FILE [--batch 10000] [--batches 10]\n');
     process.exit(2);
   }
-  smallBatches(values.state, values.input, Number(values.batch), Number(values.batches))
+  const jk = values['journal-keys'];
+  smallBatches(values.state, values.input, Number(values.batch), Number(values.batches), jk === undefined ? undefined : Number(jk))
     .then((r) => process.stdout.write(JSON.stringify(r) + '\n'))
     .catch((e: unknown) => { process.stderr.write(`small-batches: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`); process.exit(1); });
 }

@@ -57,13 +57,13 @@ export interface DrumOptions {
   mergeEvery?: number;
   /**
    * Keys the key journal holds before a fold merges them into the bucket
-   * files (0: every round merges). A round of at most 65,536 URLs that
+   * files (0: every round merges). A round of at most 262,144 URLs that
    * reach the disk check is answered by reading the blocks its keys land in
    * and stores its new keys by appending them to the journal (one fsync)
    * instead of rewriting every bucket file it touches: a small batch into a
    * big store costs in proportion to the batch. A larger round, and any job
    * that changes stored values (revisit, graph, forget), folds the journal
-   * first. Default 2^18 (at most 10 MiB of RAM, part of memoryBytes; docs/design.md, "Key journal").
+   * first. Default 2^18 (at most 13 MiB of RAM, part of memoryBytes; docs/design.md, "Key journal").
    */
   journalKeys?: number;
   /** Read-only open: no lock taken for writing, nothing written. Default false. */

@@ -18,6 +18,9 @@ export interface ResolveBench {
   bytesRead: number | null;
   storeBytes: number | null;
   storeUrls: number;
+  /** The store it built (kept for the 10 k-batch runs, store-batches.ts) and its query file. */
+  state: string;
+  queryFile: string;
 }
 
 /** URL i of the synthetic store: 100,003 hosts, so buckets and hosts spread as a crawl's do. */
@@ -56,7 +59,7 @@ export async function runResolveBench(ctx: BenchContext, storeUrls: number, quer
   if (!existsSync(join(state, 'MANIFEST'))) {
     ctx.log(`building a ${storeUrls.toLocaleString('en-US')}-URL store for the resolve row`);
     const b = await runMeasured(process.execPath, [drum, 'ingest', '--state', state, '--no-fsync', '--no-progress', '--quiet', '--out', join(state, 'out'), storeFile], { env, timeoutMs: ctx.timeoutMs });
-    if (b.exitCode !== 0) return { row: { ...row, status: 'failed', note: `building the store: ${b.stderr.slice(-160)}` }, bytesRead: null, storeBytes: null, storeUrls };
+    if (b.exitCode !== 0) return { row: { ...row, status: 'failed', note: `building the store: ${b.stderr.slice(-160)}` }, bytesRead: null, storeBytes: null, storeUrls, state, queryFile };
     rmSync(join(state, 'out'), { recursive: true, force: true });
   }
   const out = join(ctx.work, 'resolve-out.tsv');
@@ -66,7 +69,7 @@ export async function runResolveBench(ctx: BenchContext, storeUrls: number, quer
   row.cpuMs = m.cpuMs;
   row.cpuPct = m.cpuMs !== null && m.wallMs > 0 ? Math.round((100 * m.cpuMs) / m.wallMs) : null;
   row.peakRssBytes = m.peakRssBytes;
-  if (m.exitCode !== 0) return { row: { ...row, status: m.timedOut ? 'timeout' : 'failed', note: m.stderr.slice(-160) }, bytesRead: null, storeBytes: null, storeUrls };
+  if (m.exitCode !== 0) return { row: { ...row, status: m.timedOut ? 'timeout' : 'failed', note: m.stderr.slice(-160) }, bytesRead: null, storeBytes: null, storeUrls, state, queryFile };
   const num = (s: string | undefined): number | null => (s === undefined ? null : Number(s.replace(/,/g, '')));
   const v = /(\d[\d,]*) merges read (\d[\d,]*) bytes; the store's key and values files hold (\d[\d,]*) bytes/.exec(m.stderr);
   const bytesRead = num(v?.[2]);
@@ -82,7 +85,7 @@ export async function runResolveBench(ctx: BenchContext, storeUrls: number, quer
   row.note = `${v?.[1] ?? '?'} merge(s); read ${bytesRead ?? '?'} of ${storeBytes ?? '?'} store bytes${wrong > 0 ? `; ${wrong} WRONG answers` : ''}`;
   if (wrong > 0) row.status = 'failed';
   if (!ctx.keep) rmSync(out, { force: true });
-  return { row, bytesRead, storeBytes, storeUrls };
+  return { row, bytesRead, storeBytes, storeUrls, state, queryFile };
 }
 
 /** The resolve goals: one sequential pass (bytes read ≤ 1.1× the key and values files) in one merge, peak RSS ≤ 256 MiB. */

@@ -184,9 +184,17 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = f
   };
 }
 
-/** The key journal's table at its fullest: `keys` keys with URL values (or keys only), 0 when the journal is off. */
+/** Records (keys that reach the disk check) a round may hold to be a journal round (engine/core/journal-round.ts). */
+export const JOURNAL_ROUND_RECORDS = 1 << 18;
+/** Bytes per record of the key, seed and ordinal a journal round keeps of each (DrumCore.recordKeys). */
+const RECORDED_KEY_BYTES = 3 * 4; // hi, lo, seed
+
+/**
+ * The key journal's RAM at its fullest: its table of `keys` keys with URL
+ * values (or keys only) and the recorded keys of a journal round; 0 when the journal is off.
+ */
 function journalBytes(keys: number, valued = true): number {
-  return keys === 0 ? 0 : JournalTable.bytesFor(keys, valued ? URL_VALUE_WORDS : 0);
+  return keys === 0 ? 0 : JournalTable.bytesFor(keys, valued ? URL_VALUE_WORDS : 0) + JOURNAL_ROUND_RECORDS * RECORDED_KEY_BYTES;
 }
 
 function mib(bytes: number): string {

@@ -26,15 +26,14 @@ import { namedBuckets, roundValues, writeRoundBloom } from './commit.js';
 import { BlockedBloom } from '../../tiers/bloom.js';
 import { DrumCore } from './drum-core.js';
 import { mergeRound } from './round.js';
+import { JOURNAL_ROUND_RECORDS } from './budget.js';
 import type { Session } from './session.js';
 
-/** Most records (keys that reach the disk check) a round may hold to be a journal round. */
-export const JOURNAL_ROUND_MAX = 1 << 16;
 
 /** True when the round pending now can be a journal round (its keys recorded, the journal on). */
 export function journalRoundFits(s: Session): boolean {
   const j = s.journal;
-  return j !== null && s.opts.journalKeys > 0 && s.aux.records <= Math.min(JOURNAL_ROUND_MAX, s.core.recordedKeys, j.capacity);
+  return j !== null && s.opts.journalKeys > 0 && s.aux.records <= Math.min(JOURNAL_ROUND_RECORDS, s.core.recordedKeys, j.capacity);
 }
 
 /**

@@ -26,12 +26,11 @@ import type { BlockedBloom } from '../../tiers/bloom.js';
 import { readBloom } from '../../tiers/bloom-file.js';
 import { HotCache } from '../../tiers/hot-cache.js';
 import { RecentTable } from '../../tiers/recent-table.js';
-import { loadTiers, saveTiers, TIER_FILE } from '../../tiers/tier-file.js';
-import { saveCache } from '../../tiers/cache-file.js';
-import { loadMemos, MEMO_FILE, saveMemos } from '../../tiers/memo-file.js';
-import { chunkLinksMax, planBudget, type BudgetPlan } from './budget.js';
+import { chunkLinksMax, JOURNAL_ROUND_RECORDS, planBudget, type BudgetPlan } from './budget.js';
 import { foldInChild } from '../../catalog/hosts/fold-child.js';
 import { Front } from './front.js';
+import { WarmCaches } from './session-caches.js';
+import { loadTiers, TIER_FILE } from '../../tiers/tier-file.js';
 import { ParsePool } from '../workers/parse-pool.js';
 import { SortArea } from './sort-area.js';
 import type { BucketFiles } from './sort-stage.js';
@@ -41,10 +40,6 @@ import { addValues } from '../../store/upgrade.js';
 import { upgradedValue, URL_VALUE_BYTES, URL_VALUE_WORDS } from './url-values.js';
 import type { JournalTable } from '../../store/journal/journal-table.js';
 import { JournalLog, openJournal } from '../../store/journal/journal-file.js';
-import { JOURNAL_ROUND_MAX } from './journal-round.js';
-
-/** A long-running process saves its warm-start caches at most this often (and when it closes). */
-const CACHE_SAVE_MS = 60_000;
 
 export class Session {
   readonly timer = new StageTimer();
@@ -53,9 +48,8 @@ export class Session {
   readonly core: DrumCore;
   /** Key files this session verified or wrote: a later job's verification before writing skips them. */
   private readonly knownGood = new Set<string>();
-  /** A commit changed the tiers since they were last saved (or loaded). */
-  private cachesDirty = false;
-  private lastCacheSave = performance.now();
+  /** The warm-start caches (tiers.cache, memo.cache): when to save them, and their loads and saves. */
+  readonly caches: WarmCaches;
   /** Appends each commit's new URLs to the URL log (their docIDs); null for a read-only session. */
   readonly urlLog: UrlLogWriter | null;
   /** The key journal's keys (journal-round.ts), or null when the journal is off and the store has none. */
@@ -79,6 +73,7 @@ export class Session {
   ) {
     const valued = store.valueBytes > 0;
     this.area = new SortArea(plan.sortEntries, valued);
+    this.caches = new WarmCaches(this);
     this.core = new DrumCore(dfs, pending, aux, this.area, valued ? URL_VALUE_WORDS : 0, join(workDir, 'values-events.dat'));
     front.seedHostChecks = valued;
     // Stores with values keep the text of every docID (a keys-only store keeps its speed and has no docIDs).
@@ -87,7 +82,7 @@ export class Session {
     this.journalLog = opts.readOnly || this.journal === null ? null : new JournalLog(dfs, dir, store.body.journal ?? null, this.core.valueWords, opts.fsync);
     front.journal = this.journal;
     // The keys of every round small enough to be a journal round are kept by ordinal (journal-round.ts).
-    if (this.journalLog !== null) this.core.recordKeys(JOURNAL_ROUND_MAX);
+    if (this.journalLog !== null) this.core.recordKeys(JOURNAL_ROUND_RECORDS);
     // The Bloom file lacks the journal's keys: the in-RAM filter learns them (a gate then sends them to the check less often).
     if (this.journal !== null && front.bloom !== null) front.bloom.addPairs(this.journal.keys, this.journal.count);
   }
@@ -156,7 +151,7 @@ export class Session {
       const aux = new AuxLog(dfs, join(wd, 'aux.dat'), 4 << 20);
       const pool = new ParsePool(policy, eff.hostBits, eff.workers, plan.lineMemoEntries, true);
       const session = new Session(dir, dfs, store, eff, policy, plan, front, pending, aux, pool, catalog, wd);
-      session.loadMemos();
+      session.caches.loadMemos();
       // Lock, manifest, tier caches, catalog open and reconcile: what a process pays before its first link.
       session.timer.add('open', performance.now() - t0, 0);
       return session;
@@ -192,9 +187,9 @@ export class Session {
    * otherwise a later job would call those URLs seen.
    */
   async resetTiers(): Promise<void> {
-    this.cachesDirty = false; // back to what the saved files hold (or cold): nothing to save
+    this.caches.dirty = false; // back to what the saved files hold (or cold): nothing to save
     this.pool.clearMemo();
-    this.loadMemos();
+    this.caches.loadMemos();
     this.front.cache.clear();
     this.front.recent.clear();
     loadTiers(join(this.dir, TIER_FILE), this.store.committed, [this.front.cache, this.front.recent]);
@@ -213,29 +208,6 @@ export class Session {
     this.pool.clearMemo();
     this.front.cache.clear();
     this.front.recent.clear();
-  }
-
-  /** Warms the line memos from memo.cache if it was saved after the committed state (else they stay as they are). */
-  private loadMemos(): void {
-    const tables = loadMemos(join(this.dir, MEMO_FILE), this.store.committed, this.policy.id, this.pool.memoEntries);
-    this.pool.loadMemoTables(tables);
-  }
-
-  /**
-   * Saves the line memos after a run's final commit. REQUIRES: no chunk in
-   * flight (then every line a memo holds gave a URL that is now stored). A
-   * cache: a failed save only means a cold start next time.
-   */
-  private async saveMemos(): Promise<void> {
-    if (this.opts.readOnly || this.pool.memoEntries === 0) return;
-    let tables: Uint32Array[] = [];
-    try {
-      tables = await this.pool.lendMemoTables();
-      if (tables.length === 0) return; // memos off, or a failed pool: nothing whole to save
-      saveCache(() => saveMemos(this.dfs, join(this.dir, MEMO_FILE), this.store.committed, this.policy.id, this.pool.memoEntries, tables));
-    } finally {
-      this.pool.returnMemoTables(tables);
-    }
   }
 
   /** Reads and checks every key file the manifest names (verify). */
@@ -258,26 +230,12 @@ export class Session {
   /** After a commit: the files it wrote are known good; the tiers changed. */
   committed(written: Iterable<string>): void {
     for (const f of written) this.knownGood.add(f);
-    this.cachesDirty = true;
+    this.caches.dirty = true;
   }
 
-  /**
-   * Saves the tiers (tiers.cache) and line memos (memo.cache) when a commit
-   * changed them and CACHE_SAVE_MS passed since the last save (or `now`).
-   * They are only a warm start for the next process: a process saves them
-   * when it closes and a long-running one every CACHE_SAVE_MS, not after
-   * every commit (19 MiB at the defaults). REQUIRES: no round in flight
-   * (every key the tiers and memos hold is stored).
-   */
+  /** Saves the warm-start caches when a commit changed them and it is time (session-caches.ts). */
   async saveCaches(now = false): Promise<void> {
-    if (!this.cachesDirty || this.opts.readOnly) return;
-    if (!now && performance.now() - this.lastCacheSave < CACHE_SAVE_MS) return;
-    const t = performance.now();
-    this.cachesDirty = false;
-    this.lastCacheSave = t;
-    saveCache(() => saveTiers(this.dfs, join(this.dir, TIER_FILE), this.store.committed, [this.front.cache, this.front.recent]));
-    await this.saveMemos();
-    this.timer.add('save-caches', performance.now() - t, 0);
+    await this.caches.save(now);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  budgetSplit, chunkLinksMax, DEFAULT_LINE_MEMO_ENTRIES, minimumBudgetBytes, planBudget, RUNTIME_RESERVE_BYTES, runtimeFloor, sortBytesPerEntry,
+  budgetSplit, chunkLinksMax, DEFAULT_LINE_MEMO_ENTRIES, JOURNAL_ROUND_RECORDS, minimumBudgetBytes, planBudget, RUNTIME_RESERVE_BYTES, runtimeFloor, sortBytesPerEntry,
 } from '../../../src/engine/core/budget.js';
 import { EVENTS_RAM_BYTES } from '../../../src/engine/core/value-events.js';
 import { HOST_PARTS_RAM_BYTES } from '../../../src/engine/hosts/host-parts.js';
@@ -54,7 +54,8 @@ describe('planBudget and the key journal', () => {
     const off = resolveOptions({ workers: 1, journalKeys: 0 });
     const a = planBudget(on, chunkLinksMax(on.chunkBytes), true);
     const b = planBudget(off, chunkLinksMax(off.chunkBytes), true);
-    assert.equal(a.journal, JournalTable.bytesFor(1 << 18, URL_VALUE_WORDS));
+    // The table at its fullest, and the key, seed and ordinal of each record a journal round may hold.
+    assert.equal(a.journal, JournalTable.bytesFor(1 << 18, URL_VALUE_WORDS) + 12 * JOURNAL_ROUND_RECORDS);
     assert.equal(b.journal, 0);
     assert.ok(a.sortArea + a.newBitmap + a.bucketBuffers < b.sortArea + b.newBitmap + b.bucketBuffers);
     assert.equal(budgetSplit(a).journal, a.journal);
