@@ -18,7 +18,7 @@ export const STAGES: readonly (readonly [string, RegExp])[] = [
   ['canonicalize', /canonicalize\//],
   ['hash', /fingerprint\//],
   ['line memo', /tiers\/(line-memo|chunk-set)\.js/],
-  ['route', /engine\/core\/(front|drum-core)\.js|tiers\/(recent-table|hot-cache|set-assoc|bloom)\.js|bucket\/(pending|spill-file)\.js/],
+  ['route', /engine\/url-seen\/front\.js|engine\/core\/drum-core\.js|tiers\/(recent-table|hot-cache|set-assoc|bloom)\.js|bucket\/(pending|spill-file)\.js/],
   ['sort + merge', /bucket\/(radix-sort|aux-log|slice-partition|key-range)\.js|store\/(merge|key-reader|key-writer)\.js|workers\/dispatch/],
   ['outputs + hosts', /engine\/jobs\/ingest\/run-outputs|output\/|engine\/hosts\//],
   ['input SHA-256', /internal\/crypto\/hash/],

@@ -5,7 +5,7 @@
 import { DrumError } from './errors.js';
 import type { CanonicalPolicyOptions } from './canonicalize/types.js';
 import type { FaultHook } from './io/fs.js';
-import { assertHonourableBudget, minimumBudgetBytes } from './engine/core/budget.js';
+import { assertHonourableBudget, minimumBudgetBytes } from './engine/session/budget.js';
 
 export type BloomMode = 'off' | 'gate' | 'lossy';
 

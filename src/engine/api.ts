@@ -157,6 +157,8 @@ export interface StoreStats {
   /** Expected number of colliding key pairs among storeUrls (docs/design.md). */
   expectedCollisions: number;
   bloom: { bitsPerKey: number; sizeBytes: number; keys: number; expectedFpRate: number } | null;
+  /** The key journal: URLs stored by small rounds and not yet folded into the key files (counted in storeUrls), or null. */
+  journal: { keys: number; bytes: number } | null;
   recentRuns: { runId: string; status: string; startedAt: string; uniqueUrls: number; linksRead: number }[];
   /** Disk space the state directory really takes, by part (src/stats/disk-usage.ts), caches included. */
   disk: DiskUsage;

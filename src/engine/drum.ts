@@ -18,9 +18,9 @@ import type {
 import { check, type CheckResult } from './jobs/read/check.js';
 import { forgetJob } from './jobs/maintain/forget.js';
 import { storeStats } from './jobs/read/store-stats.js';
-import { forgetRound } from './core/commit.js';
+import { forgetRound } from './url-seen/commit.js';
 import { ingest } from './jobs/ingest/ingest.js';
-import { Session } from './core/session.js';
+import { Session } from './session/session.js';
 import { Feeder, FEED_ROUND_URLS, type FeedItem } from './pipeline/feed.js';
 import { LinkStream } from './jobs/ingest/stream.js';
 import { LinkAdder } from './jobs/ingest/add-links.js';

@@ -8,8 +8,8 @@
 // starts a job with run() or holds the store with hold().
 
 import { DrumError } from '../errors.js';
-import { dropRound, forgetRound } from './core/commit.js';
-import type { Session } from './core/session.js';
+import { dropRound, forgetRound } from './url-seen/commit.js';
+import type { Session } from './session/session.js';
 
 export class JobGate {
   /** Set by drain(): no job, stream or add() starts any more. */

@@ -71,7 +71,7 @@ export function collectGarbage(dir: string, body: ManifestBody, dfs: DrumFs): vo
     }
   }
   for (const f of safeList(join(dir, 'work'))) {
-    // A fold's own buckets and aux log go to work/fold/ (engine/core/journal-round.ts).
+    // A fold's own buckets and aux log go to work/fold/ (engine/url-seen/journal-round.ts).
     if (f === 'fold') for (const g of safeList(join(dir, 'work', f))) dfs.unlink(join(dir, 'work', f, g));
     else dfs.unlink(join(dir, 'work', f));
   }

@@ -173,7 +173,7 @@ describe('listings', () => {
   it('shows store stats and whether verify found the store sound', () => {
     const s = formatStats({
       stateDir: '/s', formatVersion: 1, storeUrls: 5_000_000, storeBytes: 40e6, files: 65, buckets: 64, hostBits: 24,
-      policy: 'default/v1', expectedCollisions: 0.0007, bloom: null, recentRuns: [],
+      policy: 'default/v1', expectedCollisions: 0.0007, bloom: null, journal: null, recentRuns: [],
       disk: { totalBytes: 60e6, store: 40e6, bloom: 0, caches: 19 * 1024 * 1024, catalog: 1e5, runs: 0, work: 0, other: 4096 },
     });
     assert.match(s, /URLs stored\s+5,000,000/);
@@ -181,6 +181,13 @@ describe('listings', () => {
     assert.match(s, /disk used: 57\.2 MiB\n/);
     assert.match(s, /caches\s+19\.0 MiB \(33\.2%\)\s+tiers\.cache, memo\.cache/);
     assert.match(s, /policy\s+default\/v1/);
+    assert.match(s, /key journal\s+empty/);
+    const j = formatStats({
+      stateDir: '/s', formatVersion: 1, storeUrls: 41_000, storeBytes: 1312048, files: 1, buckets: 64, hostBits: 24,
+      policy: 'default/v1', expectedCollisions: 0, bloom: null, journal: { keys: 41_000, bytes: 1312048 }, recentRuns: [],
+      disk: { totalBytes: 2e6, store: 1312048, bloom: 0, caches: 0, catalog: 1e5, runs: 0, work: 0, other: 0 },
+    });
+    assert.match(j, /key journal\s+41,000 URLs not yet folded into the key files \(1\.25 MiB\)/);
     assert.match(formatVerify({ ok: true, filesChecked: 3, keysChecked: 10, problems: [] }), /^sound: 3 files/);
     assert.match(formatVerify({ ok: false, filesChecked: 3, keysChecked: 10, problems: [{ file: 'f', code: 'DRUM_CORRUPT_FILE', message: 'm' }] }), /^NOT SOUND \(1 problem\)/);
   });

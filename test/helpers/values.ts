@@ -12,7 +12,7 @@ import { readManifest } from '../../src/store/manifest.js';
 import { ValueReader } from '../../src/store/values/value-io.js';
 import { loadJournal } from '../../src/store/journal/journal-file.js';
 import { JournalTable } from '../../src/store/journal/journal-table.js';
-import { docIDOf, V_FIRST_RUN, V_FLAGS, V_HOST_CHECK, V_LAST_EMITTED } from '../../src/engine/core/url-values.js';
+import { docIDOf, V_FIRST_RUN, V_FLAGS, V_HOST_CHECK, V_LAST_EMITTED } from '../../src/engine/url-seen/url-values.js';
 
 export interface UrlValue {
   docID: number;

@@ -32,7 +32,7 @@ describe('profile shares', () => {
   it('names the stages of the hot loops by their files', () => {
     assert.equal(stageOf('file:///x/dist/src/input/split.js'), 'split');
     assert.equal(stageOf('file:///x/dist/src/tiers/line-memo.js'), 'line memo');
-    assert.equal(stageOf('file:///x/dist/src/engine/core/front.js'), 'route');
+    assert.equal(stageOf('file:///x/dist/src/engine/url-seen/front.js'), 'route');
     assert.equal(stageOf('node:internal/crypto/hash'), 'input SHA-256');
     assert.equal(stageOf('file:///x/dist/src/cli/main.js'), 'other');
   });

@@ -28,7 +28,8 @@
 // ordinal's value; 'delete' drops the found keys' values. A bucket with no
 // new, changed or dropped value keeps its values file.
 // The core knows nothing of URLs, tiers, runs or manifests: URL-seen
-// (round.ts + commit.ts, with the tiers of front.ts) is one client; a store
+// (src/engine/url-seen/: round, commit and journal round, with the tiers of
+// front.ts) is one client; a store
 // of content fingerprints is another. It does not commit: the client names
 // the written files in its manifest, then calls reset().
 // REQUIRES: add() ordinals ascending (they are: the core hands them out);

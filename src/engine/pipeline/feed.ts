@@ -14,7 +14,7 @@ import { LineSplitter } from '../../input/split.js';
 import type { LineChunk, Reject } from '../../input/types.js';
 import type { RunReport } from '../../stats/report.js';
 import type { FeedOptions, LibraryRunStats, Link } from '../api.js';
-import type { Session } from '../core/session.js';
+import type { Session } from '../session/session.js';
 import { LibraryRun, type Taker } from '../jobs/ingest/library-run.js';
 import { linkChunk } from './link-chunk.js';
 

@@ -17,7 +17,7 @@ import type { InputRecord } from '../../store/manifest.js';
 import type { ReadOptions } from '../api.js';
 import type { ParsedChunk } from './parse.js';
 import type { ParseJob } from '../workers/parse-pool.js';
-import type { Session } from '../core/session.js';
+import type { Session } from '../session/session.js';
 
 /** Parsed chunks in flight per worker: enough to keep workers busy during a merge. */
 const INFLIGHT_PER_WORKER = 4;

@@ -6,7 +6,7 @@
 // per small round at the committed end (bytes a crash left past it belong
 // to no commit and are overwritten), fsyncs it, and returns the point the
 // next manifest names. Does not decide when to append or fold
-// (engine/core/journal-round.ts) and does not write the manifest.
+// (engine/url-seen/journal-round.ts) and does not write the manifest.
 // REQUIRES: one writer (the store's writer lock); the file named by a
 // manifest is never rewritten below its committed bytes.
 

@@ -11,7 +11,7 @@ import { DrumError } from '../../../errors.js';
 import type { Reject } from '../../../input/types.js';
 import type { RunReport } from '../../../stats/report.js';
 import type { AddOptions, AddResult, LibraryRunStats, Link, LinkReject } from '../../api.js';
-import type { Session } from '../../core/session.js';
+import type { Session } from '../../session/session.js';
 import { linkChunk } from '../../pipeline/link-chunk.js';
 import { LibraryRun, type Taker } from './library-run.js';
 

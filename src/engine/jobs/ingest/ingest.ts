@@ -19,12 +19,12 @@ import { flattenCounters, newRunCounters, restoreCounters, type RunCounters } fr
 import type { ManifestBody, RunState, RunSummary } from '../../../store/manifest.js';
 import type { AbandonedRun, CommittedRound, IngestRequest, RunReport } from '../../api.js';
 import type { ParsedChunk } from '../../pipeline/parse.js';
-import { mergeAndCommit, mergeDue } from '../../core/commit.js';
-import { foldJournal } from '../../core/journal-round.js';
+import { mergeAndCommit, mergeDue } from '../../url-seen/commit.js';
+import { foldJournal } from '../../url-seen/journal-round.js';
 import { buildReport, writeReport } from './report-build.js';
 import { damagedInputs, describeInputs, planRun, type RunPlan } from './run-setup.js';
 import { knownInputs, withWholeHash } from './known-inputs.js';
-import type { Session } from '../../core/session.js';
+import type { Session } from '../../session/session.js';
 import { readLoop, type InputError } from '../../pipeline/read-loop.js';
 import { recoverHostCounts } from '../../hosts/host-recovery.js';
 import { RunOutputs } from './run-outputs.js';

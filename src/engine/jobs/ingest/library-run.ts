@@ -15,8 +15,8 @@ import { flattenCounters, newRunCounters, restoreCounters, type RunCounters } fr
 import type { RunReport } from '../../../stats/report.js';
 import type { RunState } from '../../../store/manifest.js';
 import type { LibraryRunStats } from '../../api.js';
-import { forgetRound, mergeAndCommit, mergeDue } from '../../core/commit.js';
-import type { Session } from '../../core/session.js';
+import { forgetRound, mergeAndCommit, mergeDue } from '../../url-seen/commit.js';
+import type { Session } from '../../session/session.js';
 import { recoverHostCounts } from '../../hosts/host-recovery.js';
 import { pushHistory } from './run-history.js';
 import { RunOutputs } from './run-outputs.js';

@@ -9,8 +9,8 @@ import type { RunCounters } from '../../../stats/counters.js';
 import type { GraphReport, RunReport } from '../../../stats/report.js';
 import { uniqueFileName } from '../../../output/unique-writer.js';
 import type { RunState } from '../../../store/manifest.js';
-import { budgetSplit } from '../../core/budget.js';
-import type { Session } from '../../core/session.js';
+import { budgetSplit } from '../../session/budget.js';
+import type { Session } from '../../session/session.js';
 
 const rate = (hits: number, lookups: number): number => (lookups === 0 ? 0 : hits / lookups);
 

@@ -6,7 +6,7 @@
 import type { DrumFs } from '../../../io/fs.js';
 import type { RunCounters } from '../../../stats/counters.js';
 import type { IngestRequest } from '../../api.js';
-import type { Front } from '../../core/front.js';
+import type { Front } from '../../url-seen/front.js';
 
 export type RunPhase = 'reading' | 'merging' | 'committing' | 'done';
 

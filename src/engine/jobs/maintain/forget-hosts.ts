@@ -18,10 +18,10 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { DrumError } from '../../../errors.js';
 import { hostCheckOf } from '../../../fingerprint/key.js';
-import type { Session } from '../../core/session.js';
+import type { Session } from '../../session/session.js';
 import type { ParsedChunk } from '../../pipeline/parse.js';
 import { readLoop } from '../../pipeline/read-loop.js';
-import { FLAG_HOST_CHECK, URL_VALUE_WORDS, V_FLAGS, V_HOST_CHECK } from '../../core/url-values.js';
+import { FLAG_HOST_CHECK, URL_VALUE_WORDS, V_FLAGS, V_HOST_CHECK } from '../../url-seen/url-values.js';
 
 /** A host to forget: its canonical name, the top `hostBits` bits of its keys' hi word, and its host check. */
 export interface HostTarget {

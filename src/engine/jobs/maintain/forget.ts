@@ -30,8 +30,8 @@ import type { InputRecord, ManifestBody } from '../../../store/manifest.js';
 import { BlockedBloom } from '../../../tiers/bloom.js';
 import { writeBloom } from '../../../tiers/bloom-file.js';
 import type { ForgetReject, ForgetReport, ForgetRequest } from '../../api.js';
-import type { Session } from '../../core/session.js';
-import { forgetRound, namedBuckets, roundValues } from '../../core/commit.js';
+import type { Session } from '../../session/session.js';
+import { forgetRound, namedBuckets, roundValues } from '../../url-seen/commit.js';
 import type { WrittenBucket } from '../../core/drum-core.js';
 import type { ParsedChunk } from '../../pipeline/parse.js';
 import { readLoop } from '../../pipeline/read-loop.js';
@@ -42,7 +42,7 @@ import { HOST_PAYLOAD_MARK, routeHosts, type HostTarget } from './forget-hosts.j
 import { HISTORY_KEEP } from '../ingest/run-history.js';
 import { checkOutDir, checkOutDirPlace, newRunId } from '../ingest/run-setup.js';
 import { applyNegated, FORGET_REJECTS_KEPT, FORGOTTEN_FILE, forgetRecord, forgetSummary } from './forget-records.js';
-import { foldJournal } from '../../core/journal-round.js';
+import { foldJournal } from '../../url-seen/journal-round.js';
 
 /** A forget as it goes: its list, its outputs and its counts. */
 interface ForgetRun {

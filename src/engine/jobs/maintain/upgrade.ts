@@ -8,8 +8,8 @@
 import { DrumError } from '../../../errors.js';
 import type { DrumOptions } from '../../../options.js';
 import { readManifest } from '../../../store/manifest.js';
-import { Session, upgradeToValues } from '../../core/session.js';
-import { foldJournal } from '../../core/journal-round.js';
+import { Session, upgradeToValues } from '../../session/session.js';
+import { foldJournal } from '../../url-seen/journal-round.js';
 
 export interface UpgradeResult {
   /** False when the store already had values. */

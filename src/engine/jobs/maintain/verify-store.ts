@@ -9,7 +9,7 @@ import { isDrumError } from '../../../errors.js';
 import { readBloom } from '../../../tiers/bloom-file.js';
 import { verifyUrlLog } from '../../../store/url-log/url-log-verify.js';
 import type { VerifyProblem, VerifyResult } from '../../api.js';
-import type { Session } from '../../core/session.js';
+import type { Session } from '../../session/session.js';
 import { checkCatalog } from './verify-catalog.js';
 import { loadJournal } from '../../../store/journal/journal-file.js';
 import { JournalTable } from '../../../store/journal/journal-table.js';

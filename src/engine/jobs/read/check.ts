@@ -18,10 +18,10 @@ import { keysFileName } from '../../../store/format.js';
 import type { CheckRequest } from '../../api.js';
 import { describeInputs } from '../ingest/run-setup.js';
 import { readLoop, type InputError } from '../../pipeline/read-loop.js';
-import { mergeRound } from '../../core/round.js';
+import { mergeRound } from '../../url-seen/round.js';
 import type { BucketFiles } from '../../core/sort-stage.js';
-import { dropRound, mergeDue } from '../../core/commit.js';
-import type { Session } from '../../core/session.js';
+import { dropRound, mergeDue } from '../../url-seen/commit.js';
+import type { Session } from '../../session/session.js';
 
 export interface CheckResult {
   linksRead: number;

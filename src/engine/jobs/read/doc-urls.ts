@@ -7,7 +7,7 @@
 
 import { UrlLogReader } from '../../../store/url-log/url-log-reader.js';
 import { urlLogOf } from '../../../store/url-log/url-log-format.js';
-import type { Session } from '../../core/session.js';
+import type { Session } from '../../session/session.js';
 
 export function docUrls(s: Session, docIds: Iterable<number>): (string | null)[] {
   const r = new UrlLogReader(s.dfs, s.dir, urlLogOf(s.store.body));

@@ -23,9 +23,9 @@ import { readInputs } from '../../../input/read.js';
 import type { Reject } from '../../../input/types.js';
 import { newRunCounters } from '../../../stats/counters.js';
 import type { ReadOptions } from '../../api.js';
-import { dropRound } from '../../core/commit.js';
-import type { Session } from '../../core/session.js';
-import { docIDOf } from '../../core/url-values.js';
+import { dropRound } from '../../url-seen/commit.js';
+import type { Session } from '../../session/session.js';
+import { docIDOf } from '../../url-seen/url-values.js';
 import { RoundKeys } from '../../core/round-keys.js';
 
 export interface ResolveRequest extends ReadOptions {

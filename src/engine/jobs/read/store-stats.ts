@@ -8,7 +8,7 @@ import { expectedCollisions } from '../../../fingerprint/key.js';
 import { readBloom } from '../../../tiers/bloom-file.js';
 import { diskUsage } from '../../../stats/disk-usage.js';
 import type { StoreStats } from '../../api.js';
-import type { Session } from '../../core/session.js';
+import type { Session } from '../../session/session.js';
 
 export async function storeStats(s: Session): Promise<StoreStats> {
   const b = s.store.body;
@@ -27,6 +27,12 @@ export async function storeStats(s: Session): Promise<StoreStats> {
     bloom = { bitsPerKey: b.bloom.bitsPerKey, sizeBytes: size, keys: b.bloom.keys, expectedFpRate: f.expectedFpRate() };
     files++;
     storeBytes += size;
+  }
+  // The key journal: stored URLs no fold has merged into the key files yet.
+  const journal = b.journal === undefined ? null : { keys: b.journal.keys, bytes: b.journal.bytes };
+  if (journal !== null) {
+    files++;
+    storeBytes += journal.bytes;
   }
   // Same-host pairs dominate the collision estimate: use the host table's biggest hosts.
   const hostCounts: number[] = [];
@@ -47,6 +53,7 @@ export async function storeStats(s: Session): Promise<StoreStats> {
     policy: b.params.policy,
     expectedCollisions: expectedCollisions(b.storeUrls, b.params.hostBits, hostCounts),
     bloom,
+    journal,
     recentRuns: b.history.slice().reverse().map((h) => ({
       runId: h.runId, status: h.status, startedAt: h.startedAt, uniqueUrls: h.uniqueUrls, linksRead: h.linksRead,
     })),

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isDue, RevisitRound, revisitHook } from '../../../src/engine/core/revisit.js';
-import { V_LAST_EMITTED } from '../../../src/engine/core/url-values.js';
+import { isDue, RevisitRound, revisitHook } from '../../../src/engine/url-seen/revisit.js';
+import { V_LAST_EMITTED } from '../../../src/engine/url-seen/url-values.js';
 
 describe('revisit rule', () => {
   it('calls a URL due when it was last emitted before the run and at least the interval before it', () => {

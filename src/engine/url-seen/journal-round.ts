@@ -24,10 +24,10 @@ import { urlLogOf } from '../../store/url-log/url-log-format.js';
 import type { CommitParams } from './commit.js';
 import { namedBuckets, roundValues, writeRoundBloom } from './commit.js';
 import { BlockedBloom } from '../../tiers/bloom.js';
-import { DrumCore } from './drum-core.js';
+import { DrumCore } from '../core/drum-core.js';
 import { mergeRound } from './round.js';
-import { JOURNAL_ROUND_RECORDS } from './budget.js';
-import type { Session } from './session.js';
+import { JOURNAL_ROUND_RECORDS } from '../session/budget.js';
+import type { Session } from '../session/session.js';
 
 
 /** True when the round pending now can be a journal round (its keys recorded, the journal on). */

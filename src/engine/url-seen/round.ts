@@ -12,10 +12,10 @@ import { BlockedBloom } from '../../tiers/bloom.js';
 import type { Front } from './front.js';
 import { countBoth, type BlockSink } from '../workers/dispatch.js';
 import type { ParsePool } from '../workers/parse-pool.js';
-import type { BucketFiles } from './sort-stage.js';
-import type { CoreOp, CoreValues, DrumCore, WrittenBucket } from './drum-core.js';
+import type { BucketFiles } from '../core/sort-stage.js';
+import type { CoreOp, CoreValues, DrumCore, WrittenBucket } from '../core/drum-core.js';
 
-export { WORKER_DISPATCH_MIN_RECORDS } from './drum-core.js';
+export { WORKER_DISPATCH_MIN_RECORDS } from '../core/drum-core.js';
 
 export interface RoundResult {
   /** Merged files written, by bucket. */

@@ -2,13 +2,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   budgetSplit, chunkLinksMax, DEFAULT_LINE_MEMO_ENTRIES, JOURNAL_ROUND_RECORDS, minimumBudgetBytes, planBudget, RUNTIME_RESERVE_BYTES, runtimeFloor, sortBytesPerEntry,
-} from '../../../src/engine/core/budget.js';
+} from '../../../src/engine/session/budget.js';
 import { EVENTS_RAM_BYTES } from '../../../src/engine/core/value-events.js';
 import { HOST_PARTS_RAM_BYTES } from '../../../src/engine/hosts/host-parts.js';
 import { minimumMemoryBytes, resolveOptions } from '../../../src/options.js';
 import { LineMemo } from '../../../src/tiers/line-memo.js';
 import { JournalTable } from '../../../src/store/journal/journal-table.js';
-import { URL_VALUE_WORDS } from '../../../src/engine/core/url-values.js';
+import { URL_VALUE_WORDS } from '../../../src/engine/url-seen/url-values.js';
 
 const plan = (o: Parameters<typeof resolveOptions>[0]) => planBudget(resolveOptions(o, 2), chunkLinksMax(1 << 20));
 

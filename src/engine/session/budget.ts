@@ -11,9 +11,9 @@ import { RecentTable } from '../../tiers/recent-table.js';
 import type { ResolvedOptions } from '../../options.js';
 import { DrumError } from '../../errors.js';
 import { HOST_PARTS_RAM_BYTES } from '../hosts/host-parts.js';
-import { EVENTS_RAM_BYTES } from './value-events.js';
+import { EVENTS_RAM_BYTES } from '../core/value-events.js';
 import { JournalTable } from '../../store/journal/journal-table.js';
-import { URL_VALUE_WORDS } from './url-values.js';
+import { URL_VALUE_WORDS } from '../url-seen/url-values.js';
 
 /** Bytes of a pending entry: hi, lo, ordinal and, in a store with values, the seed it carries to the values pass. */
 export function entryBytes(valued: boolean): number {
@@ -184,7 +184,7 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = f
   };
 }
 
-/** Records (keys that reach the disk check) a round may hold to be a journal round (engine/core/journal-round.ts). */
+/** Records (keys that reach the disk check) a round may hold to be a journal round (engine/url-seen/journal-round.ts). */
 export const JOURNAL_ROUND_RECORDS = 1 << 18;
 /** Bytes per record of the key, seed and ordinal a journal round keeps of each (DrumCore.recordKeys). */
 const RECORDED_KEY_BYTES = 3 * 4; // hi, lo, seed

@@ -24,9 +24,9 @@ import type { Reject } from '../../input/types.js';
 import type { RunCounters } from '../../stats/counters.js';
 import type { ParsedChunk } from '../pipeline/parse.js';
 import type { SourceBatch } from '../pipeline/graph-sources.js';
-import type { DrumCore } from './drum-core.js';
+import type { DrumCore } from '../core/drum-core.js';
 import { countParseThread } from './front.js';
-import { RoundKeys } from './round-keys.js';
+import { RoundKeys } from '../core/round-keys.js';
 import { docIDOf } from './url-values.js';
 
 /** A graph round ends after the chunk that reaches this many rows (8 bytes a row: 8 MiB)... */

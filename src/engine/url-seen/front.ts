@@ -15,7 +15,7 @@ import type { BlockedBloom } from '../../tiers/bloom.js';
 import type { HotCache } from '../../tiers/hot-cache.js';
 import type { RecentTable } from '../../tiers/recent-table.js';
 import type { ParsedChunk } from '../pipeline/parse.js';
-import type { DrumCore } from './drum-core.js';
+import type { DrumCore } from '../core/drum-core.js';
 import { hostCheckOf } from '../../fingerprint/key.js';
 import type { JournalTable } from '../../store/journal/journal-table.js';
 
