@@ -12,6 +12,7 @@ import type { ManifestBody } from '../../store/manifest.js';
 import { writeBloom } from '../../tiers/bloom-file.js';
 import type { BlockedBloom } from '../../tiers/bloom.js';
 import { urlLogOf } from '../../store/url-log/url-log-format.js';
+import type { UrlLogWriter } from '../../store/url-log/url-log-writer.js';
 import { mergeRound } from './round.js';
 import type { BlockSink } from '../workers/dispatch.js';
 import type { Session } from '../session/session.js';
@@ -50,13 +51,7 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   await foldJournal(s, p.counters);
   const tm = performance.now();
   const body = s.store.body;
-  // Every new URL takes the next docID: the URL log gets them in the order they are dispatched (stores with values).
-  const log = s.urlLog;
-  log?.begin(urlLogOf(body));
-  const emit: CommitParams['emit'] = log === null ? p.emit : (buf, start, end, ordinal) => {
-    log.append(buf, start, end);
-    p.emit(buf, start, end, ordinal);
-  };
+  const { log, emit } = loggedEmit(s, p.emit);
   const out = p.sink;
   const sink: BlockSink | undefined = log === null ? out : out && {
     urlsPerFile: out.urlsPerFile,
@@ -96,6 +91,23 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   // Every key in the cache and the recent table is stored now; the session saves them for the next process.
   s.committed([...res.written.keys()].map((b) => buckets[b]!.file));
   return res.newUrls;
+}
+
+/**
+ * Starts the URL log's commit (stores with values) and wraps `emit` so each
+ * new URL is appended to it as it is dispatched: every new URL takes the
+ * next docID, in dispatch order. The log is null for a keys-only store.
+ */
+export function loggedEmit(s: Session, emit: CommitParams['emit']): { log: UrlLogWriter | null; emit: CommitParams['emit'] } {
+  const log = s.urlLog;
+  log?.begin(urlLogOf(s.store.body));
+  return {
+    log,
+    emit: log === null ? emit : (buf, start, end, ordinal) => {
+      log.append(buf, start, end);
+      emit(buf, start, end, ordinal);
+    },
+  };
 }
 
 /** Writes a Bloom filter a round rebuilt as the next commit's Bloom file; returns the manifest's entry for it. */

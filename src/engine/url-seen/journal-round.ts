@@ -20,9 +20,8 @@ import { AuxLog } from '../../bucket/aux-log.js';
 import { PendingBuckets } from '../../bucket/pending.js';
 import { newRunCounters } from '../../stats/counters.js';
 import type { JournalPoint } from '../../store/journal/journal-format.js';
-import { urlLogOf } from '../../store/url-log/url-log-format.js';
 import type { CommitParams } from './commit.js';
-import { namedBuckets, roundValues, writeRoundBloom } from './commit.js';
+import { loggedEmit, namedBuckets, roundValues, writeRoundBloom } from './commit.js';
 import { BlockedBloom } from '../../tiers/bloom.js';
 import { DrumCore } from '../core/drum-core.js';
 import { mergeRound } from './round.js';
@@ -47,12 +46,7 @@ export async function journalRound(s: Session, p: CommitParams): Promise<number>
   if (journal.room < s.aux.records) await foldJournal(s, p.counters);
   const tm = performance.now();
   const body = s.store.body;
-  const log = s.urlLog;
-  log?.begin(urlLogOf(body));
-  const emit: CommitParams['emit'] = log === null ? p.emit : (buf, start, end, ordinal) => {
-    log.append(buf, start, end);
-    p.emit(buf, start, end, ordinal);
-  };
+  const { log, emit } = loggedEmit(s, p.emit);
   const files = { ...s.storeFiles(), outputPath: () => null, firstKeys: s.store.firstKeys.bind(s.store) };
   const res = await mergeRound({
     core: s.core, op: 'check', front: s.front, counters: p.counters, fsync: s.opts.fsync, files, bloomKeys: 0,

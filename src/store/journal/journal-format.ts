@@ -7,10 +7,11 @@
 
 import { crc32 } from 'node:zlib';
 import { DrumError } from '../../errors.js';
+import { checkTaggedHeader, encodeTaggedHeader, TAGGED_HEADER_BYTES } from '../file-header.js';
 
 export const JOURNAL_MAGIC = 0x4a4d5244; // "DRMJ" read as little-endian u32
 export const JOURNAL_VERSION = 1;
-export const JOURNAL_HEADER_BYTES = 4 + 2 + 2 + 4 + 4; // magic, version, flags, value words, headerCrc
+export const JOURNAL_HEADER_BYTES = TAGGED_HEADER_BYTES; // magic, version, flags, value words, headerCrc (file-header.ts)
 export const JOURNAL_BATCH_HEADER_BYTES = 4 + 4; // entries, crc of the entries' bytes
 /** u32 words of one entry before its value: key hi, key lo. */
 export const JOURNAL_KEY_WORDS = 2;
@@ -41,26 +42,13 @@ export function batchBytes(entries: number, valueWords: number): number {
 }
 
 export function encodeJournalHeader(valueWords: number): Uint8Array {
-  const b = Buffer.alloc(JOURNAL_HEADER_BYTES);
-  b.writeUInt32LE(JOURNAL_MAGIC, 0);
-  b.writeUInt16LE(JOURNAL_VERSION, 4);
-  b.writeUInt16LE(0, 6);
-  b.writeUInt32LE(valueWords, 8);
-  b.writeUInt32LE(crc32(b.subarray(0, 12)), 12);
-  return b;
+  return encodeTaggedHeader(JOURNAL_MAGIC, JOURNAL_VERSION, valueWords);
 }
 
 /** Checks a journal header against the store's value width; DRUM_CORRUPT_FILE naming `file` otherwise. */
 export function checkJournalHeader(h: Uint8Array, valueWords: number, file: string): void {
-  const b = Buffer.from(h.buffer, h.byteOffset, h.byteLength);
-  const corrupt = (what: string): never => {
-    throw new DrumError('DRUM_CORRUPT_FILE', `${file}: ${what}`, { file });
-  };
-  if (b.length < JOURNAL_HEADER_BYTES) corrupt('shorter than its header');
-  if (b.readUInt32LE(0) !== JOURNAL_MAGIC) corrupt('bad magic (not a drum key journal)');
-  if (crc32(b.subarray(0, 12)) !== b.readUInt32LE(12)) corrupt('header checksum mismatch');
-  if (b.readUInt16LE(4) !== JOURNAL_VERSION) corrupt(`unsupported version ${b.readUInt16LE(4)}`);
-  if (b.readUInt32LE(8) !== valueWords) corrupt(`holds ${b.readUInt32LE(8)} value words per key, the store keeps ${valueWords}`);
+  const w = checkTaggedHeader(h, JOURNAL_MAGIC, JOURNAL_VERSION, file, 'key journal');
+  if (w !== valueWords) throw new DrumError('DRUM_CORRUPT_FILE', `${file}: holds ${w} value words per key, the store keeps ${valueWords}`, { file });
 }
 
 /** Writes a batch header for `entries` entries whose bytes are `body` into `out` at `at`. */

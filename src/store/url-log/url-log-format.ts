@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { DrumError } from '../../errors.js';
+import { checkTaggedHeader, encodeTaggedHeader } from '../file-header.js';
 
 export const URL_SEGMENT_MAGIC = 0x554d5244; // "DRMU" read as little-endian u32
 export const URL_SEGMENT_VERSION = 1;
@@ -77,42 +78,22 @@ function corrupt(file: string, what: string): never {
   throw new DrumError('DRUM_CORRUPT_FILE', `${file}: ${what}`, { file });
 }
 
-/** Header of a file of the log: magic, version, flags 0, a u32 (segment number or 0), CRC of bytes 0..11. */
-function encodeHeader(magic: number, version: number, word: number): Buffer {
-  const b = Buffer.alloc(URL_SEGMENT_HEADER_BYTES);
-  b.writeUInt32LE(magic, 0);
-  b.writeUInt16LE(version, 4);
-  b.writeUInt16LE(0, 6);
-  b.writeUInt32LE(word, 8);
-  b.writeUInt32LE(crc32(b.subarray(0, 12)), 12);
-  return b;
-}
-
-function checkHeader(b: Uint8Array, magic: number, version: number, file: string, what: string): number {
-  if (b.length < URL_SEGMENT_HEADER_BYTES) corrupt(file, 'shorter than its header');
-  const v = Buffer.from(b.buffer, b.byteOffset, URL_SEGMENT_HEADER_BYTES);
-  if (v.readUInt32LE(0) !== magic) corrupt(file, `bad magic (not a drum ${what})`);
-  if (v.readUInt16LE(4) !== version) corrupt(file, `unsupported version ${v.readUInt16LE(4)}`);
-  if (v.readUInt32LE(12) !== crc32(v.subarray(0, 12))) corrupt(file, 'header checksum mismatch');
-  return v.readUInt32LE(8);
-}
-
 export function encodeSegmentHeader(segment: number): Buffer {
-  return encodeHeader(URL_SEGMENT_MAGIC, URL_SEGMENT_VERSION, segment);
+  return encodeTaggedHeader(URL_SEGMENT_MAGIC, URL_SEGMENT_VERSION, segment);
 }
 
 /** Checks a segment header; DRUM_CORRUPT_FILE unless it is segment `segment`'s. */
 export function checkSegmentHeader(b: Uint8Array, segment: number, file: string): void {
-  const n = checkHeader(b, URL_SEGMENT_MAGIC, URL_SEGMENT_VERSION, file, 'URL log segment');
+  const n = checkTaggedHeader(b, URL_SEGMENT_MAGIC, URL_SEGMENT_VERSION, file, 'URL log segment');
   if (n !== segment) corrupt(file, `header says segment ${n}`);
 }
 
 export function encodeIndexHeader(): Buffer {
-  return encodeHeader(URL_INDEX_MAGIC, URL_INDEX_VERSION, 0);
+  return encodeTaggedHeader(URL_INDEX_MAGIC, URL_INDEX_VERSION, 0);
 }
 
 export function checkIndexHeader(b: Uint8Array, file: string): void {
-  checkHeader(b, URL_INDEX_MAGIC, URL_INDEX_VERSION, file, 'URL log index');
+  checkTaggedHeader(b, URL_INDEX_MAGIC, URL_INDEX_VERSION, file, 'URL log index');
 }
 
 /** Writes a block header for text[0, textBytes) into h at `at` (CRC over the header's first 16 bytes, then the text). */
