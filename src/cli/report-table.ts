@@ -195,7 +195,7 @@ export function formatStats(s: StoreStats): string {
   text +=
     '\n' +
     section(`disk used: ${fmtBytes(d.totalBytes)}`, [
-      ['store key files', `${fmtBytes(d.store)}${pct(d.store)}`],
+      ['store files (keys, values, journal)', `${fmtBytes(d.store)}${pct(d.store)}`],
       ['bloom filter', `${fmtBytes(d.bloom)}${pct(d.bloom)}`],
       ['caches', `${fmtBytes(d.caches)}${pct(d.caches)}  tiers.cache, memo.cache: warm starts of fixed size, deletable`],
       ['run catalog', `${fmtBytes(d.catalog)}${pct(d.catalog)}`],
