@@ -179,9 +179,10 @@ export function decodeManifest(b: Buffer, file: string): ManifestBody {
 }
 
 /**
- * Files that exist only once a store's first manifest was written: key files,
- * Bloom files, the catalog. Any of them without a MANIFEST means the MANIFEST
- * was lost, not that the directory is new. Returns up to 3 relative names.
+ * Files that exist only once a store's first manifest was written: key,
+ * values and key journal files, Bloom files, URL log segments, the
+ * catalog. Any of them without a MANIFEST means the MANIFEST was lost, not
+ * that the directory is new. Returns up to 3 relative names.
  */
 export function stateWithoutManifest(stateDir: string): string[] {
   const found: string[] = [];
@@ -192,7 +193,7 @@ export function stateWithoutManifest(stateDir: string): string[] {
       return [];
     }
   };
-  for (const f of list(join(stateDir, 'store'))) if (/^b\d{4,}-g\d{6,}\.(keys|vals)$/.test(f) && found.length < 3) found.push(`store/${f}`);
+  for (const f of list(join(stateDir, 'store'))) if (/^(b\d{4,}-g\d{6,}\.(keys|vals)|journal-g\d{6,}\.jnl)$/.test(f) && found.length < 3) found.push(`store/${f}`);
   for (const f of list(stateDir)) if (/^bloom-g\d{6,}\.bloom$/.test(f) && found.length < 3) found.push(f);
   for (const f of list(join(stateDir, 'urls'))) if (/^u\d{6,}\.seg$/.test(f) && found.length < 3) found.push(`urls/${f}`);
   if (fs.existsSync(join(stateDir, 'catalog', 'CURRENT'))) found.push('catalog/CURRENT');

@@ -19,7 +19,6 @@ import { join } from 'node:path';
 import { AuxLog } from '../../bucket/aux-log.js';
 import { PendingBuckets } from '../../bucket/pending.js';
 import { newRunCounters } from '../../stats/counters.js';
-import type { JournalPoint } from '../../store/journal/journal-format.js';
 import type { CommitParams } from './commit.js';
 import { loggedEmit, namedBuckets, roundValues, writeRoundBloom } from './commit.js';
 import { BlockedBloom } from '../../tiers/bloom.js';
@@ -54,7 +53,9 @@ export async function journalRound(s: Session, p: CommitParams): Promise<number>
   });
   // The check counted a merge; this round stores nothing in the bucket files.
   const tj = performance.now();
-  const point = appendNewKeys(s, res.newBits, res.newUrls);
+  // The round's own entries: another store's journal round may run while this one awaits its commit.
+  const entries = newEntries(s, res.newBits, res.newUrls);
+  const point = res.newUrls === 0 ? s.store.body.journal ?? null : s.journalLog!.append(entries, res.newUrls, s.store.body.commit + 1);
   s.timer.add('journal', performance.now() - tj, res.newUrls);
   s.timer.add('merge', performance.now() - tm, s.aux.records);
   const storeUrls = body.storeUrls + res.newUrls;
@@ -64,25 +65,22 @@ export async function journalRound(s: Session, p: CommitParams): Promise<number>
   const urlLog = log === null ? {} : { urlLog: log.sync() };
   s.store.commit({ ...body, ...owned, storeUrls, ...docIDs, ...urlLog, ...(point === null ? {} : { journal: point }) });
   if (point !== null) s.journalLog!.committed(point);
-  addToTable(s, res.newUrls);
+  addToTable(s, entries, res.newUrls);
   s.front.recent.onMerged();
   s.nextRound();
   s.committed([]);
   return res.newUrls;
 }
 
-/** Entries (key, value) of the round's new keys, in arrival order, from the last check. */
-let scratch = new Uint32Array(0);
-
 /**
- * Makes each new key's entry — its key and the value a merging round would
- * have given it (url-values.ts: the docID of its rank, the run, the clock,
- * its host check) — and appends them as one batch. Null when none is new.
+ * Each new key's entry, in arrival order — its key and the value a merging
+ * round would have given it (url-values.ts: the docID of its rank, the run,
+ * the clock, its host check) — from the round's verdicts `bits`.
  */
-function appendNewKeys(s: Session, bits: Uint8Array, newKeys: number): JournalPoint | null {
-  if (newKeys === 0) return s.store.body.journal ?? null;
+function newEntries(s: Session, bits: Uint8Array, newKeys: number): Uint32Array {
   const w = 2 + s.core.valueWords;
-  if (scratch.length < newKeys * w) scratch = new Uint32Array(newKeys * w);
+  const scratch = new Uint32Array(newKeys * w);
+  if (newKeys === 0) return scratch;
   const hooks = roundValues(s);
   const key = new Uint32Array(3);
   let rank = 0;
@@ -95,13 +93,13 @@ function appendNewKeys(s: Session, bits: Uint8Array, newKeys: number): JournalPo
     hooks?.fill(o, rank, scratch, at + 2, key[2]!);
     rank++;
   }
-  return s.journalLog!.append(scratch, newKeys, s.store.body.commit + 1);
+  return scratch;
 }
 
 /** After the commit: the journaled keys join the table the front asks. */
-function addToTable(s: Session, newKeys: number): void {
+function addToTable(s: Session, entries: Uint32Array, newKeys: number): void {
   const w = 2 + s.core.valueWords;
-  for (let e = 0; e < newKeys; e++) s.journal!.add(scratch[e * w]!, scratch[e * w + 1]!, scratch, e * w + 2);
+  for (let e = 0; e < newKeys; e++) s.journal!.add(entries[e * w]!, entries[e * w + 1]!, entries, e * w + 2);
 }
 
 /**
@@ -145,14 +143,15 @@ export async function foldJournal(s: Session, counters = newRunCounters()): Prom
     const bloomEntry = bloom === null ? body.bloom : await writeRoundBloom(s, bloom);
     const { journal: _folded, ...rest } = body;
     s.store.commit({ ...rest, buckets, storeUrls, bloom: bloomEntry });
+    // At once: whatever fails after this commit, the journal it emptied must not be appended to or asked again.
+    s.journalLog!.reset();
+    journal.clear();
     // It lacks the keys of a round routed but not merged yet: a filter without them only sends them to the check.
     if (bloom !== null) s.front.bloom = bloom;
     s.committed([...v.written.keys()].map((b) => buckets[b]!.file));
   } finally {
     core.reset();
   }
-  s.journalLog!.reset();
-  journal.clear();
   counters.journalFolds++;
   s.timer.add('fold', performance.now() - t, 0);
 }

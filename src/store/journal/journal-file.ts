@@ -121,8 +121,8 @@ export class JournalLog {
 
   /** A fold emptied the journal: the next append starts a new file. */
   reset(): void {
-    this.closeFile();
     this.point = null;
+    this.closeFile();
   }
 
   close(): void {

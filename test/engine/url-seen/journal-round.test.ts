@@ -136,4 +136,66 @@ describe('the key journal', () => {
       await d.close();
     }
   });
+
+  it('keeps each store\'s journaled keys its own when two stores in one process take journal rounds at once', async () => {
+    const dir = tempDir();
+    const o: DrumOptions = { ...O, cacheEntries: 0, recentEntries: 0, lineMemoEntries: 0 };
+    const a = await Drum.open(join(dir, 'a'), o);
+    const b = await Drum.open(join(dir, 'b'), o);
+    const A = urls(0, 50).map((u) => u.replace('.example', '.a.example'));
+    const B = urls(0, 50).map((u) => u.replace('.example', '.b.example'));
+    try {
+      const [ra, rb] = await Promise.all([a.add(A), b.add(B)]);
+      assert.deepEqual([ra.newUrls.length, rb.newUrls.length], [50, 50]);
+      assert.deepEqual([(await a.add(A)).newUrls.length, (await b.add(B)).newUrls.length], [0, 0]);
+      assert.equal((await a.add(B.slice(0, 10))).newUrls.length, 10, 'the other store\'s URLs are new here');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    for (const s of ['a', 'b']) {
+      const d = await Drum.open(join(dir, s), o);
+      try {
+        assert.equal((await d.verify()).ok, true);
+      } finally {
+        await d.close();
+      }
+    }
+  });
+
+  it('empties the journal in RAM as soon as a fold commits, even when the fold fails after its commit', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    let armed = false;
+    const opts: DrumOptions = {
+      ...O, journalKeys: 100,
+      // The fold's own work files refuse to go, after the fold's manifest is in place.
+      faultHook: (op, path) => {
+        if (armed && op === 'unlink' && path.includes(`${join('work', 'fold')}`)) {
+          armed = false;
+          throw Object.assign(new Error('injected'), { code: 'EIO' });
+        }
+      },
+    };
+    const u = (p: string, n: number): string[] => Array.from({ length: n }, (_, i) => `http://x.example/${p}${i}`);
+    let d = await Drum.open(state, opts);
+    try {
+      assert.equal((await d.add(u('a', 80))).newUrls.length, 80);
+      armed = true;
+      await assert.rejects(d.add(u('b', 50)));
+      assert.equal(readManifest(state)!.journal, undefined, 'the fold committed');
+      assert.equal((await d.add(u('c', 15))).newUrls.length, 15);
+      assert.equal(readManifest(state)!.journal!.keys, 15);
+    } finally {
+      await d.close().catch(() => undefined);
+    }
+    d = await Drum.open(state, { ...O, journalKeys: 100 });
+    try {
+      assert.equal((await d.verify()).ok, true);
+      assert.deepEqual((await d.add([...u('a', 80), ...u('c', 15)])).newUrls, []);
+      assert.equal((await d.add(u('b', 50))).newUrls.length, 50, 'the failed round stored nothing');
+    } finally {
+      await d.close();
+    }
+  });
 });

@@ -13,6 +13,7 @@ import { isDrumError } from '../../../src/errors.js';
 import { JournalLog, loadJournal } from '../../../src/store/journal/journal-file.js';
 import { JOURNAL_HEADER_BYTES, type JournalPoint } from '../../../src/store/journal/journal-format.js';
 import { JournalTable } from '../../../src/store/journal/journal-table.js';
+import { readManifest, stateWithoutManifest } from '../../../src/store/manifest.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { flipByte } from '../../helpers/damage.js';
 
@@ -81,5 +82,14 @@ describe('the key journal file', () => {
     corrupt(() => load(dir, p));
     fs.rmSync(path);
     corrupt(() => load(dir, p));
+  });
+
+  it('counts as state a lost MANIFEST named: a directory holding only a journal is not taken for a new store', () => {
+    const dir = store();
+    const log = new JournalLog(new DrumFs(), dir, null, 2, false);
+    const p = log.append(entries(0, 3, 2), 3, 2);
+    log.close();
+    assert.deepEqual(stateWithoutManifest(dir), [p.file]);
+    assert.throws(() => readManifest(dir), (e) => isDrumError(e, 'DRUM_CORRUPT_FILE'));
   });
 });
