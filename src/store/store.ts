@@ -151,17 +151,34 @@ export class Store {
   /**
    * Makes `next` the committed state (its commit number is set here), then
    * deletes the bucket and Bloom files the old manifest named and `next` does
-   * not, in the background (close() waits for them).
+   * not, in the background (close() waits for them). When the write fails
+   * after its rename (the directory's fsync), `next` is what the disk holds:
+   * it becomes the body before the error is thrown, so the caller can tell
+   * (committed()) and nothing in this process writes over what it names.
    */
   commit(next: ManifestBody): void {
     if (this.opts.readOnly) throw new DrumError('DRUM_INTERNAL', 'commit on a read-only store');
     const old = this.body;
     next.commit = old.commit + 1;
-    writeManifest(this.dfs, this.dir, next, this.opts.fsync);
+    try {
+      writeManifest(this.dfs, this.dir, next, this.opts.fsync);
+    } catch (e) {
+      if (this.landed(next)) this.body = next;
+      throw e;
+    }
     this.body = next;
     const keep = namedFiles(next);
     // Off the clock: the replaced files are garbage now (a writer's open collects any a crash left).
     for (const f of namedFiles(old)) if (!keep.has(f)) this.dfs.unlinkLater(join(this.dir, f));
+  }
+
+  /** True when the manifest on disk is `next` (a failed write that got as far as its rename). */
+  private landed(next: ManifestBody): boolean {
+    try {
+      return readManifest(this.dir)?.commit === next.commit;
+    } catch {
+      return false;
+    }
   }
 
   /** Releases the pins (readers) or the writer lock (writers). */

@@ -63,9 +63,16 @@ export async function journalRound(s: Session, p: CommitParams): Promise<number>
   const owned = await p.beforeCommit(storeUrls);
   const docIDs = s.valued ? { docIDs: (body.docIDs ?? 0) + res.newUrls } : {};
   const urlLog = log === null ? {} : { urlLog: log.sync() };
-  s.store.commit({ ...body, ...owned, storeUrls, ...docIDs, ...urlLog, ...(point === null ? {} : { journal: point }) });
-  if (point !== null) s.journalLog!.committed(point);
-  addToTable(s, entries, res.newUrls);
+  const next = { ...body, ...owned, storeUrls, ...docIDs, ...urlLog, ...(point === null ? {} : { journal: point }) };
+  try {
+    s.store.commit(next);
+  } finally {
+    // Also when the commit threw after its manifest landed (Store.commit): the journal's end and table follow the disk.
+    if (s.store.body === next) {
+      if (point !== null) s.journalLog!.committed(point);
+      addToTable(s, entries, res.newUrls);
+    }
+  }
   s.front.recent.onMerged();
   s.nextRound();
   s.committed([]);
@@ -142,10 +149,16 @@ export async function foldJournal(s: Session, counters = newRunCounters()): Prom
     const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);
     const bloomEntry = bloom === null ? body.bloom : await writeRoundBloom(s, bloom);
     const { journal: _folded, ...rest } = body;
-    s.store.commit({ ...rest, buckets, storeUrls, bloom: bloomEntry });
-    // At once: whatever fails after this commit, the journal it emptied must not be appended to or asked again.
-    s.journalLog!.reset();
-    journal.clear();
+    try {
+      s.store.commit({ ...rest, buckets, storeUrls, bloom: bloomEntry });
+    } finally {
+      // At once, and also when the commit threw after its manifest landed: the journal the disk no longer names
+      // must not be appended to or asked again.
+      if (s.store.body.journal === undefined) {
+        s.journalLog!.reset();
+        journal.clear();
+      }
+    }
     // It lacks the keys of a round routed but not merged yet: a filter without them only sends them to the check.
     if (bloom !== null) s.front.bloom = bloom;
     s.committed([...v.written.keys()].map((b) => buckets[b]!.file));

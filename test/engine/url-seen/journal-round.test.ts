@@ -198,4 +198,41 @@ describe('the key journal', () => {
       await d.close();
     }
   });
+
+  it('keeps the journal\'s end and table with the disk when a manifest write fails after its rename', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    let armed = false;
+    let dirSyncs = 0;
+    const opts: DrumOptions = {
+      // fsync on, so each commit ends with the state directory's fsync: the run's first commit passes, its round's fails.
+      ...O, fsync: true, cacheEntries: 0, recentEntries: 0, lineMemoEntries: 0,
+      faultHook: (op, path) => {
+        if (armed && op === 'fsync' && path === state && ++dirSyncs === 2) throw Object.assign(new Error('injected'), { code: 'EIO' });
+      },
+    };
+    const u = (p: string, n: number): string[] => Array.from({ length: n }, (_, i) => `http://y.example/${p}${i}`);
+    let d = await Drum.open(state, opts);
+    try {
+      await d.add(u('a', 20));
+      await d.endRun();
+      armed = true;
+      await assert.rejects(d.add(u('b', 30)));
+      armed = false;
+      assert.equal(readManifest(state)!.journal!.keys, 50, 'the round\'s manifest is on disk');
+      // Its URLs are stored: not new again, and the next batch goes after them in the journal.
+      assert.deepEqual((await d.add(u('b', 30))).newUrls, []);
+      assert.equal((await d.add(u('c', 5))).newUrls.length, 5);
+    } finally {
+      await d.close().catch(() => undefined);
+    }
+    d = await Drum.open(state, O);
+    try {
+      assert.equal((await d.verify()).ok, true);
+      assert.equal(readManifest(state)!.journal!.keys, 55);
+      assert.deepEqual((await d.add([...u('a', 20), ...u('b', 30), ...u('c', 5)])).newUrls, []);
+    } finally {
+      await d.close();
+    }
+  });
 });
