@@ -22,12 +22,16 @@ export class JournalTable {
   /** Entry index per slot, or EMPTY; its length is a power of two at least twice the entries' room. */
   private slots = new Int32Array(0);
   private mask = 0;
+  /** Entries the arrays hold at their largest: the capacity rounded up to a power of two. */
+  private readonly maxEntries: number;
 
   constructor(
     readonly valueWords: number,
     /** The most entries it takes (the journal's capacity). */
     readonly capacity: number,
-  ) {}
+  ) {
+    this.maxEntries = entriesFor(capacity);
+  }
 
   /** Room for more entries before the journal must be folded. */
   get room(): number {
@@ -76,7 +80,7 @@ export class JournalTable {
 
   /** Bytes of typed-array memory a full table of `capacity` entries uses at most. */
   static bytesFor(capacity: number, valueWords: number): number {
-    const entries = Math.max(MIN_ENTRIES, 2 ** Math.ceil(Math.log2(Math.max(1, capacity))));
+    const entries = entriesFor(capacity);
     return entries * 4 * (2 + valueWords) + 2 * entries * 4;
   }
 
@@ -88,7 +92,7 @@ export class JournalTable {
   }
 
   private grow(): void {
-    const entries = Math.min(Math.max(MIN_ENTRIES, 2 * (this.keys.length >>> 1)), Math.max(MIN_ENTRIES, 2 ** Math.ceil(Math.log2(this.capacity))));
+    const entries = Math.min(Math.max(MIN_ENTRIES, this.keys.length), this.maxEntries); // keys.length = 2 × entries now
     const keys = new Uint32Array(2 * entries);
     keys.set(this.keys.subarray(0, 2 * this.count));
     const values = new Uint32Array(entries * this.valueWords);
@@ -99,6 +103,11 @@ export class JournalTable {
     this.mask = 2 * entries - 1;
     for (let e = 0; e < this.count; e++) this.place(keys[2 * e]!, keys[2 * e + 1]!, e);
   }
+}
+
+/** Entries of the arrays for `capacity`: a power of two, at least MIN_ENTRIES. */
+function entriesFor(capacity: number): number {
+  return Math.max(MIN_ENTRIES, 2 ** Math.ceil(Math.log2(Math.max(1, capacity))));
 }
 
 function slotOf(hi: number, lo: number, mask: number): number {

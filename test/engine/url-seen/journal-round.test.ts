@@ -24,6 +24,24 @@ function file(dir: string, name: string, list: string[]): string {
   return p;
 }
 
+/** Opens the store at `state`, runs `fn` on it and closes it. */
+async function withDrum<T>(state: string, opts: DrumOptions, fn: (d: Drum) => Promise<T>): Promise<T> {
+  const d = await Drum.open(state, opts);
+  try {
+    return await fn(d);
+  } finally {
+    await d.close();
+  }
+}
+
+/** What a fault hook throws: an IO error. */
+function eio(): never {
+  throw Object.assign(new Error('injected'), { code: 'EIO' });
+}
+
+/** n URLs of `host` whose paths start with `prefix`. */
+const hostUrls = (host: string, prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `http://${host}/${prefix}${i}`);
+
 async function newOf(d: Drum, dir: string, name: string, list: string[]): Promise<string[]> {
   const r = await d.ingest({ inputs: [file(dir, name, list)], outDir: join(dir, `out-${name}`) });
   return r.outputFiles.flatMap((f) => fs.readFileSync(join(r.outDir, f), 'utf8').split('\n').filter((l) => l !== ''));
@@ -114,10 +132,10 @@ describe('the key journal', () => {
     const opts: DrumOptions = {
       // The run's first manifest (its start) goes through; its round's manifest fails.
       ...O, faultHook: (op, path) => {
-        if (fail && op === 'rename' && path.endsWith('MANIFEST') && ++renames === 2) throw Object.assign(new Error('injected'), { code: 'EIO' });
+        if (fail && op === 'rename' && path.endsWith('MANIFEST') && ++renames === 2) eio();
       },
     };
-    let d = await Drum.open(state, opts);
+    const d = await Drum.open(state, opts);
     await newOf(d, dir, 'a.txt', urls(0, 50));
     const committed = readManifest(state)!.journal!;
     fail = true;
@@ -126,15 +144,12 @@ describe('the key journal', () => {
     await d.close().catch(() => undefined);
     assert.deepEqual(readManifest(state)!.journal, committed, 'the manifest names the journal as it was');
     assert.ok(fs.statSync(join(state, committed.file)).size > committed.bytes, 'the failed round\'s batch is in the file, past the committed end');
-    d = await Drum.open(state, O);
-    try {
-      const r = await d.ingest({ inputs: [join(dir, 'b.txt')], outDir: join(dir, 'out-b2'), force: true });
+    await withDrum(state, O, async (again) => {
+      const r = await again.ingest({ inputs: [join(dir, 'b.txt')], outDir: join(dir, 'out-b2'), force: true });
       assert.equal(r.uniqueUrls, 20, 'the 20 URLs of the failed round are new again; the 10 committed ones are not');
-      assert.equal((await d.verify()).ok, true);
+      assert.equal((await again.verify()).ok, true);
       assert.equal(readManifest(state)!.journal!.keys, 70);
-    } finally {
-      await d.close();
-    }
+    });
   });
 
   it('keeps each store\'s journaled keys its own when two stores in one process take journal rounds at once', async () => {
@@ -153,14 +168,7 @@ describe('the key journal', () => {
       await a.close();
       await b.close();
     }
-    for (const s of ['a', 'b']) {
-      const d = await Drum.open(join(dir, s), o);
-      try {
-        assert.equal((await d.verify()).ok, true);
-      } finally {
-        await d.close();
-      }
-    }
+    for (const s of ['a', 'b']) await withDrum(join(dir, s), o, async (d) => assert.equal((await d.verify()).ok, true));
   });
 
   it('empties the journal in RAM as soon as a fold commits, even when the fold fails after its commit', async () => {
@@ -173,12 +181,12 @@ describe('the key journal', () => {
       faultHook: (op, path) => {
         if (armed && op === 'unlink' && path.includes(`${join('work', 'fold')}`)) {
           armed = false;
-          throw Object.assign(new Error('injected'), { code: 'EIO' });
+          eio();
         }
       },
     };
-    const u = (p: string, n: number): string[] => Array.from({ length: n }, (_, i) => `http://x.example/${p}${i}`);
-    let d = await Drum.open(state, opts);
+    const u = (p: string, n: number): string[] => hostUrls('x.example', p, n);
+    const d = await Drum.open(state, opts);
     try {
       assert.equal((await d.add(u('a', 80))).newUrls.length, 80);
       armed = true;
@@ -189,14 +197,11 @@ describe('the key journal', () => {
     } finally {
       await d.close().catch(() => undefined);
     }
-    d = await Drum.open(state, { ...O, journalKeys: 100 });
-    try {
-      assert.equal((await d.verify()).ok, true);
-      assert.deepEqual((await d.add([...u('a', 80), ...u('c', 15)])).newUrls, []);
-      assert.equal((await d.add(u('b', 50))).newUrls.length, 50, 'the failed round stored nothing');
-    } finally {
-      await d.close();
-    }
+    await withDrum(state, { ...O, journalKeys: 100 }, async (again) => {
+      assert.equal((await again.verify()).ok, true);
+      assert.deepEqual((await again.add([...u('a', 80), ...u('c', 15)])).newUrls, []);
+      assert.equal((await again.add(u('b', 50))).newUrls.length, 50, 'the failed round stored nothing');
+    });
   });
 
   it('keeps the journal\'s end and table with the disk when a manifest write fails after its rename', async () => {
@@ -208,11 +213,11 @@ describe('the key journal', () => {
       // fsync on, so each commit ends with the state directory's fsync: the run's first commit passes, its round's fails.
       ...O, fsync: true, cacheEntries: 0, recentEntries: 0, lineMemoEntries: 0,
       faultHook: (op, path) => {
-        if (armed && op === 'fsync' && path === state && ++dirSyncs === 2) throw Object.assign(new Error('injected'), { code: 'EIO' });
+        if (armed && op === 'fsync' && path === state && ++dirSyncs === 2) eio();
       },
     };
-    const u = (p: string, n: number): string[] => Array.from({ length: n }, (_, i) => `http://y.example/${p}${i}`);
-    let d = await Drum.open(state, opts);
+    const u = (p: string, n: number): string[] => hostUrls('y.example', p, n);
+    const d = await Drum.open(state, opts);
     try {
       await d.add(u('a', 20));
       await d.endRun();
@@ -226,13 +231,10 @@ describe('the key journal', () => {
     } finally {
       await d.close().catch(() => undefined);
     }
-    d = await Drum.open(state, O);
-    try {
-      assert.equal((await d.verify()).ok, true);
+    await withDrum(state, O, async (again) => {
+      assert.equal((await again.verify()).ok, true);
       assert.equal(readManifest(state)!.journal!.keys, 55);
-      assert.deepEqual((await d.add([...u('a', 20), ...u('b', 30), ...u('c', 5)])).newUrls, []);
-    } finally {
-      await d.close();
-    }
+      assert.deepEqual((await again.add([...u('a', 20), ...u('b', 30), ...u('c', 5)])).newUrls, []);
+    });
   });
 });
