@@ -1,8 +1,10 @@
 // One fold's pending host counts, cut by name range in ONE pass over the
-// deltas: every (host, count) entry is appended, bytes copied and never
-// decoded, to the spill file of the range its name falls in; the fold then
-// reads one range's file at a time, sorts its records by name bytes and sums
-// equal names (sortedSums), with no Map and no string per record. Without it
+// deltas: every (host, count) entry is summed by name in bounded RAM
+// (name-sums.ts; the deltas repeat each host once per round) and each
+// distinct name is appended, bytes copied and never decoded, to the spill
+// file of the range its name falls in; the fold then reads one range's file
+// at a time, sums it by name again and sorts the distinct names by their
+// bytes (sortedSums), with no Map and no string per record. Without it
 // the fold decoded every delta once per range, so its cost grew with the
 // square of the pending bytes (a 10^7-link slice leaves ~110 MiB of deltas:
 // ~55 ranges, ~6 GB of names decoded). Spill files are work files of the
@@ -18,11 +20,23 @@
 import { join } from 'node:path';
 import { DrumError } from '../../errors.js';
 import type { DrumFs } from '../../io/fs.js';
+import { NameSums, NAME_RECORD_FIXED_BYTES } from './name-sums.js';
 
-export const SPILL_RECORD_FIXED_BYTES = 2 + 8; // name length, count
+export const SPILL_RECORD_FIXED_BYTES = NAME_RECORD_FIXED_BYTES; // name length, count
 /** All ranges' write buffers together stay about this size. */
 const SPILL_BUFFERS_BYTES = 4 << 20;
 const MIN_BUFFER_BYTES = 16 << 10;
+/** The RAM that sums repeated names before they are spilled: distinct names and record bytes it holds. */
+const COMBINE_NAMES = 1 << 17;
+const COMBINE_BYTES = 4 << 20;
+/**
+ * Entries per distinct name below which the summing RAM is not worth its
+ * hashing and copying: when a full RAM drains with fewer, the rest of the
+ * fold spills every entry at once. Deltas that repeat hosts (a 10^7-URL
+ * ingest's: ~80 entries a name) sum in RAM; those of millions of hosts
+ * seen once or twice (a crawl's long tail) go straight to the files.
+ */
+const COMBINE_MIN_REPEATS = 2;
 
 export function spillFileName(seq: number, range: number): string {
   return `fold-${String(seq).padStart(6, '0')}-${String(range).padStart(4, '0')}.tmp`;
@@ -37,14 +51,23 @@ export interface RangeSums {
   count(i: number): number;
 }
 
-/** Byte-wise compare of the names of the spill records at a and b. */
-function compareRecords(v: Buffer, a: number, b: number): number {
+/**
+ * Byte-wise compare of the names of the spill records at a and b, four
+ * bytes at a time (big-endian words order as their bytes do); `dv` views v.
+ */
+function compareRecords(dv: DataView, v: Buffer, a: number, b: number): number {
   const la = v.readUInt16LE(a);
   const lb = v.readUInt16LE(b);
   const n = Math.min(la, lb);
   a += SPILL_RECORD_FIXED_BYTES;
   b += SPILL_RECORD_FIXED_BYTES;
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const x = dv.getUint32(a + i);
+    const y = dv.getUint32(b + i);
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  for (; i < n; i++) {
     const d = v[a + i]! - v[b + i]!;
     if (d !== 0) return d;
   }
@@ -72,9 +95,20 @@ export class FoldSpill {
   private readonly records: number[] = [];
   /** The buffer a range's file is read into (grown to the largest range). */
   private read = Buffer.alloc(0);
+  /** Entries summed by name before they are spilled. */
+  private readonly combine: NameSums;
+  /** Entries summed into `combine` since it was last drained. */
+  private combined = 0;
+  /** False once a drain found too few repeats (COMBINE_MIN_REPEATS). */
+  private combining = true;
 
-  /** Range r holds names in [bounds[r-1], bounds[r]) (open at both ends of the list). */
-  constructor(private readonly fs: DrumFs, dir: string, seq: number, bounds: readonly string[]) {
+  /**
+   * Range r holds names in [bounds[r-1], bounds[r]) (open at both ends of
+   * the list). `combine` sizes the RAM that sums names before the spill
+   * (default COMBINE_NAMES names in COMBINE_BYTES; small in tests).
+   */
+  constructor(private readonly fs: DrumFs, dir: string, seq: number, bounds: readonly string[], combine = { names: COMBINE_NAMES, bytes: COMBINE_BYTES }) {
+    this.combine = new NameSums(combine.names, combine.bytes);
     this.bounds = bounds.map((b) => Buffer.from(b, 'latin1'));
     const ranges = bounds.length + 1;
     const bufBytes = Math.max(MIN_BUFFER_BYTES, Math.floor(SPILL_BUFFERS_BYTES / ranges));
@@ -102,8 +136,38 @@ export class FoldSpill {
     return lo;
   }
 
-  /** Appends one entry (name v[s, e), count) to its range's file. */
+  /**
+   * Takes one entry (name v[s, e), count). Entries are summed by name in
+   * RAM first (a fold's deltas repeat each host once per round) and each
+   * distinct name goes to its range's file when that RAM fills or the
+   * writing ends; a name too long for the RAM goes there at once.
+   */
   add(v: Buffer, s: number, e: number, count: number): void {
+    if (this.combining) {
+      this.combined++;
+      if (this.combine.add(v, s, e, count)) return;
+      this.combined--;
+      this.drainCombined();
+      if (this.combining) {
+        this.combined++;
+        if (this.combine.add(v, s, e, count)) return;
+        this.combined--;
+      }
+    }
+    this.spill(v, s, e, count);
+  }
+
+  /** Spills every name summed in RAM, then forgets them; stops the summing when it saved too little. */
+  private drainCombined(): void {
+    const c = this.combine;
+    if (this.combined < COMBINE_MIN_REPEATS * c.size) this.combining = false;
+    for (let u = 0; u < c.size; u++) this.spill(c.buf, c.nameStart(u), c.nameEnd(u), c.count(u));
+    c.clear();
+    this.combined = 0;
+  }
+
+  /** Appends one record (name v[s, e), count) to its range's file. */
+  private spill(v: Buffer, s: number, e: number, count: number): void {
     const r = this.rangeOf(v, s, e);
     const need = SPILL_RECORD_FIXED_BYTES + (e - s);
     let buf = this.bufs[r]!;
@@ -127,6 +191,7 @@ export class FoldSpill {
 
   /** Ends the writing: every buffer flushed, every file closed (not synced: a crash makes the fold start again). */
   finishWriting(): void {
+    this.drainCombined();
     for (let r = 0; r < this.ranges; r++) {
       this.flush(r);
       this.fs.close(this.fds[r]!);
@@ -137,10 +202,10 @@ export class FoldSpill {
 
   /**
    * Range r's pending hosts, each once with its summed count, in name (byte)
-   * order: the range's file is read whole into one buffer and its records'
-   * offsets sorted by name bytes, so the names stay bytes and no Map or
-   * string per record is made (a name becomes a string only when asked for).
-   * The answer lives until the next call.
+   * order: the range's file is read whole into one buffer, its records
+   * summed by name in place (NameSums) and the distinct names sorted by
+   * their bytes, so no Map or string per record is made (a name becomes a
+   * string only when asked for). The answer lives until the next call.
    */
   sortedSums(r: number): RangeSums {
     const size = this.bytes[r]!;
@@ -156,27 +221,20 @@ export class FoldSpill {
     } finally {
       this.fs.close(fd);
     }
-    const at = new Uint32Array(this.records[r]!);
-    for (let i = 0, p = 0; i < at.length; i++) {
-      at[i] = p;
+    const sums = new NameSums(this.records[r]!, v);
+    for (let i = 0, p = 0; i < this.records[r]!; i++) {
+      sums.addRecord(p);
       p += SPILL_RECORD_FIXED_BYTES + v.readUInt16LE(p);
     }
-    at.sort((a, b) => compareRecords(v, a, b));
-    const counts = new Float64Array(at.length);
-    let m = 0;
-    for (let i = 0; i < at.length;) {
-      const p = at[i]!;
-      let c = v.readDoubleLE(p + 2);
-      let j = i + 1;
-      for (; j < at.length && compareRecords(v, p, at[j]!) === 0; j++) c += v.readDoubleLE(at[j]! + 2);
-      at[m] = p;
-      counts[m++] = c;
-      i = j;
-    }
+    const order = new Uint32Array(sums.size);
+    for (let u = 0; u < order.length; u++) order[u] = sums.at[u]!;
+    const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
+    order.sort((a, b) => compareRecords(dv, v, a, b));
+    const b = v;
     return {
-      size: m,
-      name: (i) => v.toString('latin1', at[i]! + SPILL_RECORD_FIXED_BYTES, at[i]! + SPILL_RECORD_FIXED_BYTES + v.readUInt16LE(at[i]!)),
-      count: (i) => counts[i]!,
+      size: order.length,
+      name: (i) => b.toString('latin1', order[i]! + SPILL_RECORD_FIXED_BYTES, order[i]! + SPILL_RECORD_FIXED_BYTES + b.readUInt16LE(order[i]!)),
+      count: (i) => b.readDoubleLE(order[i]! + 2),
     };
   }
 

@@ -1,6 +1,8 @@
 // Tests of a fold's spill files: every entry of every delta lands in the
 // file of the name range it belongs to, and a range's sums equal a Map
-// model of that range, listed in name order; remove() leaves no file behind.
+// model of that range, listed in name order, whether the RAM that sums
+// names before the spill holds them all, some or none; remove() leaves no
+// file behind.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +15,12 @@ import { tempDir } from '../../helpers/tmp.js';
 
 const hostName = fc.stringMatching(/^[a-z0-9.\-\u00e0-\u00ff]{0,24}$/);
 const delta = fc.array(fc.tuple(hostName, fc.integer({ min: -5, max: 1000 })), { maxLength: 40 });
+
+/** The RAM that sums names before the spill: from none (every entry spilled at once) to room for all. */
+const combineRam = fc.oneof(
+  fc.record({ names: fc.integer({ min: 0, max: 8 }), bytes: fc.integer({ min: 0, max: 120 }) }),
+  fc.constant({ names: 1 << 10, bytes: 1 << 16 }),
+);
 
 const byName = (a: [string, number], b: [string, number]): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
@@ -27,10 +35,10 @@ function listed(spill: FoldSpill, r: number): [string, number][] {
 describe('FoldSpill', () => {
   it('sums each name range exactly as a Map model of the deltas does, in name order (property)', () => {
     fc.assert(
-      fc.property(fc.array(delta, { maxLength: 8 }), fc.uniqueArray(hostName, { maxLength: 6 }), (deltas, rawBounds) => {
+      fc.property(fc.array(delta, { maxLength: 8 }), fc.uniqueArray(hostName, { maxLength: 6 }), combineRam, (deltas, rawBounds, combine) => {
         const bounds = [...rawBounds].sort();
         const dir = tempDir();
-        const spill = new FoldSpill(new DrumFs(), dir, 3, bounds);
+        const spill = new FoldSpill(new DrumFs(), dir, 3, bounds, combine);
         const model: Map<string, number>[] = bounds.map(() => new Map()).concat([new Map()]);
         for (const d of deltas) {
           const m = new Map<string, number>();
