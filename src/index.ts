@@ -1,7 +1,7 @@
 // drum's public library surface. Everything else under src/ is internal and
 // may change without notice; tests import internals directly.
 
-export { Drum, canonicalizeLines, upgradeStore, verifyStateDir, type UpgradeResult } from './engine/drum.js';
+export { Drum, canonicalizeLines, upgradeStore, verifyStateDir, type CompactResult, type UpgradeResult } from './engine/drum.js';
 export type {
   AddOptions, AddResult, CheckRequest, FeedOptions, ForgetReject, ForgetReport, ForgetRequest, IngestRequest, InputFormat, LibraryRunStats, Link,
   LinkReject, Progress, ReadOptions,

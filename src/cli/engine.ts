@@ -13,6 +13,7 @@ import type { DrumOptions } from '../options.js';
 import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
 import type * as Engine from '../engine/drum.js';
 import type { ResolveRequest, ResolveResult } from '../engine/jobs/read/resolve.js';
+import type { CompactResult } from '../engine/jobs/maintain/compact.js';
 import type { CheckRequest, ForgetReport, ForgetRequest, IngestRequest, ReadOptions, RunReport, StoreStats, VerifyResult } from '../engine/api.js';
 
 /** What the CLI uses of an open store (src/engine/drum.ts `Drum`). */
@@ -20,6 +21,7 @@ export interface DrumHandle {
   ingest(req: IngestRequest): Promise<RunReport>;
   check(req: CheckRequest): Promise<{ linksRead: number; newUrls: number; rejectedLines: number }>;
   forget(req: ForgetRequest): Promise<ForgetReport>;
+  compact(): Promise<CompactResult>;
   stats(): Promise<StoreStats>;
   verify(): Promise<VerifyResult>;
   urls(docIds: Iterable<number>): Promise<(string | null)[]>;

@@ -24,6 +24,7 @@ import {
 import type { CliIo } from './command-io.js';
 import type { RawOptions } from './options.js';
 import { forgetCommand } from './commands/forget-command.js';
+import { compactCommand } from './commands/compact-command.js';
 import { addContent } from './commands/content-command.js';
 import { addDocIdCommands } from './commands/docid-commands.js';
 import { addCluster } from './cluster-program.js';
@@ -172,6 +173,13 @@ export function buildProgram(io: CliIo, done: (status: number) => void): DrumPro
     .option('--json', 'print the result as one JSON object')
     .addHelpText('after', examples(['drum upgrade --state /data/drum']))
     .action(act((o: RawOptions) => upgradeCommand(o, io)));
+
+  addState(program.command('compact').description('merge the key journal into the key files and fold the pending host counts into the host table now'))
+    .option('--memory <size>', 'RAM budget of the journal\'s merge (default 256MiB)')
+    .option('--json', 'print the result as one JSON object')
+    .option('--no-fsync', 'skip fsync at the commits: faster, NOT crash-safe (tests)')
+    .addHelpText('after', examples(['drum compact --state /data/drum', 'drum compact --json | jq .journalKeys']))
+    .action(act((o: RawOptions) => compactCommand(o, io)));
 
   addContent(program, io, act, examples);
   addCluster(program, io, act);

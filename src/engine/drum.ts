@@ -17,6 +17,7 @@ import type {
 } from './api.js';
 import { check, type CheckResult } from './jobs/read/check.js';
 import { forgetJob } from './jobs/maintain/forget.js';
+import { compactJob, type CompactResult } from './jobs/maintain/compact.js';
 import { storeStats } from './jobs/read/store-stats.js';
 import { forgetRound } from './url-seen/commit.js';
 import { ingest } from './jobs/ingest/ingest.js';
@@ -34,6 +35,7 @@ import { JobGate } from './job-gate.js';
 
 export { repair, type RepairResult } from './jobs/maintain/repair.js';
 export { upgradeStore, type UpgradeResult } from './jobs/maintain/upgrade.js';
+export type { CompactResult } from './jobs/maintain/compact.js';
 
 export class Drum {
   private session: Session | null;
@@ -105,6 +107,15 @@ export class Drum {
    */
   forget(req: ForgetRequest | Iterable<string>): Promise<ForgetReport> {
     return this.job((s) => forgetJob(s, req));
+  }
+
+  /**
+   * Does the deferred merges now (docs/library.md): the key journal into the
+   * key files, the pending host counts into the host table. Nothing is
+   * ingested; a no-op on a compact store. Ends the run of earlier add() calls.
+   */
+  compact(): Promise<CompactResult> {
+    return this.job((s) => compactJob(this.writer(s)));
   }
 
   /** Read-only check: calls req.onNew for each URL not yet stored, in input order. Adds nothing. */

@@ -68,7 +68,8 @@ export class Session {
     readonly pending: PendingBuckets,
     readonly aux: AuxLog,
     readonly pool: ParsePool,
-    readonly catalog: Catalog | null,
+    /** Open for a writer, null for a reader; foldHostCounts closes and opens it again. */
+    public catalog: Catalog | null,
     readonly workDir: string,
   ) {
     const valued = store.valueBytes > 0;
@@ -243,6 +244,22 @@ export class Session {
    * error the work files may refuse to go; the catalog's LevelDB lock and the
    * store lock must still be released). Throws the first failure.
    */
+  /**
+   * Folds every pending host-count delta into the host table in a child
+   * process, as a writer's open does once they pile up (fold-child.ts): the
+   * catalog is closed for it and opened again. Returns the deltas folded.
+   */
+  async foldHostCounts(): Promise<number> {
+    if (this.catalog === null || (await this.catalog.pendingDeltas()) === 0) return 0;
+    await this.catalog.close();
+    this.catalog = null;
+    try {
+      return await foldInChild(this.dir, this.opts.fsync);
+    } finally {
+      this.catalog = await Catalog.open(this.dir, { sync: this.opts.fsync });
+    }
+  }
+
   async close(): Promise<void> {
     const failures: unknown[] = [];
     const step = async (fn: () => unknown): Promise<void> => {

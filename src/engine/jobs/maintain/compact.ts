@@ -1,0 +1,35 @@
+// `drum compact` / Drum.compact(): does now, at a time the operator picks,
+// the two deferred merges drum otherwise does when it must: the key journal
+// merged into the key files (the fold a merging round, forget or upgrade
+// would run first; journal-round.ts) and the pending host-count deltas
+// folded into the host table (the fold a writer's open runs once 64 have
+// piled up; fold-child.ts). Each is crash-safe on its own, like the
+// automatic one; nothing is ingested and no run is recorded. Does not
+// rewrite key files the journal does not touch, and does not compact
+// LevelDB's own tables beyond what a host fold does.
+// REQUIRES: a writer session with no round pending (Drum.job ends the run
+// of add() calls first).
+
+import type { Session } from '../../session/session.js';
+import { newRunCounters } from '../../../stats/counters.js';
+import { foldJournal } from '../../url-seen/journal-round.js';
+
+export interface CompactResult {
+  /** Journal keys merged into the key files (0: the journal was empty). */
+  journalKeys: number;
+  /** Host-count deltas (round parts) folded into the host table (0: none were pending). */
+  hostDeltas: number;
+  /** URLs in the store afterwards (unchanged by a compaction). */
+  storeUrls: number;
+  /** Wall time of the compaction, in milliseconds. */
+  ms: number;
+}
+
+/** Folds the key journal, then the pending host counts; see the header. */
+export async function compactJob(s: Session): Promise<CompactResult> {
+  const t0 = performance.now();
+  const journalKeys = s.store.body.journal === undefined ? 0 : s.store.body.journal.keys;
+  if (journalKeys > 0) await foldJournal(s, newRunCounters());
+  const hostDeltas = await s.foldHostCounts();
+  return { journalKeys, hostDeltas, storeUrls: s.store.body.storeUrls, ms: Math.round(performance.now() - t0) };
+}

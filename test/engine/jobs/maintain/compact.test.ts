@@ -1,0 +1,150 @@
+// Tests of compaction (Drum.compact, `drum compact`): the key journal goes
+// into the key files with every URL and docID kept, the pending host counts
+// into the host table with every count kept, a compact store is left byte
+// for byte as it was, a reader cannot compact, and an OS error at any file
+// operation leaves a sound store holding every URL.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { Catalog } from '../../../../src/catalog/catalog.js';
+import { Drum } from '../../../../src/engine/drum.js';
+import { isDrumError } from '../../../../src/errors.js';
+import type { DrumOptions } from '../../../../src/options.js';
+import { readManifest } from '../../../../src/store/manifest.js';
+import { tempDir } from '../../../helpers/tmp.js';
+
+const O: DrumOptions = { workers: 0, fsync: false, chunkBytes: 4096 };
+const urls = (from: number, n: number, hosts = 7): string[] => Array.from({ length: n }, (_, i) => `http://h${(from + i) % hosts}.example/p/${from + i}`);
+
+async function withDrum<T>(state: string, opts: DrumOptions, fn: (d: Drum) => Promise<T>): Promise<T> {
+  const d = await Drum.open(state, opts);
+  try {
+    return await fn(d);
+  } finally {
+    await d.close();
+  }
+}
+
+/** The 200 URLs of smallBatches over `hosts` hosts, as a file beside the state directory. */
+function listFile(state: string, hosts: number): string {
+  const p = `${state}-urls.txt`;
+  fs.writeFileSync(p, urls(0, 200, hosts).map((u) => `${u}\n`).join(''));
+  return p;
+}
+
+/** The host table as a reader sees it: every host's count, and the deltas not folded yet. */
+async function hostCounts(state: string): Promise<{ counts: Map<string, number>; pending: number }> {
+  const c = await Catalog.open(state, { readOnly: true });
+  try {
+    const counts = new Map<string, number>();
+    for await (const h of c.allHosts()) counts.set(h.host, h.uniqueUrls);
+    return { counts, pending: await c.pendingDeltas() };
+  } finally {
+    await c.close();
+  }
+}
+
+/** Five small batches through one open store: journal rounds, one host delta each (`hosts` hosts: one key file each). */
+async function smallBatches(state: string, hosts = 7): Promise<Map<string, number>> {
+  const docIds = new Map<string, number>();
+  await withDrum(state, O, async (d) => {
+    for (let b = 0; b < 5; b++) {
+      await d.add(urls(b * 40, 40, hosts));
+      await d.endRun();
+    }
+    await d.resolve({ inputs: [listFile(state, hosts)], onResolved: (id, u) => void docIds.set(u, id!) });
+    assert.equal(docIds.size, 200);
+  });
+  return docIds;
+}
+
+describe('compact', () => {
+  it('merges the key journal into the key files, keeping every URL with its docID', async () => {
+    const state = join(tempDir(), 'state');
+    const docIds = await smallBatches(state);
+    assert.equal(readManifest(state)!.journal?.keys, 200);
+    const r = await withDrum(state, O, (d) => d.compact());
+    assert.equal(r.journalKeys, 200);
+    assert.equal(r.storeUrls, 200);
+    const m = readManifest(state)!;
+    assert.equal(m.journal, undefined);
+    assert.equal(m.buckets.reduce((a, e) => a + (e?.keys ?? 0), 0), 200);
+    assert.deepEqual(fs.readdirSync(join(state, 'store')).filter((f) => f.endsWith('.jnl')), []);
+    await withDrum(state, { ...O, readOnly: true }, async (d) => {
+      assert.equal((await d.verify()).ok, true);
+      const after = new Map<string, number>();
+      await d.resolve({ inputs: [listFile(state, 7)], onResolved: (id, u) => void after.set(u, id!) });
+      assert.deepEqual(after, docIds);
+    });
+    await withDrum(state, O, async (d) => assert.deepEqual((await d.add(urls(0, 200))).newUrls, []));
+  });
+
+  it('folds the pending host counts into the host table, every count kept', async () => {
+    const state = join(tempDir(), 'state');
+    await smallBatches(state);
+    const before = await hostCounts(state);
+    assert.ok(before.pending > 0);
+    const r = await withDrum(state, O, (d) => d.compact());
+    assert.equal(r.hostDeltas, before.pending);
+    const after = await hostCounts(state);
+    assert.equal(after.pending, 0);
+    assert.deepEqual(after.counts, before.counts);
+    assert.equal([...after.counts.values()].reduce((a, b) => a + b, 0), 200);
+  });
+
+  it('leaves a compact store byte for byte as it was', async () => {
+    const state = join(tempDir(), 'state');
+    await smallBatches(state);
+    await withDrum(state, O, (d) => d.compact());
+    const manifest = fs.readFileSync(join(state, 'MANIFEST'));
+    const files = fs.readdirSync(join(state, 'store')).sort();
+    const r = await withDrum(state, O, (d) => d.compact());
+    assert.deepEqual({ journalKeys: r.journalKeys, hostDeltas: r.hostDeltas }, { journalKeys: 0, hostDeltas: 0 });
+    assert.deepEqual(fs.readFileSync(join(state, 'MANIFEST')), manifest);
+    assert.deepEqual(fs.readdirSync(join(state, 'store')).sort(), files);
+  });
+
+  it('refuses a read-only open with DRUM_BAD_OPTION', async () => {
+    const state = join(tempDir(), 'state');
+    await smallBatches(state);
+    await withDrum(state, { ...O, readOnly: true }, async (d) => {
+      await assert.rejects(d.compact(), (e) => isDrumError(e, 'DRUM_BAD_OPTION'));
+    });
+  });
+
+  it('leaves a sound store holding every URL when an OS error hits any file operation of the compaction', async () => {
+    const base = join(tempDir(), 'state');
+    await smallBatches(base, 1); // one host: one key file, so the sweep stays short
+    // The host counts folded first: their fold runs in a child the hook does not reach.
+    const c = await Catalog.open(base, { sync: false });
+    await c.compactHosts();
+    await c.close();
+    for (let at = 1; ; at++) {
+      const state = join(tempDir(), 'state');
+      fs.cpSync(base, state, { recursive: true });
+      let ops = 0;
+      let armed = false;
+      let failed = false;
+      const hook = (): void => {
+        if (armed && ++ops === at) {
+          failed = true;
+          throw Object.assign(new Error('injected EIO'), { code: 'EIO' });
+        }
+      };
+      await withDrum(state, { ...O, faultHook: hook } as DrumOptions, (d) => {
+        armed = true; // from the compaction on, not the open
+        return d.compact();
+      }).catch((e) => {
+        if (!isDrumError(e)) throw e;
+      });
+      await withDrum(state, O, async (d) => {
+        assert.equal((await d.verify()).ok, true, `fault at op ${at}`);
+        assert.equal((await d.stats()).storeUrls, 200, `fault at op ${at}`);
+        assert.deepEqual((await d.add(urls(0, 200, 1))).newUrls, [], `fault at op ${at}`);
+      });
+      if (!failed) break;
+    }
+  });
+});
