@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Drum } from '../../../src/engine/drum.js';
 import type { DrumOptions } from '../../../src/options.js';
 import { tempDir } from '../../helpers/tmp.js';
+import { withDrum } from '../../helpers/drum.js';
 
 // Canonical URLs, a variant the default policy folds into each, and a line it rejects.
 const POOL = Array.from({ length: 400 }, (_, i) => `http://h${i % 11}.example/p/${Math.floor(i / 11)}${i % 4 === 0 ? '?a=1' : ''}`);
@@ -33,15 +34,6 @@ function input(n: number, salt: number): { text: string; unique: string[]; rejec
     }
   }
   return { text: `${lines.join('\n')}\n`, unique, rejected };
-}
-
-async function withDrum(state: string, opts: DrumOptions, f: (d: Drum) => Promise<unknown>): Promise<void> {
-  const d = await Drum.open(state, opts);
-  try {
-    await f(d);
-  } finally {
-    await d.close();
-  }
 }
 
 function uniqueOf(out: string): string[] {

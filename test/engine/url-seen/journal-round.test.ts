@@ -13,6 +13,7 @@ import { Drum } from '../../../src/engine/drum.js';
 import type { DrumOptions } from '../../../src/options.js';
 import { readManifest } from '../../../src/store/manifest.js';
 import { tempDir } from '../../helpers/tmp.js';
+import { withDrum } from '../../helpers/drum.js';
 import { readUrlValues } from '../../helpers/values.js';
 
 const O: DrumOptions = { workers: 0, fsync: false, chunkBytes: 4096 };
@@ -22,16 +23,6 @@ function file(dir: string, name: string, list: string[]): string {
   const p = join(dir, name);
   fs.writeFileSync(p, list.map((u) => `${u}\n`).join(''));
   return p;
-}
-
-/** Opens the store at `state`, runs `fn` on it and closes it. */
-async function withDrum<T>(state: string, opts: DrumOptions, fn: (d: Drum) => Promise<T>): Promise<T> {
-  const d = await Drum.open(state, opts);
-  try {
-    return await fn(d);
-  } finally {
-    await d.close();
-  }
 }
 
 /** What a fault hook throws: an IO error. */

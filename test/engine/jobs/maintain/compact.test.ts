@@ -14,18 +14,10 @@ import { isDrumError } from '../../../../src/errors.js';
 import type { DrumOptions } from '../../../../src/options.js';
 import { readManifest } from '../../../../src/store/manifest.js';
 import { tempDir } from '../../../helpers/tmp.js';
+import { withDrum } from '../../../helpers/drum.js';
 
 const O: DrumOptions = { workers: 0, fsync: false, chunkBytes: 4096 };
 const urls = (from: number, n: number, hosts = 7): string[] => Array.from({ length: n }, (_, i) => `http://h${(from + i) % hosts}.example/p/${from + i}`);
-
-async function withDrum<T>(state: string, opts: DrumOptions, fn: (d: Drum) => Promise<T>): Promise<T> {
-  const d = await Drum.open(state, opts);
-  try {
-    return await fn(d);
-  } finally {
-    await d.close();
-  }
-}
 
 /** The 200 URLs of smallBatches over `hosts` hosts, as a file beside the state directory. */
 function listFile(state: string, hosts: number): string {
