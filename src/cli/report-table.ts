@@ -181,7 +181,7 @@ export function formatStats(s: StoreStats): string {
     ['host bits', String(s.hostBits)],
     ['policy', s.policy],
     ['expected collisions', s.expectedCollisions.toPrecision(3)],
-    ['key journal', s.journal === null ? 'empty' : `${fmtInt(s.journal.keys)} URLs not yet folded into the key files (${fmtBytes(s.journal.bytes)})`],
+    ['key journal', s.journal === null ? 'empty' : `${fmtInt(s.journal.keys)} URLs not yet folded into the key files (${fmtBytes(s.journal.bytes)}; drum compact folds them now)`],
     [
       'bloom',
       s.bloom

@@ -187,7 +187,7 @@ describe('listings', () => {
       policy: 'default/v1', expectedCollisions: 0, bloom: null, journal: { keys: 41_000, bytes: 1312048 }, recentRuns: [],
       disk: { totalBytes: 2e6, store: 1312048, bloom: 0, caches: 0, catalog: 1e5, runs: 0, work: 0, other: 0 },
     });
-    assert.match(j, /key journal\s+41,000 URLs not yet folded into the key files \(1\.25 MiB\)/);
+    assert.match(j, /key journal\s+41,000 URLs not yet folded into the key files \(1\.25 MiB; drum compact folds them now\)/);
     assert.match(formatVerify({ ok: true, filesChecked: 3, keysChecked: 10, problems: [] }), /^sound: 3 files/);
     assert.match(formatVerify({ ok: false, filesChecked: 3, keysChecked: 10, problems: [{ file: 'f', code: 'DRUM_CORRUPT_FILE', message: 'm' }] }), /^NOT SOUND \(1 problem\)/);
   });
