@@ -54,7 +54,7 @@ function treeBytes(path: string): number {
 function partOf(name: string): Exclude<keyof DiskUsage, 'totalBytes'> {
   if (name === 'store') return 'store';
   if (name.endsWith('.bloom')) return 'bloom';
-  if (name === 'tiers.cache' || name === 'memo.cache') return 'caches';
+  if (name === 'tiers.cache' || name === 'memo.cache' || name === 'verified.cache') return 'caches';
   if (name === 'catalog') return 'catalog';
   if (name === 'runs') return 'runs';
   if (name === 'work') return 'work';

@@ -1,5 +1,6 @@
 // A session's warm-start caches: the tiers (hot cache and recent table,
-// tiers.cache) and the parse threads' line memos (memo.cache), each tied to
+// tiers.cache), the parse threads' line memos (memo.cache) and the bucket
+// files known sound (verified.cache, store/verified-cache.ts), each tied to
 // the commit it was saved after. Loads the memos at open, and saves both
 // when a commit changed them and CACHE_SAVE_MS passed (or when asked to now:
 // a process closing). Only a warm start for the next process: a failed save
@@ -46,6 +47,7 @@ export class WarmCaches {
     this.dirty = false;
     this.lastSave = t;
     saveCache(() => saveTiers(s.dfs, join(s.dir, TIER_FILE), s.store.committed, [s.front.cache, s.front.recent]));
+    s.saveVerified();
     await this.saveMemos();
     s.timer.add('save-caches', performance.now() - t, 0);
   }

@@ -22,6 +22,7 @@ import { Store } from '../../store/store.js';
 import { UrlLogWriter } from '../../store/url-log/url-log-writer.js';
 import { readManifest } from '../../store/manifest.js';
 import { verifyKeyFiles, type StoreVerifyResult } from '../../store/verify.js';
+import { loadVerified, saveVerified } from '../../store/verified-cache.js';
 import type { BlockedBloom } from '../../tiers/bloom.js';
 import { readBloom } from '../../tiers/bloom-file.js';
 import { HotCache } from '../../tiers/hot-cache.js';
@@ -48,6 +49,8 @@ export class Session {
   readonly core: DrumCore;
   /** Key files this session verified or wrote: a later job's verification before writing skips them. */
   private readonly knownGood = new Set<string>();
+  /** Whether verifyBeforeWrite has taken in the files verified.cache vouches for. */
+  private verifiedLoaded = false;
   /** The warm-start caches (tiers.cache, memo.cache): when to save them, and their loads and saves. */
   readonly caches: WarmCaches;
   /** Appends each commit's new URLs to the URL log (their docIDs); null for a read-only session. */
@@ -223,9 +226,22 @@ export class Session {
    * read by CRC anyway).
    */
   verifyBeforeWrite(): StoreVerifyResult {
+    if (!this.verifiedLoaded) {
+      // Files an earlier writer read whole or wrote, unchanged since (store/verified-cache.ts).
+      for (const f of loadVerified(this.dir, this.store.committed, this.store.body)) this.knownGood.add(f);
+      this.verifiedLoaded = true;
+    }
     const r = verifyKeyFiles(this.dfs, this.dir, this.store.body, this.knownGood);
-    if (r.ok) for (const e of this.store.body.buckets) if (e) this.knownGood.add(e.file);
+    if (r.ok) {
+      for (const e of this.store.body.buckets) if (e) this.knownGood.add(e.file);
+      if (r.filesChecked > 0) this.saveVerified();
+    }
     return r;
+  }
+
+  /** Records the committed bucket files this session verified or wrote, for the next writer's check (verified-cache.ts). */
+  saveVerified(): void {
+    if (!this.opts.readOnly) saveVerified(this.dfs, this.dir, this.store.committed, this.store.body, this.knownGood);
   }
 
   /** After a commit: the files it wrote are known good; the tiers changed. */

@@ -1,0 +1,129 @@
+// Remembers between processes which bucket files of the committed store a
+// writer read whole and found sound (or wrote itself), each with its
+// identity as the kernel reports it: device, inode, size, mtime and ctime in
+// nanoseconds. The next writer's check before it writes
+// (Session.verifyBeforeWrite) reads again only the buckets whose files
+// changed identity. A write, truncation, replacement, restore or copy gives
+// a file another ctime or inode (no user can set a ctime), so damage done
+// through the file system is still found before anything is written (a file
+// changed in the same tick of the file system's clock as the cache was
+// written is read again, see vouches); damage
+// below it (a disk's bit rot) is found by the CRC of every block a merge or
+// check reads, before that round commits. `drum verify` always reads every
+// file and never uses this cache.
+// A cache, never state: written (tmp, rename, no fsync) in cache-file.ts's
+// envelope, tied to one committed state, ignored when it disagrees (then a
+// writer reads every file, as before the cache existed). Layout:
+//   envelope (VERIFIED_MAGIC, version 1, one field: buckets) | per bucket:
+//   keys identity | values identity, each IDENTITY_WORDS u32 =
+//   (dev, ino, size, mtimeNs, ctimeNs) as u64 lo, hi pairs; all zero = no file.
+// Does not read key files (verify.ts does) or decide when to save
+// (session-caches.ts and Session.verifyBeforeWrite do).
+// REQUIRES: `good` names only bucket files that were verified whole or
+// written by this process, under the writer lock.
+
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import type { DrumFs } from '../io/fs.js';
+import { cacheCrcStart, cacheHeaderBytes, readCacheHeader, saveCache, writeCacheFile } from '../tiers/cache-file.js';
+import type { ManifestBody } from './manifest.js';
+import type { CommitId } from './store.js';
+
+export const VERIFIED_FILE = 'verified.cache';
+export const VERIFIED_MAGIC = 0x56524444; // "DDRV" read as little-endian u32
+const VERIFIED_VERSION = 1;
+const VERIFIED_HEADER_BYTES = cacheHeaderBytes(1); // magic, version, flags, commit, stateId, buckets, crc
+/** dev, ino, size, mtimeNs, ctimeNs: five u64 as lo, hi u32 pairs. */
+const IDENTITY_WORDS = 5 * 2;
+const BUCKET_WORDS = 2 * IDENTITY_WORDS; // keys file, values file
+/** Where ctimeNs starts in an identity (its fifth u64). */
+const CTIME_WORD = 4 * 2;
+
+/** Writes the identity of `path` at v[at...]; all zero when it has none (no file, or stat fails). */
+function identityInto(path: string | undefined, v: Uint32Array, at: number): void {
+  v.fill(0, at, at + IDENTITY_WORDS);
+  if (path === undefined) return;
+  let st: fs.BigIntStats;
+  try {
+    st = fs.statSync(path, { bigint: true });
+  } catch {
+    return;
+  }
+  const parts = [st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs];
+  parts.forEach((x, i) => {
+    v[at + 2 * i] = Number(x & 0xffffffffn);
+    v[at + 2 * i + 1] = Number((x >> 32n) & 0xffffffffn);
+  });
+}
+
+/** The current identities of every bucket's files, BUCKET_WORDS per bucket. */
+function identities(dir: string, body: ManifestBody): Uint32Array {
+  const v = new Uint32Array(body.buckets.length * BUCKET_WORDS);
+  body.buckets.forEach((e, b) => {
+    if (!e) return;
+    identityInto(join(dir, e.file), v, b * BUCKET_WORDS);
+    identityInto(e.values === undefined ? undefined : join(dir, e.values.file), v, b * BUCKET_WORDS + IDENTITY_WORDS);
+  });
+  return v;
+}
+
+/**
+ * The key files (as the manifest names them) of the buckets whose files
+ * were recorded sound after the committed state `at` and have the same
+ * identity now: the check before a write need not read them. Empty when the
+ * cache is missing, of another state or damaged.
+ */
+export function loadVerified(dir: string, at: CommitId, body: ManifestBody): Set<string> {
+  const out = new Set<string>();
+  const path = join(dir, VERIFIED_FILE);
+  let b: Buffer;
+  let written: bigint;
+  try {
+    b = fs.readFileSync(path);
+    written = fs.statSync(path, { bigint: true }).mtimeNs;
+  } catch {
+    return out;
+  }
+  const head = readCacheHeader(b, VERIFIED_MAGIC, VERIFIED_VERSION, at, 1);
+  const n = body.buckets.length;
+  if (head === null || head.fields[0] !== n || b.length !== VERIFIED_HEADER_BYTES + 4 * n * BUCKET_WORDS) return out;
+  if (crc32(b.subarray(VERIFIED_HEADER_BYTES), cacheCrcStart(b, VERIFIED_HEADER_BYTES)) !== head.crc) return out;
+  const saved = new Uint32Array(Uint8Array.prototype.slice.call(b, VERIFIED_HEADER_BYTES).buffer);
+  const now = identities(dir, body);
+  body.buckets.forEach((e, k) => {
+    if (e && vouches(saved, now, k * BUCKET_WORDS, written)) out.add(e.file);
+  });
+  return out;
+}
+
+/**
+ * Whether bucket words at `at` of `saved` vouch for the files: recorded
+ * (a key identity), unchanged (every word as now), and changed last in an
+ * earlier tick of the file system's clock than the cache was written. A
+ * file changed in the tick the cache was written (a coarse clock ticks every
+ * few ms) could be changed again in that tick with the same ctime: it is
+ * read again, as git reads a racily clean file again.
+ */
+function vouches(saved: Uint32Array, now: Uint32Array, at: number, written: bigint): boolean {
+  if (saved.subarray(at, at + IDENTITY_WORDS).every((w) => w === 0)) return false;
+  for (let w = 0; w < BUCKET_WORDS; w++) if (saved[at + w] !== now[at + w]) return false;
+  for (const id of [at, at + IDENTITY_WORDS]) {
+    const ctimeNs = (BigInt(saved[id + CTIME_WORD + 1]!) << 32n) | BigInt(saved[id + CTIME_WORD]!);
+    if (ctimeNs !== 0n && ctimeNs >= written) return false;
+  }
+  return true;
+}
+
+/**
+ * Records the identity now of the files of every bucket whose key file is
+ * in `good`, tied to the committed state `at`; the other buckets are left
+ * out (read again next time). A failed save only means a full check next time.
+ */
+export function saveVerified(dfs: DrumFs, dir: string, at: CommitId, body: ManifestBody, good: ReadonlySet<string>): void {
+  const v = identities(dir, body);
+  body.buckets.forEach((e, k) => {
+    if (e && !good.has(e.file)) v.fill(0, k * BUCKET_WORDS, (k + 1) * BUCKET_WORDS);
+  });
+  saveCache(() => writeCacheFile(dfs, join(dir, VERIFIED_FILE), VERIFIED_MAGIC, VERIFIED_VERSION, at, [body.buckets.length], [new Uint8Array(v.buffer)]));
+}

@@ -1,0 +1,128 @@
+// Tests of verified.cache, what lets a writer skip reading bucket files an
+// earlier writer verified: it vouches for files recorded sound and unchanged
+// since; not for a file rewritten (even with the same bytes and mtime), nor
+// one changed in the clock tick the cache was written, nor after another
+// commit, nor from a damaged cache; and through the engine, a writer reads
+// no unchanged file again yet still refuses a key file damaged since.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { Session } from '../../src/engine/session/session.js';
+import { isDrumError } from '../../src/errors.js';
+import { DrumFs } from '../../src/io/fs.js';
+import type { DrumOptions } from '../../src/options.js';
+import { readManifest } from '../../src/store/manifest.js';
+import { loadVerified, saveVerified, VERIFIED_FILE } from '../../src/store/verified-cache.js';
+import { flipByte } from '../helpers/damage.js';
+import { withDrum } from '../helpers/drum.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const O: DrumOptions = { workers: 0, fsync: false, journalKeys: 0 };
+const urls = (n: number): string[] => Array.from({ length: n }, (_, i) => `http://h${i % 5}.example/p/${i}`);
+
+/** A merged store of 500 URLs over five hosts (five buckets with key and values files). */
+async function store(): Promise<string> {
+  const state = join(tempDir(), 'state');
+  await withDrum(state, O, (d) => d.add(urls(500)));
+  return state;
+}
+
+/** The committed state and body as the cache ties itself to them. */
+function committed(state: string): { at: { commit: number; stateId: number }; body: NonNullable<ReturnType<typeof readManifest>> } {
+  const body = readManifest(state)!;
+  return { at: { commit: 7, stateId: 42 }, body };
+}
+
+const keyFiles = (state: string): string[] => readManifest(state)!.buckets.flatMap((e) => (e ? [e.file] : [])).sort();
+
+/** Sets the cache file's mtime well after every file's ctime, as if it were written a second later. */
+function writtenLater(state: string): void {
+  const t = new Date(Date.now() + 1000);
+  fs.utimesSync(join(state, VERIFIED_FILE), t, t);
+}
+
+describe('verified.cache', () => {
+  it('vouches for every bucket recorded sound whose files are unchanged, and only those', async () => {
+    const state = await store();
+    const { at, body } = committed(state);
+    const files = keyFiles(state);
+    assert.equal(files.length, 5);
+    saveVerified(new DrumFs(), state, at, body, new Set(files.slice(1)));
+    writtenLater(state);
+    assert.deepEqual([...loadVerified(state, at, body)].sort(), files.slice(1));
+  });
+
+  it('does not vouch for a key or values file rewritten since, even with the same bytes and mtime', async () => {
+    const state = await store();
+    const { at, body } = committed(state);
+    saveVerified(new DrumFs(), state, at, body, new Set(keyFiles(state)));
+    const e0 = body.buckets.find((e) => e !== null && e !== undefined)!;
+    const e1 = body.buckets.filter((e) => e !== null && e !== undefined)[1]!;
+    for (const f of [e0.file, e1.values!.file]) {
+      const p = join(state, f);
+      const st = fs.statSync(p);
+      fs.writeFileSync(p, fs.readFileSync(p));
+      fs.utimesSync(p, st.atime, st.mtime);
+    }
+    writtenLater(state);
+    const got = loadVerified(state, at, body);
+    assert.equal(got.size, 3);
+    assert.equal(got.has(e0.file), false);
+    assert.equal(got.has(e1.file), false);
+  });
+
+  it('does not vouch for a file changed in the clock tick the cache was written', async () => {
+    const state = await store();
+    const { at, body } = committed(state);
+    saveVerified(new DrumFs(), state, at, body, new Set(keyFiles(state)));
+    // The cache written no later than the files last changed: each could have changed again unseen.
+    const first = join(state, keyFiles(state)[0]!);
+    const ctime = fs.statSync(first).ctime;
+    fs.utimesSync(join(state, VERIFIED_FILE), ctime, ctime);
+    assert.equal(loadVerified(state, at, body).has(keyFiles(state)[0]!), false);
+  });
+
+  it('vouches for nothing after another commit, from a damaged cache, or with none', async () => {
+    const state = await store();
+    const { at, body } = committed(state);
+    saveVerified(new DrumFs(), state, at, body, new Set(keyFiles(state)));
+    writtenLater(state);
+    assert.equal(loadVerified(state, at, body).size, 5);
+    assert.equal(loadVerified(state, { ...at, commit: at.commit + 1 }, body).size, 0);
+    assert.equal(loadVerified(state, { ...at, stateId: at.stateId + 1 }, body).size, 0);
+    flipByte(join(state, VERIFIED_FILE), fs.statSync(join(state, VERIFIED_FILE)).size - 3);
+    writtenLater(state);
+    assert.equal(loadVerified(state, at, body).size, 0);
+    fs.rmSync(join(state, VERIFIED_FILE));
+    assert.equal(loadVerified(state, at, body).size, 0);
+  });
+
+  it('lets the next writer skip every unchanged bucket file the last one verified or wrote', async () => {
+    const state = await store();
+    writtenLater(state);
+    const s = await Session.open(state, O);
+    try {
+      const r = s.verifyBeforeWrite();
+      assert.equal(r.ok, true);
+      assert.equal(r.filesChecked, 0);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('still refuses, before writing anything, a key file damaged after the last writer verified it', async () => {
+    const state = await store();
+    writtenLater(state); // so only the damage, not the clock, can make the file be read
+    const file = join(state, keyFiles(state)[2]!);
+    flipByte(file, fs.statSync(file).size - 20);
+    const before = fs.readdirSync(state).sort();
+    const input = join(state, '..', 'links.txt');
+    fs.writeFileSync(input, 'http://new.example/\n');
+    const out = join(state, '..', 'out');
+    await assert.rejects(withDrum(state, O, (d) => d.ingest({ inputs: [input], outDir: out })), (e) => isDrumError(e, 'DRUM_CORRUPT_FILE') && e.file === file);
+    assert.deepEqual(fs.readdirSync(state).sort(), before);
+    assert.equal(fs.existsSync(out), false);
+  });
+});
