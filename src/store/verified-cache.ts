@@ -18,7 +18,7 @@
 //   keys identity | values identity, each IDENTITY_WORDS u32 =
 //   (dev, ino, size, mtimeNs, ctimeNs) as u64 lo, hi pairs; all zero = no file.
 // Does not read key files (verify.ts does) or decide when to save
-// (session-caches.ts and Session.verifyBeforeWrite do).
+// (session-caches.ts does).
 // REQUIRES: `good` names only bucket files that were verified whole or
 // written by this process, under the writer lock.
 

@@ -232,10 +232,8 @@ export class Session {
       this.verifiedLoaded = true;
     }
     const r = verifyKeyFiles(this.dfs, this.dir, this.store.body, this.knownGood);
-    if (r.ok) {
-      for (const e of this.store.body.buckets) if (e) this.knownGood.add(e.file);
-      if (r.filesChecked > 0) this.saveVerified();
-    }
+    // Recorded with the other caches when the store closes after a commit (a refused run writes nothing).
+    if (r.ok) for (const e of this.store.body.buckets) if (e) this.knownGood.add(e.file);
     return r;
   }
 
