@@ -75,10 +75,12 @@ class ChunkSink implements LinkSink {
     this.keepHop = hopFilter(links);
   }
 
+  /** Links that follow resolve against `url`. */
   base(url: string): void {
     this.builder.setBase(url);
   }
 
+  /** Keeps a link of a kept hop when usable, else rejects it with its reason. */
   link(hop: Hop, _context: string, b: Buffer, s: number, e: number): void {
     if (!this.keepHop(hop)) return;
     const why = classify(b, s, e, this.maxLineBytes);
@@ -86,6 +88,7 @@ class ChunkSink implements LinkSink {
     else this.reject(why, b, s, e);
   }
 
+  /** The record as a whole is unusable: one reject with its excerpt. */
   fail(reason: 'too-long' | 'malformed-record', excerpt: Buffer): void {
     this.reject(reason, excerpt, 0, excerpt.length);
   }
