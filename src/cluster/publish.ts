@@ -9,10 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { headers, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream, type PubAck } from '@nats-io/jetstream';
+import { jetstream, type JetStreamClient, type PubAck } from '@nats-io/jetstream';
 import { BatchScratch, canonicalizeBatch } from '../canonicalize/batch.js';
 import { resolvePolicy } from '../canonicalize/policy.js';
-import type { CanonicalPolicyOptions } from '../canonicalize/types.js';
+import type { CanonicalBatch, CanonicalPolicyOptions } from '../canonicalize/types.js';
 import type { ReadOptions } from '../engine/api.js';
 import { DrumError } from '../errors.js';
 import { hostHash } from '../fingerprint/key.js';
@@ -41,36 +41,16 @@ export interface PublishReport {
 /** PubAcks awaited at once: enough to keep the link busy, bounded RAM. */
 const IN_FLIGHT = 64;
 
+/** Reads the inputs, canonicalizes their links and publishes each to its host's shard; returns once every PubAck came. */
 export async function publishLinks(nc: NatsConnection, req: PublishRequest): Promise<PublishReport> {
   const t0 = performance.now();
   const js = jetstream(nc);
   const policy = resolvePolicy(req.canonical);
   const scratch = new BatchScratch();
-  const parts: Buffer[][] = Array.from({ length: req.shards }, () => []);
-  const sizes = new Array<number>(req.shards).fill(0);
-  const counts = new Array<number>(req.shards).fill(0);
   const report: PublishReport = { linksRead: 0, urlsPublished: 0, rejectedLines: 0, messages: 0, perShard: new Array<number>(req.shards).fill(0), elapsedMs: 0 };
+  const batches = new ShardBatches(js, req.shards, report);
   const rejects = req.rejectsFile === null ? null : createWriteStream(req.rejectsFile);
   rejects?.write(REJECTS_HEADER);
-  const inFlight: Sent[] = [];
-  const run = randomUUID();
-
-  const flush = async (shard: number): Promise<void> => {
-    if (counts[shard] === 0) return;
-    const h = headers();
-    h.set(H_SHARD, String(shard));
-    h.set(H_SHARDS, String(req.shards));
-    h.set(H_COUNT, String(counts[shard]));
-    const payload = Buffer.concat(parts[shard]!);
-    parts[shard] = [];
-    sizes[shard] = 0;
-    counts[shard] = 0;
-    const msgID = `${run}.${report.messages++}`;
-    const send = (): Promise<PubAck> => js.publish(linksSubject(shard), payload, { headers: h, msgID });
-    inFlight.push({ ack: send(), send });
-    if (inFlight.length >= IN_FLIGHT) await settle(inFlight.splice(0, inFlight.length));
-  };
-
   try {
     for (let i = 0; i < req.inputs.length; i++) {
       for await (const chunk of readInputs([{ path: req.inputs[i]! }], {
@@ -80,24 +60,12 @@ export async function publishLinks(nc: NatsConnection, req: PublishRequest): Pro
         const batch = canonicalizeBatch(chunk, policy, scratch);
         writeRejects(rejects, i, chunk.rejects, batch.rejects, report);
         report.linksRead += batch.count + chunk.rejects.length + batch.rejects.length;
-        let start = 0;
-        for (let k = 0; k < batch.count; k++) {
-          const end = batch.ends[k]!;
-          const shard = shardOfHost(hostHash(batch.bytes, batch.hostStarts[k]!, batch.hostEnds[k]!), req.shards);
-          if (sizes[shard]! + (end - start) + 1 > LINKS_BATCH_BYTES) await flush(shard);
-          parts[shard]!.push(Buffer.from(batch.bytes.subarray(start, end)), NEWLINE);
-          sizes[shard]! += end - start + 1;
-          counts[shard]!++;
-          report.perShard[shard]!++;
-          report.urlsPublished++;
-          start = end;
-        }
+        await batches.add(batch);
       }
     }
-    for (let s = 0; s < req.shards; s++) await flush(s);
-    await settle(inFlight.splice(0, inFlight.length));
+    await batches.finish();
   } catch (e) {
-    await Promise.allSettled(inFlight.map((x) => x.ack));
+    await batches.drain();
     if (e instanceof DrumError) throw e;
     throw new DrumError('DRUM_IO', `publishing links failed: ${(e as Error).message}`, { cause: e });
   } finally {
@@ -105,6 +73,75 @@ export async function publishLinks(nc: NatsConnection, req: PublishRequest): Pro
   }
   report.elapsedMs = performance.now() - t0;
   return report;
+}
+
+/**
+ * The per-shard batches being filled and the messages on their way: a
+ * shard's batch goes out as one message (message id: the run's id and the
+ * message's number) when its next URL would overflow it, and PubAcks are
+ * awaited IN_FLIGHT at a time. Counts messages and URLs into the report.
+ */
+class ShardBatches {
+  private readonly parts: Buffer[][];
+  private readonly sizes: number[];
+  private readonly counts: number[];
+  private readonly inFlight: Sent[] = [];
+  private readonly run = randomUUID();
+
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly shards: number,
+    private readonly report: PublishReport,
+  ) {
+    this.parts = Array.from({ length: shards }, () => []);
+    this.sizes = new Array<number>(shards).fill(0);
+    this.counts = new Array<number>(shards).fill(0);
+  }
+
+  /** Adds each canonical URL of `batch` to its host's shard, sending that shard's batch first when the URL would overflow it. */
+  async add(batch: CanonicalBatch): Promise<void> {
+    const { parts, sizes, counts, report } = this;
+    let start = 0;
+    for (let k = 0; k < batch.count; k++) {
+      const end = batch.ends[k]!;
+      const shard = shardOfHost(hostHash(batch.bytes, batch.hostStarts[k]!, batch.hostEnds[k]!), this.shards);
+      if (sizes[shard]! + (end - start) + 1 > LINKS_BATCH_BYTES) await this.flush(shard);
+      parts[shard]!.push(Buffer.from(batch.bytes.subarray(start, end)), NEWLINE);
+      sizes[shard]! += end - start + 1;
+      counts[shard]!++;
+      report.perShard[shard]!++;
+      report.urlsPublished++;
+      start = end;
+    }
+  }
+
+  /** Sends every shard's batch and waits for every PubAck. */
+  async finish(): Promise<void> {
+    for (let s = 0; s < this.shards; s++) await this.flush(s);
+    await settle(this.inFlight.splice(0, this.inFlight.length));
+  }
+
+  /** Waits for the PubAcks still out, whatever each answers (after a failure). */
+  async drain(): Promise<void> {
+    await Promise.allSettled(this.inFlight.map((x) => x.ack));
+  }
+
+  /** Sends shard's batch, if it holds any URL, as one message; settles the PubAcks out once IN_FLIGHT are. */
+  private async flush(shard: number): Promise<void> {
+    if (this.counts[shard] === 0) return;
+    const h = headers();
+    h.set(H_SHARD, String(shard));
+    h.set(H_SHARDS, String(this.shards));
+    h.set(H_COUNT, String(this.counts[shard]));
+    const payload = Buffer.concat(this.parts[shard]!);
+    this.parts[shard] = [];
+    this.sizes[shard] = 0;
+    this.counts[shard] = 0;
+    const msgID = `${this.run}.${this.report.messages++}`;
+    const send = (): Promise<PubAck> => this.js.publish(linksSubject(shard), payload, { headers: h, msgID });
+    this.inFlight.push({ ack: send(), send });
+    if (this.inFlight.length >= IN_FLIGHT) await settle(this.inFlight.splice(0, this.inFlight.length));
+  }
 }
 
 const NEWLINE = Buffer.from('\n');

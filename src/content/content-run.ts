@@ -78,6 +78,22 @@ export interface ContentReport {
   outDir: string;
 }
 
+/** What a run's rounds share: the store, the batch being filled and its URLs, the duplicates file, and the totals so far. */
+interface ContentRound {
+  store: ContentStore;
+  minhash: boolean;
+  batch: ContentBatch;
+  /** URL of each document in the batch. */
+  urls: string[];
+  /** content-duplicates.tsv, open for writing. */
+  out: number;
+  r: { documents: number; exact: number; near: number; rounds: number };
+  /** Earliest docID -> its cluster's size (itself plus its duplicates of this run). */
+  clusters: Map<number, number>;
+  onExact: ContentRunOptions['onExact'];
+}
+
+/** One `drum content` run over o.inputs: a committed round per full batch, then the duplicates file and the report. */
 export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
   const t0 = performance.now();
   const dfs = new DrumFs();
@@ -93,35 +109,9 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
     const batch = new ContentBatch(o.roundDocs, minhash);
     batch.reset(store.docs);
     const urls: string[] = [];
+    const run: ContentRound = { store, minhash, batch, urls, out, r, clusters, onExact: o.onExact };
     const fp = new Uint32Array(FP_WORDS);
     const featurer = new DocFeaturer();
-    const flush = async (): Promise<void> => {
-      if (batch.n === 0) return;
-      await store.round(batch, urls);
-      r.rounds++;
-      const lines: string[] = [];
-      const urlOf = (doc: number): string => (doc >= batch.first ? urls[doc - batch.first]! : store.log.url(doc));
-      for (let i = 0; i < batch.n; i++) {
-        const ex = batch.exactOf[i]!;
-        const near = batch.nearOf[i]!;
-        const rep = ex >= 0 ? ex : near;
-        if (rep < 0) continue;
-        const repUrl = urlOf(rep);
-        if (ex >= 0) {
-          r.exact++;
-          lines.push(`${urls[i]}\texact\t${repUrl}\t0`);
-          o.onExact?.(urls[i]!, repUrl);
-        } else {
-          r.near++;
-          const d = batch.nearDist[i]!;
-          lines.push(`${urls[i]}\tnear\t${repUrl}\t${minhash ? (d / MINHASH_K).toFixed(2) : d}`);
-        }
-        clusters.set(rep, (clusters.get(rep) ?? 1) + 1);
-      }
-      if (lines.length > 0) fs.writeSync(out, lines.join('\n') + '\n');
-      batch.reset(store.docs);
-      urls.length = 0;
-    };
     try {
       for (const input of o.inputs) {
         for await (const d of readDocs(input, counts, o.stdin)) {
@@ -130,33 +120,69 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
           urls.push(d.url);
           o.onDoc?.(d.url, d.digest.toString('hex', 0, 8));
           r.documents++;
-          if (batch.full) await flush();
+          if (batch.full) await mergeRound(run);
         }
       }
-      await flush();
+      await mergeRound(run);
       if (o.fsync) fs.fsyncSync(out);
     } finally {
       fs.closeSync(out);
     }
     store.endRun();
-    const sizes: Record<string, number> = {};
-    for (const s of clusters.values()) sizes[s] = (sizes[s] ?? 0) + 1;
-    const timeMs = performance.now() - t0;
-    const report: ContentReport = {
-      documents: r.documents, exactDuplicates: r.exact, nearDuplicates: r.near, clusters: clusters.size, clusterSizes: sizes,
-      storeDocuments: store.docs, near: store.near,
-      ...(minhash ? { minJaccard, candidatePairs: store.candidatePairs } : { threshold: store.threshold }), rounds: r.rounds,
-      records: counts.records, malformedRecords: counts.malformed, skipped: counts.skipped,
-      payloadDigest: { match: counts.digestMatch, mismatch: counts.digestMismatch, absent: counts.digestAbsent, unchecked: counts.digestUnchecked },
-      inputBytes: counts.bytes, timeMs: Math.round(timeMs), docsPerSecond: Math.round(r.documents / Math.max(timeMs / 1000, 1e-3)),
-      peakRssBytes: process.resourceUsage().maxRSS * 1024,
-      io: { bytesRead: dfs.counters.bytesRead, bytesWritten: dfs.counters.bytesWritten, fsyncs: dfs.counters.fsyncs },
-      outDir: o.outDir,
-    };
+    const report = contentReport(run, counts, dfs, { t0, minJaccard, outDir: o.outDir });
     const body = Buffer.from(JSON.stringify(report, null, 2) + '\n');
     replaceFile(dfs, join(o.outDir, REPORT_FILE), (fd) => dfs.write(fd, body, 0, body.length, 0), { fsync: o.fsync });
     return report;
   } finally {
     await store.close();
   }
+}
+
+/** Merges the batch into the store as one round, appends its duplicates to the duplicates file in record order, and empties the batch. */
+async function mergeRound(run: ContentRound): Promise<void> {
+  const { store, batch, urls, r, clusters, minhash } = run;
+  if (batch.n === 0) return;
+  await store.round(batch, urls);
+  r.rounds++;
+  const lines: string[] = [];
+  const urlOf = (doc: number): string => (doc >= batch.first ? urls[doc - batch.first]! : store.log.url(doc));
+  for (let i = 0; i < batch.n; i++) {
+    const ex = batch.exactOf[i]!;
+    const near = batch.nearOf[i]!;
+    const rep = ex >= 0 ? ex : near;
+    if (rep < 0) continue;
+    const repUrl = urlOf(rep);
+    if (ex >= 0) {
+      r.exact++;
+      lines.push(`${urls[i]}\texact\t${repUrl}\t0`);
+      run.onExact?.(urls[i]!, repUrl);
+    } else {
+      r.near++;
+      const d = batch.nearDist[i]!;
+      lines.push(`${urls[i]}\tnear\t${repUrl}\t${minhash ? (d / MINHASH_K).toFixed(2) : d}`);
+    }
+    clusters.set(rep, (clusters.get(rep) ?? 1) + 1);
+  }
+  if (lines.length > 0) fs.writeSync(run.out, lines.join('\n') + '\n');
+  batch.reset(store.docs);
+  urls.length = 0;
+}
+
+/** The run's report: its totals, the store's size and method, the documents' counts and the IO done; time runs from `t0` to now. */
+function contentReport(run: ContentRound, counts: DocCounts, dfs: DrumFs, at: { t0: number; minJaccard: number; outDir: string }): ContentReport {
+  const { store, r, clusters, minhash } = run;
+  const sizes: Record<string, number> = {};
+  for (const s of clusters.values()) sizes[s] = (sizes[s] ?? 0) + 1;
+  const timeMs = performance.now() - at.t0;
+  return {
+    documents: r.documents, exactDuplicates: r.exact, nearDuplicates: r.near, clusters: clusters.size, clusterSizes: sizes,
+    storeDocuments: store.docs, near: store.near,
+    ...(minhash ? { minJaccard: at.minJaccard, candidatePairs: store.candidatePairs } : { threshold: store.threshold }), rounds: r.rounds,
+    records: counts.records, malformedRecords: counts.malformed, skipped: counts.skipped,
+    payloadDigest: { match: counts.digestMatch, mismatch: counts.digestMismatch, absent: counts.digestAbsent, unchecked: counts.digestUnchecked },
+    inputBytes: counts.bytes, timeMs: Math.round(timeMs), docsPerSecond: Math.round(r.documents / Math.max(timeMs / 1000, 1e-3)),
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    io: { bytesRead: dfs.counters.bytesRead, bytesWritten: dfs.counters.bytesWritten, fsyncs: dfs.counters.fsyncs },
+    outDir: at.outDir,
+  };
 }

@@ -2,21 +2,19 @@
 // handle for plain regular files, or an iterator of decompressed Buffers for
 // gzip and stdin; counts raw (compressed) bytes for progress. Maps every
 // failure to DRUM_INPUT naming the file. Does not split lines or detect the
-// text format (src/input/detect.ts, src/input/split.ts do).
+// text format (src/input/detect.ts, src/input/split.ts do), and does not
+// inflate gzip itself (gunzip.ts does).
 
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import { createGunzip } from 'node:zlib';
 import { DrumError } from '../errors.js';
 import { hasGzipMagic, isGzipName } from './detect.js';
+import { gunzip } from './gunzip.js';
+import { inputError } from './input-error.js';
 
-/** Raw read size for gzip files, zlib output piece size, and how far zlib (on the threadpool) may run ahead. */
+export { inputError };
+
+/** Raw read size for gzip files and streams. */
 const RAW_READ = 256 * 1024;
-const GUNZIP_CHUNK = 1 << 20;
-const GUNZIP_AHEAD = 8 << 20;
-/** Compressed bytes handed to zlib at a time (bounds one write's output: zlib inflates at most ~1032x). */
-const GUNZIP_SLICE = 64 * 1024;
-/** Slices handed to zlib and not yet consumed: two, so zlib never waits for the next one. */
-const GUNZIP_WRITES = 2;
 
 export type ByteStream = AsyncIterable<Buffer> | NodeJS.ReadableStream;
 
@@ -39,12 +37,6 @@ export interface ByteInput {
   /** Not a plain file: decompressed bytes from offset 0. Else null. */
   bytes: AsyncIterator<Buffer> | null;
   close(): Promise<void>;
-}
-
-export function inputError(path: string, what: string, cause?: unknown): DrumError {
-  const sys = (cause as NodeJS.ErrnoException | undefined)?.code;
-  const detail = sys ?? (cause instanceof Error ? cause.message : cause === undefined ? '' : String(cause));
-  return new DrumError('DRUM_INPUT', `${what} ${path}${detail ? `: ${detail}` : ''}`, { cause, file: path });
 }
 
 /** Raw size of an input in bytes, or null for stdin and other streams (FIFOs, devices). */
@@ -193,93 +185,4 @@ async function* wrapErrors(src: AsyncIterable<Buffer>, path: string): AsyncGener
   } catch (e) {
     throw e instanceof DrumError ? e : inputError(path, 'cannot read input', e);
   }
-}
-
-/**
- * Decompresses gzip (multi-member too); a truncated or corrupt stream yields
- * every byte inflated before the damage, then throws DRUM_INPUT.
- *
- * zlib runs flowing (never paused), so each piece it inflates reaches the
- * queue here at once: a paused stream's buffered output would be dropped
- * when zlib then fails and destroys it, which lost up to GUNZIP_AHEAD of
- * good lines, depending on timing. Backpressure is on the compressed side
- * instead: at most GUNZIP_WRITES slices of GUNZIP_SLICE compressed bytes
- * are with zlib at a time, and a slice is written only while the queue
- * holds less than GUNZIP_AHEAD (so RAM <= GUNZIP_AHEAD + two slices' output).
- */
-function gunzip(raw: AsyncIterable<Buffer>, path: string): AsyncGenerator<Buffer> {
-  async function* run(): AsyncGenerator<Buffer> {
-    const gz = createGunzip({ chunkSize: GUNZIP_CHUNK });
-    const queue: Buffer[] = [];
-    let queued = 0;
-    let failed: { e: unknown } | null = null;
-    let ended = false;
-    let stopped = false;
-    let writing = 0;
-    let waiters: (() => void)[] = [];
-    const notify = (): void => {
-      const w = waiters;
-      waiters = [];
-      for (const f of w) f();
-    };
-    const changed = (): Promise<void> => new Promise((r) => waiters.push(r));
-    const fail = (e: unknown): void => {
-      failed ??= { e };
-      notify();
-    };
-    gz.on('data', (b: Buffer) => {
-      queue.push(b);
-      queued += b.length;
-      notify();
-    });
-    gz.on('error', fail);
-    gz.on('end', () => {
-      ended = true;
-      notify();
-    });
-    const pump = async (): Promise<void> => {
-      try {
-        for await (const piece of raw) {
-          for (let at = 0; at < piece.length; at += GUNZIP_SLICE) {
-            while ((queued >= GUNZIP_AHEAD || writing >= GUNZIP_WRITES) && failed === null && !stopped) await changed();
-            if (failed !== null || stopped) return;
-            writing++;
-            gz.write(piece.subarray(at, at + GUNZIP_SLICE), () => {
-              writing--;
-              notify();
-            });
-          }
-        }
-        // end() only once zlib took every slice: a slice still queued at end() is inflated with Z_FINISH,
-        // and when that fails (a cut stream) zlib drops the slice's good output with it.
-        while (writing > 0 && failed === null && !stopped) await changed();
-        if (failed === null && !stopped) gz.end();
-      } catch (e) {
-        fail(e);
-      }
-    };
-    void pump();
-    try {
-      for (;;) {
-        const b = queue.shift();
-        if (b !== undefined) {
-          queued -= b.length;
-          notify();
-          yield b;
-          continue;
-        }
-        if (failed !== null) {
-          const e = (failed as { e: unknown }).e;
-          throw e instanceof DrumError ? e : inputError(path, 'cannot decompress input', e);
-        }
-        if (ended) return;
-        await changed();
-      }
-    } finally {
-      stopped = true;
-      notify();
-      gz.destroy();
-    }
-  }
-  return run();
 }

@@ -1,13 +1,13 @@
-// Test helper: opens a Drum on a state directory, runs one function on it
-// and closes it, also when the function throws (so a failed assertion never
-// leaves the writer lock or worker threads behind for the next test).
-// Test-only; makes no assertion.
-// REQUIRES: `state` is a directory the test owns (tempDir).
+// Test helper: opens a drum store, runs a function on it and closes it, even
+// when the function throws. Test-only; makes no assertion and keeps no model.
+// Tests that reopen the store between steps use reopen.ts instead.
+// REQUIRES: `state` is a state directory the test owns (tempDir), and `fn`
+// does not close the Drum itself.
 
 import { Drum } from '../../src/engine/drum.js';
 import type { DrumOptions } from '../../src/options.js';
 
-/** Opens the store at `state` with `opts`, runs `fn` on it and closes it. */
+/** Opens the store at `state` with `opts`, runs `fn` on it and closes it; returns what `fn` returned. */
 export async function withDrum<T>(state: string, opts: DrumOptions, fn: (d: Drum) => Promise<T>): Promise<T> {
   const d = await Drum.open(state, opts);
   try {

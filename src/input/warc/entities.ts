@@ -61,6 +61,56 @@ export function decodeWindows1252(b: Buffer): string {
   return /[\x80-\x9f]/.test(s) ? s.replace(/[\x80-\x9f]/g, (c) => String.fromCharCode(C1[c.charCodeAt(0) - 0x80]!)) : s;
 }
 
+/**
+ * End of the reference numericRef or namedRef last decoded: a scratch slot, so
+ * decoding allocates nothing per reference.
+ */
+let refEnd = 0;
+
+/** Decodes the digits of `&#...` from s[i] (just after `#`); null when none follow. Sets refEnd. */
+function numericRef(s: string, i: number): string | null {
+  const hex = s.charCodeAt(i) === 120 || s.charCodeAt(i) === 88;
+  if (hex) i++;
+  const d0 = i;
+  let v = 0;
+  for (;;) {
+    const c = s.charCodeAt(i);
+    let d = -1;
+    if (c >= 48 && c <= 57) d = c - 48;
+    else if (hex && c >= 97 && c <= 102) d = c - 87;
+    else if (hex && c >= 65 && c <= 70) d = c - 55;
+    if (d < 0) break;
+    v = Math.min(v * (hex ? 16 : 10) + d, 0x110000);
+    i++;
+  }
+  if (i === d0) return null;
+  refEnd = s.charCodeAt(i) === 59 ? i + 1 : i;
+  return codePoint(v);
+}
+
+/** Decodes a named reference from s[i] (just after `&`); null when no known name fits. Sets refEnd. */
+function namedRef(s: string, i: number): string | null {
+  let j = i;
+  while (j < s.length && isAlnum(s.charCodeAt(j))) j++;
+  if (j === i) return null;
+  if (s.charCodeAt(j) === 59) {
+    const v = NAMED.get(s.slice(i, j));
+    if (v === undefined) return null;
+    refEnd = j + 1;
+    return v;
+  }
+  // Longest legacy name that is a prefix, not followed by alnum or '='.
+  for (let k = Math.min(j, i + 6); k > i; k--) {
+    const v = LEGACY.get(s.slice(i, k));
+    if (v === undefined) continue;
+    const next = s.charCodeAt(k);
+    if (isAlnum(next) || next === 61) return null;
+    refEnd = k;
+    return v;
+  }
+  return null;
+}
+
 /** Decodes character references in an attribute value; returns `s` itself when it has none. */
 export function decodeAttributeEntities(s: string): string {
   let amp = s.indexOf('&');
@@ -68,58 +118,12 @@ export function decodeAttributeEntities(s: string): string {
   let out = '';
   let last = 0;
   while (amp >= 0) {
-    let i = amp + 1;
-    let rep: string | null = null;
-    if (s.charCodeAt(i) === 35 /* # */) {
-      i++;
-      const hex = s.charCodeAt(i) === 120 || s.charCodeAt(i) === 88;
-      if (hex) i++;
-      const d0 = i;
-      let v = 0;
-      for (;;) {
-        const c = s.charCodeAt(i);
-        let d = -1;
-        if (c >= 48 && c <= 57) d = c - 48;
-        else if (hex && c >= 97 && c <= 102) d = c - 87;
-        else if (hex && c >= 65 && c <= 70) d = c - 55;
-        if (d < 0) break;
-        v = Math.min(v * (hex ? 16 : 10) + d, 0x110000);
-        i++;
-      }
-      if (i > d0) {
-        rep = codePoint(v);
-        if (s.charCodeAt(i) === 59) i++;
-      }
-    } else {
-      let j = i;
-      while (j < s.length && isAlnum(s.charCodeAt(j))) j++;
-      if (j > i) {
-        if (s.charCodeAt(j) === 59) {
-          const v = NAMED.get(s.slice(i, j));
-          if (v !== undefined) {
-            rep = v;
-            i = j + 1;
-          }
-        } else {
-          // Longest legacy name that is a prefix, not followed by alnum or '='.
-          for (let k = Math.min(j, i + 6); k > i; k--) {
-            const v = LEGACY.get(s.slice(i, k));
-            if (v === undefined) continue;
-            const next = s.charCodeAt(k);
-            if (!(isAlnum(next) || next === 61)) {
-              rep = v;
-              i = k;
-            }
-            break;
-          }
-        }
-      }
-    }
+    const rep = s.charCodeAt(amp + 1) === 35 /* # */ ? numericRef(s, amp + 2) : namedRef(s, amp + 1);
     if (rep !== null) {
       out += s.slice(last, amp) + rep;
-      last = i;
+      last = refEnd;
     }
-    amp = s.indexOf('&', rep !== null ? i : amp + 1);
+    amp = s.indexOf('&', rep !== null ? refEnd : amp + 1);
   }
   return out + s.slice(last);
 }

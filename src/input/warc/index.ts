@@ -51,6 +51,55 @@ export function hopFilter(links: 'nav' | 'all'): (hop: Hop) => boolean {
   return links === 'all' ? () => true : (hop) => hop === 'L' || hop === 'R';
 }
 
+/** What extraction takes from the records: HTML, metadata or both, up to the record size cap. */
+function extractOptions(opts: WarcReadOptions, limits: WarcLimits): ExtractOptions {
+  return { html: opts.warcLinks !== 'metadata', metadata: opts.warcLinks !== 'html', maxBodyBytes: limits.maxRecordBytes };
+}
+
+/**
+ * Where one WARC stream's links go: links of a kept hop into the chunk being
+ * built, unusable ones (and failed records) as rejects counted against the
+ * record being handled.
+ */
+class ChunkSink implements LinkSink {
+  /** Number of the record being handled: the line its rejects name. */
+  recNo = 0;
+  private readonly keepHop: (hop: Hop) => boolean;
+
+  constructor(
+    private readonly builder: LinkChunkBuilder,
+    private readonly input: number,
+    links: 'nav' | 'all',
+    private readonly maxLineBytes: number,
+  ) {
+    this.keepHop = hopFilter(links);
+  }
+
+  /** Links that follow resolve against `url`. */
+  base(url: string): void {
+    this.builder.setBase(url);
+  }
+
+  /** Keeps a link of a kept hop when usable, else rejects it with its reason. */
+  link(hop: Hop, _context: string, b: Buffer, s: number, e: number): void {
+    if (!this.keepHop(hop)) return;
+    const why = classify(b, s, e, this.maxLineBytes);
+    if (why === null) this.builder.addBytes(b, s, e);
+    else this.reject(why, b, s, e);
+  }
+
+  /** The record as a whole is unusable: one reject with its excerpt. */
+  fail(reason: 'too-long' | 'malformed-record', excerpt: Buffer): void {
+    this.reject(reason, excerpt, 0, excerpt.length);
+  }
+
+  /** Rejects b[s, e) for `reason`, keeping its first 200 bytes as the excerpt. */
+  reject(reason: RejectReason, b: Buffer, s: number, e: number): void {
+    this.builder.reject({ line: this.recNo, input: this.input, reason, excerpt: Buffer.from(b.subarray(s, Math.min(e, s + 200))) });
+  }
+}
+
+/** readWarcChunks with the record size limits given, filling `stats` when given (tests and scripts). */
 export async function* readWarcChunksWith(
   source: AsyncIterable<Buffer>,
   input: number,
@@ -58,32 +107,14 @@ export async function* readWarcChunksWith(
   limits: WarcLimits,
   stats?: WarcReadStats,
 ): AsyncGenerator<LineChunk> {
-  const xo: ExtractOptions = {
-    html: opts.warcLinks !== 'metadata',
-    metadata: opts.warcLinks !== 'html',
-    maxBodyBytes: limits.maxRecordBytes,
-  };
+  const xo = extractOptions(opts, limits);
   const reader = new WarcRecordReader({
     want: (type, ct) => wantsRecord(type, ct, xo),
     maxRecordBytes: limits.maxRecordBytes,
     headBytes: limits.headBytes,
   });
   const builder = new LinkChunkBuilder(input, Math.min(opts.chunkBytes, 1 << 20) + 4096);
-  const keepHop = hopFilter(opts.links);
-  let recNo = 0;
-  const reject = (reason: RejectReason, b: Buffer, s: number, e: number): void => {
-    builder.reject({ line: recNo, input, reason, excerpt: Buffer.from(b.subarray(s, Math.min(e, s + 200))) });
-  };
-  const sink: LinkSink = {
-    base: (url) => builder.setBase(url),
-    link: (hop, _context, b, s, e) => {
-      if (!keepHop(hop)) return;
-      const why = classify(b, s, e, opts.maxLineBytes);
-      if (why === null) builder.addBytes(b, s, e);
-      else reject(why, b, s, e);
-    },
-    fail: (reason, excerpt) => reject(reason, excerpt, 0, excerpt.length),
-  };
+  const sink = new ChunkSink(builder, input, opts.links, opts.maxLineBytes);
 
   let lastOffset = 0;
   let lastLine = 0;
@@ -95,9 +126,9 @@ export async function* readWarcChunksWith(
     for (let k = 0; k < events.length; k++) {
       const ev = events[k]!;
       events[k] = undefined as unknown as WarcEvent; // let the block go once handled
-      recNo = ev.number;
+      sink.recNo = ev.number;
       builder.beginRecord(ev.number, ev.kind === 'record' ? ev.targetUri : '');
-      if (ev.kind === 'malformed') reject('malformed-record', ev.excerpt, 0, ev.excerpt.length);
+      if (ev.kind === 'malformed') sink.reject('malformed-record', ev.excerpt, 0, ev.excerpt.length);
       else if (ev.block !== null || ev.head !== null) extractRecord(ev, xo, sink);
       sinceFlush += ev.endOffset - lastOffset;
       lastOffset = ev.endOffset;

@@ -77,74 +77,90 @@ export class WarcRecordReader {
     this.block = null;
   }
 
+  /**
+   * Runs piece p through the state machine; one step per state reached (a
+   * few per record), each step's byte loop whole in its own method.
+   */
   private consume(p: Buffer, out: WarcEvent[]): void {
     let pos = 0;
     const n = p.length;
     while (pos < n) {
       switch (this.state) {
-        case 'header': {
-          if (this.hdrLen === 0) {
-            while (pos < n && (p[pos] === CR || p[pos] === LF)) {
-              pos++;
-              this.offset++;
-            }
-            if (pos === n) break;
-          }
-          pos = this.readHeader(p, pos);
+        case 'header':
+          if (this.hdrLen === 0) pos = this.skipBlankLines(p, pos);
+          if (pos < n) pos = this.readHeader(p, pos);
           break;
-        }
-        case 'block': {
-          const take = Math.min(this.length - this.got, n - pos);
-          if (this.keep === 'all') {
-            if (this.got === 0 && take === this.length) {
-              this.block = p.subarray(pos, pos + take); // whole block inside this piece: no copy
-            } else {
-              if (this.block === null) this.block = Buffer.allocUnsafe(this.length);
-              p.copy(this.block, this.got, pos, pos + take);
-            }
-            this.blockLen = this.got + take;
-          } else if (this.keep === 'head' && this.got < this.opts.headBytes) {
-            if (this.block === null) this.block = Buffer.allocUnsafe(this.opts.headBytes);
-            const h = Math.min(take, this.opts.headBytes - this.got);
-            p.copy(this.block, this.got, pos, pos + h);
-            this.blockLen = this.got + h;
-          }
-          if (this.block !== null && this.block.length > this.peakRetained) this.peakRetained = this.block.length;
-          this.got += take;
-          pos += take;
-          this.offset += take;
-          if (this.got === this.length) {
-            this.state = 'trailer';
-            this.trailerSeen = 0;
-          }
+        case 'block':
+          pos = this.readBlock(p, pos);
           break;
-        }
-        case 'trailer': {
-          while (pos < n && this.trailerSeen < 4 && (p[pos] === CR || p[pos] === LF)) {
-            pos++;
-            this.offset++;
-            this.trailerSeen++;
-          }
-          if (this.trailerSeen === 4) {
-            this.finish(out);
-          } else if (pos < n) {
-            if (this.trailerSeen > 0) {
-              this.finish(out); // short trailer (e.g. bare LF LF): accept
-            } else {
-              // Content-Length did not end at a record boundary.
-              this.block = null;
-              this.excerptGrows = false; // excerpt: the record's header
-              this.enterResync();
-            }
-          }
+        case 'trailer':
+          pos = this.readTrailer(p, pos, out);
           break;
-        }
-        case 'resync': {
+        case 'resync':
           pos = this.resync(p, pos, out);
           break;
-        }
       }
     }
+  }
+
+  /** Skips the CR and LF bytes before a record's header; returns the new position in p. */
+  private skipBlankLines(p: Buffer, pos: number): number {
+    const n = p.length;
+    while (pos < n && (p[pos] === CR || p[pos] === LF)) {
+      pos++;
+      this.offset++;
+    }
+    return pos;
+  }
+
+  /** Takes the block's bytes in p (kept whole, its head only, or none); returns the new position in p. */
+  private readBlock(p: Buffer, pos: number): number {
+    const take = Math.min(this.length - this.got, p.length - pos);
+    if (this.keep === 'all') {
+      if (this.got === 0 && take === this.length) {
+        this.block = p.subarray(pos, pos + take); // whole block inside this piece: no copy
+      } else {
+        if (this.block === null) this.block = Buffer.allocUnsafe(this.length);
+        p.copy(this.block, this.got, pos, pos + take);
+      }
+      this.blockLen = this.got + take;
+    } else if (this.keep === 'head' && this.got < this.opts.headBytes) {
+      if (this.block === null) this.block = Buffer.allocUnsafe(this.opts.headBytes);
+      const h = Math.min(take, this.opts.headBytes - this.got);
+      p.copy(this.block, this.got, pos, pos + h);
+      this.blockLen = this.got + h;
+    }
+    if (this.block !== null && this.block.length > this.peakRetained) this.peakRetained = this.block.length;
+    this.got += take;
+    this.offset += take;
+    if (this.got === this.length) {
+      this.state = 'trailer';
+      this.trailerSeen = 0;
+    }
+    return pos + take;
+  }
+
+  /** Reads the CRLFCRLF after a block and emits the record (a short trailer too); returns the new position in p. */
+  private readTrailer(p: Buffer, pos: number, out: WarcEvent[]): number {
+    const n = p.length;
+    while (pos < n && this.trailerSeen < 4 && (p[pos] === CR || p[pos] === LF)) {
+      pos++;
+      this.offset++;
+      this.trailerSeen++;
+    }
+    if (this.trailerSeen === 4) {
+      this.finish(out);
+    } else if (pos < n) {
+      if (this.trailerSeen > 0) {
+        this.finish(out); // short trailer (e.g. bare LF LF): accept
+      } else {
+        // Content-Length did not end at a record boundary.
+        this.block = null;
+        this.excerptGrows = false; // excerpt: the record's header
+        this.enterResync();
+      }
+    }
+    return pos;
   }
 
   private finish(out: WarcEvent[]): void {

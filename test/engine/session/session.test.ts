@@ -9,14 +9,15 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { Drum } from '../../../src/engine/drum.js';
-import { Catalog, DELTAS_BEFORE_FOLD } from '../../../src/catalog/catalog.js';
+import { DELTAS_BEFORE_FOLD } from '../../../src/catalog/catalog.js';
 import { encodeHostMap } from '../../../src/catalog/hosts/host-delta.js';
 import { isDrumError } from '../../../src/errors.js';
 import type { DrumOptions } from '../../../src/options.js';
 import { readManifest } from '../../../src/store/manifest.js';
 import { TIER_FILE } from '../../../src/tiers/tier-file.js';
 import { MEMO_FILE } from '../../../src/tiers/memo-file.js';
+import { withCatalog } from '../../helpers/catalog.js';
+import { withDrum } from '../../helpers/drum.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const lines = (from: number, n: number): string => Array.from({ length: n }, (_, i) => `http://h${(from + i) % 11}.example/p/${from + i}`).join('\n') + '\n';
@@ -31,27 +32,21 @@ describe('a long-running process', () => {
     const dir = tempDir();
     const state = join(dir, 'state');
     for (const k of [0, 1, 2]) fs.writeFileSync(join(dir, `b${k}.txt`), lines(k * 500, 800));
-    const d = await Drum.open(state, o);
-    try {
+    await withDrum(state, o, async (d) => {
       for (const k of [0, 1, 2]) await d.ingest({ inputs: [join(dir, `b${k}.txt`)], outDir: join(dir, `out-${k}`) });
       assert.equal(cacheCommit(state, TIER_FILE), null, 'no tiers.cache while the store is open');
       assert.equal(cacheCommit(state, MEMO_FILE), null, 'no memo.cache while the store is open');
-    } finally {
-      await d.close();
-    }
+    });
     const commit = readManifest(state)!.commit;
     assert.equal(cacheCommit(state, TIER_FILE), commit);
     assert.equal(cacheCommit(state, MEMO_FILE), commit);
     // The next process starts warm from them and stays exact.
     fs.writeFileSync(join(dir, 'b3.txt'), lines(0, 1800) + lines(9000, 50));
-    const e = await Drum.open(state, o);
-    try {
+    await withDrum(state, o, async (e) => {
       const r = await e.ingest({ inputs: [join(dir, 'b3.txt')], outDir: join(dir, 'out-3') });
       assert.equal(r.uniqueUrls, 50);
       assert.ok(r.tiers.lineMemo.hits > 0, 'the memo loaded from memo.cache answered');
-    } finally {
-      await e.close();
-    }
+    });
   });
 
   it('refuses a key file damaged after its first batch: the next merge finds it by CRC and the store keeps its URLs', async () => {
@@ -60,8 +55,7 @@ describe('a long-running process', () => {
     fs.writeFileSync(join(dir, 'a.txt'), lines(0, 3000));
     fs.writeFileSync(join(dir, 'b.txt'), lines(3000, 3000));
     // Journal off: each batch merges (a journal round writes no key file to damage).
-    const d = await Drum.open(state, { ...o, journalKeys: 0 });
-    try {
+    await withDrum(state, { ...o, journalKeys: 0 }, async (d) => {
       await d.ingest({ inputs: [join(dir, 'a.txt')], outDir: join(dir, 'out-a') });
       const body = readManifest(state)!;
       const e = body.buckets.find((x) => x !== null && x.keys > 10)!;
@@ -73,9 +67,7 @@ describe('a long-running process', () => {
       const after = readManifest(state)!;
       assert.deepEqual(after.buckets, body.buckets, 'no bucket file replaced');
       assert.equal(after.storeUrls, body.storeUrls);
-    } finally {
-      await d.close();
-    }
+    });
   });
 
   it('parses an input of one chunk on the main thread without starting a worker, and starts it for a bigger one', async () => {
@@ -83,49 +75,39 @@ describe('a long-running process', () => {
     const state = join(dir, 'state');
     fs.writeFileSync(join(dir, 'small.txt'), lines(0, 20));
     fs.writeFileSync(join(dir, 'big.txt'), lines(100, 4000));
-    const d = await Drum.open(state, { ...o, workers: 1, chunkBytes: 16 << 10 });
-    try {
+    await withDrum(state, { ...o, workers: 1, chunkBytes: 16 << 10 }, async (d) => {
       const small = await d.ingest({ inputs: [join(dir, 'small.txt')], outDir: join(dir, 'out-s') });
       assert.equal(small.uniqueUrls, 20);
       assert.equal(small.parseSplit.chunksOnWorkers, 0, 'one chunk: no worker');
       const big = await d.ingest({ inputs: [join(dir, 'big.txt')], outDir: join(dir, 'out-b') });
       assert.equal(big.uniqueUrls, 4000);
       assert.ok(big.parseSplit.chunksOnWorkers > 0, 'a worker parsed chunks of the bigger input');
-    } finally {
-      await d.close();
-    }
+    });
   });
 
   it('folds piled-up host deltas at open in a child process, and every host count stays what the rounds added', async () => {
     const dir = tempDir();
     const state = join(dir, 'state');
     fs.writeFileSync(join(dir, 'a.txt'), lines(0, 200));
-    const d = await Drum.open(state, o);
-    await d.ingest({ inputs: [join(dir, 'a.txt')], outDir: join(dir, 'out-a') });
-    await d.close();
+    await withDrum(state, o, (d) => d.ingest({ inputs: [join(dir, 'a.txt')], outDir: join(dir, 'out-a') }));
     // Rounds recorded by earlier runs, more than a writer leaves pending.
-    const c = await Catalog.open(state, { sync: false });
     const model = new Map<string, number>();
-    for (const h of await c.topHosts(100)) model.set(h.host, h.uniqueUrls);
-    for (let r = 0; r < DELTAS_BEFORE_FOLD + 2; r++) {
-      const m = new Map([[`h${r % 7}.example`, 1 + r], [`other${r}.example`, 2]]);
-      for (const [h, n] of m) model.set(h, (model.get(h) ?? 0) + n);
-      await c.applyHostCounts('earlier', r, [encodeHostMap(m)]);
-    }
-    assert.ok((await c.pendingDeltas()) >= DELTAS_BEFORE_FOLD);
-    await c.close();
+    await withCatalog(state, async (c) => {
+      for (const h of await c.topHosts(100)) model.set(h.host, h.uniqueUrls);
+      for (let r = 0; r < DELTAS_BEFORE_FOLD + 2; r++) {
+        const m = new Map([[`h${r % 7}.example`, 1 + r], [`other${r}.example`, 2]]);
+        for (const [h, n] of m) model.set(h, (model.get(h) ?? 0) + n);
+        await c.applyHostCounts('earlier', r, [encodeHostMap(m)]);
+      }
+      assert.ok((await c.pendingDeltas()) >= DELTAS_BEFORE_FOLD);
+    });
     fs.writeFileSync(join(dir, 'b.txt'), lines(5000, 30));
-    const e = await Drum.open(state, o);
-    await e.ingest({ inputs: [join(dir, 'b.txt')], outDir: join(dir, 'out-b') });
-    await e.close();
+    await withDrum(state, o, (e) => e.ingest({ inputs: [join(dir, 'b.txt')], outDir: join(dir, 'out-b') }));
     for (let i = 5000; i < 5030; i++) model.set(`h${i % 11}.example`, (model.get(`h${i % 11}.example`) ?? 0) + 1);
-    const after = await Catalog.open(state, { sync: false, readOnly: true });
-    try {
+    await withCatalog(state, async (after) => {
       assert.ok((await after.pendingDeltas()) < DELTAS_BEFORE_FOLD, 'the deltas were folded');
       assert.ok(fs.readdirSync(join(state, 'hosts')).some((f) => /^hosts-\d{6}\.tbl$/.test(f)), 'into a host table file');
       assert.deepEqual(new Map((await after.topHosts(1000)).map((h) => [h.host, h.uniqueUrls])), model);
-    } finally {
-      await after.close();
-    }
+    }, { readOnly: true });
   });
 });
