@@ -6,15 +6,17 @@
 // FILE.meta.json with the measured unique fractions. Batch 2 continues the
 // same crawl after batch 1 (same seed), so it links to batch 1's URLs too.
 // Does not canonicalize anything itself. Same options + seed => same bytes.
+// URL text: lib/link-model.ts; unique counts: lib/link-counts.ts.
+// REQUIRES: RAM for the counts (~27 bytes per distinct URL) unless --no-count.
 
-import { closeSync, openSync, write as fsWrite, writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { Sfc32, zipfIndex } from './lib/prng.js';
-import { TaggedSet64, hashBytes64 } from './lib/hashset64.js';
-import {
-  HostTable, writeUrl, VARIANT_NAMES, VARIANT_RATES, ROOT_NO_SLASH_RATE, V_ROOTNOSLASH, V_SCHEME, V_WWW,
-} from './lib/link-model.js';
+import { hashBytes64 } from './lib/hashset64.js';
+import { HostTable, writeUrl, VARIANT_NAMES, VARIANT_RATES, ROOT_NO_SLASH_RATE, V_ROOTNOSLASH, V_WWW } from './lib/link-model.js';
+import { LinkCounts, count, defaultPolicyBits, type UniqueCounts } from './lib/link-counts.js';
+import { DoubleBuffer } from './lib/fd-writer.js';
 
 export const GENERATOR_VERSION = 1;
 
@@ -43,14 +45,7 @@ export interface GenOptions {
   count?: boolean;
 }
 
-export interface UniqueCounts {
-  /** Distinct exact byte strings (what sort -u and --canonical none count). */
-  exact: number;
-  /** Distinct URLs under drum's default policy (folds case, port, fragment, tracking, session; keeps scheme and www). */
-  defaultPolicy: number;
-  /** Distinct pages (all variants folded, incl. the optional www and https rules). */
-  pages: number;
-}
+export type { UniqueCounts };
 
 export interface GenMeta {
   generator: 'drum-gen-links';
@@ -95,143 +90,155 @@ export function resolveGenOptions(o: Omit<GenOptions, 'out'>): Required<Omit<Gen
 
 const BUF_BYTES = 4 << 20;
 
+/** A generation run as it goes: the options, the crawl model's state, the counts and the output. */
+interface Gen {
+  p: Required<Omit<GenOptions, 'out'>>;
+  hosts: HostTable;
+  /** Pages found so far, per host. */
+  pages: Uint32Array;
+  rng: Sfc32;
+  odds: VariantOdds;
+  counts: LinkCounts;
+  out: DoubleBuffer;
+  /** The written batch's links per variant, URL bytes, and links that stayed on their page's host. */
+  variants: Float64Array;
+  urlBytes: number;
+  intra: number;
+}
+
 /** Generates the link file and returns (and writes) its meta. Writes overlap generation (two buffers). */
 export async function generateLinks(opts: GenOptions): Promise<GenMeta> {
   const t0 = performance.now();
   const p = resolveGenOptions(opts);
   const toStdout = opts.out === '-';
   const fd = toStdout ? 1 : openSync(opts.out, 'w');
-  const hosts = new HostTable(p.hosts, p.seed);
-  const pages = new Uint32Array(p.hosts);
-  const rng = new Sfc32(p.seed);
-  const exact = new TaggedSet64(), canon = new TaggedSet64(), pageSet = new TaggedSet64();
-  const cum = new Float64Array(VARIANT_RATES.length);
-  for (let v = 1, acc = 0; v < VARIANT_RATES.length; v++) cum[v] = acc += VARIANT_RATES[v]! * p.variantScale;
-  const anyVariant = cum[cum.length - 1]!;
-  const rootNoSlash = Math.min(1, ROOT_NO_SLASH_RATE * p.variantScale);
-  const lo = Math.max(1, Math.round(p.linksPerPage / 3));
-  const span = Math.round(p.linksPerPage * 4 / 3) + 1;
-  const tsv = p.format === 'tsv';
-  const bufs = [Buffer.allocUnsafe(BUF_BYTES), Buffer.allocUnsafe(BUF_BYTES)];
-  let buf = bufs[0]!;
-  let pending: Promise<void> = Promise.resolve();
-  let flips = 0;
-  const src = Buffer.allocUnsafe(1024);
-  const h64 = new Uint32Array(2);
-  const variants = new Float64Array(VARIANT_NAMES.length);
-  let bytes = 0, urlBytes = 0, intra = 0;
-  let uniq: UniqueCounts = { exact: 0, defaultPolicy: 0, pages: 0 };
-  let fresh: UniqueCounts = { exact: 0, defaultPolicy: 0, pages: 0 };
-
-  for (let b = 1; b <= p.batch; b++) {
-    const write = b === p.batch;
-    const tag = b === 1 ? 1 : 2;
-    uniq = { exact: 0, defaultPolicy: 0, pages: 0 };
-    fresh = { exact: 0, defaultPolicy: 0, pages: 0 };
-    let pos = 0;
-    let left = p.links;
-    while (left > 0) {
-      // One parsed page: a source on a popular host, then its out-links.
-      const sh = zipfIndex(rng.float(), p.hosts);
-      if (pages[sh] === 0) pages[sh] = 1; // a seed page
-      const sj = rng.int(pages[sh]!);
-      let srcLen = 0;
-      if (tsv && write) srcLen = writeUrl(hosts, src, 0, sh, sj, 0, 0);
-      const k = Math.min(left, lo + rng.int(span));
-      left -= k;
-      for (let i = 0; i < k; i++) {
-        const isIntra = rng.float() < p.intraHost;
-        const th = isIntra ? sh : zipfIndex(rng.float(), p.hosts);
-        let tj: number;
-        const c = pages[th]!;
-        if (c === 0 || rng.float() < p.newFraction) {
-          tj = c;
-          pages[th] = c + 1;
-        } else {
-          const u = rng.float();
-          // Half popular pages (rank 0 = home page), half recently found ones.
-          tj = (rng.next() & 1) === 0 ? zipfIndex(u, c) : c - 1 - zipfIndex(u, c < 1000 ? c : 1000);
-        }
-        let v = 0;
-        const uv = rng.float();
-        if (uv < anyVariant) {
-          v = 1;
-          while (uv >= cum[v]!) v++;
-          if (v === V_WWW && (hosts.flags[th]! & 4) !== 0) v = 0; // no www. on subdomain hosts
-        } else if (tj === 0 && uv - anyVariant < rootNoSlash * (1 - anyVariant)) v = V_ROOTNOSLASH;
-        const rnd = rng.next();
-        if (write && tsv) {
-          for (let q = 0; q < srcLen; q++) buf[pos + q] = src[q]!;
-          pos += srcLen;
-          buf[pos++] = 9;
-        }
-        const us = pos;
-        pos = writeUrl(hosts, buf, pos, th, tj, v, rnd);
-        if (p.count) hashBytes64(buf, us, pos, h64);
-        if (write) {
-          urlBytes += pos - us;
-          buf[pos++] = 10;
-          variants[v]++;
-          if (isIntra || th === sh) intra++;
-          if (pos > BUF_BYTES - 4096) {
-            await pending;
-            pending = writeAll(fd, buf, pos);
-            bytes += pos;
-            buf = bufs[++flips & 1]!;
-            pos = 0;
-          }
-        } else pos = 0;
-        if (!p.count) continue;
-        const flip = (v === V_SCHEME ? 1 : 0) | (v === V_WWW ? 2 : 0);
-        count(exact.addTag(h64[0]!, h64[1]!, tag), tag, uniq, fresh, 'exact');
-        count(canon.addTag(th * 4 + flip, tj, tag), tag, uniq, fresh, 'defaultPolicy');
-        count(pageSet.addTag(th, tj, tag), tag, uniq, fresh, 'pages');
-      }
-    }
-    if (write && pos > 0) {
-      await pending;
-      pending = writeAll(fd, buf, pos);
-      bytes += pos;
-    }
-  }
-  await pending;
-  if (!toStdout) closeSync(fd);
-  const n = p.links || 1;
-  const meta: GenMeta = {
-    generator: 'drum-gen-links',
-    version: GENERATOR_VERSION,
-    params: p,
-    links: p.links,
-    bytes,
-    avgUrlBytes: round(urlBytes / n),
-    intraHostFraction: round(intra / n),
-    variants: Object.fromEntries(VARIANT_NAMES.map((name, i) => [name, variants[i]!])),
-    unique: uniq,
-    uniqueFraction: { exact: round(uniq.exact / n), defaultPolicy: round(uniq.defaultPolicy / n), pages: round(uniq.pages / n) },
-    newVsPrevious: p.batch === 2 ? fresh : null,
-    elapsedMs: Math.round(performance.now() - t0),
+  const g: Gen = {
+    p, hosts: new HostTable(p.hosts, p.seed), pages: new Uint32Array(p.hosts), rng: new Sfc32(p.seed), odds: variantOdds(p.variantScale),
+    counts: new LinkCounts(), out: new DoubleBuffer(fd, BUF_BYTES), variants: new Float64Array(VARIANT_NAMES.length), urlBytes: 0, intra: 0,
   };
+  for (let b = 1; b <= p.batch; b++) await generateBatch(g, b === p.batch, b === 1 ? 1 : 2);
+  await g.out.done();
+  if (!toStdout) closeSync(fd);
+  const meta = genMeta(g, t0);
   if (!toStdout) writeFileSync(`${opts.out}.meta.json`, JSON.stringify(meta, null, 2) + '\n');
   return meta;
 }
 
-/** Tallies one insert: unique within the written batch, and (batch 2) new to the store. */
-function count(prev: number, tag: number, uniq: UniqueCounts, fresh: UniqueCounts, k: keyof UniqueCounts): void {
-  if ((prev & tag) === 0) {
-    uniq[k]++;
-    if (prev === 0) fresh[k]++;
+/**
+ * One batch of p.links links, page by page: a source page on a popular host,
+ * then its out-links. Only the last batch (`write`) goes to the output; an
+ * earlier one is drawn and counted, so the last continues the same crawl.
+ */
+async function generateBatch(g: Gen, write: boolean, tag: number): Promise<void> {
+  const { p, hosts, pages, rng, odds, counts, out, variants } = g;
+  const lo = Math.max(1, Math.round(p.linksPerPage / 3));
+  const span = Math.round(p.linksPerPage * 4 / 3) + 1;
+  const tsv = p.format === 'tsv';
+  const src = Buffer.allocUnsafe(1024);
+  const h64 = new Uint32Array(2);
+  let buf = out.buf;
+  let pos = 0, urlBytes = 0, intra = 0;
+  counts.startBatch();
+  const { exact, canon, pageSet, uniq, fresh } = counts;
+  let left = p.links;
+  while (left > 0) {
+    const sh = zipfIndex(rng.float(), p.hosts);
+    if (pages[sh] === 0) pages[sh] = 1; // a seed page
+    const sj = rng.int(pages[sh]!);
+    const srcLen = tsv && write ? writeUrl(hosts, src, 0, sh, sj, 0, 0) : 0;
+    const k = Math.min(left, lo + rng.int(span));
+    left -= k;
+    for (let i = 0; i < k; i++) {
+      const isIntra = rng.float() < p.intraHost;
+      const th = isIntra ? sh : zipfIndex(rng.float(), p.hosts);
+      const tj = pickPage(rng, pages, th, p.newFraction);
+      const v = pickVariant(rng, odds, hosts, th, tj);
+      const rnd = rng.next();
+      if (write && tsv) {
+        for (let q = 0; q < srcLen; q++) buf[pos + q] = src[q]!;
+        pos += srcLen;
+        buf[pos++] = 9;
+      }
+      const us = pos;
+      pos = writeUrl(hosts, buf, pos, th, tj, v, rnd);
+      if (p.count) hashBytes64(buf, us, pos, h64);
+      if (write) {
+        urlBytes += pos - us;
+        buf[pos++] = 10;
+        variants[v]++;
+        if (isIntra || th === sh) intra++;
+        if (pos > BUF_BYTES - 4096) {
+          buf = await out.flush(pos);
+          pos = 0;
+        }
+      } else pos = 0;
+      if (!p.count) continue;
+      count(exact.addTag(h64[0]!, h64[1]!, tag), tag, uniq, fresh, 'exact');
+      count(canon.addTag(th * 4 + defaultPolicyBits(v), tj, tag), tag, uniq, fresh, 'defaultPolicy');
+      count(pageSet.addTag(th, tj, tag), tag, uniq, fresh, 'pages');
+    }
   }
+  if (write && pos > 0) await out.flush(pos);
+  g.urlBytes += urlBytes;
+  g.intra += intra;
 }
 
-/** Writes buf[0, len) fully (looping on short writes); resolves when done. */
-function writeAll(fd: number, buf: Buffer, len: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const step = (off: number): void => {
-      if (off >= len) return resolve();
-      fsWrite(fd, buf, off, len - off, null, (err, n) => (err ? reject(err) : step(off + n)));
-    };
-    step(0);
-  });
+/** The link's target page on host `th`: a new one (p.newFraction of links, or the host's first), else half popular (rank 0 = home page), half recently found. */
+function pickPage(rng: Sfc32, pages: Uint32Array, th: number, newFraction: number): number {
+  const c = pages[th]!;
+  if (c === 0 || rng.float() < newFraction) {
+    pages[th] = c + 1;
+    return c;
+  }
+  const u = rng.float();
+  return (rng.next() & 1) === 0 ? zipfIndex(u, c) : c - 1 - zipfIndex(u, c < 1000 ? c : 1000);
+}
+
+/** Cumulative rates of variants 1..9 (scaled), their sum, and the share of root links written without the slash. */
+interface VariantOdds {
+  cum: Float64Array;
+  any: number;
+  rootNoSlash: number;
+}
+
+/** The variant odds at `scale` times the base rates. */
+function variantOdds(scale: number): VariantOdds {
+  const cum = new Float64Array(VARIANT_RATES.length);
+  for (let v = 1, acc = 0; v < VARIANT_RATES.length; v++) cum[v] = acc += VARIANT_RATES[v]! * scale;
+  return { cum, any: cum[cum.length - 1]!, rootNoSlash: Math.min(1, ROOT_NO_SLASH_RATE * scale) };
+}
+
+/** The link's surface variant (0: none); no `www.` on a host with a subdomain, no slashless root but on page 0. */
+function pickVariant(rng: Sfc32, odds: VariantOdds, hosts: HostTable, th: number, tj: number): number {
+  let v = 0;
+  const uv = rng.float();
+  if (uv < odds.any) {
+    v = 1;
+    while (uv >= odds.cum[v]!) v++;
+    if (v === V_WWW && (hosts.flags[th]! & 4) !== 0) v = 0;
+  } else if (tj === 0 && uv - odds.any < odds.rootNoSlash * (1 - odds.any)) v = V_ROOTNOSLASH;
+  return v;
+}
+
+/** The meta of the file just written (counts of the last batch; batch 2: also what is new to batch 1's store). */
+function genMeta(g: Gen, t0: number): GenMeta {
+  const { p, counts } = g;
+  const uniq = counts.uniq;
+  const n = p.links || 1;
+  return {
+    generator: 'drum-gen-links',
+    version: GENERATOR_VERSION,
+    params: p,
+    links: p.links,
+    bytes: g.out.bytes,
+    avgUrlBytes: round(g.urlBytes / n),
+    intraHostFraction: round(g.intra / n),
+    variants: Object.fromEntries(VARIANT_NAMES.map((name, i) => [name, g.variants[i]!])),
+    unique: uniq,
+    uniqueFraction: { exact: round(uniq.exact / n), defaultPolicy: round(uniq.defaultPolicy / n), pages: round(uniq.pages / n) },
+    newVsPrevious: p.batch === 2 ? counts.fresh : null,
+    elapsedMs: Math.round(performance.now() - t0),
+  };
 }
 
 const round = (x: number): number => Math.round(x * 1e6) / 1e6;

@@ -2,16 +2,18 @@
 // this process and samples RSS from a second thread (the merge is one
 // synchronous call, so a timer on the main thread would not fire during it),
 // and V8 heap / external / ArrayBuffer bytes on the main thread at every
-// progress event. Prints the peak RSS per phase and the samples around the
-// overall peak. A diagnostic for the "RSS flat at 100 M" target, not a
-// test. Usage (after `tsc -p .`):
+// progress event. Prints the peak RSS overall and per phase, and the heap at
+// each mark (--json: every RSS sample too). A diagnostic for the "RSS flat at
+// 100 M" target, not a test. Usage (after `tsc -p .`):
 //   node dist/scripts/memory-probe.js --state DIR [--memory 256MiB] [--fsync] [--json FILE]
 //     [--options '{"tuning":{"sortEntries":800000}}'] FILE...
+// REQUIRES: Linux (/proc/self/status); --state is a directory it may delete
+// (it starts from an empty store).
 
 import { rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { Drum, parseSize, type DrumOptions } from '../src/index.js';
+import { Drum, parseSize, type DrumOptions, type RunReport } from '../src/index.js';
 
 const SAMPLE_MS = 25;
 
@@ -40,6 +42,14 @@ interface Mark {
   arrayBuffers: number;
 }
 
+/** The RSS sampler thread and the shared arrays it writes: (time, RSS) pairs and [stop flag, samples taken]. */
+interface Sampler {
+  worker: Worker;
+  sab: SharedArrayBuffer;
+  ctl: SharedArrayBuffer;
+}
+
+/** Ingests the inputs into a fresh store while a second thread samples RSS; prints the peaks per phase and the marks. */
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -53,21 +63,39 @@ async function main(): Promise<void> {
   });
   if (!values.state || positionals.length === 0) throw new Error('usage: memory-probe --state DIR [--memory SIZE] [--fsync] [--json FILE] FILE...');
   rmSync(values.state, { recursive: true, force: true });
-  const maxSamples = 1 << 20;
+  const sampler = startSampler(1 << 20);
+  const marks: Mark[] = [];
+  const extra = JSON.parse(values.options!) as DrumOptions;
+  const report = await ingestMarked(values.state, { memoryBytes: parseSize(values.memory!), fsync: values.fsync, ...extra }, positionals, marks);
+  Atomics.store(new Int32Array(sampler.ctl), 0, 1);
+  await sampler.worker.terminate();
+  const n = Atomics.load(new Int32Array(sampler.ctl), 1);
+  const s = new Float64Array(sampler.sab);
+  printProbe(report, marks, s, n);
+  if (values.json) {
+    const samples = Array.from({ length: n }, (_, i) => [s[2 * i]!, s[2 * i + 1]!]);
+    writeFileSync(values.json, JSON.stringify({ report, marks, samples }));
+  }
+}
+
+/** Starts the sampler thread with room for `maxSamples` samples. */
+function startSampler(maxSamples: number): Sampler {
   const sab = new SharedArrayBuffer(8 * 2 * maxSamples);
   const ctl = new SharedArrayBuffer(8);
-  const sampler = new Worker(SAMPLER, { eval: true, workerData: { sab, ctl } });
-  const marks: Mark[] = [];
+  return { worker: new Worker(SAMPLER, { eval: true, workerData: { sab, ctl } }), sab, ctl };
+}
+
+/** Opens the store, ingests the inputs and closes it, marking the heap at the open, at every phase change (and every ~1 M links while reading) and at the end. */
+async function ingestMarked(state: string, options: DrumOptions, inputs: string[], marks: Mark[]): Promise<RunReport> {
   const mark = (phase: string, links: number): void => {
     const m = process.memoryUsage();
     marks.push({ t: performance.timeOrigin + performance.now(), phase, links, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers });
   };
-  const extra = JSON.parse(values.options!) as DrumOptions;
-  const drum = await Drum.open(values.state, { memoryBytes: parseSize(values.memory!), fsync: values.fsync, ...extra });
+  const drum = await Drum.open(state, options);
   mark('open', 0);
   let last = '';
   const report = await drum.ingest({
-    inputs: positionals,
+    inputs,
     onProgress: (p) => {
       // Every phase change, and every ~1 M links while reading.
       if (p.phase !== last || p.links - (marks.at(-1)?.links ?? 0) >= 1_000_000) mark(p.phase, p.links);
@@ -76,11 +104,11 @@ async function main(): Promise<void> {
   });
   mark('closed-run', report.linksRead);
   await drum.close();
-  Atomics.store(new Int32Array(ctl), 0, 1);
-  await sampler.terminate();
-  const n = Atomics.load(new Int32Array(ctl), 1);
-  const s = new Float64Array(sab);
-  // Attribute each RSS sample to the phase of the last mark before it.
+  return report;
+}
+
+/** Prints the run, the peak RSS overall and per phase (each sample counts for the phase of the last mark before it), and the marks. */
+function printProbe(report: RunReport, marks: Mark[], s: Float64Array, n: number): void {
   const peaks = new Map<string, number>();
   let peak = { t: 0, rss: 0, phase: '' };
   let k = 0;
@@ -102,10 +130,6 @@ async function main(): Promise<void> {
     if (m.phase === prev && m.phase === 'reading' && m.links % 10_000_000 > 1_000_000) continue;
     prev = m.phase;
     console.log(`  ${m.phase.padEnd(12)} ${String(m.links).padStart(11)}  ${mib(m.heapUsed).padStart(7)} ${mib(m.external).padStart(7)} ${mib(m.arrayBuffers).padStart(7)}`);
-  }
-  if (values.json) {
-    const samples = Array.from({ length: n }, (_, i) => [s[2 * i]!, s[2 * i + 1]!]);
-    writeFileSync(values.json, JSON.stringify({ report, marks, samples }));
   }
 }
 

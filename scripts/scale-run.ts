@@ -25,7 +25,7 @@
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { join, resolve } from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -108,87 +108,136 @@ export interface ScaleRunResult {
   slices: SliceRow[];
 }
 
-export async function scaleRun(o: { links: number; slice: number; seed: number; sliceGrowth?: number; work: string; json: string; keepOutputs: boolean; resume?: boolean; log: (s: string) => void }): Promise<ScaleRunResult> {
+export interface ScaleRunOptions {
+  links: number;
+  slice: number;
+  seed: number;
+  sliceGrowth?: number;
+  work: string;
+  json: string;
+  keepOutputs: boolean;
+  resume?: boolean;
+  log: (s: string) => void;
+}
+
+/** Where a run keeps its files, and the running totals over the slices so far. */
+interface RunState {
+  o: ScaleRunOptions;
+  /** The compiled tree and the repository holding bin/drum. */
+  dist: string;
+  repo: string;
+  state: string;
+  outs: string;
+  sliceFile: string;
+  rows: SliceRow[];
+  linksBefore: number;
+  storeUrls: number;
+  wallTotal: number;
+  outBytes: number;
+}
+
+/** Streams o.links generated links into one store slice by slice; writes the JSON after every slice and at the end. */
+export async function scaleRun(o: ScaleRunOptions): Promise<ScaleRunResult> {
   const dist = resolve(fileURLToPath(import.meta.url), '..', '..');
-  const repo = resolve(dist, '..');
   mkdirSync(o.work, { recursive: true });
-  const state = join(o.work, 'state');
-  const outs = join(o.work, 'outputs');
-  const sliceFile = join(o.work, 'slice.txt');
+  const s: RunState = {
+    o, dist, repo: resolve(dist, '..'), state: join(o.work, 'state'), outs: join(o.work, 'outputs'), sliceFile: join(o.work, 'slice.txt'),
+    rows: [], linksBefore: 0, storeUrls: 0, wallTotal: 0, outBytes: 0,
+  };
   const earlier: SliceRow[] = o.resume === true && existsSync(o.json) ? (JSON.parse(readFileSync(o.json, 'utf8')) as ScaleRunResult).slices : [];
-  if (o.resume !== true) rmSync(state, { recursive: true, force: true });
-  rmSync(outs, { recursive: true, force: true });
+  if (o.resume !== true) rmSync(s.state, { recursive: true, force: true });
+  rmSync(s.outs, { recursive: true, force: true });
   const genTime = join(o.work, 'gen-time.txt');
-  const genArgs = [join(dist, 'scripts', 'gen-links.js'), '--links', String(o.links), '--seed', String(o.seed), '--out', '-', '--no-count'];
-  const gen = hasGnuTime()
-    ? spawn(GNU_TIME, ['-f', '%e %U %S %M', '-o', genTime, process.execPath, ...genArgs], { stdio: ['ignore', 'pipe', 'inherit'] })
-    : spawn(process.execPath, genArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const gen = startGenerator(dist, o, genTime);
   const genClosed = once(gen, 'close');
   const slicer = new LineSlicer(gen.stdout!);
-  const rows: SliceRow[] = [...earlier];
-  let linksBefore = 0, storeUrls = 0, wallTotal = 0, outBytes = 0;
-  for (const r of earlier) {
-    // The generator is deterministic: these slices' lines are made again and dropped.
-    await slicer.slice(r.links, createWriteStream('/dev/null'));
-    linksBefore += r.links;
-    storeUrls = r.storeUrlsBefore + r.newUrls;
-    wallTotal += r.wallMs;
-    outBytes = r.outputBytesTotal;
-  }
+  await replayEarlier(s, slicer, earlier);
   const resumedAt = earlier.length > 0 ? earlier.length + 1 : undefined;
-  if (resumedAt !== undefined) o.log(`resumed after slice ${earlier.length} (${linksBefore.toLocaleString('en-US')} links)`);
   const t0 = performance.now();
   const result = (generator: ScaleRunResult['generator']): ScaleRunResult =>
-    ({ params: { links: o.links, slice: o.slice, seed: o.seed, ...(o.sliceGrowth ? { sliceGrowth: o.sliceGrowth } : {}) }, elapsedMs: Math.round(performance.now() - t0), generator, ...(resumedAt !== undefined ? { resumedAt } : {}), slices: rows });
-  const write = (generator: ScaleRunResult['generator']): void => writeFileSync(o.json, JSON.stringify({
-    command: `node dist/scripts/scale-run.js ${process.argv.slice(2).join(' ')}`.trim(), finishedAt: new Date().toISOString(), ...result(generator),
-  }, null, 2) + '\n');
+    ({ params: { links: o.links, slice: o.slice, seed: o.seed, ...(o.sliceGrowth ? { sliceGrowth: o.sliceGrowth } : {}) }, elapsedMs: Math.round(performance.now() - t0), generator, ...(resumedAt !== undefined ? { resumedAt } : {}), slices: s.rows });
   for (let k = earlier.length + 1; !slicer.done; k++) {
-    const n = await slicer.slice(sliceLinks(o.slice, o.sliceGrowth ?? 0, storeUrls), createWriteStream(sliceFile));
+    const n = await slicer.slice(sliceLinks(o.slice, o.sliceGrowth ?? 0, s.storeUrls), createWriteStream(s.sliceFile));
     if (n === 0) break;
-    const out = join(outs, `slice-${String(k).padStart(4, '0')}`);
-    const m = await runMeasured(process.execPath, [join(repo, 'bin', 'drum'), 'ingest', '--state', state, '--out', out, '--json', '--no-progress', sliceFile],
-      { env: { ...process.env, DRUM_DIST_DIR: dist } });
-    if (m.exitCode !== 0) throw new Error(`slice ${k}: drum exited ${m.exitCode}: ${m.stderr.slice(-800)}`);
-    const rep = JSON.parse(m.stdout.trim()) as { uniqueUrls: number; storeUrls: number; stages?: Record<string, { ms: number }>; io?: { bytesWritten?: number } };
-    outBytes += pathBytes(out);
-    if (!o.keepOutputs) rmSync(out, { recursive: true, force: true });
-    wallTotal += m.wallMs;
-    const row: SliceRow = {
-      slice: k, links: n, linksBefore, storeUrlsBefore: storeUrls, wallMs: Math.round(m.wallMs), cpuMs: m.cpuMs, peakRssBytes: m.peakRssBytes,
-      newUrls: rep.uniqueUrls, stateBytes: pathBytes(state), sliceFileBytes: pathBytes(sliceFile), workBytes: pathBytes(join(state, 'work')),
-      ioBytesWritten: rep.io?.bytesWritten, mergeMs: rep.stages?.merge?.ms, openMs: rep.stages?.open?.ms, outputBytesTotal: outBytes,
-      cumulativeNsPerLink: Math.round((wallTotal * 1e6) / (linksBefore + n)),
-    };
-    rows.push(row);
-    linksBefore += n;
-    storeUrls = rep.storeUrls;
-    o.log(`slice ${k}: ${n} links, store ${storeUrls.toLocaleString('en-US')} URLs, ${(m.wallMs / 1000).toFixed(2)} s, ` +
-      `RSS ${m.peakRssBytes ? (m.peakRssBytes / 2 ** 20).toFixed(0) : '?'} MiB, state ${(row.stateBytes / 2 ** 30).toFixed(2)} GiB, ` +
-      `free ${(statfsSync(o.work).bavail * statfsSync(o.work).bsize / 2 ** 30).toFixed(0)} GiB`);
-    write(null);
+    await ingestSlice(s, k, n);
+    writeResult(o.json, result(null));
   }
   await genClosed;
-  let generator: ScaleRunResult['generator'] = null;
-  if (existsSync(genTime)) {
-    const [e, u, s, mx] = readFileSync(genTime, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
-    const cpuS = (u ?? 0) + (s ?? 0);
-    const drumCpuS = rows.reduce((a, r) => a + (r.cpuMs ?? 0), 0) / 1000;
-    generator = {
-      wallS: e ?? 0, cpuS, peakRssBytes: (mx ?? 0) * 1024, cpuShare: cpuS + drumCpuS > 0 ? cpuS / (cpuS + drumCpuS) : 0,
-      note: 'the generator ran while drum was idle (blocked on its pipe while drum ran); cpuShare = its CPU / (its + drum\'s)',
-    };
-    o.log(`generator: ${cpuS.toFixed(0)} CPU-s, ${(generator.cpuShare * 100).toFixed(0)} % of all CPU; peak RSS ${(generator.peakRssBytes / 2 ** 20).toFixed(0)} MiB`);
-  }
+  const generator = generatorFigures(genTime, s.rows, o.log);
   const st = statfsSync(o.work);
-  const fit = fitSlices(rows, st.bavail * st.bsize + (rows.at(-1)?.stateBytes ?? 0), o.sliceGrowth ?? 0);
+  const fit = fitSlices(s.rows, st.bavail * st.bsize + (s.rows.at(-1)?.stateBytes ?? 0), o.sliceGrowth ?? 0);
   o.log(formatFit(fit).split('\n').join('\n[scale] '));
-  const verify = verifyState(repo, state);
+  const verify = verifyState(s.repo, s.state);
   o.log(formatVerify('the store', verify));
   const res = { ...result(generator), fit, verify };
-  writeFileSync(o.json, JSON.stringify({ command: `node dist/scripts/scale-run.js ${process.argv.slice(2).join(' ')}`.trim(), finishedAt: new Date().toISOString(), ...res }, null, 2) + '\n');
-  rmSync(sliceFile, { force: true });
+  writeResult(o.json, res);
+  rmSync(s.sliceFile, { force: true });
   return res;
+}
+
+/** Starts the generator writing all o.links links to its stdout, under GNU time (figures to `genTime`) when installed. */
+function startGenerator(dist: string, o: ScaleRunOptions, genTime: string): ChildProcess {
+  const genArgs = [join(dist, 'scripts', 'gen-links.js'), '--links', String(o.links), '--seed', String(o.seed), '--out', '-', '--no-count'];
+  return hasGnuTime()
+    ? spawn(GNU_TIME, ['-f', '%e %U %S %M', '-o', genTime, process.execPath, ...genArgs], { stdio: ['ignore', 'pipe', 'inherit'] })
+    : spawn(process.execPath, genArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+/** On --resume: takes the JSON's slices as measured and skips their lines (the generator is deterministic: they are made again and dropped). */
+async function replayEarlier(s: RunState, slicer: LineSlicer, earlier: SliceRow[]): Promise<void> {
+  s.rows.push(...earlier);
+  for (const r of earlier) {
+    await slicer.slice(r.links, createWriteStream('/dev/null'));
+    s.linksBefore += r.links;
+    s.storeUrls = r.storeUrlsBefore + r.newUrls;
+    s.wallTotal += r.wallMs;
+    s.outBytes = r.outputBytesTotal;
+  }
+  if (earlier.length > 0) s.o.log(`resumed after slice ${earlier.length} (${s.linksBefore.toLocaleString('en-US')} links)`);
+}
+
+/** Runs `drum ingest` on slice k (n links, in the slice file) under measurement; adds its row to the totals and logs it. */
+async function ingestSlice(s: RunState, k: number, n: number): Promise<void> {
+  const { o, state } = s;
+  const out = join(s.outs, `slice-${String(k).padStart(4, '0')}`);
+  const m = await runMeasured(process.execPath, [join(s.repo, 'bin', 'drum'), 'ingest', '--state', state, '--out', out, '--json', '--no-progress', s.sliceFile],
+    { env: { ...process.env, DRUM_DIST_DIR: s.dist } });
+  if (m.exitCode !== 0) throw new Error(`slice ${k}: drum exited ${m.exitCode}: ${m.stderr.slice(-800)}`);
+  const rep = JSON.parse(m.stdout.trim()) as { uniqueUrls: number; storeUrls: number; stages?: Record<string, { ms: number }>; io?: { bytesWritten?: number } };
+  s.outBytes += pathBytes(out);
+  if (!o.keepOutputs) rmSync(out, { recursive: true, force: true });
+  s.wallTotal += m.wallMs;
+  const row: SliceRow = {
+    slice: k, links: n, linksBefore: s.linksBefore, storeUrlsBefore: s.storeUrls, wallMs: Math.round(m.wallMs), cpuMs: m.cpuMs, peakRssBytes: m.peakRssBytes,
+    newUrls: rep.uniqueUrls, stateBytes: pathBytes(state), sliceFileBytes: pathBytes(s.sliceFile), workBytes: pathBytes(join(state, 'work')),
+    ioBytesWritten: rep.io?.bytesWritten, mergeMs: rep.stages?.merge?.ms, openMs: rep.stages?.open?.ms, outputBytesTotal: s.outBytes,
+    cumulativeNsPerLink: Math.round((s.wallTotal * 1e6) / (s.linksBefore + n)),
+  };
+  s.rows.push(row);
+  s.linksBefore += n;
+  s.storeUrls = rep.storeUrls;
+  o.log(`slice ${k}: ${n} links, store ${s.storeUrls.toLocaleString('en-US')} URLs, ${(m.wallMs / 1000).toFixed(2)} s, ` +
+    `RSS ${m.peakRssBytes ? (m.peakRssBytes / 2 ** 20).toFixed(0) : '?'} MiB, state ${(row.stateBytes / 2 ** 30).toFixed(2)} GiB, ` +
+    `free ${(statfsSync(o.work).bavail * statfsSync(o.work).bsize / 2 ** 30).toFixed(0)} GiB`);
+}
+
+/** The generator's wall, CPU and peak RSS from GNU time's file, and its share of all CPU; null without GNU time. */
+function generatorFigures(genTime: string, rows: SliceRow[], log: (s: string) => void): ScaleRunResult['generator'] {
+  if (!existsSync(genTime)) return null;
+  const [e, u, s, mx] = readFileSync(genTime, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+  const cpuS = (u ?? 0) + (s ?? 0);
+  const drumCpuS = rows.reduce((a, r) => a + (r.cpuMs ?? 0), 0) / 1000;
+  const generator = {
+    wallS: e ?? 0, cpuS, peakRssBytes: (mx ?? 0) * 1024, cpuShare: cpuS + drumCpuS > 0 ? cpuS / (cpuS + drumCpuS) : 0,
+    note: 'the generator ran while drum was idle (blocked on its pipe while drum ran); cpuShare = its CPU / (its + drum\'s)',
+  };
+  log(`generator: ${cpuS.toFixed(0)} CPU-s, ${(generator.cpuShare * 100).toFixed(0)} % of all CPU; peak RSS ${(generator.peakRssBytes / 2 ** 20).toFixed(0)} MiB`);
+  return generator;
+}
+
+/** Writes the run's JSON: the command line, the time, then the result. */
+function writeResult(json: string, r: ScaleRunResult): void {
+  writeFileSync(json, JSON.stringify({ command: `node dist/scripts/scale-run.js ${process.argv.slice(2).join(' ')}`.trim(), finishedAt: new Date().toISOString(), ...r }, null, 2) + '\n');
 }
 
 if (process.argv[1]?.endsWith('scale-run.js')) {

@@ -1,5 +1,9 @@
-// Bench-only result shapes, the printed table, and the checks of drum's speed
-// and memory goals (PASS/FAIL/SKIP per goal). Pure functions over rows; runs nothing.
+// Bench-only result shapes, the printed table, each row's ratio to sort -u,
+// the checks of drum's speed and memory goals (PASS/FAIL/SKIP per goal) and
+// of the contenders' agreement on unique counts. Pure functions over rows;
+// runs nothing.
+
+import type { GenMeta } from '../gen-links.js';
 
 export interface BenchRow {
   /** Stable id: drum, drum-raw, sort, set, level, drum-incremental, ... */
@@ -154,4 +158,35 @@ export function formatStages(rows: BenchRow[]): string {
     out.push(`${r.label} [${r.dataset}] stages: ` + Object.entries(st).map(([k, v]) => `${k} ${(v.ms / 1000).toFixed(1)} s`).join(', '));
   }
   return out.join('\n');
+}
+
+/** Sets each ok row's wall / the wall of `sort -u` on its file (batch 2 against the main file's). */
+export function fillRatiosToSort(rows: BenchRow[]): void {
+  for (const r of rows) {
+    const sort = rows.find((s) => s.id === 'sort' && s.dataset === (r.dataset === 'batch2' ? 'main' : r.dataset) && s.status === 'ok');
+    if (sort?.wallMs && r.wallMs !== null && r.status === 'ok') r.ratioToSort = Math.round((r.wallMs / sort.wallMs) * 100) / 100;
+  }
+}
+
+/**
+ * Exact-dedup contenders must agree on the unique count of each file, and
+ * drum's default policy should find the generator's model count (the model
+ * folds exactly the variants the default policy folds).
+ */
+export function checkAgreement(rows: BenchRow[], datasets: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const [ds, key] of [['main', 'unique'], ['batch2', 'newVsPrevious'], ['scale', 'unique']] as const) {
+    const meta = datasets[ds] as GenMeta | undefined;
+    const want = (meta?.[key] as GenMeta['unique'] | null | undefined)?.defaultPolicy;
+    const drum = rows.find((r) => r.id === 'drum' && r.dataset === ds && r.status === 'ok');
+    if (want === undefined || drum?.unique == null) continue;
+    out.push(`${drum.unique === want ? 'AGREE' : 'DIFFER'}  drum default new URLs on ${ds}: ${drum.unique} vs generator model ${want}`);
+  }
+  for (const ds of ['main', 'heritrix', 'scale'] as const) {
+    const exact = rows.filter((r) => r.dataset === ds && ['sort', 'set', 'level', 'duckdb', 'duckdb-256', 'drum-raw'].includes(r.id) && r.status === 'ok' && r.unique !== null);
+    if (exact.length < 2) continue;
+    const vals = new Set(exact.map((r) => r.unique));
+    out.push(`${vals.size === 1 ? 'AGREE' : 'MISMATCH'}  exact unique count on ${ds}: ${exact.map((r) => `${r.id}=${r.unique}`).join(', ')}`);
+  }
+  return out;
 }

@@ -5,7 +5,8 @@
 // large writes. No URL parsing. Precondition: input is UTF-8 text; a chunk
 // is only decoded at a newline boundary, so multi-byte characters stay whole.
 
-import { createReadStream, openSync, closeSync, write as fsWrite } from 'node:fs';
+import { createReadStream, openSync, closeSync } from 'node:fs';
+import { writeAll } from './fd-writer.js';
 
 /** Yields the file's non-empty lines in batches (one batch per read chunk). */
 export async function* readLineBatches(path: string, chunkBytes = 1 << 20): AsyncGenerator<string[]> {
@@ -66,16 +67,6 @@ export class LineWriter {
     await this.pending;
     closeSync(this.fd);
   }
-}
-
-function writeAll(fd: number, buf: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const step = (off: number): void => {
-      if (off >= buf.length) return resolve();
-      fsWrite(fd, buf, off, buf.length - off, null, (err, n) => (err ? reject(err) : step(off + n)));
-    };
-    step(0);
-  });
 }
 
 /** What each peer prints as one JSON line on stdout when run as a program. */

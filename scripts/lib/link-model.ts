@@ -134,19 +134,13 @@ export class HostTable {
 /**
  * Writes page j of host h with variant v at buf[pos..]; returns the new end.
  * `rnd` (uint32) feeds the values a variant carries (session ids, gclid, anchors).
+ * The path shapes stay inline: as a function of their own, 10^7 links took
+ * ~5 % more CPU (9.4-9.7 s user against 8.9-9.2 s); the variants after the
+ * path cost a call only on the ~6 % of links that carry one.
  */
 export function writeUrl(hosts: HostTable, buf: Buffer, pos: number, h: number, j: number, v: number, rnd: number): number {
   const f = hosts.flags[h]!;
-  const https = ((f & 1) !== 0) !== (v === V_SCHEME);
-  pos = put(buf, pos, https ? HTTPS : HTTP);
-  if (((f & 2) !== 0) !== (v === V_WWW)) pos = put(buf, pos, WWW);
-  const hostStart = pos;
-  for (let k = hosts.offs[h]!, e = hosts.offs[h + 1]!; k < e; k++) buf[pos++] = hosts.names[k]!;
-  if (v === V_HOSTCASE) {
-    // Capitalise each label's first letter (Example.Com), a common surface form.
-    for (let k = hostStart; k < pos; k++) if ((k === hostStart || buf[k - 1] === 46) && buf[k]! >= 97 && buf[k]! <= 122) buf[k] = buf[k]! - 32;
-  }
-  if (v === V_PORT) pos = putStr(buf, pos, https ? ':443' : ':80');
+  pos = writeOrigin(hosts, buf, pos, h, f, v);
   let hasQuery = false;
   if (j === 0) {
     if (v !== V_ROOTNOSLASH) buf[pos++] = 47;
@@ -187,6 +181,26 @@ export function writeUrl(hosts: HostTable, buf: Buffer, pos: number, h: number, 
     if (t === 3) { pos = putStr(buf, pos, '?id='); pos = putUint(buf, pos, j); pos = putStr(buf, pos, '&lang=en'); hasQuery = true; }
     else if (t === 4) { pos = putStr(buf, pos, '?cat='); pos = putWord(buf, pos, w2); pos = putStr(buf, pos, '&id='); pos = putUint(buf, pos, j); hasQuery = true; }
   }
+  return v === V_UTM || v === V_GCLID || v === V_PHPSESS || v === V_FRAGMENT ? writeTail(buf, pos, h, v, rnd, hasQuery) : pos;
+}
+
+/** The scheme, `www.` and host name (flags `f`), with the scheme, www, host-case or default-port variant applied. */
+function writeOrigin(hosts: HostTable, buf: Buffer, pos: number, h: number, f: number, v: number): number {
+  const https = ((f & 1) !== 0) !== (v === V_SCHEME);
+  pos = put(buf, pos, https ? HTTPS : HTTP);
+  if (((f & 2) !== 0) !== (v === V_WWW)) pos = put(buf, pos, WWW);
+  const hostStart = pos;
+  for (let k = hosts.offs[h]!, e = hosts.offs[h + 1]!; k < e; k++) buf[pos++] = hosts.names[k]!;
+  if (v === V_HOSTCASE) {
+    // Capitalise each label's first letter (Example.Com), a common surface form.
+    for (let k = hostStart; k < pos; k++) if ((k === hostStart || buf[k - 1] === 46) && buf[k]! >= 97 && buf[k]! <= 122) buf[k] = buf[k]! - 32;
+  }
+  if (v === V_PORT) pos = putStr(buf, pos, https ? ':443' : ':80');
+  return pos;
+}
+
+/** The variants after the path: a tracking or session parameter (after the query, if any) or a fragment. */
+function writeTail(buf: Buffer, pos: number, h: number, v: number, rnd: number, hasQuery: boolean): number {
   if (v === V_UTM) {
     buf[pos++] = hasQuery ? 38 : 63;
     pos = putStr(buf, pos, 'utm_source='); pos = putWord(buf, pos, rnd & 255);
