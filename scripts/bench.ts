@@ -226,7 +226,7 @@ async function resolveRuns(ctx: BenchContext, a: BenchArgs, t: BenchTally): Prom
     resolveRun = await runResolveBench(ctx, a.resolveStore, a.resolveUrls);
     t.add(resolveRun.row);
     if (resolveRun.row.status === 'ok') storeBatches = await runStoreBatches(ctx, resolveRun.state, resolveRun.queryFile, resolveRun.storeUrls);
-    if (!ctx.keep) rmSync(join(ctx.work, `drum-resolve-state-${a.resolveStoreText}`), { recursive: true, force: true });
+    if (!ctx.keep) rmSync(resolveRun.state, { recursive: true, force: true });
   }
   return { resolveRun, storeBatches };
 }

@@ -35,8 +35,6 @@ export interface BenchArgs {
   /** Document counts for the content-dedup rows, as given (e.g. "100000"). */
   content: string | undefined;
   resolveStore: number;
-  /** --resolve-store as typed: names the resolve store's directory when the bench removes it. */
-  resolveStoreText: string;
   resolveUrls: number;
 }
 
@@ -90,7 +88,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
     // LevelDB runs in full up to 10 M links; above that on a prefix, extrapolated.
     levelMaxLinks: values['level-max-links'] ? Number(values['level-max-links']) : Math.min(links, 10_000_000),
     timeoutMs: Number(values['timeout-s']) * 1000, keep: values.keep!, repeat: Math.max(1, Number(values.repeat) || 1),
-    content: values.content, resolveStore: Number(values['resolve-store']), resolveStoreText: values['resolve-store']!,
+    content: values.content, resolveStore: Number(values['resolve-store']),
     resolveUrls: Number(values['resolve-urls']),
   };
 }
