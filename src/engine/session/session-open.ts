@@ -8,9 +8,9 @@
 // Session or choose the order (session.ts does), and does not undo a stage
 // that fails: the caller closes the catalog left in HeldCatalog, then the
 // store.
-// REQUIRES: the stages after openStore get that store, open and locked by
-// this process; a catalog stage is given the HeldCatalog its caller closes
-// on failure.
+// REQUIRES: the stages after openStore get that store, open in this process
+// (and locked, unless read-only); openCatalog is given the HeldCatalog its
+// caller closes on failure.
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
