@@ -4,11 +4,13 @@
 // the union when asked. A bucket larger than a sort slot is loaded, sorted
 // and merged one key slice at a time (bucket/key-range.ts; split into
 // per-slice files in one pass first when there are several,
-// bucket/slice-partition.ts). The work is cut
-// into units (a bucket or a slice) and pipelined over two slots: while this
-// thread merges unit i from one slot, the parse pool's worker sorts unit
-// i + 1 in the other (shared memory, no copy), so a round's sort and its
-// store merge use both cores. Without a worker the sort runs here.
+// bucket/slice-partition.ts). The work is cut into units (a bucket or a
+// slice, sort-units.ts) and pipelined over two slots: while this thread
+// merges unit i from one slot, the parse pool's worker sorts unit i + 1 in
+// the other (shared memory, no copy), so a round's sort and its store merge
+// use both cores. Without a worker the sort runs here. mergeBuckets runs the
+// round's stages in turn: units loaded and merged (opening and closing each
+// bucket), written files settled, and on a failure the round undone.
 // Does not dispatch URLs or commit; reads and writes files only through the
 // BucketFiles and DrumFs it is given (on this thread).
 // REQUIRES: units' keys are disjoint and ascending from one unit to the next
@@ -17,8 +19,7 @@
 // mergeBuckets runs (it returns or throws only once no sort is in flight).
 
 import type { PendingBuckets } from '../../bucket/pending.js';
-import { bucketRange, planSlices, type Slice } from '../../bucket/key-range.js';
-import { MAX_PARTS, type SlicePartition } from '../../bucket/slice-partition.js';
+import type { SlicePartition } from '../../bucket/slice-partition.js';
 import { sortUnique } from '../../bucket/radix-sort.js';
 import type { DrumFs } from '../../io/fs.js';
 import type { RunCounters } from '../../stats/counters.js';
@@ -28,6 +29,7 @@ import { BucketMerge } from '../../store/merge.js';
 import type { ParsePool } from '../workers/parse-pool.js';
 import type { ValueEvents } from './value-events.js';
 import type { SortArea, SortSlot } from './sort-area.js';
+import { unitsOf, type Unit } from './sort-units.js';
 
 /** Where a round reads each bucket's keys and where it writes the merged file. */
 export interface BucketFiles {
@@ -75,25 +77,6 @@ export interface BucketRoundParams {
   time?: (stage: string, ms: number, items: number) => void;
 }
 
-/**
- * A unit to sort and merge: bucket b whole (slice null) or one key slice of
- * it, loaded with its own pass over the bucket or, when the bucket was
- * partitioned, from slice `k` of `part`.
- */
-interface Unit {
-  b: number;
-  slice: Slice | null;
-  part: SlicePartition | null;
-  k: number;
-  first: boolean;
-  last: boolean;
-}
-
-/** A bucket cut into at least this many slices is partitioned first (below, a pass per slice costs about the same). */
-const PARTITION_MIN_SLICES = 3;
-/** RAM for a partition's per-slice buffers together. */
-const PARTITION_RAM_BYTES = 1 << 20;
-
 /** A unit loaded into a slot, its sort under way or done. */
 interface Loaded extends Unit {
   slot: SortSlot;
@@ -102,10 +85,40 @@ interface Loaded extends Unit {
   loadMs: number;
 }
 
+/** A bucket file a round wrote: its final path and what the writer reports of it. */
+type Written = { path: string; file: WrittenFile };
+
+/**
+ * One round's state from unit to unit: the unit loaded next, the bucket
+ * being merged (its store file, its new file and their merge) and the files
+ * written so far. The stages below read and set it in place, so a failure
+ * at any step leaves exactly what the cleanup has to undo.
+ */
+interface Round {
+  readonly p: BucketRoundParams;
+  readonly area: SortArea;
+  /** The worker that sorts (two slots), or null: sorts run on this thread (one slot). */
+  readonly pool: ParsePool | null;
+  readonly units: Generator<Unit>;
+  /** Every partition unitsOf made, discarded when the round ends. */
+  readonly parts: SlicePartition[];
+  /** The slot the next unit loads into. */
+  turn: number;
+  /** The unit loaded next, its sort maybe still running on the worker. */
+  next: Loaded | null;
+  reader: KeyReader | null;
+  writer: KeyWriter | null;
+  outPath: string | null;
+  merge: BucketMerge | null;
+  /** Written files still being flushed, fsynced and renamed. */
+  readonly finishing: { writer: KeyWriter; done: Promise<void> }[];
+  readonly written: Map<number, Written>;
+}
+
 /** Merges every bucket's pending keys with its store file; returns the files written, by bucket. */
-export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promise<Map<number, { path: string; file: WrittenFile }>> {
-  const { pending, files, counters: c } = p;
-  const written = new Map<number, { path: string; file: WrittenFile }>();
+export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promise<Map<number, Written>> {
+  const { pending, files } = p;
+  const written = new Map<number, Written>();
   const pool = p.worker !== null && p.worker.running > 0 ? p.worker : null;
   area.ensure(pending.largest, pool === null ? 1 : 2);
   if (p.keySink !== null) {
@@ -113,138 +126,154 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
     for (let b = 0; b < pending.count; b++) if (pending.totals[b] === 0) addStoredKeys(files.openReader(b, area.readBuffer), p.keySink);
   }
   const parts: SlicePartition[] = [];
-  const units = unitsOf(pending, area, parts);
-  let turn = 0;
-  const load = (): Loaded | null => {
-    const u = units.next();
-    if (u.done === true) return null;
-    const t0 = performance.now();
-    const slot = area.slots[turn]!;
-    turn = (turn + 1) % area.slots.length;
-    let seen: number;
-    let loaded: number;
-    const { b, slice, part, k } = u.value;
-    if (slice === null) seen = loaded = pending.load(b, slot.hi, slot.lo, slot.ord, slot.seed, area.scratch);
-    else if (part !== null) ({ seen, loaded } = part.load(k, slot.hi, slot.lo, slot.ord, slot.seed, area.scratch));
-    else ({ seen, loaded } = pending.loadSlice(b, slice, slot.hi, slot.lo, slot.ord, slot.seed, area.scratch));
-    const job = { hi: slot.hi, lo: slot.lo, ord: slot.ord, tHi: area.tHi, tLo: area.tLo, tOrd: area.tOrd, seed: slot.seed, tSeed: area.tSeed, n: loaded };
-    const sorted = pool === null ? sortUnique(job.hi, job.lo, job.ord, loaded, job.tHi, job.tLo, job.tOrd, job.seed, job.tSeed) : pool.sortKeys(job);
-    return { ...u.value, slot, seen, sorted, loadMs: performance.now() - t0 };
+  const r: Round = {
+    p, area, pool, units: unitsOf(pending, area, parts), parts, turn: 0,
+    next: null, reader: null, writer: null, outPath: null, merge: null, finishing: [], written,
   };
-  let next: Loaded | null = null;
-  let reader: KeyReader | null = null;
-  let writer: KeyWriter | null = null;
-  let outPath: string | null = null;
-  let merge: BucketMerge | null = null;
-  const finishing: { writer: KeyWriter; done: Promise<void> }[] = [];
   try {
-    next = load();
-    while (next !== null) {
-      const cur: Loaded = next;
-      const tw = performance.now();
-      const u = await cur.sorted;
-      next = null;
-      // The worker is free: hand it the next unit (the other slot) before merging this one.
-      if (pool !== null) next = load();
-      const t1 = performance.now();
-      p.time?.('sort', cur.loadMs + (t1 - tw) - (next?.loadMs ?? 0), cur.seen);
-      if (cur.first) {
-        reader = files.openReader(cur.b, area.readBuffer);
-        outPath = p.write ? files.outputPath(cur.b) : null;
-        writer = outPath === null ? null : new KeyWriter(p.dfs, outPath, cur.b, p.keySink, p.fsync, area.writeBuffers);
-        const skip = writer === null && reader !== null && files.firstKeys !== undefined && pending.totals[cur.b]! * SKIP_RATIO < reader.blocks;
-        // A round that writes records where merged keys land; a check (events given) where its hits are in the file.
-        const events = p.drop === true && writer === null ? null : p.events ?? null;
-        events?.begin(cur.b);
-        merge = new BucketMerge(reader, writer, p.newBits, p.onHit, skip ? files.firstKeys!(cur.b, reader!) : null, p.drop === true, events);
-      }
-      merge!.add({ hi: cur.slot.hi, lo: cur.slot.lo, ord: cur.slot.ord, seed: cur.slot.seed, n: u });
-      c.diskLookups += cur.seen;
-      c.inRoundRepeats += cur.seen - u;
-      c.diskHits += cur.seen - u;
-      c.duplicateUrls += cur.seen - u;
-      let items = u;
-      if (cur.last) {
-        const r = merge!.finish();
-        c.storeHits += r.hits;
-        c.diskHits += r.hits;
-        c.duplicateUrls += r.hits;
-        p.events?.end();
-        if (writer !== null) {
-          const f = writer.finishLater();
-          f.done.catch(() => undefined); // settled below (a failure there is what the round throws)
-          finishing.push({ writer, done: f.done });
-          written.set(cur.b, { path: outPath!, file: f.file });
-        }
-        items += r.storeKeys;
-        writer = null;
-        merge = null;
-        reader?.close();
-        reader = null;
-      }
-      p.time?.('merge-store', performance.now() - t1, items);
-      // One slot: the next unit loads only once this one is merged.
-      if (pool === null) next = load();
-    }
-    // Every written bucket file durable and renamed (fsyncs overlapping on the thread pool) before the caller commits.
-    const tf = performance.now();
-    const results = await Promise.allSettled(finishing.map((f) => f.done));
-    const failed = results.find((r) => r.status === 'rejected');
-    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
-    p.time?.('merge-store', performance.now() - tf, 0);
+    await mergeUnits(r);
+    await settleWritten(r);
   } catch (e) {
-    // First of all: a sort still running on the worker writes into a slot and the scratch; wait for it
-    // before anything here can throw, so nobody reuses them under it.
-    if (next !== null) await Promise.resolve(next.sorted).catch(() => undefined);
-    // Then clean up, each step on its own: the first error (the one that stopped the round) is what surfaces.
-    // A finishing file not yet renamed: its tmp goes (abort); the renamed ones are unlinked by their final path.
-    await Promise.allSettled(finishing.map((f) => f.done));
-    const steps: (() => void)[] = [() => writer?.abort(), () => reader?.close(), ...finishing.map((f) => () => f.writer.abort()),
-      ...[...written.values()].map((w) => () => p.dfs.unlink(w.path))];
-    for (const step of steps) {
-      try {
-        step();
-      } catch {
-        // best effort: work files are removed at the next open anyway
-      }
-    }
+    await abandonRound(r);
     throw e;
   } finally {
-    // Slices never loaded (after an error) leave work files: remove them now rather than at the next open.
-    for (const part of parts) {
-      try {
-        part.discard();
-      } catch {
-        // as above
-      }
-    }
+    discardPartitions(parts);
   }
   return written;
 }
 
 /**
- * Units in key order: each bucket with pending keys whole, or its slices
- * when it is bigger than a slot (partitioned first when there are several;
- * each partition made is pushed to `parts`, for cleanup).
+ * Sorts and merges every unit in key order. With the worker, unit i + 1 is
+ * handed to it (the other slot) as soon as unit i is sorted, before unit i
+ * is merged here; with one slot, the next unit loads once this one is merged.
  */
-function* unitsOf(pending: PendingBuckets, area: SortArea, parts: SlicePartition[]): Generator<Unit> {
-  for (let b = 0; b < pending.count; b++) {
-    const total = pending.totals[b]!;
-    if (total === 0) continue;
-    if (total <= area.capacity) {
-      yield { b, slice: null, part: null, k: 0, first: true, last: true };
-      continue;
-    }
-    const slices = planSlices(bucketRange(b, pending.bits), total, area.capacity, (r, width, out) => pending.countChildren(b, r, width, out, area.scratch));
-    let part: SlicePartition | null = null;
-    if (slices.length >= PARTITION_MIN_SLICES && slices.length <= MAX_PARTS) {
-      part = pending.partition(b, slices, area.scratch, PARTITION_RAM_BYTES);
-      parts.push(part);
-    }
-    for (let i = 0; i < slices.length; i++) yield { b, slice: slices[i]!, part, k: i, first: i === 0, last: i === slices.length - 1 };
+async function mergeUnits(r: Round): Promise<void> {
+  const { p, pool } = r;
+  const c = p.counters;
+  r.next = loadUnit(r);
+  while (r.next !== null) {
+    const cur: Loaded = r.next;
+    const tw = performance.now();
+    const u = await cur.sorted;
+    r.next = null;
+    // The worker is free: hand it the next unit (the other slot) before merging this one.
+    if (pool !== null) r.next = loadUnit(r);
+    const t1 = performance.now();
+    p.time?.('sort', cur.loadMs + (t1 - tw) - (r.next?.loadMs ?? 0), cur.seen);
+    if (cur.first) openBucket(r, cur.b);
+    r.merge!.add({ hi: cur.slot.hi, lo: cur.slot.lo, ord: cur.slot.ord, seed: cur.slot.seed, n: u });
+    c.diskLookups += cur.seen;
+    c.inRoundRepeats += cur.seen - u;
+    c.diskHits += cur.seen - u;
+    c.duplicateUrls += cur.seen - u;
+    let items = u;
+    if (cur.last) items += closeBucket(r, cur.b);
+    p.time?.('merge-store', performance.now() - t1, items);
+    // One slot: the next unit loads only once this one is merged.
+    if (pool === null) r.next = loadUnit(r);
   }
 }
 
+/** Loads the next unit into the next slot and starts its sort (on the worker, else here); null when none is left. */
+function loadUnit(r: Round): Loaded | null {
+  const u = r.units.next();
+  if (u.done === true) return null;
+  const { area, pool } = r;
+  const pending = r.p.pending;
+  const t0 = performance.now();
+  const slot = area.slots[r.turn]!;
+  r.turn = (r.turn + 1) % area.slots.length;
+  let seen: number;
+  let loaded: number;
+  const { b, slice, part, k } = u.value;
+  if (slice === null) seen = loaded = pending.load(b, slot.hi, slot.lo, slot.ord, slot.seed, area.scratch);
+  else if (part !== null) ({ seen, loaded } = part.load(k, slot.hi, slot.lo, slot.ord, slot.seed, area.scratch));
+  else ({ seen, loaded } = pending.loadSlice(b, slice, slot.hi, slot.lo, slot.ord, slot.seed, area.scratch));
+  const job = { hi: slot.hi, lo: slot.lo, ord: slot.ord, tHi: area.tHi, tLo: area.tLo, tOrd: area.tOrd, seed: slot.seed, tSeed: area.tSeed, n: loaded };
+  const sorted = pool === null ? sortUnique(job.hi, job.lo, job.ord, loaded, job.tHi, job.tLo, job.tOrd, job.seed, job.tSeed) : pool.sortKeys(job);
+  return { ...u.value, slot, seen, sorted, loadMs: performance.now() - t0 };
+}
+
+/** Before bucket b's first unit: opens its store file, its new file when the round writes, and the merge between them. */
+function openBucket(r: Round, b: number): void {
+  const { p, area } = r;
+  const files = p.files;
+  r.reader = files.openReader(b, area.readBuffer);
+  r.outPath = p.write ? files.outputPath(b) : null;
+  r.writer = r.outPath === null ? null : new KeyWriter(p.dfs, r.outPath, b, p.keySink, p.fsync, area.writeBuffers);
+  const skip = r.writer === null && r.reader !== null && files.firstKeys !== undefined && p.pending.totals[b]! * SKIP_RATIO < r.reader.blocks;
+  // A round that writes records where merged keys land; a check (events given) where its hits are in the file.
+  const events = p.drop === true && r.writer === null ? null : p.events ?? null;
+  events?.begin(b);
+  r.merge = new BucketMerge(r.reader, r.writer, p.newBits, p.onHit, skip ? files.firstKeys!(b, r.reader!) : null, p.drop === true, events);
+}
+
+/**
+ * After bucket b's last unit: finishes its merge and counts its store hits,
+ * starts its new file's flush, fsync and rename (settled by settleWritten),
+ * and closes its store file. Returns the stored keys the merge read.
+ */
+function closeBucket(r: Round, b: number): number {
+  const { p, finishing } = r;
+  const c = p.counters;
+  const res = r.merge!.finish();
+  c.storeHits += res.hits;
+  c.diskHits += res.hits;
+  c.duplicateUrls += res.hits;
+  p.events?.end();
+  if (r.writer !== null) {
+    const f = r.writer.finishLater();
+    f.done.catch(() => undefined); // settled by settleWritten (a failure there is what the round throws)
+    finishing.push({ writer: r.writer, done: f.done });
+    r.written.set(b, { path: r.outPath!, file: f.file });
+  }
+  r.writer = null;
+  r.merge = null;
+  r.reader?.close();
+  r.reader = null;
+  return res.storeKeys;
+}
+
+/** Every written bucket file durable and renamed (fsyncs overlapping on the thread pool) before the caller commits; throws the first failure. */
+async function settleWritten(r: Round): Promise<void> {
+  const tf = performance.now();
+  const results = await Promise.allSettled(r.finishing.map((f) => f.done));
+  const failed = results.find((x) => x.status === 'rejected');
+  if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+  r.p.time?.('merge-store', performance.now() - tf, 0);
+}
+
+/** After a failure: waits for a sort still in flight, then undoes what the round wrote, best effort. Never throws. */
+async function abandonRound(r: Round): Promise<void> {
+  // First of all: a sort still running on the worker writes into a slot and the scratch; wait for it
+  // before anything here can throw, so nobody reuses them under it.
+  if (r.next !== null) await Promise.resolve(r.next.sorted).catch(() => undefined);
+  // Then clean up, each step on its own: the first error (the one that stopped the round) is what surfaces.
+  // A finishing file not yet renamed: its tmp goes (abort); the renamed ones are unlinked by their final path.
+  await Promise.allSettled(r.finishing.map((f) => f.done));
+  const steps: (() => void)[] = [() => r.writer?.abort(), () => r.reader?.close(), ...r.finishing.map((f) => () => f.writer.abort()),
+    ...[...r.written.values()].map((w) => () => r.p.dfs.unlink(w.path))];
+  for (const step of steps) {
+    try {
+      step();
+    } catch {
+      // best effort: work files are removed at the next open anyway
+    }
+  }
+}
+
+/** Slices never loaded (after an error) leave work files: removes them now rather than at the next open. */
+function discardPartitions(parts: SlicePartition[]): void {
+  for (const part of parts) {
+    try {
+      part.discard();
+    } catch {
+      // best effort, as abandonRound's steps
+    }
+  }
+}
+
+/** Hands every key of a store file to `sink` (a Bloom rebuild), then closes it. */
 function addStoredKeys(reader: KeyReader | null, sink: (keys: Uint32Array, n: number) => void): void {
   if (reader === null) return;
   try {

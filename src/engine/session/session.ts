@@ -2,43 +2,39 @@
 // Store, the file-system seam, resolved options and budget plan, the
 // canonicalization policy, the tiers, the pending buckets and aux log, the
 // sort area, the parse pool and the catalog. Opening and closing these
-// together is session.ts's only job; the jobs (ingest, check) use them.
+// together is session.ts's only job (open runs its stages, session-open.ts,
+// in order); the jobs (ingest, check) use them.
+// REQUIRES: a little-endian machine (open refuses another); close() once
+// done (it releases the store's lock and the catalog's).
 
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism, totalmem } from 'node:os';
 import { AuxLog } from '../../bucket/aux-log.js';
 import { PendingBuckets } from '../../bucket/pending.js';
-import { Catalog, DELTAS_BEFORE_FOLD } from '../../catalog/catalog.js';
-import { reconcileRuns } from '../../catalog/reconcile.js';
+import type { Catalog } from '../../catalog/catalog.js';
 import { resolvePolicy } from '../../canonicalize/policy.js';
 import type { CanonicalPolicy } from '../../canonicalize/types.js';
-import { DrumError } from '../../errors.js';
-import { HASH_ID } from '../../fingerprint/key.js';
 import { DrumFs } from '../../io/fs.js';
 import { resolveOptions, type DrumOptions, type ResolvedOptions } from '../../options.js';
 import { StageTimer } from '../../stats/counters.js';
-import { Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import { UrlLogWriter } from '../../store/url-log/url-log-writer.js';
 import { readManifest } from '../../store/manifest.js';
 import { verifyKeyFiles, type StoreVerifyResult } from '../../store/verify.js';
 import { loadVerified, saveVerified } from '../../store/verified-cache.js';
-import type { BlockedBloom } from '../../tiers/bloom.js';
 import { readBloom } from '../../tiers/bloom-file.js';
-import { HotCache } from '../../tiers/hot-cache.js';
-import { RecentTable } from '../../tiers/recent-table.js';
 import { chunkLinksMax, JOURNAL_ROUND_RECORDS, planBudget, type BudgetPlan } from './budget.js';
-import { foldInChild } from '../../catalog/hosts/fold-child.js';
-import { Front } from '../url-seen/front.js';
+import type { Front } from '../url-seen/front.js';
 import { WarmCaches } from './session-caches.js';
+import {
+  foldHostsInChild, openCatalog, openFront, openStore, openWorkDir, requireLittleEndian, storeOptions, upgradeOldStore, type HeldCatalog,
+} from './session-open.js';
 import { loadTiers, TIER_FILE } from '../../tiers/tier-file.js';
 import { ParsePool } from '../workers/parse-pool.js';
 import { SortArea } from '../core/sort-area.js';
 import type { BucketFiles } from '../core/sort-stage.js';
 import { DrumCore } from '../core/drum-core.js';
-import { recoverForgetHosts } from '../jobs/maintain/forget-records.js';
-import { addValues } from '../../store/upgrade.js';
-import { upgradedValue, URL_VALUE_BYTES, URL_VALUE_WORDS } from '../url-seen/url-values.js';
+import { URL_VALUE_WORDS } from '../url-seen/url-values.js';
 import type { JournalTable } from '../../store/journal/journal-table.js';
 import { JournalLog, openJournal } from '../../store/journal/journal-file.js';
 
@@ -101,67 +97,33 @@ export class Session {
    * read-only session that has none (its temp directory was refused): it reads, and a spill fails.
    */
   static async open(dir: string, options: DrumOptions = {}, workDir?: string | null): Promise<Session> {
-    if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
-      throw new DrumError('DRUM_INTERNAL', 'drum needs a little-endian machine (its files are little-endian typed arrays)');
-    }
+    requireLittleEndian();
     const t0 = performance.now();
     const opts = resolveOptions(options, availableParallelism(), totalmem());
     // Without policy options, an existing store keeps the policy it was built with.
     const canonical = opts.canonical ?? readManifest(dir)?.params.canonical ?? {};
     const policy = resolvePolicy(canonical);
     const dfs = new DrumFs(undefined, opts.faultHook);
-    const store = await Store.open(dir, dfs, {
-      buckets: opts.buckets, hostBits: opts.hostBits, hash: HASH_ID, policy: policy.id, canonical,
-      valueBytes: opts.values === false ? 0 : URL_VALUE_BYTES,
-    }, { readOnly: opts.readOnly, forcePolicy: opts.forcePolicy, fsync: opts.fsync });
-    let catalog: Catalog | null = null;
+    const store = await openStore(dir, dfs, opts, policy, canonical);
+    const held: HeldCatalog = { catalog: null };
     try {
-      // A store written by a drum without values gets them on its first write (never silently: a notice says so).
-      if (!opts.readOnly && store.params.valueBytes === undefined && opts.values !== false) {
-        const n = upgradeToValues(store, dfs, opts.fsync);
-        opts.onNotice(`${dir}: upgraded to a store with values (docs/file-format.md): its ${n} URLs got docIDs 0..${Math.max(0, n - 1)} in key order, firstRun and lastEmitted unknown (0)`);
-      }
-      if (!opts.readOnly && store.body.history.length > 0 && !existsSync(join(dir, 'catalog', 'CURRENT'))) {
-        // Never paper over a lost catalog with an empty one: the run history and host table would vanish silently.
-        throw new DrumError('DRUM_CORRUPT_FILE', `${join(dir, 'catalog')}: the run catalog is missing although runs were committed`, { file: join(dir, 'catalog') });
-      }
-      catalog = opts.readOnly ? null : await Catalog.open(dir, { sync: opts.fsync });
-      // A run whose final catalog write was lost (e.g. a full disk under catalog/) is recorded again from the manifest.
-      if (catalog !== null) await reconcileRuns(catalog, store.body.history);
-      // A forget whose host counts a crash kept from the catalog: they come off now.
-      if (catalog !== null) await recoverForgetHosts(store.body.history, catalog);
-      // Fold piled-up per-round host deltas now, off the ingest's hot path, in a child process whose
-      // memory goes when it exits (fold-child.ts): the catalog is closed for it and opened again.
-      if (catalog !== null && (await catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) {
-        await catalog.close();
-        catalog = null;
-        await foldInChild(dir, opts.fsync);
-        catalog = await Catalog.open(dir, { sync: opts.fsync });
-      }
-      // The store's own parameters win over options for an existing store.
-      const p = store.params;
-      const eff: ResolvedOptions = { ...opts, buckets: p.buckets, bucketBits: Math.log2(p.buckets), hostBits: p.hostBits };
+      upgradeOldStore(dir, store, dfs, opts);
+      await openCatalog(dir, store, opts, held);
+      const eff = storeOptions(opts, store.params);
       const plan = planBudget(eff, chunkLinksMax(eff.chunkBytes), store.valueBytes > 0);
-      let bloom: BlockedBloom | null = null;
-      if (eff.bloom !== 'off' && store.body.bloom !== null) bloom = await readBloom(dfs, join(dir, store.body.bloom.file));
-      const front = new Front(new HotCache(eff.cacheEntries), new RecentTable(eff.recentEntries), bloom, eff.bloom, plan.roundCapacity);
-      // Warm tiers from the last commit's saved tables (ignored unless they match this commit exactly).
-      loadTiers(join(dir, TIER_FILE), store.committed, [front.cache, front.recent]);
-      if (workDir === null && !eff.readOnly) throw new DrumError('DRUM_INTERNAL', 'a writer needs a work directory');
-      // No work directory: a path under one that does not exist, so a stray write fails instead of landing elsewhere.
-      const wd = workDir === null ? join(dir, 'work', 'no-work-directory', String(process.pid)) : workDir ?? join(dir, 'work');
-      if (workDir !== null) dfs.mkdirp(wd);
+      const front = await openFront(dir, dfs, store, eff, plan);
+      const wd = openWorkDir(dir, dfs, workDir, eff);
       const pending = new PendingBuckets(dfs, wd, eff.bucketBits, plan.bufferEntries, store.valueBytes > 0);
       const aux = new AuxLog(dfs, join(wd, 'aux.dat'), 4 << 20);
       const pool = new ParsePool(policy, eff.hostBits, eff.workers, plan.lineMemoEntries, true);
-      const session = new Session(dir, dfs, store, eff, policy, plan, front, pending, aux, pool, catalog, wd);
+      const session = new Session(dir, dfs, store, eff, policy, plan, front, pending, aux, pool, held.catalog, wd);
       session.caches.loadMemos();
       // Lock, manifest, tier caches, catalog open and reconcile: what a process pays before its first link.
       session.timer.add('open', performance.now() - t0, 0);
       return session;
     } catch (e) {
       // The catalog's LevelDB lock too: a later open in this process must not find it held.
-      await catalog?.close().catch(() => undefined);
+      await held.catalog?.close().catch(() => undefined);
       await store.close();
       throw e;
     }
@@ -265,12 +227,11 @@ export class Session {
    */
   async foldHostCounts(): Promise<number> {
     if (this.catalog === null || (await this.catalog.pendingDeltas()) === 0) return 0;
-    await this.catalog.close();
-    this.catalog = null;
+    const held: HeldCatalog = { catalog: this.catalog };
     try {
-      return await foldInChild(this.dir, this.opts.fsync);
+      return await foldHostsInChild(this.dir, this.opts.fsync, held);
     } finally {
-      this.catalog = await Catalog.open(this.dir, { sync: this.opts.fsync });
+      this.catalog = held.catalog;
     }
   }
 
@@ -294,13 +255,4 @@ export class Session {
     await step(() => this.store.close());
     if (failures.length > 0) throw failures[0];
   }
-}
-
-/**
- * Gives a keys-only store URL values (store/upgrade.ts): each stored key gets
- * docID = its index in key order, firstRun and lastEmitted unknown, no host
- * check (url-values.ts sentinels). Returns the keys upgraded.
- */
-export function upgradeToValues(store: Store, dfs: DrumFs, fsync: boolean): number {
-  return addValues(store, dfs, URL_VALUE_BYTES, (index, v, at) => upgradedValue(index, v, at), fsync);
 }

@@ -1,19 +1,27 @@
 // Builds the RunReport (src/stats/report.ts, docs/report.md) from a run's
 // counters and the session's tiers, store and budget; writes report.json
 // (tmp, rename). Arithmetic and formatting of numbers only; counts nothing.
+// REQUIRES: the session the run used, still open: its tiers, journal, plan
+// and stage timer are read as they are when the report is built.
 
 import { join } from 'node:path';
 import type { DrumFs } from '../../../io/fs.js';
 import { replaceFile } from '../../../io/replace-file.js';
 import type { RunCounters } from '../../../stats/counters.js';
-import type { GraphReport, RunReport } from '../../../stats/report.js';
+import type { BloomReport, GraphReport, RunReport } from '../../../stats/report.js';
 import { uniqueFileName } from '../../../output/unique-writer.js';
 import type { RunState } from '../../../store/manifest.js';
 import { budgetSplit } from '../../session/budget.js';
 import type { Session } from '../../session/session.js';
 
+/** hits / lookups, 0 when there were none. */
 const rate = (hits: number, lookups: number): number => (lookups === 0 ? 0 : hits / lookups);
 
+/**
+ * The run's report, section by section in the order report.json lists them
+ * (docs/report.md): identity and inputs, links, tiers, disk and I/O, speed,
+ * memory and outputs, then the inputs that broke part-way.
+ */
 export function buildReport(
   s: Session,
   run: RunState,
@@ -25,19 +33,40 @@ export function buildReport(
   inputErrors: { path: string; code: string; message: string }[] = [],
   storeUrls = s.store.body.storeUrls,
 ): RunReport {
-  const bloom = s.front.bloom;
-  const mode = s.opts.bloom;
   const tested = c.linksRead - c.rejectedLines;
-  const inRam = c.lineRepeats + c.chunkRepeats + c.cacheHits + c.recentHits + c.journalHits + c.lossyDropped;
-  // Averaged over how the filter filled during the run (the end-of-run rate overstates it).
-  const added = c.bloomDefinitelyNew;
-  const expectedFp = bloom === null ? 0 : bloom.meanFpRateOverFill(Math.max(0, bloom.keys - added), added);
   const report: RunReport & { inputErrors: typeof inputErrors; policy: string } = {
+    ...identitySection(s, run, skipped, status),
+    ...linksSection(run, c),
+    ...tiersSection(s, c, tested),
+    ...diskSection(c, tested, storeUrls),
+    ...speedSection(s, run, c, outputFiles, elapsedMs),
+    inputErrors,
+  };
+  return report;
+}
+
+/** Identity and inputs: which run, its status, the store's policy, each input. */
+function identitySection(
+  s: Session,
+  run: RunState,
+  skipped: boolean[],
+  status: RunReport['status'],
+): Pick<RunReport, 'runId' | 'status' | 'lossy' | 'inputs'> & { policy: string } {
+  return {
     runId: run.runId,
     status,
-    lossy: mode === 'lossy',
+    lossy: s.opts.bloom === 'lossy',
     policy: s.policy.id,
     inputs: run.inputs.map((i, k) => ({ path: i.path, bytes: i.bytes, sha256: i.path === '-' || i.sha256 === '' ? null : i.sha256, skipped: skipped[k] ?? false })),
+  };
+}
+
+/** Links: read, new, due again, the link graph's, duplicate, rejected (by reason). */
+function linksSection(
+  run: RunState,
+  c: RunCounters,
+): Pick<RunReport, 'linksRead' | 'uniqueUrls' | 'revisitUrls' | 'graph' | 'duplicateUrls' | 'rejectedLines' | 'rejectsByReason'> {
+  return {
     linksRead: c.linksRead,
     uniqueUrls: c.uniqueUrls,
     revisitUrls: c.revisitUrls,
@@ -45,6 +74,13 @@ export function buildReport(
     duplicateUrls: c.duplicateUrls,
     rejectedLines: c.rejectedLines,
     rejectsByReason: { ...c.rejectsByReason },
+  };
+}
+
+/** Tiers: each RAM tier's lookups and hits in routing order, and the share of the `tested` URLs they answered. */
+function tiersSection(s: Session, c: RunCounters, tested: number): Pick<RunReport, 'tiers' | 'answeredInRam'> {
+  const inRam = c.lineRepeats + c.chunkRepeats + c.cacheHits + c.recentHits + c.journalHits + c.lossyDropped;
+  return {
     tiers: {
       lineMemo: {
         lookups: c.lineLookups, hits: c.lineRepeats, hitRate: rate(c.lineRepeats, c.lineLookups),
@@ -57,24 +93,52 @@ export function buildReport(
         lookups: c.journalLookups, hits: c.journalHits, hitRate: rate(c.journalHits, c.journalLookups),
         keys: s.journal?.count ?? 0, rounds: c.journalRounds, folds: c.journalFolds,
       },
-      bloom: {
-        mode,
-        bitsPerKey: s.opts.bloomBitsPerKey,
-        sizeBytes: bloom?.bytes ?? 0,
-        definitelyNew: c.bloomDefinitelyNew,
-        maybeSeen: c.bloomMaybeSeen,
-        falsePositives: c.bloomFalsePositives,
-        observedFpRate: rate(c.bloomFalsePositives, c.bloomFalsePositives + c.bloomDefinitelyNew),
-        expectedFpRate: expectedFp,
-        // New URLs tested = emitted + wrongly dropped; a fraction expectedFp of them were dropped.
-        expectedWronglyDropped: mode === 'lossy' && expectedFp < 1 ? (c.uniqueUrls * expectedFp) / (1 - expectedFp) : 0,
-      },
+      bloom: bloomReport(s, c),
     },
     answeredInRam: rate(inRam, tested),
+  };
+}
+
+/** The Bloom tier: its answers, and the false-positive rate measured against the one its size predicts. */
+function bloomReport(s: Session, c: RunCounters): BloomReport {
+  const bloom = s.front.bloom;
+  const mode = s.opts.bloom;
+  // Averaged over how the filter filled during the run (the end-of-run rate overstates it).
+  const added = c.bloomDefinitelyNew;
+  const expectedFp = bloom === null ? 0 : bloom.meanFpRateOverFill(Math.max(0, bloom.keys - added), added);
+  return {
+    mode,
+    bitsPerKey: s.opts.bloomBitsPerKey,
+    sizeBytes: bloom?.bytes ?? 0,
+    definitelyNew: c.bloomDefinitelyNew,
+    maybeSeen: c.bloomMaybeSeen,
+    falsePositives: c.bloomFalsePositives,
+    observedFpRate: rate(c.bloomFalsePositives, c.bloomFalsePositives + c.bloomDefinitelyNew),
+    expectedFpRate: expectedFp,
+    // New URLs tested = emitted + wrongly dropped; a fraction expectedFp of them were dropped.
+    expectedWronglyDropped: mode === 'lossy' && expectedFp < 1 ? (c.uniqueUrls * expectedFp) / (1 - expectedFp) : 0,
+  };
+}
+
+/** Disk and I/O: the store's lookups and hits, the run's file I/O, seeks per tested URL, URLs stored. */
+function diskSection(c: RunCounters, tested: number, storeUrls: number): Pick<RunReport, 'disk' | 'io' | 'seeksPerUrl' | 'storeUrls'> {
+  return {
     disk: { lookups: c.diskLookups, hits: c.diskHits },
     io: { merges: c.merges, spills: c.spills, seeks: c.seeks, fileOpens: c.fileOpens, bytesRead: c.bytesRead, bytesWritten: c.bytesWritten },
     seeksPerUrl: rate(c.seeks, tested),
     storeUrls,
+  };
+}
+
+/** Speed, memory, outputs: the budget and its split, where the new URLs went, time, rate, peak RSS, stages, parse split. */
+function speedSection(
+  s: Session,
+  run: RunState,
+  c: RunCounters,
+  outputFiles: string[],
+  elapsedMs: number,
+): Pick<RunReport, 'memory' | 'outDir' | 'outputFiles' | 'elapsedMs' | 'linksPerSecond' | 'peakRssBytes' | 'stages' | 'parseSplit'> {
+  return {
     memory: { budgetBytes: s.plan.totalBytes, split: budgetSplit(s.plan) },
     outDir: run.outDir,
     outputFiles,
@@ -86,17 +150,17 @@ export function buildReport(
       workers: s.pool.size, chunksOnWorkers: c.chunksOnWorkers, chunksOnMain: c.chunksOnMain,
       workerMs: Math.round(c.parseMsWorkers), mainMs: Math.round(c.parseMsMain),
     },
-    inputErrors,
   };
-  return report;
 }
 
+/** The link graph's part of the report: its files' names in order and its counts. */
 function graphReport(files: number, c: RunCounters): GraphReport {
   const names: string[] = [];
   for (let i = 1; i <= files; i++) names.push(uniqueFileName(i, 'graph', 'bin'));
   return { files: names, pairs: c.graphPairs, rowsWithoutPair: c.graphRowsWithoutPair, sourcesStored: c.graphSourcesStored };
 }
 
+/** Stage times rounded to whole milliseconds. */
 function roundStages(st: Record<string, { ms: number; items: number }>): Record<string, { ms: number; items: number }> {
   const out: Record<string, { ms: number; items: number }> = {};
   for (const [k, v] of Object.entries(st)) out[k] = { ms: Math.round(v.ms), items: v.items };
@@ -108,6 +172,7 @@ export function peakRss(): number {
   return process.resourceUsage().maxRSS * 1024;
 }
 
+/** Writes the report as report.json in `outDir` (a tmp file renamed over it). */
 export function writeReport(dfs: DrumFs, outDir: string, r: RunReport): void {
   const path = join(outDir, 'report.json');
   const bytes = Buffer.from(`${JSON.stringify(r, null, 2)}\n`);

@@ -8,7 +8,8 @@
 import { DrumError } from '../../../errors.js';
 import type { DrumOptions } from '../../../options.js';
 import { readManifest } from '../../../store/manifest.js';
-import { Session, upgradeToValues } from '../../session/session.js';
+import { Session } from '../../session/session.js';
+import { upgradeToValues } from '../../session/session-open.js';
 import { foldJournal } from '../../url-seen/journal-round.js';
 
 export interface UpgradeResult {
