@@ -25,7 +25,8 @@ function histogram(size: number): Uint32Array {
 /**
  * Sorts hi[0,n), lo[0,n), ord[0,n) (and seed[0,n) when given) in place by
  * (hi, lo) ascending, stable. tHi, tLo, tOrd (tSeed) are scratch arrays of
- * at least n entries.
+ * at least n entries. One function on purpose: its passes run once per key
+ * and byte of the round.
  */
 export function radixSortKeys(
   hi: Uint32Array,

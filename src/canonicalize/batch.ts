@@ -96,7 +96,11 @@ function rawCopy(b: Uint8Array, s: number, e: number, out: Uint8Array, pos: numb
   return o;
 }
 
-/** Canonicalizes one chunk. Rejects carry the chunk's line numbers and the first 200 raw bytes of the URL field. */
+/**
+ * Canonicalizes one chunk. Rejects carry the chunk's line numbers and the
+ * first 200 raw bytes of the URL field. One function on purpose: its loop runs
+ * once per line of the chunk, its outputs in locals.
+ */
 export function canonicalizeBatch(
   chunk: LineChunk, policy: CanonicalPolicy, scratch: BatchScratch = new BatchScratch(), opts: BatchOptions = {},
 ): CanonicalBatch {

@@ -189,7 +189,8 @@ export class LineSplitter {
   /**
    * Splits window `w` (starting at a line start, offset this.base) into one
    * chunk; keeps the partial tail in asm. `fromAsm`: w is a view of asm.
-   * `lend`: the chunk borrows the index arrays.
+   * `lend`: the chunk borrows the index arrays. One method on purpose: its
+   * loop runs once per input byte.
    */
   private process(w: Buffer, final: boolean, out: LineChunk[], fromAsm: boolean, lend: boolean): void {
     const ix = this.ix;

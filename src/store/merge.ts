@@ -89,7 +89,11 @@ export class BucketMerge {
     if (firstKeys !== null && reader !== null) reader.seekBlock(reader.nextBlockIndex);
   }
 
-  /** Merges the next slice of pending keys (all greater than every key of earlier slices). */
+  /**
+   * Merges the next slice of pending keys (all greater than every key of
+   * earlier slices). One method on purpose: its loop runs once per stored
+   * and pending key of the round.
+   */
   add(p: PendingKeys): void {
     const { hi, lo, ord, n } = p;
     const seed = p.seed ?? null;

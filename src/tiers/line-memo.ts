@@ -79,7 +79,8 @@ export class LineMemo {
    * or SKIP_NONE; with `learn`, remembers each SKIP_NONE line at once (the
    * caller forgets the ones that turn out rejected). Without it the memo only
    * answers (a check, whose URLs are never stored, must not be vouched for).
-   * Returns how many lines are marked.
+   * Returns how many lines are marked. One method on purpose: its loop
+   * hashes every byte of every line.
    */
   mark(chunk: LineChunk, skip: Uint8Array, learn = true): number {
     const n = chunk.count;

@@ -51,6 +51,8 @@ export class Front {
    * `learn` false (a check, whose URLs are never stored): the tiers answer
    * but take in nothing — no recent-table add, no promotion, no Bloom add —
    * so a repeat within the job reaches the buckets, where the merge drops it.
+   * One method on purpose: it is the main thread's per-URL loop, every tier
+   * asked in turn with the chunk's arrays in locals.
    */
   route(p: ParsedChunk, core: DrumCore, c: RunCounters, tooLong: Reject[], learn = true): void {
     const { batch, keys, repeats } = p;
