@@ -19,15 +19,16 @@
 //   (dev, ino, size, mtimeNs, ctimeNs) as u64 lo, hi pairs; all zero = no file.
 // Does not read key files (verify.ts does) or decide when to save
 // (session-caches.ts does).
-// REQUIRES: `good` names only bucket files that were verified whole or
-// written by this process, under the writer lock.
+// REQUIRES: what is saved as vouched was read whole and found sound, or
+// written, by this process under the writer lock, its identity taken then
+// (before the read, after the write).
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { DrumFs } from '../io/fs.js';
 import { cacheCrcStart, cacheHeaderBytes, readCacheHeader, saveCache, writeCacheFile } from '../tiers/cache-file.js';
-import type { ManifestBody } from './manifest.js';
+import type { BucketEntry, ManifestBody } from './manifest.js';
 import type { CommitId } from './store.js';
 
 export const VERIFIED_FILE = 'verified.cache';
@@ -57,25 +58,22 @@ function identityInto(path: string | undefined, v: Uint32Array, at: number): voi
   });
 }
 
-/** The current identities of every bucket's files, BUCKET_WORDS per bucket. */
-function identities(dir: string, body: ManifestBody): Uint32Array {
-  const v = new Uint32Array(body.buckets.length * BUCKET_WORDS);
-  body.buckets.forEach((e, b) => {
-    if (!e) return;
-    identityInto(join(dir, e.file), v, b * BUCKET_WORDS);
-    identityInto(e.values === undefined ? undefined : join(dir, e.values.file), v, b * BUCKET_WORDS + IDENTITY_WORDS);
-  });
+/** The identity of a bucket's files as they are now: BUCKET_WORDS u32, key file then values file. */
+export function bucketIdentity(dir: string, e: BucketEntry): Uint32Array {
+  const v = new Uint32Array(BUCKET_WORDS);
+  identityInto(join(dir, e.file), v, 0);
+  identityInto(e.values === undefined ? undefined : join(dir, e.values.file), v, IDENTITY_WORDS);
   return v;
 }
 
 /**
- * The key files (as the manifest names them) of the buckets whose files
- * were recorded sound after the committed state `at` and have the same
- * identity now: the check before a write need not read them. Empty when the
- * cache is missing, of another state or damaged.
+ * The buckets whose files were recorded sound after the committed state
+ * `at` and have the same identity now, by key file name (as the manifest
+ * names it), each with that identity: the check before a write need not read
+ * them. Empty when the cache is missing, of another state or damaged.
  */
-export function loadVerified(dir: string, at: CommitId, body: ManifestBody): Set<string> {
-  const out = new Set<string>();
+export function loadVerified(dir: string, at: CommitId, body: ManifestBody): Map<string, Uint32Array> {
+  const out = new Map<string, Uint32Array>();
   const path = join(dir, VERIFIED_FILE);
   let b: Buffer;
   let written: bigint;
@@ -90,25 +88,26 @@ export function loadVerified(dir: string, at: CommitId, body: ManifestBody): Set
   if (head === null || head.fields[0] !== n || b.length !== VERIFIED_HEADER_BYTES + 4 * n * BUCKET_WORDS) return out;
   if (crc32(b.subarray(VERIFIED_HEADER_BYTES), cacheCrcStart(b, VERIFIED_HEADER_BYTES)) !== head.crc) return out;
   const saved = new Uint32Array(Uint8Array.prototype.slice.call(b, VERIFIED_HEADER_BYTES).buffer);
-  const now = identities(dir, body);
   body.buckets.forEach((e, k) => {
-    if (e && vouches(saved, now, k * BUCKET_WORDS, written)) out.add(e.file);
+    if (!e) return;
+    const now = bucketIdentity(dir, e);
+    if (vouches(saved.subarray(k * BUCKET_WORDS, (k + 1) * BUCKET_WORDS), now, written)) out.set(e.file, now);
   });
   return out;
 }
 
 /**
- * Whether bucket words at `at` of `saved` vouch for the files: recorded
- * (a key identity), unchanged (every word as now), and changed last in an
+ * Whether a bucket's saved identity vouches for its files: recorded (a key
+ * identity), unchanged (every word as `now`), and changed last in an
  * earlier tick of the file system's clock than the cache was written. A
  * file changed in the tick the cache was written (a coarse clock ticks every
  * few ms) could be changed again in that tick with the same ctime: it is
  * read again, as git reads a racily clean file again.
  */
-function vouches(saved: Uint32Array, now: Uint32Array, at: number, written: bigint): boolean {
-  if (saved.subarray(at, at + IDENTITY_WORDS).every((w) => w === 0)) return false;
-  for (let w = 0; w < BUCKET_WORDS; w++) if (saved[at + w] !== now[at + w]) return false;
-  for (const id of [at, at + IDENTITY_WORDS]) {
+function vouches(saved: Uint32Array, now: Uint32Array, written: bigint): boolean {
+  if (saved.subarray(0, IDENTITY_WORDS).every((w) => w === 0)) return false;
+  for (let w = 0; w < BUCKET_WORDS; w++) if (saved[w] !== now[w]) return false;
+  for (const id of [0, IDENTITY_WORDS]) {
     const ctimeNs = (BigInt(saved[id + CTIME_WORD + 1]!) << 32n) | BigInt(saved[id + CTIME_WORD]!);
     if (ctimeNs !== 0n && ctimeNs >= written) return false;
   }
@@ -116,14 +115,17 @@ function vouches(saved: Uint32Array, now: Uint32Array, at: number, written: bigi
 }
 
 /**
- * Records the identity now of the files of every bucket whose key file is
- * in `good`, tied to the committed state `at`; the other buckets are left
- * out (read again next time). A failed save only means a full check next time.
+ * Records, for every bucket of `body` whose key file is in `vouched`, the
+ * identity its files had when this process read them whole or wrote them
+ * (`vouched`'s value, taken then: a change since makes the next writer read
+ * them), tied to the committed state `at`; the other buckets are left out
+ * (read again next time). A failed save only means a full check next time.
  */
-export function saveVerified(dfs: DrumFs, dir: string, at: CommitId, body: ManifestBody, good: ReadonlySet<string>): void {
-  const v = identities(dir, body);
+export function saveVerified(dfs: DrumFs, dir: string, at: CommitId, body: ManifestBody, vouched: ReadonlyMap<string, Uint32Array>): void {
+  const v = new Uint32Array(body.buckets.length * BUCKET_WORDS);
   body.buckets.forEach((e, k) => {
-    if (e && !good.has(e.file)) v.fill(0, k * BUCKET_WORDS, (k + 1) * BUCKET_WORDS);
+    const id = e ? vouched.get(e.file) : undefined;
+    if (id !== undefined) v.set(id, k * BUCKET_WORDS);
   });
   saveCache(() => writeCacheFile(dfs, join(dir, VERIFIED_FILE), VERIFIED_MAGIC, VERIFIED_VERSION, at, [body.buckets.length], [new Uint8Array(v.buffer)]));
 }

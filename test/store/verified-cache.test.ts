@@ -1,7 +1,8 @@
 // Tests of verified.cache, what lets a writer skip reading bucket files an
 // earlier writer verified: it vouches for files recorded sound and unchanged
-// since; not for a file rewritten (even with the same bytes and mtime), nor
-// one changed in the clock tick the cache was written, nor after another
+// since; not for a file rewritten (even with the same bytes and mtime, and
+// even while the writer that read it still runs), nor one changed in the
+// clock tick the cache was written, nor after another
 // commit, nor from a damaged cache; and through the engine, a writer reads
 // no unchanged file again yet still refuses a key file damaged since.
 
@@ -14,7 +15,7 @@ import { isDrumError } from '../../src/errors.js';
 import { DrumFs } from '../../src/io/fs.js';
 import type { DrumOptions } from '../../src/options.js';
 import { readManifest } from '../../src/store/manifest.js';
-import { loadVerified, saveVerified, VERIFIED_FILE } from '../../src/store/verified-cache.js';
+import { bucketIdentity, loadVerified, saveVerified, VERIFIED_FILE } from '../../src/store/verified-cache.js';
 import { flipByte } from '../helpers/damage.js';
 import { withDrum } from '../helpers/drum.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -37,6 +38,13 @@ function committed(state: string): { at: { commit: number; stateId: number }; bo
 
 const keyFiles = (state: string): string[] => readManifest(state)!.buckets.flatMap((e) => (e ? [e.file] : [])).sort();
 
+/** The identities of the buckets of `files` as they are now, as a writer vouches for them. */
+function vouchedNow(state: string, files: string[]): Map<string, Uint32Array> {
+  const m = new Map<string, Uint32Array>();
+  for (const e of readManifest(state)!.buckets) if (e && files.includes(e.file)) m.set(e.file, bucketIdentity(state, e));
+  return m;
+}
+
 /** Sets the cache file's mtime well after every file's ctime, as if it were written a second later. */
 function writtenLater(state: string): void {
   const t = new Date(Date.now() + 1000);
@@ -49,15 +57,15 @@ describe('verified.cache', () => {
     const { at, body } = committed(state);
     const files = keyFiles(state);
     assert.equal(files.length, 5);
-    saveVerified(new DrumFs(), state, at, body, new Set(files.slice(1)));
+    saveVerified(new DrumFs(), state, at, body, vouchedNow(state, files.slice(1)));
     writtenLater(state);
-    assert.deepEqual([...loadVerified(state, at, body)].sort(), files.slice(1));
+    assert.deepEqual([...loadVerified(state, at, body).keys()].sort(), files.slice(1));
   });
 
   it('does not vouch for a key or values file rewritten since, even with the same bytes and mtime', async () => {
     const state = await store();
     const { at, body } = committed(state);
-    saveVerified(new DrumFs(), state, at, body, new Set(keyFiles(state)));
+    saveVerified(new DrumFs(), state, at, body, vouchedNow(state, keyFiles(state)));
     const e0 = body.buckets.find((e) => e !== null && e !== undefined)!;
     const e1 = body.buckets.filter((e) => e !== null && e !== undefined)[1]!;
     for (const f of [e0.file, e1.values!.file]) {
@@ -73,10 +81,25 @@ describe('verified.cache', () => {
     assert.equal(got.has(e1.file), false);
   });
 
+  it('does not vouch for a file changed after it was read or written, even before the cache was saved', async () => {
+    const state = await store();
+    const { at, body } = committed(state);
+    const vouched = vouchedNow(state, keyFiles(state)); // taken when this process read or wrote them
+    const p = join(state, keyFiles(state)[1]!);
+    const st = fs.statSync(p);
+    fs.writeFileSync(p, fs.readFileSync(p)); // a change while the process still runs
+    fs.utimesSync(p, st.atime, st.mtime);
+    saveVerified(new DrumFs(), state, at, body, vouched);
+    writtenLater(state);
+    const got = loadVerified(state, at, body);
+    assert.equal(got.size, 4);
+    assert.equal(got.has(keyFiles(state)[1]!), false);
+  });
+
   it('does not vouch for a file changed in the clock tick the cache was written', async () => {
     const state = await store();
     const { at, body } = committed(state);
-    saveVerified(new DrumFs(), state, at, body, new Set(keyFiles(state)));
+    saveVerified(new DrumFs(), state, at, body, vouchedNow(state, keyFiles(state)));
     // The cache written no later than the files last changed: each could have changed again unseen.
     const first = join(state, keyFiles(state)[0]!);
     const ctime = fs.statSync(first).ctime;
@@ -87,7 +110,7 @@ describe('verified.cache', () => {
   it('vouches for nothing after another commit, from a damaged cache, or with none', async () => {
     const state = await store();
     const { at, body } = committed(state);
-    saveVerified(new DrumFs(), state, at, body, new Set(keyFiles(state)));
+    saveVerified(new DrumFs(), state, at, body, vouchedNow(state, keyFiles(state)));
     writtenLater(state);
     assert.equal(loadVerified(state, at, body).size, 5);
     assert.equal(loadVerified(state, { ...at, commit: at.commit + 1 }, body).size, 0);

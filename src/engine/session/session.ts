@@ -21,7 +21,7 @@ import type { Store } from '../../store/store.js';
 import { UrlLogWriter } from '../../store/url-log/url-log-writer.js';
 import { readManifest } from '../../store/manifest.js';
 import { verifyKeyFiles, type StoreVerifyResult } from '../../store/verify.js';
-import { loadVerified, saveVerified } from '../../store/verified-cache.js';
+import { bucketIdentity, loadVerified, saveVerified } from '../../store/verified-cache.js';
 import { readBloom } from '../../tiers/bloom-file.js';
 import { chunkLinksMax, JOURNAL_ROUND_RECORDS, planBudget, type BudgetPlan } from './budget.js';
 import type { Front } from '../url-seen/front.js';
@@ -45,6 +45,8 @@ export class Session {
   readonly core: DrumCore;
   /** Key files this session verified or wrote: a later job's verification before writing skips them. */
   private readonly knownGood = new Set<string>();
+  /** Of knownGood, the buckets' file identities when this session read them whole or wrote them (verified.cache). */
+  private readonly vouched = new Map<string, Uint32Array>();
   /** Whether verifyBeforeWrite has taken in the files verified.cache vouches for. */
   private verifiedLoaded = false;
   /** The warm-start caches (tiers.cache, memo.cache): when to save them, and their loads and saves. */
@@ -188,25 +190,37 @@ export class Session {
    * read by CRC anyway).
    */
   verifyBeforeWrite(): StoreVerifyResult {
+    const body = this.store.body;
     if (!this.verifiedLoaded) {
       // Files an earlier writer read whole or wrote, unchanged since (store/verified-cache.ts).
-      for (const f of loadVerified(this.dir, this.store.committed, this.store.body)) this.knownGood.add(f);
+      for (const [f, id] of loadVerified(this.dir, this.store.committed, body)) this.vouch(f, id);
       this.verifiedLoaded = true;
     }
-    const r = verifyKeyFiles(this.dfs, this.dir, this.store.body, this.knownGood);
+    // Identities before the read: a change during or after it makes the next writer read the file again.
+    const before = new Map<string, Uint32Array>();
+    for (const e of body.buckets) if (e && !this.knownGood.has(e.file)) before.set(e.file, bucketIdentity(this.dir, e));
+    const r = verifyKeyFiles(this.dfs, this.dir, body, this.knownGood);
     // Recorded with the other caches when the store closes after a commit (a refused run writes nothing).
-    if (r.ok) for (const e of this.store.body.buckets) if (e) this.knownGood.add(e.file);
+    if (r.ok) for (const [f, id] of before) this.vouch(f, id);
     return r;
+  }
+
+  /** Key file f's bucket is known good, its files with identity `id` (taken when read or written). */
+  private vouch(f: string, id: Uint32Array): void {
+    this.knownGood.add(f);
+    this.vouched.set(f, id);
   }
 
   /** Records the committed bucket files this session verified or wrote, for the next writer's check (verified-cache.ts). */
   saveVerified(): void {
-    if (!this.opts.readOnly) saveVerified(this.dfs, this.dir, this.store.committed, this.store.body, this.knownGood);
+    if (!this.opts.readOnly) saveVerified(this.dfs, this.dir, this.store.committed, this.store.body, this.vouched);
   }
 
-  /** After a commit: the files it wrote are known good; the tiers changed. */
+  /** After a commit: the files it wrote are known good (with their identity now); the tiers changed. */
   committed(written: Iterable<string>): void {
-    for (const f of written) this.knownGood.add(f);
+    const w = new Set(written);
+    for (const e of this.store.body.buckets) if (e && w.has(e.file)) this.vouch(e.file, bucketIdentity(this.dir, e));
+    for (const f of w) this.knownGood.add(f);
     this.caches.dirty = true;
   }
 
