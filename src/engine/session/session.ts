@@ -245,7 +245,8 @@ export class Session {
     try {
       return await foldHostsInChild(this.dir, this.opts.fsync, held);
     } finally {
-      this.catalog = held.catalog;
+      // Not reopened: keep the closed one, so the next catalog write fails loudly instead of being skipped as a reader's.
+      if (held.catalog !== null) this.catalog = held.catalog;
     }
   }
 
