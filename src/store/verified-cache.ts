@@ -58,8 +58,15 @@ function identityInto(path: string | undefined, v: Uint32Array, at: number): voi
   });
 }
 
+/** The identity of the file at `path` as it is now: IDENTITY_WORDS u32, all zero when there is none. */
+export function fileIdentity(path: string): Uint32Array {
+  const v = new Uint32Array(IDENTITY_WORDS);
+  identityInto(path, v, 0);
+  return v;
+}
+
 /** The identity of a bucket's files as they are now: BUCKET_WORDS u32, key file then values file. */
-export function bucketIdentity(dir: string, e: BucketEntry): Uint32Array {
+function bucketIdentity(dir: string, e: BucketEntry): Uint32Array {
   const v = new Uint32Array(BUCKET_WORDS);
   identityInto(join(dir, e.file), v, 0);
   identityInto(e.values === undefined ? undefined : join(dir, e.values.file), v, IDENTITY_WORDS);
@@ -67,10 +74,11 @@ export function bucketIdentity(dir: string, e: BucketEntry): Uint32Array {
 }
 
 /**
- * The buckets whose files were recorded sound after the committed state
- * `at` and have the same identity now, by key file name (as the manifest
- * names it), each with that identity: the check before a write need not read
- * them. Empty when the cache is missing, of another state or damaged.
+ * The files (key and values files, as the manifest names them) of the
+ * buckets recorded sound after the committed state `at` whose files have the
+ * same identity now, each with that identity: the check before a write need
+ * not read those buckets. Empty when the cache is missing, of another state
+ * or damaged.
  */
 export function loadVerified(dir: string, at: CommitId, body: ManifestBody): Map<string, Uint32Array> {
   const out = new Map<string, Uint32Array>();
@@ -91,7 +99,9 @@ export function loadVerified(dir: string, at: CommitId, body: ManifestBody): Map
   body.buckets.forEach((e, k) => {
     if (!e) return;
     const now = bucketIdentity(dir, e);
-    if (vouches(saved.subarray(k * BUCKET_WORDS, (k + 1) * BUCKET_WORDS), now, written)) out.set(e.file, now);
+    if (!vouches(saved.subarray(k * BUCKET_WORDS, (k + 1) * BUCKET_WORDS), now, written)) return;
+    out.set(e.file, now.slice(0, IDENTITY_WORDS));
+    if (e.values !== undefined) out.set(e.values.file, now.slice(IDENTITY_WORDS));
   });
   return out;
 }
@@ -115,17 +125,23 @@ function vouches(saved: Uint32Array, now: Uint32Array, written: bigint): boolean
 }
 
 /**
- * Records, for every bucket of `body` whose key file is in `vouched`, the
- * identity its files had when this process read them whole or wrote them
- * (`vouched`'s value, taken then: a change since makes the next writer read
- * them), tied to the committed state `at`; the other buckets are left out
- * (read again next time). A failed save only means a full check next time.
+ * Records every bucket of `body` whose key file and values file (when it
+ * has one) are both in `vouched`, with the identity each had when this
+ * process read it whole or wrote it (taken then: a change since makes the
+ * next writer read the bucket), tied to the committed state `at`. A bucket
+ * with a file this process neither read nor wrote (a values file a commit
+ * kept) is left out, and read again next time. A failed save only means a
+ * full check next time.
  */
 export function saveVerified(dfs: DrumFs, dir: string, at: CommitId, body: ManifestBody, vouched: ReadonlyMap<string, Uint32Array>): void {
   const v = new Uint32Array(body.buckets.length * BUCKET_WORDS);
   body.buckets.forEach((e, k) => {
-    const id = e ? vouched.get(e.file) : undefined;
-    if (id !== undefined) v.set(id, k * BUCKET_WORDS);
+    if (!e) return;
+    const keys = vouched.get(e.file);
+    const values = e.values === undefined ? new Uint32Array(IDENTITY_WORDS) : vouched.get(e.values.file);
+    if (keys === undefined || values === undefined) return;
+    v.set(keys, k * BUCKET_WORDS);
+    v.set(values, k * BUCKET_WORDS + IDENTITY_WORDS);
   });
   saveCache(() => writeCacheFile(dfs, join(dir, VERIFIED_FILE), VERIFIED_MAGIC, VERIFIED_VERSION, at, [body.buckets.length], [new Uint8Array(v.buffer)]));
 }

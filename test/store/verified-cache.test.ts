@@ -1,7 +1,8 @@
 // Tests of verified.cache, what lets a writer skip reading bucket files an
 // earlier writer verified: it vouches for files recorded sound and unchanged
 // since; not for a file rewritten (even with the same bytes and mtime, and
-// even while the writer that read it still runs), nor one changed in the
+// even while the writer that read it still runs), nor a values file a merge
+// kept without reading it, nor one changed in the
 // clock tick the cache was written, nor after another
 // commit, nor from a damaged cache; and through the engine, a writer reads
 // no unchanged file again yet still refuses a key file damaged since.
@@ -15,7 +16,8 @@ import { isDrumError } from '../../src/errors.js';
 import { DrumFs } from '../../src/io/fs.js';
 import type { DrumOptions } from '../../src/options.js';
 import { readManifest } from '../../src/store/manifest.js';
-import { bucketIdentity, loadVerified, saveVerified, VERIFIED_FILE } from '../../src/store/verified-cache.js';
+import { fileIdentity, loadVerified, saveVerified, VERIFIED_FILE } from '../../src/store/verified-cache.js';
+import { keyOfString } from '../../src/fingerprint/key.js';
 import { flipByte } from '../helpers/damage.js';
 import { withDrum } from '../helpers/drum.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -41,9 +43,16 @@ const keyFiles = (state: string): string[] => readManifest(state)!.buckets.flatM
 /** The identities of the buckets of `files` as they are now, as a writer vouches for them. */
 function vouchedNow(state: string, files: string[]): Map<string, Uint32Array> {
   const m = new Map<string, Uint32Array>();
-  for (const e of readManifest(state)!.buckets) if (e && files.includes(e.file)) m.set(e.file, bucketIdentity(state, e));
+  for (const e of readManifest(state)!.buckets) {
+    if (!e || !files.includes(e.file)) continue;
+    m.set(e.file, fileIdentity(join(state, e.file)));
+    if (e.values !== undefined) m.set(e.values.file, fileIdentity(join(state, e.values.file)));
+  }
   return m;
 }
+
+/** The key files of the buckets a loaded cache vouches for, sorted. */
+const keyFilesIn = (m: Map<string, Uint32Array>): string[] => [...m.keys()].filter((f) => f.endsWith('.keys')).sort();
 
 /** Sets the cache file's mtime well after every file's ctime, as if it were written a second later. */
 function writtenLater(state: string): void {
@@ -59,7 +68,7 @@ describe('verified.cache', () => {
     assert.equal(files.length, 5);
     saveVerified(new DrumFs(), state, at, body, vouchedNow(state, files.slice(1)));
     writtenLater(state);
-    assert.deepEqual([...loadVerified(state, at, body).keys()].sort(), files.slice(1));
+    assert.deepEqual(keyFilesIn(loadVerified(state, at, body)), files.slice(1));
   });
 
   it('does not vouch for a key or values file rewritten since, even with the same bytes and mtime', async () => {
@@ -76,7 +85,7 @@ describe('verified.cache', () => {
     }
     writtenLater(state);
     const got = loadVerified(state, at, body);
-    assert.equal(got.size, 3);
+    assert.equal(keyFilesIn(got).length, 3);
     assert.equal(got.has(e0.file), false);
     assert.equal(got.has(e1.file), false);
   });
@@ -92,7 +101,7 @@ describe('verified.cache', () => {
     saveVerified(new DrumFs(), state, at, body, vouched);
     writtenLater(state);
     const got = loadVerified(state, at, body);
-    assert.equal(got.size, 4);
+    assert.equal(keyFilesIn(got).length, 4);
     assert.equal(got.has(keyFiles(state)[1]!), false);
   });
 
@@ -112,14 +121,14 @@ describe('verified.cache', () => {
     const { at, body } = committed(state);
     saveVerified(new DrumFs(), state, at, body, vouchedNow(state, keyFiles(state)));
     writtenLater(state);
-    assert.equal(loadVerified(state, at, body).size, 5);
-    assert.equal(loadVerified(state, { ...at, commit: at.commit + 1 }, body).size, 0);
-    assert.equal(loadVerified(state, { ...at, stateId: at.stateId + 1 }, body).size, 0);
+    assert.equal(keyFilesIn(loadVerified(state, at, body)).length, 5);
+    assert.equal(keyFilesIn(loadVerified(state, { ...at, commit: at.commit + 1 }, body)).length, 0);
+    assert.equal(keyFilesIn(loadVerified(state, { ...at, stateId: at.stateId + 1 }, body)).length, 0);
     flipByte(join(state, VERIFIED_FILE), fs.statSync(join(state, VERIFIED_FILE)).size - 3);
     writtenLater(state);
-    assert.equal(loadVerified(state, at, body).size, 0);
+    assert.equal(keyFilesIn(loadVerified(state, at, body)).length, 0);
     fs.rmSync(join(state, VERIFIED_FILE));
-    assert.equal(loadVerified(state, at, body).size, 0);
+    assert.equal(keyFilesIn(loadVerified(state, at, body)).length, 0);
   });
 
   it('lets the next writer skip every unchanged bucket file the last one verified or wrote', async () => {
@@ -133,6 +142,29 @@ describe('verified.cache', () => {
     } finally {
       await s.close();
     }
+  });
+
+  it('does not vouch for a values file a merge kept without reading it, so the next writer still refuses its damage', async () => {
+    const state = await store();
+    const m = readManifest(state)!;
+    // The bucket of host h0's URLs: the top bits of their key.
+    const bucket = keyOfString('http://h0.example/p/0', m.params.hostBits)[0]! >>> (32 - Math.log2(m.params.buckets));
+    const e = m.buckets[bucket]!;
+    flipByte(join(state, e.values!.file), e.values!.bytes >> 1);
+    for (const f of ['tiers.cache', 'memo.cache']) fs.rmSync(join(state, f), { force: true }); // so h0's repeats reach the merge
+    // A library process: h0's links are all stored (its key file is rewritten, its values file kept unread), h1's are new.
+    await withDrum(state, O, async (d) => {
+      await d.add([...urls(500).filter((u) => u.startsWith('http://h0.')).slice(0, 50), 'http://h1.example/new/1', 'http://h1.example/new/2']);
+    });
+    const after = readManifest(state)!.buckets[bucket]!;
+    assert.notEqual(after.file, e.file, 'the merge rewrote the key file');
+    assert.equal(after.values!.file, e.values!.file, 'and kept the values file');
+    writtenLater(state);
+    const before = fs.readFileSync(join(state, 'MANIFEST'));
+    const input = join(state, '..', 'more.txt');
+    fs.writeFileSync(input, 'http://h2.example/new/3\n');
+    await assert.rejects(withDrum(state, O, (d) => d.ingest({ inputs: [input], outDir: join(state, '..', 'out') })), (x) => isDrumError(x, 'DRUM_CORRUPT_FILE'));
+    assert.deepEqual(fs.readFileSync(join(state, 'MANIFEST')), before);
   });
 
   it('still refuses, before writing anything, a key file damaged after the last writer verified it', async () => {

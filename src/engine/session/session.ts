@@ -21,7 +21,7 @@ import type { Store } from '../../store/store.js';
 import { UrlLogWriter } from '../../store/url-log/url-log-writer.js';
 import { readManifest } from '../../store/manifest.js';
 import { verifyKeyFiles, type StoreVerifyResult } from '../../store/verify.js';
-import { bucketIdentity, loadVerified, saveVerified } from '../../store/verified-cache.js';
+import { fileIdentity, loadVerified, saveVerified } from '../../store/verified-cache.js';
 import { readBloom } from '../../tiers/bloom-file.js';
 import { chunkLinksMax, JOURNAL_ROUND_RECORDS, planBudget, type BudgetPlan } from './budget.js';
 import type { Front } from '../url-seen/front.js';
@@ -38,6 +38,9 @@ import { URL_VALUE_WORDS } from '../url-seen/url-values.js';
 import type { JournalTable } from '../../store/journal/journal-table.js';
 import { JournalLog, openJournal } from '../../store/journal/journal-file.js';
 
+/** How a values file's name ends (store/values/values-format.ts): the rest of a bucket's files are key files. */
+const VALUES_SUFFIX = '.vals';
+
 export class Session {
   readonly timer = new StageTimer();
   readonly area: SortArea;
@@ -45,10 +48,8 @@ export class Session {
   readonly core: DrumCore;
   /** Key files this session verified or wrote: a later job's verification before writing skips them. */
   private readonly knownGood = new Set<string>();
-  /** Of knownGood, the buckets' file identities when this session read them whole or wrote them (verified.cache). */
+  /** Bucket files (key and values) this session read whole or wrote, with their identity then (verified.cache). */
   private readonly vouched = new Map<string, Uint32Array>();
-  /** Whether verifyBeforeWrite has taken in the files verified.cache vouches for. */
-  private verifiedLoaded = false;
   /** The warm-start caches (tiers.cache, memo.cache): when to save them, and their loads and saves. */
   readonly caches: WarmCaches;
   /** Appends each commit's new URLs to the URL log (their docIDs); null for a read-only session. */
@@ -83,6 +84,13 @@ export class Session {
     this.journal = openJournal(dfs, dir, store.body.journal, this.core.valueWords, opts.journalKeys);
     this.journalLog = opts.readOnly || this.journal === null ? null : new JournalLog(dfs, dir, store.body.journal ?? null, this.core.valueWords, opts.fsync);
     front.journal = this.journal;
+    // Bucket files an earlier writer read whole or wrote, unchanged since: the check before a write skips them.
+    if (!opts.readOnly) {
+      for (const [f, id] of loadVerified(dir, store.committed, store.body)) {
+        this.vouched.set(f, id);
+        if (!f.endsWith(VALUES_SUFFIX)) this.knownGood.add(f);
+      }
+    }
     // The keys of every round small enough to be a journal round are kept by ordinal (journal-round.ts).
     if (this.journalLog !== null) this.core.recordKeys(JOURNAL_ROUND_RECORDS);
     // The Bloom file lacks the journal's keys: the in-RAM filter learns them (a gate then sends them to the check less often).
@@ -191,24 +199,20 @@ export class Session {
    */
   verifyBeforeWrite(): StoreVerifyResult {
     const body = this.store.body;
-    if (!this.verifiedLoaded) {
-      // Files an earlier writer read whole or wrote, unchanged since (store/verified-cache.ts).
-      for (const [f, id] of loadVerified(this.dir, this.store.committed, body)) this.vouch(f, id);
-      this.verifiedLoaded = true;
-    }
     // Identities before the read: a change during or after it makes the next writer read the file again.
     const before = new Map<string, Uint32Array>();
-    for (const e of body.buckets) if (e && !this.knownGood.has(e.file)) before.set(e.file, bucketIdentity(this.dir, e));
+    for (const e of body.buckets) {
+      if (!e || this.knownGood.has(e.file)) continue;
+      before.set(e.file, fileIdentity(join(this.dir, e.file)));
+      if (e.values !== undefined) before.set(e.values.file, fileIdentity(join(this.dir, e.values.file)));
+    }
     const r = verifyKeyFiles(this.dfs, this.dir, body, this.knownGood);
     // Recorded with the other caches when the store closes after a commit (a refused run writes nothing).
-    if (r.ok) for (const [f, id] of before) this.vouch(f, id);
+    if (r.ok) {
+      for (const [f, id] of before) this.vouched.set(f, id);
+      for (const e of body.buckets) if (e) this.knownGood.add(e.file);
+    }
     return r;
-  }
-
-  /** Key file f's bucket is known good, its files with identity `id` (taken when read or written). */
-  private vouch(f: string, id: Uint32Array): void {
-    this.knownGood.add(f);
-    this.vouched.set(f, id);
   }
 
   /** Records the committed bucket files this session verified or wrote, for the next writer's check (verified-cache.ts). */
@@ -216,11 +220,17 @@ export class Session {
     if (!this.opts.readOnly) saveVerified(this.dfs, this.dir, this.store.committed, this.store.body, this.vouched);
   }
 
-  /** After a commit: the files it wrote are known good (with their identity now); the tiers changed. */
+  /**
+   * After a commit: `written` names the key and values files it wrote (a
+   * bucket may keep a values file of an earlier commit); its key files are
+   * known good, and each written file is vouched for with its identity now.
+   * The tiers changed.
+   */
   committed(written: Iterable<string>): void {
-    const w = new Set(written);
-    for (const e of this.store.body.buckets) if (e && w.has(e.file)) this.vouch(e.file, bucketIdentity(this.dir, e));
-    for (const f of w) this.knownGood.add(f);
+    for (const f of written) {
+      if (!this.opts.readOnly) this.vouched.set(f, fileIdentity(join(this.dir, f)));
+      if (!f.endsWith(VALUES_SUFFIX)) this.knownGood.add(f);
+    }
     this.caches.dirty = true;
   }
 
@@ -229,11 +239,6 @@ export class Session {
     await this.caches.save(now);
   }
 
-  /**
-   * Closes everything, each part even when an earlier one fails (after an IO
-   * error the work files may refuse to go; the catalog's LevelDB lock and the
-   * store lock must still be released). Throws the first failure.
-   */
   /**
    * Folds every pending host-count delta into the host table in a child
    * process, as a writer's open does once they pile up (fold-child.ts): the
@@ -250,6 +255,11 @@ export class Session {
     }
   }
 
+  /**
+   * Closes everything, each part even when an earlier one fails (after an IO
+   * error the work files may refuse to go; the catalog's LevelDB lock and the
+   * store lock must still be released). Throws the first failure.
+   */
   async close(): Promise<void> {
     const failures: unknown[] = [];
     const step = async (fn: () => unknown): Promise<void> => {

@@ -89,7 +89,7 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   s.front.recent.onMerged();
   s.nextRound();
   // Every key in the cache and the recent table is stored now; the session saves them for the next process.
-  s.committed([...res.written.keys()].map((b) => buckets[b]!.file));
+  s.committed(writtenFiles(buckets, res.written));
   return res.newUrls;
 }
 
@@ -122,6 +122,17 @@ export async function writeRoundBloom(s: Session, bloom: BlockedBloom): Promise<
  * bucket names its new key file and, when its values changed, its new values
  * file (else it keeps the values file it had).
  */
+/** The key and values files a round wrote, as the new manifest names them (a bucket may keep an older values file). */
+export function writtenFiles(buckets: ManifestBody['buckets'], written: Map<number, WrittenBucket>): string[] {
+  const out: string[] = [];
+  for (const [b, w] of written) {
+    const e = buckets[b]!;
+    out.push(e.file);
+    if (w.values !== undefined && e.values !== undefined) out.push(e.values.file);
+  }
+  return out;
+}
+
 export function namedBuckets(s: Session, body: ManifestBody, written: Map<number, WrittenBucket>): ManifestBody['buckets'] {
   const buckets = body.buckets.slice();
   for (const [b, w] of written) {

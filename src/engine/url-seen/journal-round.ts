@@ -20,7 +20,7 @@ import { AuxLog } from '../../bucket/aux-log.js';
 import { PendingBuckets } from '../../bucket/pending.js';
 import { newRunCounters } from '../../stats/counters.js';
 import type { CommitParams } from './commit.js';
-import { loggedEmit, namedBuckets, roundValues, writeRoundBloom } from './commit.js';
+import { loggedEmit, namedBuckets, roundValues, writeRoundBloom, writtenFiles } from './commit.js';
 import { BlockedBloom } from '../../tiers/bloom.js';
 import { DrumCore } from '../core/drum-core.js';
 import { mergeRound } from './round.js';
@@ -161,7 +161,7 @@ export async function foldJournal(s: Session, counters = newRunCounters()): Prom
     }
     // It lacks the keys of a round routed but not merged yet: a filter without them only sends them to the check.
     if (bloom !== null) s.front.bloom = bloom;
-    s.committed([...v.written.keys()].map((b) => buckets[b]!.file));
+    s.committed(writtenFiles(buckets, v.written));
   } finally {
     core.reset();
   }

@@ -3,7 +3,9 @@
 // merged into the key files (the fold a merging round, forget or upgrade
 // would run first; journal-round.ts) and the pending host-count deltas
 // folded into the host table (the fold a writer's open runs once 64 have
-// piled up; fold-child.ts). Each is crash-safe on its own, like the
+// piled up; fold-child.ts). A store that fails the check before a write
+// (ingest.ts refuseBadStore) is refused first, with nothing changed. Each
+// merge is crash-safe on its own, like the
 // automatic one; nothing is ingested and no run is recorded. Does not
 // rewrite key files the journal does not touch, and does not compact
 // LevelDB's own tables beyond what a host fold does.
@@ -13,6 +15,7 @@
 import type { Session } from '../../session/session.js';
 import { newRunCounters } from '../../../stats/counters.js';
 import { foldJournal } from '../../url-seen/journal-round.js';
+import { refuseBadStore } from '../ingest/ingest.js';
 
 export interface CompactResult {
   /** Journal keys merged into the key files (0: the journal was empty). */
@@ -29,7 +32,11 @@ export interface CompactResult {
 export async function compactJob(s: Session): Promise<CompactResult> {
   const t0 = performance.now();
   const journalKeys = s.store.body.journal === undefined ? 0 : s.store.body.journal.keys;
-  if (journalKeys > 0) await foldJournal(s, newRunCounters());
+  if (journalKeys > 0) {
+    // A commit is about to name new key files: refuse a damaged store first, as ingest and forget do.
+    await refuseBadStore(s);
+    await foldJournal(s, newRunCounters());
+  }
   const hostDeltas = await s.foldHostCounts();
   return { journalKeys, hostDeltas, storeUrls: s.store.body.storeUrls, ms: Math.round(performance.now() - t0) };
 }

@@ -31,7 +31,7 @@ import { BlockedBloom } from '../../../tiers/bloom.js';
 import { writeBloom } from '../../../tiers/bloom-file.js';
 import type { ForgetReject, ForgetReport, ForgetRequest } from '../../api.js';
 import type { Session } from '../../session/session.js';
-import { forgetRound, namedBuckets, roundValues } from '../../url-seen/commit.js';
+import { forgetRound, namedBuckets, roundValues, writtenFiles } from '../../url-seen/commit.js';
 import type { WrittenBucket } from '../../core/drum-core.js';
 import type { ParsedChunk } from '../../pipeline/parse.js';
 import { readLoop } from '../../pipeline/read-loop.js';
@@ -251,6 +251,6 @@ async function commitForget(
   s.front.bloom = bloom;
   s.nextRound();
   // The tiers no longer hold the forgotten keys; the session saves them (tiers.cache) when it closes.
-  s.committed([...written.keys()].map((b) => buckets[b]!.file));
+  s.committed(writtenFiles(buckets, written));
   return s.store.body;
 }

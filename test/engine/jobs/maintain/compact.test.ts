@@ -1,7 +1,8 @@
 // Tests of compaction (Drum.compact, `drum compact`): the key journal goes
 // into the key files with every URL and docID kept, the pending host counts
 // into the host table with every count kept, a compact store is left byte
-// for byte as it was, a reader cannot compact, and an OS error at any file
+// for byte as it was, a damaged store is refused with nothing changed, a
+// reader cannot compact, and an OS error at any file
 // operation leaves a sound store holding every URL.
 
 import { describe, it } from 'node:test';
@@ -13,6 +14,7 @@ import { Drum } from '../../../../src/engine/drum.js';
 import { isDrumError } from '../../../../src/errors.js';
 import type { DrumOptions } from '../../../../src/options.js';
 import { readManifest } from '../../../../src/store/manifest.js';
+import { flipByte } from '../../../helpers/damage.js';
 import { tempDir } from '../../../helpers/tmp.js';
 import { withDrum } from '../../../helpers/drum.js';
 
@@ -96,6 +98,19 @@ describe('compact', () => {
     assert.deepEqual({ journalKeys: r.journalKeys, hostDeltas: r.hostDeltas }, { journalKeys: 0, hostDeltas: 0 });
     assert.deepEqual(fs.readFileSync(join(state, 'MANIFEST')), manifest);
     assert.deepEqual(fs.readdirSync(join(state, 'store')).sort(), files);
+  });
+
+  it('refuses a store with a damaged key file before merging the journal, changing nothing', async () => {
+    const state = join(tempDir(), 'state');
+    await withDrum(state, { ...O, journalKeys: 0 }, (d) => d.add(urls(0, 200))); // key files
+    await withDrum(state, O, (d) => d.add(urls(200, 20))); // and a journal
+    const m = readManifest(state)!;
+    assert.equal(m.journal?.keys, 20);
+    const victim = join(state, m.buckets.find((e) => e)!.file);
+    flipByte(victim, fs.statSync(victim).size - 20);
+    const before = fs.readFileSync(join(state, 'MANIFEST'));
+    await assert.rejects(withDrum(state, O, (d) => d.compact()), (e) => isDrumError(e, 'DRUM_CORRUPT_FILE') && e.file === victim);
+    assert.deepEqual(fs.readFileSync(join(state, 'MANIFEST')), before);
   });
 
   it('refuses a read-only open with DRUM_BAD_OPTION', async () => {
