@@ -226,8 +226,8 @@ export class FoldSpill {
       sums.addRecord(p);
       p += SPILL_RECORD_FIXED_BYTES + v.readUInt16LE(p);
     }
-    const order = new Uint32Array(sums.size);
-    for (let u = 0; u < order.length; u++) order[u] = sums.at[u]!;
+    // The distinct records' offsets, sorted in place: the table is not asked again.
+    const order = sums.at.subarray(0, sums.size);
     const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
     order.sort((a, b) => compareRecords(dv, v, a, b));
     const b = v;

@@ -37,9 +37,7 @@ import { DrumCore } from '../core/drum-core.js';
 import { URL_VALUE_WORDS } from '../url-seen/url-values.js';
 import type { JournalTable } from '../../store/journal/journal-table.js';
 import { JournalLog, openJournal } from '../../store/journal/journal-file.js';
-
-/** How a values file's name ends (store/values/values-format.ts): the rest of a bucket's files are key files. */
-const VALUES_SUFFIX = '.vals';
+import { VALUES_FILE_SUFFIX } from '../../store/values/values-format.js';
 
 export class Session {
   readonly timer = new StageTimer();
@@ -88,7 +86,7 @@ export class Session {
     if (!opts.readOnly) {
       for (const [f, id] of loadVerified(dir, store.committed, store.body)) {
         this.vouched.set(f, id);
-        if (!f.endsWith(VALUES_SUFFIX)) this.knownGood.add(f);
+        if (!f.endsWith(VALUES_FILE_SUFFIX)) this.knownGood.add(f);
       }
     }
     // The keys of every round small enough to be a journal round are kept by ordinal (journal-round.ts).
@@ -229,7 +227,7 @@ export class Session {
   committed(written: Iterable<string>): void {
     for (const f of written) {
       if (!this.opts.readOnly) this.vouched.set(f, fileIdentity(join(this.dir, f)));
-      if (!f.endsWith(VALUES_SUFFIX)) this.knownGood.add(f);
+      if (!f.endsWith(VALUES_FILE_SUFFIX)) this.knownGood.add(f);
     }
     this.caches.dirty = true;
   }

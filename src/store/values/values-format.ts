@@ -55,7 +55,10 @@ export function valuesFileBytes(count: number, valueBytes: number, blockValues =
   return VALUES_HEADER_BYTES + count * valueBytes + Math.ceil(count / blockValues) * VALUE_CRC_BYTES;
 }
 
+/** How every values file's name ends (a bucket's other file is its key file). */
+export const VALUES_FILE_SUFFIX = '.vals';
+
 /** Name of bucket b's values file written by commit g, relative to the state dir. */
 export function valuesFileName(bucket: number, commit: number): string {
-  return `store/b${String(bucket).padStart(4, '0')}-g${String(commit).padStart(6, '0')}.vals`;
+  return `store/b${String(bucket).padStart(4, '0')}-g${String(commit).padStart(6, '0')}${VALUES_FILE_SUFFIX}`;
 }

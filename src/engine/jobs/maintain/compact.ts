@@ -13,7 +13,6 @@
 // of add() calls first).
 
 import type { Session } from '../../session/session.js';
-import { newRunCounters } from '../../../stats/counters.js';
 import { foldJournal } from '../../url-seen/journal-round.js';
 import { refuseBadStore } from '../ingest/ingest.js';
 
@@ -35,7 +34,7 @@ export async function compactJob(s: Session): Promise<CompactResult> {
   if (journalKeys > 0) {
     // A commit is about to name new key files: refuse a damaged store first, as ingest and forget do.
     await refuseBadStore(s);
-    await foldJournal(s, newRunCounters());
+    await foldJournal(s);
   }
   const hostDeltas = await s.foldHostCounts();
   return { journalKeys, hostDeltas, storeUrls: s.store.body.storeUrls, ms: Math.round(performance.now() - t0) };
