@@ -14,7 +14,7 @@
 // Prints a table and drum's goals (PASS/FAIL/SKIP) and writes everything as JSON. Never asserts
 // anything: it measures. Usage (after `tsc -p .`):
 //   node dist/scripts/bench.js [--links N] [--seed S] [--scale [N]] [--scale-slice N] [--scale-growth R] [--json FILE]
-//     [--skip drum,drum-raw,sort,set,level,duckdb,incremental,heritrix,resolve] [--tmp DIR]
+//     [--skip drum,drum-keys,drum-raw,sort,set,level,duckdb,small,fixed,incremental,heritrix,resolve] [--tmp DIR]
 //     [--resolve-store S] [--resolve-urls Q]
 //     [--level-max-links N] [--timeout-s S] [--repeat R] [--keep] [--content N,...]
 // Flags: lib/bench-args.ts; contenders: lib/bench-runners.ts; the scale run:
@@ -32,6 +32,7 @@ import { once } from 'node:events';
 import { checkAgreement, checkGoals, fillRatiosToSort, formatGoals, formatStages, formatTable } from './lib/bench-report.js';
 import { drumAvailable, ensureLinks, runDrum, runDuckDb, runPeer, runSort, type BenchContext } from './lib/bench-runners.js';
 import { parseBenchArgs, type BenchArgs } from './lib/bench-args.js';
+import { scriptHeader } from './lib/script-args.js';
 import { BenchTally } from './lib/bench-tally.js';
 import { runScale, type BenchScale } from './lib/bench-scale.js';
 import { hasGnuTime, runMeasured } from './lib/measure.js';
@@ -81,7 +82,15 @@ interface BenchExtras extends BenchScale {
 
 /** Runs every stage the flags leave in, in order, then writes the JSON and prints the report. */
 async function main(): Promise<void> {
-  const a = parseBenchArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) return void process.stdout.write(`${scriptHeader(fileURLToPath(import.meta.url))}\n`);
+  let a: BenchArgs;
+  try {
+    a = parseBenchArgs(argv);
+  } catch (e) {
+    process.stderr.write(`bench: ${e instanceof Error ? e.message : String(e)} (--help lists the flags)\n`);
+    process.exit(2);
+  }
   const distDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   const repoRoot = findRepoRoot(distDir);
   const work = resolve(a.tmp, 'drum-bench');

@@ -7,12 +7,12 @@
 // Usage (after `tsc -p .`): node dist/scripts/byte-loop-bench.js FILE [--repeat R]
 
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './lib/script-args.js';
 import { compile } from '../src/canonicalize/compiled.js';
 import { fastCanonical } from '../src/canonicalize/fast.js';
 import { resolvePolicy } from '../src/canonicalize/policy.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { repeat: { type: 'string', default: '5' } } });
+const { values, positionals } = scriptArgs(import.meta.url, { allowPositionals: true, options: { repeat: { type: 'string', default: '5' } } });
 const file = positionals[0];
 if (file === undefined) throw new Error('usage: byte-loop-bench.js FILE [--repeat R]');
 const repeat = Math.max(1, Number(values.repeat) || 5);

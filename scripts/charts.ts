@@ -12,7 +12,7 @@
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './lib/script-args.js';
 import type { BenchRow } from './lib/bench-report.js';
 import type { SliceRow } from './scale-run.js';
 import { barPanels, columnChart, type Bar, type Panel } from './lib/svg-chart.js';
@@ -151,7 +151,7 @@ function drawGrowingSlices(d: ChartData, budget: number, svgs: Map<string, strin
 }
 
 if (process.argv[1]?.endsWith('charts.js')) {
-  const { values, positionals } = parseArgs({ options: { out: { type: 'string', default: 'docs/img' } }, allowPositionals: true });
+  const { values, positionals } = scriptArgs(import.meta.url, { options: { out: { type: 'string', default: 'docs/img' } }, allowPositionals: true });
   if (positionals.length === 0) {
     process.stderr.write('usage: npm run charts -- [--out DIR] BENCH.json [SCALE-RUN.json ...]\n');
     process.exit(2);

@@ -12,7 +12,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './lib/script-args.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { generateLinks } from './gen-links.js';
@@ -136,7 +136,7 @@ async function latency(url: string, nc: NatsConnection, dir: string, samples: nu
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { links: { type: 'string', default: '1000000' }, samples: { type: 'string', default: '100' } } });
+  const { values } = scriptArgs(import.meta.url, { options: { links: { type: 'string', default: '1000000' }, samples: { type: 'string', default: '100' } } });
   const links = Number(values.links);
   const dir = mkdtempSync(join(tmpdir(), 'drum-cluster-bench-'));
   try {

@@ -14,7 +14,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './lib/script-args.js';
 import { pathToFileURL } from 'node:url';
 import { DocFeaturer } from '../src/content/document/features.js';
 import { type DocCounts, newDocCounts, readDocs } from '../src/content/document/read-docs.js';
@@ -160,7 +160,7 @@ function markdown(title: string, rows: Row[]): string {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(import.meta.url, {
     args: argv,
     options: {
       docs: { type: 'string', default: '3000' }, seed: { type: 'string', default: '1' }, jaccard: { type: 'string', default: '0.9' },

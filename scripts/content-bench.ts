@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './lib/script-args.js';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { generateWarc } from './gen-warc.js';
 
@@ -98,7 +98,7 @@ export function benchOne(docs: number, work: string, seed: number, c: BenchChoic
 }
 
 function main(argv: string[]): void {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(import.meta.url, {
     args: argv,
     options: {
       docs: { type: 'string', default: '10000,100000' }, work: { type: 'string', default: join(tmpdir(), 'drum-content-bench') }, seed: { type: 'string', default: '1' },

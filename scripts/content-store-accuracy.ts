@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './lib/script-args.js';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { jaccard, sampleOf } from './content-accuracy.js';
 import { generateWarc, parseTruth } from './gen-warc.js';
@@ -105,7 +105,7 @@ function row(name: string, s: StoreScore): string {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(import.meta.url, {
     args: argv,
     options: {
       docs: { type: 'string', default: '3000' }, seed: { type: 'string', default: '1' }, jaccard: { type: 'string', default: '0.9' },

@@ -11,7 +11,7 @@
 // The counting and cuckoo filters here are bench code, not drum's.
 // Usage: nice node dist/scripts/gate-bench.js [--keys N] [--reps R]
 
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './lib/script-args.js';
 import { BlockedBloom, BLOCK_WORDS, optimalK } from '../src/tiers/bloom.js';
 import { mixKey, mixKey2, rangeScale } from '../src/tiers/mix.js';
 
@@ -180,7 +180,7 @@ function measure(name: string, make: () => { g: Gate; bytes: () => number }, sto
 }
 
 function main(): void {
-  const { values } = parseArgs({ options: { keys: { type: 'string', default: '1970000' }, reps: { type: 'string', default: '3' } } });
+  const { values } = scriptArgs(import.meta.url, { options: { keys: { type: 'string', default: '1970000' }, reps: { type: 'string', default: '3' } } });
   const n = Number(values.keys);
   const reps = Number(values.reps);
   const stored = keys(n, 0x1234567);

@@ -11,7 +11,7 @@
 // (it starts from an empty store).
 
 import { rmSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './lib/script-args.js';
 import { Worker } from 'node:worker_threads';
 import { Drum, parseSize, type DrumOptions, type RunReport } from '../src/index.js';
 
@@ -51,7 +51,7 @@ interface Sampler {
 
 /** Ingests the inputs into a fresh store while a second thread samples RSS; prints the peaks per phase and the marks. */
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = scriptArgs(import.meta.url, {
     allowPositionals: true,
     options: {
       state: { type: 'string' },

@@ -9,7 +9,7 @@
 // Usage: node dist/scripts/profile-shares.js [--top N] FILE.cpuprofile...
 
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './lib/script-args.js';
 import { pathToFileURL } from 'node:url';
 
 /** Stage of a function by its script path (first match wins); the rest is 'other'. */
@@ -72,7 +72,7 @@ function table(m: Map<string, number>, busy: number, top: number): string {
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '15' } } });
+  const { values, positionals } = scriptArgs(import.meta.url, { allowPositionals: true, options: { top: { type: 'string', default: '15' } } });
   if (positionals.length === 0) throw new Error('usage: profile-shares [--top N] FILE.cpuprofile...');
   const s = emptyShares();
   for (const f of positionals) addProfile(JSON.parse(readFileSync(f, 'utf8')) as CpuProfile, s);

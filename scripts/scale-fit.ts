@@ -23,7 +23,7 @@
 
 import { readFileSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './lib/script-args.js';
 import type { SliceRow } from './scale-run.js';
 
 export interface LinearFit {
@@ -200,7 +200,7 @@ export function formatFit(f: ScaleFit): string {
 }
 
 if (process.argv[1]?.endsWith('scale-fit.js')) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'disk-bytes': { type: 'string' } } });
+  const { values, positionals } = scriptArgs(import.meta.url, { allowPositionals: true, options: { 'disk-bytes': { type: 'string' } } });
   const file = positionals[0];
   if (!file) {
     process.stderr.write('usage: scale-fit.js FILE.json [--disk-bytes N]\n');

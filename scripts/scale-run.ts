@@ -27,7 +27,7 @@ import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './lib/script-args.js';
 import { fileURLToPath } from 'node:url';
 import { runMeasured, pathBytes, hasGnuTime, GNU_TIME } from './lib/measure.js';
 import { fitSlices, formatFit, sliceLinks, type ScaleFit } from './scale-fit.js';
@@ -241,7 +241,7 @@ function writeResult(json: string, r: ScaleRunResult): void {
 }
 
 if (process.argv[1]?.endsWith('scale-run.js')) {
-  const { values } = parseArgs({ options: {
+  const { values } = scriptArgs(import.meta.url, { options: {
     links: { type: 'string', default: '1e9' }, slice: { type: 'string', default: '1e7' }, seed: { type: 'string', default: '1' },
     tmp: { type: 'string', default: tmpdir() }, json: { type: 'string' }, 'keep-outputs': { type: 'boolean', default: false },
     resume: { type: 'boolean', default: false }, 'slice-growth': { type: 'string', default: '0' },

@@ -12,7 +12,7 @@
 
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './lib/script-args.js';
 import { Drum } from '../src/engine/drum.js';
 
 export interface SmallBatchResult {
@@ -72,7 +72,7 @@ export async function smallBatches(state: string, input: string, batch: number, 
 }
 
 if (process.argv[1]?.endsWith('small-batches.js')) {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(import.meta.url, {
     options: { state: { type: 'string' }, input: { type: 'string' }, batch: { type: 'string', default: '10000' }, batches: { type: 'string', default: '10' }, 'journal-keys': { type: 'string' } },
   });
   if (!values.state || !values.input) {

@@ -14,7 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './lib/script-args.js';
 import fc from 'fast-check';
 import {
   MANY_ROUNDS, SMALL_TUNING, drum, manifestOf, outputs, rng, runAndKill, tempRoot, writeLinks, distRoot, type KillAim,
@@ -23,7 +23,7 @@ import { faultAt, faultHandled, traceOps, FAULT_OPTS, type FaultOutcome } from '
 import { checkHostile, hostileBytes, openHostile } from '../test/torture/hostile.js';
 import { lockRace, repeatedUrls, writerRace } from '../test/torture/writers.js';
 
-const { values: a } = parseArgs({
+const { values: a } = scriptArgs(import.meta.url, {
   options: {
     kills: { type: 'string', default: '24' },
     seed: { type: 'string', default: '20261122' },
