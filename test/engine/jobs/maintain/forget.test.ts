@@ -20,17 +20,9 @@ import { isDrumError } from '../../../../src/errors.js';
 import type { DrumOptions } from '../../../../src/options.js';
 import { readManifest } from '../../../../src/store/manifest.js';
 import { tempDir } from '../../../helpers/tmp.js';
+import { withDrum } from '../../../helpers/drum.js';
 
 const OPTS: DrumOptions = { workers: 0, fsync: false, chunkBytes: 1024, tuning: { workerDispatchMin: 0, sortEntries: 40 } };
-
-async function withDrum<T>(dir: string, fn: (d: Drum) => Promise<T>, opts: DrumOptions = OPTS): Promise<T> {
-  const d = await Drum.open(dir, opts);
-  try {
-    return await fn(d);
-  } finally {
-    await d.close();
-  }
-}
 
 /** Ingests `urls` as a file; returns the URLs the run found new. */
 async function ingestUrls(d: Drum, dir: string, urls: string[], name = `in-${Math.random().toString(36).slice(2)}.txt`): Promise<string[]> {
@@ -56,7 +48,7 @@ const urlsOf = (host: string, n: number): string[] => Array.from({ length: n }, 
 describe('Drum.forget', () => {
   it('removes the listed URLs in one round, and the next ingest finds them new again', async () => {
     const dir = join(tempDir(), 'state');
-    await withDrum(dir, async (d) => {
+    await withDrum(dir, OPTS, async (d) => {
       assert.equal((await ingestUrls(d, dir, urlsOf('a.example', 30))).length, 30);
       const before = readManifest(dir)!;
       const r = await d.forget(['http://A.example:80/p3', 'http://a.example/p7#frag', 'http://a.example/nope', 'http://a.example/p3', 'mailto:x@y']);
@@ -76,7 +68,7 @@ describe('Drum.forget', () => {
   it('leaves no tier answering "seen" for a forgotten URL: memos, hot cache, recent table, and tiers.cache after a reopen', async () => {
     const dir = join(tempDir(), 'state');
     const urls = urlsOf('t.example', 20);
-    await withDrum(dir, async (d) => {
+    await withDrum(dir, OPTS, async (d) => {
       await ingestUrls(d, dir, urls);
       // Seen again: the line memos, the recent table and the hot cache now hold them.
       await ingestUrls(d, dir, urls);
@@ -86,7 +78,7 @@ describe('Drum.forget', () => {
       await d.forget(urls.slice(5, 10));
     });
     // Reopened: the tiers come back from tiers.cache and memo.cache.
-    await withDrum(dir, async (d) => {
+    await withDrum(dir, OPTS, async (d) => {
       assert.deepEqual(await ingestUrls(d, dir, urls), urls.slice(5, 10));
     });
   });
@@ -96,28 +88,28 @@ describe('Drum.forget', () => {
     const urls = urlsOf('b.example', 50);
     // Journal off: the ingest merges and writes the Bloom file the forget replaces.
     const opts: DrumOptions = { ...OPTS, bloom: 'lossy', journalKeys: 0 };
-    await withDrum(dir, async (d) => {
+    await withDrum(dir, opts, async (d) => {
       await ingestUrls(d, dir, urls);
       const before = readManifest(dir)!.bloom!.file;
       await d.forget(urls.slice(0, 3));
       assert.notEqual(readManifest(dir)!.bloom!.file, before);
       assert.deepEqual(await ingestUrls(d, dir, urls), urls.slice(0, 3));
-    }, opts);
-    await withDrum(dir, async (d) => {
+    });
+    await withDrum(dir, OPTS, async (d) => {
       await d.forget(urls.slice(10, 12));
-    }, OPTS);
+    });
     // Forgotten by an open without the filter: it is dropped, never left naming forgotten keys.
     assert.equal(readManifest(dir)!.bloom, null);
-    await withDrum(dir, async (d) => {
+    await withDrum(dir, opts, async (d) => {
       assert.deepEqual(await ingestUrls(d, dir, urls), urls.slice(10, 12));
-    }, opts);
+    });
   });
 
   it('is a run: drum runs lists it with its counts and reject line numbers, reconcile and repair keep it a forget', async () => {
     const dir = join(tempDir(), 'state');
     const list = join(dir, '..', 'list.txt');
     fs.writeFileSync(list, 'http://r.example/p1\nnot a url\nhttp://r.example/p2\n\nhttp://r.example/zz\n');
-    const runId = await withDrum(dir, async (d) => {
+    const runId = await withDrum(dir, OPTS, async (d) => {
       await ingestUrls(d, dir, urlsOf('r.example', 5));
       return (await d.forget({ inputs: [list] })).runId;
     });
@@ -141,17 +133,17 @@ describe('Drum.forget', () => {
 
   it('takes a forget\'s URLs off the host counts, also when a crash kept its catalog writes from happening', async () => {
     const dir = join(tempDir(), 'state');
-    await withDrum(dir, async (d) => {
+    await withDrum(dir, OPTS, async (d) => {
       await ingestUrls(d, dir, [...urlsOf('h1.example', 6), ...urlsOf('h2.example', 4)]);
     });
     // The catalog as it was before the forget: as if the process died between the forget's commit and its catalog batch.
     const before = join(dir, '..', 'catalog-before');
     fs.cpSync(join(dir, 'catalog'), before, { recursive: true });
-    const runId = await withDrum(dir, async (d) => (await d.forget([...urlsOf('h1.example', 2), 'http://h2.example/p0'])).runId);
+    const runId = await withDrum(dir, OPTS, async (d) => (await d.forget([...urlsOf('h1.example', 2), 'http://h2.example/p0'])).runId);
     assert.deepEqual(await hostCounts(dir), new Map([['h1.example', 4], ['h2.example', 3]]));
     fs.rmSync(join(dir, 'catalog'), { recursive: true });
     fs.cpSync(before, join(dir, 'catalog'), { recursive: true });
-    await withDrum(dir, async () => undefined);
+    await withDrum(dir, OPTS, async () => undefined);
     assert.deepEqual(await hostCounts(dir), new Map([['h1.example', 4], ['h2.example', 3]]));
     const c = await Catalog.open(dir, { readOnly: true });
     try {
@@ -166,7 +158,7 @@ describe('Drum.forget', () => {
     const file = join(dir, '..', 'same.txt');
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(file, urlsOf('s.example', 10).map((u) => `${u}\n`).join(''));
-    await withDrum(dir, async (d) => {
+    await withDrum(dir, OPTS, async (d) => {
       await d.ingest({ inputs: [file], outDir: join(dir, '..', 'o1') });
       const skipped = await d.ingest({ inputs: [file], outDir: join(dir, '..', 'o2') });
       assert.equal(skipped.inputs[0]!.skipped, true);
@@ -179,11 +171,11 @@ describe('Drum.forget', () => {
 
   it('refuses --host on a keys-only store, and deletes nothing', async () => {
     const dir = join(tempDir(), 'state');
-    await withDrum(dir, async (d) => {
+    await withDrum(dir, { ...OPTS, values: false }, async (d) => {
       await ingestUrls(d, dir, urlsOf('x.example', 3));
       await assert.rejects(d.forget({ hosts: ['x.example'] }), (e) => isDrumError(e, 'DRUM_NEEDS_UPGRADE'));
       assert.equal((await d.stats()).storeUrls, 3);
-    }, { ...OPTS, values: false });
+    });
   });
 
   it('forgets a host by its exact name: another host sharing its key-range fingerprint keeps its URLs', async () => {
@@ -194,13 +186,13 @@ describe('Drum.forget', () => {
     // Two hosts with one fingerprint (eight hosts, four fingerprints: there is such a pair).
     const [gone, twin] = hosts.flatMap((a, i) => hosts.slice(i + 1).filter((b) => prefix(a) === prefix(b)).map((b) => [a, b] as const))[0]!;
     const all = hosts.flatMap((h) => urlsOf(h, 5));
-    await withDrum(dir, async (d) => {
+    await withDrum(dir, { ...OPTS, hostBits }, async (d) => {
       await ingestUrls(d, dir, all);
       const r = await d.forget({ hosts: [`${gone.toUpperCase()}:80`], urls: [`http://${gone}/p1`, `http://${twin}/p2`] });
       assert.deepEqual(r.hosts, [{ host: gone, forgotten: 5, unknownHost: 0 }]);
       assert.deepEqual([r.forgotten, r.asked, r.repeats, r.notStored], [6, 2, 1, 0]);
       assert.deepEqual(await ingestUrls(d, dir, all), [...urlsOf(gone, 5), `http://${twin}/p2`].sort((a, b) => all.indexOf(a) - all.indexOf(b)));
-    }, { ...OPTS, hostBits });
+    });
     const counts = await hostCounts(dir);
     assert.equal(counts.get(gone), 5);
     assert.equal(counts.get(twin), 5);
@@ -208,9 +200,9 @@ describe('Drum.forget', () => {
 
   it('keeps the URLs whose host check is unknown (stored before an upgrade) and counts them', async () => {
     const dir = join(tempDir(), 'state');
-    await withDrum(dir, (d) => ingestUrls(d, dir, urlsOf('u.example', 4)), { ...OPTS, values: false });
+    await withDrum(dir, { ...OPTS, values: false }, (d) => ingestUrls(d, dir, urlsOf('u.example', 4)));
     await upgradeStore(dir);
-    await withDrum(dir, async (d) => {
+    await withDrum(dir, OPTS, async (d) => {
       await ingestUrls(d, dir, urlsOf('u.example', 6));
       const r = await d.forget({ hosts: ['u.example'] });
       assert.deepEqual(r.hosts, [{ host: 'u.example', forgotten: 2, unknownHost: 4 }]);
@@ -222,7 +214,7 @@ describe('Drum.forget', () => {
     const dir = join(tempDir(), 'state');
     const urls = urlsOf('d.example', 4);
     const docID = (u: string): number => readUrlValues(dir).get(keyOfString(u, 24).join(':'))!.docID;
-    await withDrum(dir, async (d) => {
+    await withDrum(dir, OPTS, async (d) => {
       await ingestUrls(d, dir, urls);
       const before = docID(urls[1]!);
       await d.forget([urls[1]!]);
@@ -237,7 +229,7 @@ describe('Drum.forget', () => {
     const urls = urlsOf('f.example', 40);
     for (let at = 1; ; at++) {
       const dir = join(tempDir(), 'state');
-      await withDrum(dir, (d) => ingestUrls(d, dir, urls));
+      await withDrum(dir, OPTS, (d) => ingestUrls(d, dir, urls));
       let ops = 0;
       let failed = false;
       const hook = (): void => {
@@ -246,12 +238,12 @@ describe('Drum.forget', () => {
           throw Object.assign(new Error('injected EIO'), { code: 'EIO' });
         }
       };
-      await withDrum(dir, async (d) => {
+      await withDrum(dir, { ...OPTS, faultHook: hook } as DrumOptions, async (d) => {
         await d.forget(urls.slice(0, 10)).catch((e) => {
           if (!isDrumError(e)) throw e;
         });
-      }, { ...OPTS, faultHook: hook } as DrumOptions).catch(() => undefined);
-      await withDrum(dir, async (d) => {
+      }).catch(() => undefined);
+      await withDrum(dir, OPTS, async (d) => {
         assert.equal((await d.verify()).ok, true, `fault at op ${at}`);
         const n = (await d.stats()).storeUrls;
         assert.ok(n === 40 || n === 30, `old or new state at op ${at}: ${n}`);
