@@ -35,8 +35,6 @@ export type { CatalogOpenOptions, HostCount, RunInput, RunRecord, RunStatus } fr
 export type { HostCounts } from './hosts/host-table.js';
 
 export class Catalog {
-  /** True when a writer held the catalog and this read-only view reads a copy taken at open. */
-  readonly fromSnapshot: boolean;
   private closed = false;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly subs = new Map<string, Sub<unknown>>();
@@ -49,38 +47,29 @@ export class Catalog {
     private readonly sync: boolean,
     private readonly tempDir: string | null,
     private readonly opts: CatalogOpenOptions = {},
-  ) {
-    this.fromSnapshot = tempDir !== null;
-  }
+  ) {}
 
   /**
    * Opens <stateDir>/catalog. Writers create it if missing. Read-only: a missing state
-   * directory is DRUM_NOT_FOUND; a state directory without a catalog reads as empty; a
-   * catalog held by a running writer, or on a read-only file system or directory, is read
-   * from a copy (see `fromSnapshot`).
+   * directory is DRUM_NOT_FOUND; a state directory without a catalog reads as empty; any
+   * other is read from a copy taken at open (snapshot.ts), never opened in place: LevelDB
+   * locks and rewrites a database it opens, even to read it, so a reader in place would
+   * write to the state and make a writer starting meanwhile fail with DRUM_LOCKED.
    */
   static async open(stateDir: string, opts: CatalogOpenOptions = {}): Promise<Catalog> {
     const readOnly = opts.readOnly ?? false;
     const sync = opts.sync ?? true;
     const dir = join(stateDir, 'catalog');
-    if (readOnly) {
-      if (!existsSync(stateDir)) throw new DrumError('DRUM_NOT_FOUND', `no drum state at ${stateDir}`, { file: stateDir });
-      if (!existsSync(join(dir, 'CURRENT'))) return new Catalog(dir, null, true, sync, null, opts);
-    } else {
+    if (!readOnly) {
       try {
         mkdirSync(dir, { recursive: true });
+        return new Catalog(dir, await openLevel(dir, true), false, sync, null, opts);
       } catch (e) {
-        throw levelError('cannot create the run catalog', e, dir);
+        throw levelError('cannot open the run catalog', e, dir);
       }
     }
-    try {
-      return new Catalog(dir, await openLevel(dir, !readOnly), readOnly, sync, null, opts);
-    } catch (e) {
-      const err = levelError('cannot open the run catalog', e, dir);
-      // LevelDB opens even a reader's LOCK for writing: on a read-only mount or without write
-      // permission (DRUM_IO), as while a writer holds it (DRUM_LOCKED), a reader reads a copy.
-      if (!readOnly || (err.code !== 'DRUM_LOCKED' && err.code !== 'DRUM_IO')) throw err;
-    }
+    if (!existsSync(stateDir)) throw new DrumError('DRUM_NOT_FOUND', `no drum state at ${stateDir}`, { file: stateDir });
+    if (!existsSync(join(dir, 'CURRENT'))) return new Catalog(dir, null, true, sync, null, opts);
     const temp = await snapshotCopy(dir);
     try {
       return new Catalog(dir, await openLevel(temp, false), true, sync, temp, opts);

@@ -1,6 +1,7 @@
-// Copies a live LevelDB directory (minus its LOCK) into a temp directory so a
-// read-only command (`drum runs`, `drum hosts`) can read the catalog while an
-// ingest holds it. LevelDB's table files are immutable and its logs are
+// Copies a live LevelDB directory (minus its LOCK) into a temp directory, so
+// a read-only command (`drum runs`, `drum hosts`) reads the catalog without
+// opening it in place, whether or not an ingest holds it (LevelDB locks and
+// rewrites a database it opens). LevelDB's table files are immutable and its logs are
 // append-only, so a copy is a consistent past state unless a compaction
 // deletes a file mid-copy; then we retry. Does not open the copy; the caller
 // removes the temp directory.

@@ -4,7 +4,9 @@
 // The kernel drops the lock when the holder exits or is killed, so a crashed
 // writer never leaves a lock behind: no pid or host checks, no takeover.
 // A held lock -> DRUM_LOCKED at once (never waits). Does not protect readers
-// (they read the last committed manifest and need no lock).
+// (they read the last committed manifest and need no lock); a reader asks
+// whether a writer is live with writerLockHeld, which only reads the
+// kernel's lock table and so can never make a writer fail.
 // REQUIRES: the state directory exists and is writable; the caller takes the
 // lock before it deletes or rewrites anything in the state directory.
 
@@ -42,6 +44,35 @@ export async function acquireLock(stateDir: string): Promise<WriterLock> {
   return {
     release: () => (released ??= db.close().catch(() => undefined)),
   };
+}
+
+/**
+ * Whether a live process holds `stateDir`'s writer lock, read from the
+ * kernel's table of file locks (/proc/locks) without taking it: true or
+ * false, or null where that table cannot be read (not Linux). A state with
+ * no lock file has no writer.
+ */
+export function writerLockHeld(stateDir: string, locksTable = '/proc/locks'): boolean | null {
+  let st: fs.BigIntStats;
+  try {
+    st = fs.statSync(join(stateDir, WRITER_LOCK_DIR, 'LOCK'), { bigint: true });
+  } catch {
+    return false;
+  }
+  let table: string;
+  try {
+    table = fs.readFileSync(locksTable, 'utf8');
+  } catch {
+    return null;
+  }
+  // Lines read "1: POSIX  ADVISORY  WRITE 4735 fe:00:2195524 0 EOF": major:minor in hex, then the inode.
+  const dev = st.dev;
+  const major = Number(((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn));
+  const minor = Number((dev & 0xffn) | ((dev >> 12n) & ~0xffn));
+  for (const m of table.matchAll(/ ([0-9a-f]+):([0-9a-f]+):(\d+) /g)) {
+    if (BigInt(m[3]!) === st.ino && parseInt(m[1]!, 16) === major && parseInt(m[2]!, 16) === minor) return true;
+  }
+  return false;
 }
 
 function lockedError(e: unknown): boolean {

@@ -167,12 +167,32 @@ describe('catalog errors', () => {
     await w.putRun(run('live', '2025-01-01T00:00:00.000Z'));
     await w.applyHostCounts('live', 0, new Map([['x.example', 9]]));
     const r = await Catalog.open(state, { readOnly: true });
-    assert.equal(r.fromSnapshot, true);
     assert.equal((await r.listRuns(5))[0]?.runId, 'live');
     assert.deepEqual(await r.topHosts(1), [{ host: 'x.example', uniqueUrls: 9 }]);
     await assert.rejects(r.putRun(run('no', '2025-01-02T00:00:00.000Z')), (e) => isDrumError(e, 'DRUM_INTERNAL'));
     await r.close();
     await w.close();
+  });
+
+  it('reads from a copy: a reader changes no file of the catalog, and a writer opens it while a reader is open', async () => {
+    const state = tempState();
+    const w = await Catalog.open(state);
+    await w.putRun(run('done', '2025-01-01T00:00:00.000Z'));
+    await w.close();
+    const dir = join(state, 'catalog');
+    const files = (): Record<string, string> => Object.fromEntries(readdirSync(dir).map((n) => [n, readFileSync(join(dir, n)).toString('base64')]));
+    const before = files();
+    const r = await Catalog.open(state, { readOnly: true });
+    assert.equal((await r.listRuns(5))[0]?.runId, 'done');
+    await r.close();
+    assert.deepEqual(files(), before);
+    const reader = await Catalog.open(state, { readOnly: true });
+    try {
+      const writer = await Catalog.open(state);
+      await writer.close();
+    } finally {
+      await reader.close();
+    }
   });
 
   it('reports a missing state directory as DRUM_NOT_FOUND and a state without a catalog as empty', async () => {

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isDrumError } from '../../src/errors.js';
-import { acquireLock, LEGACY_LOCK_NAME } from '../../src/store/lock.js';
+import { acquireLock, LEGACY_LOCK_NAME, WRITER_LOCK_DIR, writerLockHeld } from '../../src/store/lock.js';
 import { Drum } from '../../src/engine/drum.js';
 import { distRoot } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -85,6 +85,46 @@ describe('the writer lock', () => {
       assert.ok(fs.existsSync(inFlight) && fs.existsSync(join(state, 'work', 'bucket-0000.dat')), 'nothing of the running writer was deleted');
     } finally {
       await first.close();
+    }
+  });
+});
+
+describe('writerLockHeld', { skip: !fs.existsSync('/proc/locks') && 'no /proc/locks (not Linux)' }, () => {
+  it('says a writer is live while another process holds the lock, and not once it is killed', async () => {
+    const state = tempDir();
+    assert.equal(writerLockHeld(state), false, 'no lock file: no writer');
+    const h = holder(state);
+    try {
+      await h.held;
+      assert.equal(writerLockHeld(state), true);
+    } finally {
+      await h.kill();
+    }
+    assert.equal(writerLockHeld(state), false);
+  });
+
+  it('never takes the lock itself: a writer opens the store between two probes', async () => {
+    const state = tempDir();
+    await (await acquireLock(state)).release();
+    for (let i = 0; i < 20; i++) {
+      assert.equal(writerLockHeld(state), false);
+      const l = await acquireLock(state);
+      assert.equal(writerLockHeld(state), true);
+      await l.release();
+    }
+  });
+
+  it('matches the lock file by device and inode only, and answers null where the lock table cannot be read', async () => {
+    const state = tempDir();
+    const l = await acquireLock(state);
+    try {
+      const st = fs.statSync(join(state, WRITER_LOCK_DIR, 'LOCK'));
+      const table = join(tempDir(), 'locks');
+      fs.writeFileSync(table, `1: POSIX  ADVISORY  WRITE 1 fe:00:${st.ino + 1} 0 EOF\n`);
+      assert.equal(writerLockHeld(state, table), false, 'another inode');
+      assert.equal(writerLockHeld(state, join(tempDir(), 'absent')), null);
+    } finally {
+      await l.release();
     }
   });
 });

@@ -13,6 +13,7 @@ import { DrumError, EXIT_STATUS } from '../../errors.js';
 import { Catalog } from '../../catalog/catalog.js';
 import { settleRuns } from '../../catalog/run-list.js';
 import { readManifest, type ManifestBody } from '../../store/manifest.js';
+import { writerLockHeld } from '../../store/lock.js';
 import { loadEngine, withDrum } from '../engine.js';
 import {
   canonicalFrom,
@@ -208,8 +209,8 @@ async function withCatalog<T>(raw: RawOptions, io: CliIo, fn: (c: Catalog) => Pr
 export async function runsCommand(raw: RawOptions, io: CliIo): Promise<number> {
   const limit = limitFrom(raw);
   const state = stateDirFrom(raw, io.env, io.cwd);
-  // A catalog read from a copy means a writer holds it: the manifest's unfinished run is running, not interrupted.
-  const runs = await withCatalog(raw, io, async (c) => settleRuns(await c.listRuns(limit), manifestOrNull(state), c.fromSnapshot, limit));
+  // A live writer means the manifest's unfinished run is running, not interrupted (where the kernel's lock table cannot be read, it is taken as running).
+  const runs = await withCatalog(raw, io, async (c) => settleRuns(await c.listRuns(limit), manifestOrNull(state), writerLockHeld(state) !== false, limit));
   if (raw.json) json(io, runs);
   else io.stdout.write(formatRuns(runs));
   return 0;
