@@ -61,13 +61,27 @@ describe('drum forget', () => {
     const all = urls(0, 70);
     fs.writeFileSync(join(cwd, 'a.txt'), lines(all));
     assert.equal((await drum(['ingest', '--quiet', ...FLAGS, '--out', 'o1', 'a.txt'], { cwd })).status, 0);
-    const r = await drum(['forget', ...FLAGS, '--host', 'H1.example', '--host', 'h2.example:80'], { cwd });
+    // With --host and no list, stdin is not read: a line waiting there is not forgotten.
+    const r = await drum(['forget', ...FLAGS, '--host', 'H1.example', '--host', 'h2.example:80'], { cwd, input: `${all[3]}\n` });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /forgot 20 URLs: 20 by host, 0 of 0 URLs asked/);
     assert.match(r.stdout, /h1\.example: 10 forgotten/);
     assert.equal((await drum(['ingest', '--quiet', ...FLAGS, '--out', 'o2', 'a.txt'], { cwd })).status, 0);
     assert.deepEqual(uniques(join(cwd, 'o2')), all.filter((u) => /\/\/h[12]\./.test(u)));
     assert.match((await drum(['runs'], { cwd })).stdout, /forget --host h1\.example --host h2\.example/);
+  });
+
+  it('fails before it starts when a listed file is missing: no forget run, the store unchanged', async () => {
+    const cwd = tempDir();
+    fs.writeFileSync(join(cwd, 'a.txt'), lines(urls(0, 10)));
+    assert.equal((await drum(['ingest', '--quiet', ...FLAGS, 'a.txt'], { cwd })).status, 0);
+    const manifest = fs.readFileSync(join(cwd, 'drum-state', 'MANIFEST'));
+    const r = await drum(['forget', ...FLAGS, 'a.txt', 'missing.txt'], { cwd });
+    assert.equal(r.status, EXIT_STATUS.DRUM_INPUT, r.stderr);
+    assert.match(r.stderr, /DRUM_INPUT.*missing\.txt/);
+    assert.deepEqual(fs.readFileSync(join(cwd, 'drum-state', 'MANIFEST')), manifest);
+    const runs = JSON.parse((await drum(['runs', '--json'], { cwd })).stdout) as RunRecord[];
+    assert.deepEqual(runs.map((x) => x.kind ?? 'ingest'), ['ingest']);
   });
 
   it('leaves a sound store in the old or the new state when killed (SIGKILL) during a forget', async () => {

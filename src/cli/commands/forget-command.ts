@@ -24,7 +24,7 @@ export async function forgetCommand(inputs: string[], raw: RawOptions, io: CliIo
   const files = inputs.length === 0 && hosts.length === 0 ? ['-'] : inputs;
   const opts = drumOptionsFrom(raw, { cwd: io.cwd });
   const r = await withDrum(state, opts, (d) => d.forget({
-    inputs: inputsFrom(files, io.cwd), hosts, ...readOptionsFrom(raw), ...(raw.out === undefined ? {} : { outDir: raw.out }),
+    inputs: files.length === 0 ? [] : inputsFrom(files, io.cwd), hosts, ...readOptionsFrom(raw), ...(raw.out === undefined ? {} : { outDir: raw.out }),
   }));
   if (raw.json) io.stdout.write(JSON.stringify(r) + '\n');
   else if (!raw.quiet) io.stdout.write(formatForget(r));
