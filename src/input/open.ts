@@ -39,14 +39,19 @@ export interface ByteInput {
   close(): Promise<void>;
 }
 
-/** Raw size of an input in bytes, or null for stdin and other streams (FIFOs, devices). */
+/**
+ * Raw size of an input in bytes, or null for stdin and other streams (FIFOs,
+ * devices); DRUM_INPUT for one that is missing, refused or a directory, so a
+ * run can fail before it starts.
+ */
 export async function inputSize(path: string): Promise<number | null> {
   if (path === '-') return null;
   try {
     const st = await stat(path);
+    if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     return st.isFile() ? st.size : null;
   } catch (e) {
-    throw inputError(path, 'cannot open input', e);
+    throw inputError(path, 'cannot read input', e);
   }
 }
 

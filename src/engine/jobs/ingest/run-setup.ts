@@ -9,6 +9,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DrumError } from '../../../errors.js';
 import { inputIdentity } from '../../../input/identity.js';
+import { inputSize } from '../../../input/open.js';
 import type { InputRecord, ManifestBody, RunState } from '../../../store/manifest.js';
 import type { IngestRequest } from '../../api.js';
 import type { InputError } from '../../pipeline/read-loop.js';
@@ -33,35 +34,18 @@ export interface RunPlan {
 export async function describeInputs(paths: string[], fullHashMaxBytes = FULL_HASH_MAX_BYTES): Promise<InputRecord[]> {
   const out: InputRecord[] = [];
   for (const p of paths) {
-    const size = inputSize(p);
+    const abs = p === '-' ? p : resolve(p);
+    const size = await inputSize(abs);
     if (size === null) {
       // Stdin, a FIFO, `<(...)`, /dev/stdin or a device: read as a stream; no identity, never skipped or resumed.
-      out.push({ path: p === '-' ? '-' : resolve(p), bytes: 0, sha256: '', sampled: false });
+      out.push({ path: abs, bytes: 0, sha256: '', sampled: false });
       continue;
     }
-    const abs = resolve(p);
     const sampled = size > fullHashMaxBytes;
     const id = await inputIdentity(abs, { method: sampled ? 'sampled' : 'full' });
     out.push({ path: abs, bytes: size, sha256: id.sha256, sampled, ...(sampled ? { sample: id.sha256 } : {}) });
   }
   return out;
-}
-
-/**
- * The size of input `p` if it is a regular file, null if it is read as a
- * stream ('-', a FIFO, a device); DRUM_INPUT if it is missing, a directory or
- * refused, so a run fails before it starts.
- */
-export function inputSize(p: string): number | null {
-  if (p === '-') return null;
-  const abs = resolve(p);
-  try {
-    const st = fs.statSync(abs);
-    if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    return st.isFile() ? st.size : null;
-  } catch (e) {
-    throw new DrumError('DRUM_INPUT', `cannot read input ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e, file: abs });
-  }
 }
 
 export function newRunId(now = new Date()): string {

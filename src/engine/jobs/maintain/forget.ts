@@ -40,7 +40,8 @@ import { HostCounter } from '../../hosts/host-counter.js';
 import { refuseBadStore } from '../ingest/ingest.js';
 import { HOST_PAYLOAD_MARK, routeHosts, type HostTarget } from './forget-hosts.js';
 import { HISTORY_KEEP } from '../ingest/run-history.js';
-import { checkOutDir, checkOutDirPlace, inputSize, newRunId } from '../ingest/run-setup.js';
+import { checkOutDir, checkOutDirPlace, newRunId } from '../ingest/run-setup.js';
+import { inputSize } from '../../../input/open.js';
 import { applyNegated, FORGET_REJECTS_KEPT, FORGOTTEN_FILE, forgetRecord, forgetSummary } from './forget-records.js';
 import { foldJournal } from '../../url-seen/journal-round.js';
 
@@ -81,7 +82,7 @@ export async function forget(s: Session, req: ForgetRequest): Promise<ForgetRepo
     throw new DrumError('DRUM_NEEDS_UPGRADE', 'forget --host needs a host check stored with each URL, which this store (keys only) lacks: the 24-bit host fingerprint alone could remove another host\'s URLs; run drum upgrade first');
   }
   // A missing or unreadable list fails the forget before it starts, as an ingest's input does.
-  for (const p of req.inputs ?? []) inputSize(p);
+  for (const p of req.inputs ?? []) await inputSize(p === '-' ? p : resolve(p));
   // A crash between the unfinished ingest's last commit and its host counts: counted first, as ingest does.
   await recoverHostCounts(s.store.body.run, s.catalog, { dfs: s.dfs, path: join(s.workDir, 'hosts-recovery.parts') });
   await refuseBadStore(s);
