@@ -2,13 +2,14 @@
 // file is peeked with positional reads (nothing consumed), a stream (gzip,
 // stdin) is pulled until detectFormat decides and the pulled bytes are
 // replayed in front of the rest; a stream that breaks first is decided on
-// what came through, which is delivered before the error. Does not decide
+// what came through, which is delivered before the error. peekFormat tells
+// a file's format before a run reads it. Does not decide
 // the format (detect.ts) or split lines (split.ts).
 // REQUIRES: an input from openInput (open.ts) not yet read from.
 
 import type { FileHandle } from 'node:fs/promises';
 import { detectFormat, PEEK_BYTES, type ConcreteFormat, type Detection } from './detect.js';
-import { inputError, pull, replay, type ByteInput } from './open.js';
+import { inputError, inputSize, openInput, pull, replay, type ByteInput } from './open.js';
 
 /** Detection on a plain file's first PEEK_BYTES (or all of a shorter file). */
 export async function detectFile(fh: FileHandle, size: number, max: number, forced: ConcreteFormat | undefined, path: string): Promise<Detection> {
@@ -55,4 +56,21 @@ export async function detectStream(
 
 function failing(e: unknown): AsyncIterator<Buffer> {
   return { next: () => Promise.reject(e) };
+}
+
+/**
+ * The format input file `path` reads as (gzip undone), detected from its
+ * first bytes and closed again: a run can refuse it before it starts. Null
+ * for stdin and other streams (FIFOs, devices), which can be peeked only by
+ * reading them. DRUM_INPUT if it cannot be opened.
+ */
+export async function peekFormat(path: string, maxLineBytes: number): Promise<ConcreteFormat | null> {
+  if ((await inputSize(path)) === null) return null;
+  const src = await openInput(path);
+  try {
+    const det = src.fh ? await detectFile(src.fh, src.rawSize ?? 0, maxLineBytes, undefined, path) : (await detectStream(src, maxLineBytes, undefined)).det;
+    return det.format;
+  } finally {
+    await src.close();
+  }
 }

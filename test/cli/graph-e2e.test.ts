@@ -11,6 +11,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { drum, repoRoot, uniques } from '../helpers/cli.js';
+import { EXIT_STATUS } from '../../src/errors.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const SAMPLE = join(repoRoot, 'data', 'archive-org-2008-outlinks.tsv.gz');
@@ -87,5 +88,20 @@ describe('drum ingest --graph', () => {
     assert.notEqual(g.status, 0);
     assert.equal(g.status, rv.status, g.stderr);
     assert.match(g.stderr, /DRUM_NEEDS_UPGRADE|upgrade/);
+  });
+
+  it('refuses a file that reads as plain lines before the run starts: no run recorded, nothing to abandon next time', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'a.tsv'), 'http://a.example/\thttp://b.example/\n');
+    writeFileSync(join(dir, 'plain.txt'), 'http://c.example/\nhttp://d.example/\n');
+    assert.equal((await drum(['ingest', ...FAST, '--quiet', 'a.tsv'], { cwd: dir })).status, 0);
+    const manifest = readFileSync(join(dir, 'drum-state', 'MANIFEST'));
+    const g = await drum(['ingest', ...FAST, '--graph', 'plain.txt'], { cwd: dir });
+    assert.equal(g.status, EXIT_STATUS.DRUM_BAD_OPTION, g.stderr);
+    assert.match(g.stderr, /DRUM_BAD_OPTION.*plain\.txt reads as lines/);
+    assert.deepEqual(readFileSync(join(dir, 'drum-state', 'MANIFEST')), manifest);
+    const next = await drum(['ingest', ...FAST, '--graph', '--force', 'a.tsv'], { cwd: dir });
+    assert.equal(next.status, 0, next.stderr);
+    assert.doesNotMatch(next.stderr, /abandon/);
   });
 });

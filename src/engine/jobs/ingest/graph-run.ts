@@ -9,7 +9,9 @@
 // outputs are made durable). The graph itself is graph-round.ts.
 // REQUIRES: a Session opened for writing.
 
+import { resolve } from 'node:path';
 import { DrumError } from '../../../errors.js';
+import { peekFormat } from '../../../input/peek.js';
 import type { Reject } from '../../../input/types.js';
 import type { RunCounters } from '../../../stats/counters.js';
 import type { IngestRequest } from '../../api.js';
@@ -32,11 +34,17 @@ export class GraphRun {
   }
 
   /** Refuses --graph where it cannot work, before the run starts. */
-  static refuse(s: Session, req: IngestRequest): void {
+  static async refuse(s: Session, req: IngestRequest): Promise<void> {
     if (!s.valued) throw new DrumError('DRUM_NEEDS_UPGRADE', '--graph writes docIDs, which this store (keys only) lacks; run drum upgrade first');
     if (s.opts.bloom === 'lossy') throw new DrumError('DRUM_BAD_OPTION', '--graph cannot be combined with --bloom lossy (it drops URLs without a docID)');
     if (req.format !== undefined && req.format !== 'auto' && req.format !== 'tsv') {
       throw new DrumError('DRUM_BAD_OPTION', `--graph reads TSV rows (source<TAB>target), not --format ${req.format}`);
+    }
+    if (req.format === 'tsv') return;
+    // A file that does not read as TSV is refused before the run starts (stdin only once it is read: readHooks).
+    for (const path of req.inputs) {
+      const format = await peekFormat(path === '-' ? path : resolve(path), s.policy.maxLineBytes);
+      if (format !== null && format !== 'tsv') throw graphFormatError(path, format);
     }
   }
 
@@ -46,9 +54,7 @@ export class GraphRun {
       memo: false,
       onRead: (chunk) => this.sources.prepare(chunk),
       onInput: (info) => {
-        if (info.format !== 'tsv') {
-          throw new DrumError('DRUM_BAD_OPTION', `--graph reads TSV rows (source<TAB>target); ${info.path} reads as ${info.format}`);
-        }
+        if (info.format !== 'tsv') throw graphFormatError(info.path, info.format);
       },
     };
   }
@@ -79,4 +85,8 @@ export class GraphRun {
     const w = out.graph!;
     this.round.finish(records, this.docBase, c, (pair) => w.writeRecord(pair, 0, GRAPH_PAIR_BYTES));
   }
+}
+
+function graphFormatError(path: string, format: string): DrumError {
+  return new DrumError('DRUM_BAD_OPTION', `--graph reads TSV rows (source<TAB>target); ${path} reads as ${format}`, { file: path });
 }

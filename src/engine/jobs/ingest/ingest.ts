@@ -56,7 +56,7 @@ async function planIngest(s: Session, req: IngestRequest): Promise<RunPlan> {
     // Lossy mode answers "maybe seen" URLs without the store: a due one would never be found.
     if (s.opts.bloom === 'lossy') throw new DrumError('DRUM_BAD_OPTION', '--revisit-after cannot be combined with --bloom lossy');
   }
-  if (req.graph === true) GraphRun.refuse(s, req);
+  if (req.graph === true) await GraphRun.refuse(s, req);
   return planRun(s.dir, s.store.body, req, inputs, (i) => known[inputs.indexOf(i)] ?? false, s.opts.tuning.urlsPerFile, s.opts.now());
 }
 
