@@ -171,12 +171,19 @@ function formatDetails(r: RunReport): string {
   return out.join('\n');
 }
 
+/** Bytes per stored URL, and the values files' share when the store has them. */
+function storePerUrl(s: StoreStats): string {
+  if (s.storeUrls === 0) return 'empty';
+  const per = (n: number): string => (n / s.storeUrls).toFixed(2);
+  return s.valuesBytes === 0 ? `${per(s.storeBytes)} B per URL` : `${per(s.storeBytes)} B per URL, ${per(s.valuesBytes)} of them values`;
+}
+
 export function formatStats(s: StoreStats): string {
   const rows: [string, string][] = [
     ['state directory', s.stateDir],
     ['format version', String(s.formatVersion)],
     ['URLs stored', fmtInt(s.storeUrls)],
-    ['store size', `${fmtBytes(s.storeBytes)} in ${fmtCount(s.files, 'file')} (${s.storeUrls > 0 ? `${(s.storeBytes / s.storeUrls).toFixed(2)} B per URL` : 'empty'})`],
+    ['store size', `${fmtBytes(s.storeBytes)} in ${fmtCount(s.files, 'file')} (${storePerUrl(s)})`],
     ['buckets', fmtInt(s.buckets)],
     ['host bits', String(s.hostBits)],
     ['policy', s.policy],
@@ -197,11 +204,13 @@ export function formatStats(s: StoreStats): string {
     section(`disk used: ${fmtBytes(d.totalBytes)}`, [
       ['store files (keys, values, journal)', `${fmtBytes(d.store)}${pct(d.store)}`],
       ['bloom filter', `${fmtBytes(d.bloom)}${pct(d.bloom)}`],
-      ['caches', `${fmtBytes(d.caches)}${pct(d.caches)}  tiers.cache, memo.cache: warm starts of fixed size, deletable`],
+      ['URL log', `${fmtBytes(d.urls)}${pct(d.urls)}  urls/: the text of every docID`],
+      ['host table', `${fmtBytes(d.hosts)}${pct(d.hosts)}  hosts/`],
+      ['caches', `${fmtBytes(d.caches)}${pct(d.caches)}  tiers.cache, memo.cache, verified.cache: warm starts, deletable`],
       ['run catalog', `${fmtBytes(d.catalog)}${pct(d.catalog)}`],
       ['run outputs', `${fmtBytes(d.runs)}${pct(d.runs)}  runs/ (outputs written with --out elsewhere not counted)`],
       ['work area', `${fmtBytes(d.work)}${pct(d.work)}`],
-      ['other', `${fmtBytes(d.other)}${pct(d.other)}  MANIFEST, LOCK`],
+      ['other', `${fmtBytes(d.other)}${pct(d.other)}  MANIFEST, writer-lock/`],
     ]);
   if (s.recentRuns.length > 0) {
     text +=

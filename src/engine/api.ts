@@ -149,7 +149,11 @@ export interface StoreStats {
   stateDir: string;
   formatVersion: number;
   storeUrls: number;
+  /** Bytes of the files the manifest names under store/: key files, values files, the Bloom file and the key journal. */
   storeBytes: number;
+  /** Of storeBytes, the values files' (0 in a keys-only store). */
+  valuesBytes: number;
+  /** How many files storeBytes counts. */
   files: number;
   buckets: number;
   hostBits: number;

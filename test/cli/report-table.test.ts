@@ -172,9 +172,9 @@ describe('listings', () => {
 
   it('shows store stats and whether verify found the store sound', () => {
     const s = formatStats({
-      stateDir: '/s', formatVersion: 1, storeUrls: 5_000_000, storeBytes: 40e6, files: 65, buckets: 64, hostBits: 24,
+      stateDir: '/s', formatVersion: 1, storeUrls: 5_000_000, storeBytes: 40e6, valuesBytes: 0, files: 65, buckets: 64, hostBits: 24,
       policy: 'default/v1', expectedCollisions: 0.0007, bloom: null, journal: null, recentRuns: [],
-      disk: { totalBytes: 60e6, store: 40e6, bloom: 0, caches: 19 * 1024 * 1024, catalog: 1e5, runs: 0, work: 0, other: 4096 },
+      disk: { totalBytes: 60e6, store: 40e6, bloom: 0, urls: 0, hosts: 0, caches: 19 * 1024 * 1024, catalog: 1e5, runs: 0, work: 0, other: 4096 },
     });
     assert.match(s, /URLs stored\s+5,000,000/);
     assert.match(s, /store size\s+38\.1 MiB in 65 files \(8\.00 B per URL\)/);
@@ -183,10 +183,18 @@ describe('listings', () => {
     assert.match(s, /policy\s+default\/v1/);
     assert.match(s, /key journal\s+empty/);
     const j = formatStats({
-      stateDir: '/s', formatVersion: 1, storeUrls: 41_000, storeBytes: 1312048, files: 1, buckets: 64, hostBits: 24,
+      stateDir: '/s', formatVersion: 1, storeUrls: 41_000, storeBytes: 1312048, valuesBytes: 0, files: 1, buckets: 64, hostBits: 24,
       policy: 'default/v1', expectedCollisions: 0, bloom: null, journal: { keys: 41_000, bytes: 1312048 }, recentRuns: [],
-      disk: { totalBytes: 2e6, store: 1312048, bloom: 0, caches: 0, catalog: 1e5, runs: 0, work: 0, other: 0 },
+      disk: { totalBytes: 2e6, store: 1312048, bloom: 0, urls: 0, hosts: 0, caches: 0, catalog: 1e5, runs: 0, work: 0, other: 0 },
     });
+    const v = formatStats({
+      stateDir: '/s', formatVersion: 1, storeUrls: 1_000_000, storeBytes: 32e6, valuesBytes: 24e6, files: 128, buckets: 64, hostBits: 24,
+      policy: 'default/v1', expectedCollisions: 0, bloom: null, journal: null, recentRuns: [],
+      disk: { totalBytes: 60e6, store: 32e6, bloom: 0, urls: 20e6, hosts: 4e6, caches: 0, catalog: 1e5, runs: 0, work: 0, other: 4096 },
+    });
+    assert.match(v, /store size\s+30\.5 MiB in 128 files \(32\.00 B per URL, 24\.00 of them values\)/);
+    assert.match(v, /URL log\s+19\.1 MiB \(33\.3%\)/);
+    assert.match(v, /host table\s+3\.81 MiB/);
     assert.match(j, /key journal\s+41,000 URLs not yet folded into the key files \(1\.25 MiB; drum compact folds them now\)/);
     assert.match(formatVerify({ ok: true, filesChecked: 3, keysChecked: 10, problems: [] }), /^sound: 3 files/);
     assert.match(formatVerify({ ok: false, filesChecked: 3, keysChecked: 10, problems: [{ file: 'f', code: 'DRUM_CORRUPT_FILE', message: 'm' }] }), /^NOT SOUND \(1 problem\)/);

@@ -1,4 +1,5 @@
-// Drum.stats(): the committed store's size and parameters, the Bloom file,
+// Drum.stats(): the committed store's size (key, values, Bloom and journal
+// files) and parameters, the Bloom file,
 // the expected number of colliding keys (from the host table's biggest
 // hosts) and the recent runs. Reads only.
 
@@ -13,13 +14,19 @@ import type { Session } from '../../session/session.js';
 export async function storeStats(s: Session): Promise<StoreStats> {
   const b = s.store.body;
   let storeBytes = 0;
+  let valuesBytes = 0;
   let files = 0;
   for (const e of b.buckets) {
     if (e) {
       storeBytes += e.bytes;
       files++;
     }
+    if (e?.values) {
+      valuesBytes += e.values.bytes;
+      files++;
+    }
   }
+  storeBytes += valuesBytes;
   let bloom: StoreStats['bloom'] = null;
   if (b.bloom) {
     const size = s.dfs.size(join(s.dir, b.bloom.file));
@@ -47,6 +54,7 @@ export async function storeStats(s: Session): Promise<StoreStats> {
     formatVersion: b.formatVersion,
     storeUrls: b.storeUrls,
     storeBytes,
+    valuesBytes,
     files,
     buckets: b.params.buckets,
     hostBits: b.params.hostBits,
