@@ -81,7 +81,14 @@ export class Drum {
 
   /** Runs a job alone; the run of earlier add() calls ends first (`keepAdds`: only waits for their round). */
   private job<T>(fn: (s: Session) => Promise<T>, keepAdds = false): Promise<T> {
-    return this.gate.run(this.use(), () => (keepAdds ? this.adder?.idle() : this.endRun()), fn);
+    let s: Session;
+    try {
+      s = this.use();
+    } catch (e) {
+      // A closed or busy store rejects the promise, as every other failure does: `.catch()` sees it.
+      return Promise.reject(e);
+    }
+    return this.gate.run(s, () => (keepAdds ? this.adder?.idle() : this.endRun()), fn);
   }
 
   /** Check+update: ingests the inputs, writing unique-*.txt, rejects.tsv and report.json to the run's out dir. */
@@ -150,6 +157,7 @@ export class Drum {
 
   /** Ends the run of add() calls (report.json, catalog record 'complete') and returns its report; null when none was open. */
   async endRun(): Promise<RunReport | null> {
+    if (this.session === null) throw new DrumError('DRUM_CLOSED', 'this drum store is closed');
     return (await this.adder?.end()) ?? null;
   }
 
