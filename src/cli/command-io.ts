@@ -8,6 +8,7 @@
 
 import { EXIT_STATUS, type DrumErrorCode } from '../errors.js';
 import type { StopReason } from './run-notes.js';
+import { fmtInt } from './format.js';
 
 export interface OutStream {
   write(s: string | Uint8Array): unknown;
@@ -80,7 +81,7 @@ export function inputErrorStatus(errors: readonly InputError[] | undefined, io: 
   for (const e of errors) {
     const file = e.message.includes(e.path) ? '' : ` (file: ${e.path})`;
     const kept = e.line === undefined ? '' : e.line === 0 ? '; nothing was read from it, and it is recorded as damaged, not ingested'
-      : `; its first ${e.line} lines (or WARC records) were read whole and kept, and it is recorded as damaged, not ingested`;
+      : `; its first ${fmtInt(e.line)} lines (or WARC records) were read whole and kept, and it is recorded as damaged, not ingested`;
     io.stderr.write(`drum: ${e.code}: ${e.message}${file}${kept}\n`);
   }
   return verifyStatus(errors, false);

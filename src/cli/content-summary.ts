@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { CONTENT_DIR, nearMethodOf, readContentManifest } from '../content/content-manifest.js';
 import { type ContentVerifyResult, verifyContent } from '../content/content-verify.js';
 import { DrumError } from '../errors.js';
-import { fmtInt } from './format.js';
+import { fmtCount, fmtInt } from './format.js';
 
 export interface ContentSummary {
   documents: number;
@@ -44,7 +44,7 @@ function countFiles(dir: string, c: { files: number; bytes: number }): void {
 }
 
 export function formatContentSummary(c: ContentSummary): string {
-  return `\ncontent store (drum content)\n  ${fmtInt(c.documents)} documents from ${fmtInt(c.runs)} runs, near copies by ${c.near}; ${fmtInt(c.files)} files, ${(c.bytes / 1048576).toFixed(2)} MiB\n`;
+  return `\ncontent store (drum content)\n  ${fmtCount(c.documents, 'document')} from ${fmtCount(c.runs, 'run')}, near copies by ${c.near}; ${fmtCount(c.files, 'file')}, ${(c.bytes / 1048576).toFixed(2)} MiB\n`;
 }
 
 /** The content store's verify result, or null when there is none. */

@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import type { CliIo } from '../command-io.js';
 import { withDrum } from '../engine.js';
-import { fmtInt } from '../format.js';
+import { fmtCount, fmtInt } from '../format.js';
 import { drumOptionsFrom, inputsFrom, readOptionsFrom, stateDirFrom, type RawOptions } from '../options.js';
 import type { Act } from '../option-groups.js';
 
@@ -62,7 +62,7 @@ export async function resolveCommand(input: string | undefined, raw: RawOptions,
   if (out !== '') io.stdout.write(out);
   if (t.rejected > MAX_SHOWN_REJECTS) io.stderr.write(`drum: resolve: ${fmtInt(t.rejected - MAX_SHOWN_REJECTS)} more rejects not shown\n`);
   if (!raw.quiet) {
-    io.stderr.write(`drum: resolve: ${fmtInt(r.linksRead)} links read, ${fmtInt(r.resolved)} stored, ${fmtInt(r.notStored)} not stored, ${fmtInt(r.rejectedLines)} rejected\n`);
+    io.stderr.write(`drum: resolve: ${fmtCount(r.linksRead, 'link')} read, ${fmtInt(r.resolved)} stored, ${fmtInt(r.notStored)} not stored, ${fmtInt(r.rejectedLines)} rejected\n`);
     if (raw.verbose) io.stderr.write(`drum: resolve: ${fmtInt(r.merges)} merges read ${fmtInt(r.bytesRead)} bytes; the store's key and values files hold ${fmtInt(r.storeBytes)} bytes\n`);
   }
   return 0;

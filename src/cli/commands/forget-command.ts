@@ -13,7 +13,7 @@ import { readManifest } from '../../store/manifest.js';
 import type { CliIo } from '../command-io.js';
 import { inputErrorStatus } from '../command-io.js';
 import { withDrum } from '../engine.js';
-import { fmtInt } from '../format.js';
+import { fmtCount, fmtInt } from '../format.js';
 import { drumOptionsFrom, inputsFrom, readOptionsFrom, stateDirFrom, type RawOptions } from '../options.js';
 
 export async function forgetCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
@@ -27,25 +27,26 @@ export async function forgetCommand(inputs: string[], raw: RawOptions, io: CliIo
     inputs: files.length === 0 ? [] : inputsFrom(files, io.cwd), hosts, ...readOptionsFrom(raw), ...(raw.out === undefined ? {} : { outDir: raw.out }),
   }));
   if (raw.json) io.stdout.write(JSON.stringify(r) + '\n');
-  else if (!raw.quiet) io.stdout.write(formatForget(r));
+  else if (!raw.quiet) io.stdout.write(formatForget(r, files));
   return inputErrorStatus(r.inputErrors.map((e, input) => ({ ...e, input, offset: 0 })), io);
 }
 
 /** The summary: counts first, then the first rejects by line, then where the files are. */
-export function formatForget(r: ForgetReport): string {
+export function formatForget(r: ForgetReport, inputs: readonly string[] = []): string {
   const byHost = (r.hosts ?? []).reduce((a, h) => a + h.forgotten, 0);
   const listed = `${fmtInt(r.asked)} URLs asked (${fmtInt(r.notStored)} not stored, ${fmtInt(r.repeats)} repeats)`;
   const lines = [
     r.hosts === undefined
       ? `forgot ${fmtInt(r.forgotten)} of ${listed}; ${fmtInt(r.rejectedLines)} lines rejected`
       : `forgot ${fmtInt(r.forgotten)} URLs: ${fmtInt(byHost)} by host, ${fmtInt(r.forgotten - byHost)} of ${listed}; ${fmtInt(r.rejectedLines)} lines rejected`,
-    `store now holds ${fmtInt(r.storeUrls)} URLs`,
+    `store now holds ${fmtCount(r.storeUrls, 'URL')}`,
   ];
   for (const h of r.hosts ?? []) {
     const kept = h.unknownHost === 0 ? '' : `; ${fmtInt(h.unknownHost)} of its key range kept: stored before the store had values, their host is unknown (forget them by list)`;
     lines.push(`  ${h.host}: ${fmtInt(h.forgotten)} forgotten${kept}`);
   }
-  for (const x of r.rejects.slice(0, 10)) lines.push(`  rejected: input ${x.input + 1} line ${x.line}: ${x.reason}`);
+  const inputName = (i: number): string => (inputs[i] === undefined ? `input ${i}` : inputs[i] === '-' ? 'stdin' : inputs[i]!);
+  for (const x of r.rejects.slice(0, 10)) lines.push(`  rejected: ${inputName(x.input)} line ${fmtInt(x.line)}: ${x.reason}`);
   if (r.rejectedLines > 10) lines.push(`  ... ${fmtInt(r.rejectedLines - 10)} more in rejects.tsv`);
   lines.push(`forgotten URLs: ${r.outDir}/forgotten.txt; run ${r.runId}`);
   return lines.join('\n') + '\n';

@@ -14,6 +14,7 @@ import { Catalog } from '../../catalog/catalog.js';
 import { settleRuns } from '../../catalog/run-list.js';
 import { readManifest, type ManifestBody } from '../../store/manifest.js';
 import { writerLockHeld } from '../../store/lock.js';
+import { inputSize } from '../../input/open.js';
 import { loadEngine, withDrum } from '../engine.js';
 import {
   canonicalFrom,
@@ -28,7 +29,7 @@ import {
   topFrom,
   type RawOptions,
 } from '../options.js';
-import { fmtDuration, fmtInt } from '../format.js';
+import { fmtCount, fmtDuration, fmtInt } from '../format.js';
 import { ProgressLine } from '../progress.js';
 import { abandonedLine, printRound, resumedLine, stopLine } from '../run-notes.js';
 import { inputErrorStatus, json, LineSink, verifyStatus, warnAllRejected, type CliIo, type InputError } from '../command-io.js';
@@ -69,6 +70,8 @@ export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo
     if (r.abandoned !== null) io.stderr.write(abandonedLine(r.abandoned));
     if (toStdout && r.resumed && r.committedUrls > 0) io.stderr.write(resumedLine(r));
   };
+  // A missing input fails before a store is created for it (the engine checks again at the run's start).
+  for (const f of req.inputs) await inputSize(f);
   const existed = existsSync(state);
   let report;
   try {
@@ -110,7 +113,7 @@ export async function checkCommand(inputs: string[], raw: RawOptions, io: CliIo)
   }
   if (!raw.quiet) {
     const seen = r.linksRead - r.newUrls - r.rejectedLines;
-    io.stderr.write(`drum: check: ${fmtInt(r.linksRead)} links read, ${fmtInt(r.newUrls)} new, ${fmtInt(seen)} seen, ${fmtInt(r.rejectedLines)} rejected\n`);
+    io.stderr.write(`drum: check: ${fmtCount(r.linksRead, 'link')} read, ${fmtInt(r.newUrls)} new, ${fmtInt(seen)} seen, ${fmtInt(r.rejectedLines)} rejected\n`);
     if (raw.verbose) {
       const ms = Date.now() - t0;
       io.stderr.write(`drum: check: store ${state}, ${fmtDuration(ms)}, ${fmtInt(ms > 0 ? (r.linksRead * 1000) / ms : 0)} links/s\n`);
@@ -157,7 +160,7 @@ export async function verifyCommand(raw: RawOptions, io: CliIo): Promise<number>
     if (v !== null && (!raw.quiet || !v.ok)) io.stdout.write(formatVerify(v));
     if (content !== null && (!raw.quiet || !content.sound)) io.stdout.write(formatContentVerify(content));
   }
-  for (const p of v?.problems ?? []) io.stderr.write(`drum: ${p.code}: ${p.message} (file: ${p.file})\n`);
+  for (const p of v?.problems ?? []) io.stderr.write(`drum: ${p.code}: ${p.message}${p.message.includes(p.file) ? '' : ` (file: ${p.file})`}\n`);
   if (v !== null && !v.ok) return verifyStatus(v.problems, v.ok);
   return content !== null && !content.sound ? EXIT_STATUS.DRUM_CORRUPT_FILE : 0;
 }
@@ -171,9 +174,9 @@ export async function repairCommand(rawIn: RawOptions, io: CliIo): Promise<numbe
   const r = await repair(state, { bloom: raw.bloom === true, catalog: raw.catalog === true, urlIndex: raw.urlIndex === true, bloomBitsPerKey: bits });
   if (raw.json) json(io, r);
   else {
-    if (r.urlIndex) io.stdout.write(`URL log index rebuilt from its segments: ${r.urlIndex.blocks} blocks, ${r.urlIndex.docs} docIDs\n`);
-    if (r.bloom) io.stdout.write(`bloom filter rebuilt from the store: ${r.bloom.file}, ${r.bloom.keys} keys, ${r.bloom.bitsPerKey} bits/key\n`);
-    if (r.catalog) io.stdout.write(`run catalog reset: old one kept at ${r.catalog.movedTo}; ${r.catalog.runs} runs restored from the manifest, host counts of ${r.catalog.hostRuns} runs recounted from their unique files\n`);
+    if (r.urlIndex) io.stdout.write(`URL log index rebuilt from its segments: ${fmtCount(r.urlIndex.blocks, 'block')}, ${fmtCount(r.urlIndex.docs, 'docID')}\n`);
+    if (r.bloom) io.stdout.write(`bloom filter rebuilt from the store: ${r.bloom.file}, ${fmtCount(r.bloom.keys, 'key')}, ${r.bloom.bitsPerKey} bits/key\n`);
+    if (r.catalog) io.stdout.write(`run catalog reset: old one kept at ${r.catalog.movedTo}; ${fmtCount(r.catalog.runs, 'run')} restored from the manifest, host counts of ${fmtCount(r.catalog.hostRuns, 'run')} recounted from their unique files\n`);
   }
   return 0;
 }
@@ -183,8 +186,8 @@ export async function upgradeCommand(raw: RawOptions, io: CliIo): Promise<number
   const { upgradeStore } = await loadEngine();
   const r = await upgradeStore(state, raw.fsync === false ? { fsync: false } : {});
   if (raw.json) json(io, r);
-  else if (r.upgraded) io.stdout.write(`upgraded to a store with values: ${r.urls} URLs got docIDs 0..${Math.max(0, r.docIDs - 1)} in key order (first run and last emission unknown)\n`);
-  else io.stdout.write(`already a store with values: ${r.urls} URLs, ${r.docIDs} docIDs handed out\n`);
+  else if (r.upgraded) io.stdout.write(`upgraded to a store with values: ${fmtCount(r.urls, 'URL')} got docIDs 0..${fmtInt(Math.max(0, r.docIDs - 1))} in key order (first run and last emission unknown)\n`);
+  else io.stdout.write(`already a store with values: ${fmtCount(r.urls, 'URL')}, ${fmtCount(r.docIDs, 'docID')} handed out\n`);
   return 0;
 }
 

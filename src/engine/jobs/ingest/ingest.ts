@@ -65,7 +65,8 @@ export async function refuseBadStore(s: Session): Promise<void> {
   const v = s.verifyBeforeWrite();
   if (!v.ok) {
     const p = v.problems[0]!;
-    throw new DrumError(p.code as 'DRUM_CORRUPT_FILE', `store failed verification, nothing was changed: ${p.file}: ${p.message}`, { file: p.file });
+    const what = p.message.includes(p.file) ? p.message : `${p.file}: ${p.message}`;
+    throw new DrumError(p.code as 'DRUM_CORRUPT_FILE', `store failed verification, nothing was changed: ${what}`, { file: p.file });
   }
   // A Bloom file the manifest names was checked at open only if this run uses it; check it anyway.
   const bf = s.store.body.bloom;
