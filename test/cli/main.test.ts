@@ -108,6 +108,15 @@ describe('errors', () => {
     assert.match(r.stderr, /^drum: DRUM_NOT_FOUND: /);
   });
 
+  it('refuses a missing input with DRUM_INPUT before it creates a store for it', async () => {
+    const state = join(tempDir(), 'fresh');
+    const r = await drum(['ingest', '--state', state, join(tempDir(), 'nosuch.txt')]);
+    assert.equal(r.status, EXIT_STATUS.DRUM_INPUT, r.stderr);
+    assert.match(r.stderr, /^drum: DRUM_INPUT: .*nosuch\.txt/);
+    assert.doesNotMatch(r.stderr, /created a new store/);
+    assert.equal(existsSync(state), false);
+  });
+
   it('names each unreadable input on stderr and returns the status of the first one', () => {
     let err = '';
     const io: CliIo = { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) }, env: {}, cwd: '/' };
