@@ -93,7 +93,7 @@ describe('drum content', () => {
     assert.equal((await drum(['content', '--quiet', '--no-fsync', '--state', state, '--out', join(dir, 'os3'), warc])).status, 0);
     const st = await drum(['stats', '--state', state]);
     assert.equal(st.status, 0, st.stderr);
-    assert.match(st.stdout, /content store \(drum content\)\n {2}300 documents from 1 runs, near copies by minhash/);
+    assert.match(st.stdout, /content store \(drum content\)\n {2}300 documents from 1 run, near copies by minhash/);
     const js = JSON.parse((await drum(['stats', '--json', '--state', state])).stdout) as { content: { documents: number; near: string } };
     assert.deepEqual([js.content.documents, js.content.near], [300, 'minhash']);
     const v = await drum(['verify', '--state', state]);

@@ -101,9 +101,9 @@ describe('drum binary with the engine', { skip: noEngine && 'engine not compiled
     assert.match(text.stdout, /disk used: \S+ \S+\n/);
     assert.match(text.stdout, /caches\s+\S+ \S+ \(\d/);
     const s = JSON.parse((await drum(['stats', '--json'], { cwd: dir })).stdout) as { disk: Record<string, number> };
-    const parts = ['store', 'bloom', 'caches', 'catalog', 'runs', 'work', 'other'].map((k) => s.disk[k]!);
+    const parts = ['store', 'bloom', 'urls', 'hosts', 'caches', 'catalog', 'runs', 'work', 'other'].map((k) => s.disk[k]!);
     assert.equal(parts.reduce((a, b) => a + b, 0), s.disk['totalBytes']);
-    assert.ok(s.disk['store']! > 0 && s.disk['runs']! > 0 && s.disk['catalog']! > 0);
+    assert.ok(s.disk['store']! > 0 && s.disk['runs']! > 0 && s.disk['catalog']! > 0 && s.disk['urls']! > 0 && s.disk['hosts']! > 0);
   });
 
   it('prints one JSON report that adds up, skips an already ingested input, and records runs and hosts', async () => {
