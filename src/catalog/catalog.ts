@@ -12,7 +12,7 @@
 // under hosts/ that a batch names only once they are written whole
 // (host-table.ts).
 
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DrumFs } from '../io/fs.js';
 import { DrumError } from '../errors.js';
@@ -68,7 +68,7 @@ export class Catalog {
         throw levelError('cannot open the run catalog', e, dir);
       }
     }
-    if (!existsSync(stateDir)) throw new DrumError('DRUM_NOT_FOUND', `no drum state at ${stateDir}`, { file: stateDir });
+    if (!existsSync(stateDir) || !statSync(stateDir).isDirectory()) throw new DrumError('DRUM_NOT_FOUND', `no drum state at ${stateDir}`, { file: stateDir });
     if (!existsSync(join(dir, 'CURRENT'))) return new Catalog(dir, null, true, sync, null, opts);
     const temp = await snapshotCopy(dir);
     try {

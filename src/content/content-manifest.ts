@@ -128,7 +128,8 @@ export function readContentManifest(dir: string): AnyContentManifest | null {
   try {
     b = fs.readFileSync(path);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     throw new DrumError('DRUM_IO', `cannot read ${path}`, { cause: e, file: path });
   }
   const bad = (what: string): DrumError => new DrumError('DRUM_CORRUPT_FILE', `content manifest ${path}: ${what}`, { file: path });

@@ -211,6 +211,8 @@ export function readManifest(stateDir: string): ManifestBody | null {
   try {
     b = fs.readFileSync(file);
   } catch (e) {
+    // A state path that is a file holds no store (ENOTDIR): as absent, so readers say DRUM_NOT_FOUND.
+    if ((e as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
       const orphans = stateWithoutManifest(stateDir);
       if (orphans.length === 0) return null;

@@ -6,7 +6,7 @@
 
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run, reportError } from '../../src/cli/main.js';
@@ -106,6 +106,16 @@ describe('errors', () => {
     const r = await drum(['runs', '--state', join(tempDir(), 'absent')]);
     assert.equal(r.status, EXIT_STATUS.DRUM_NOT_FOUND);
     assert.match(r.stderr, /^drum: DRUM_NOT_FOUND: /);
+  });
+
+  it('reports a state path that is a file as DRUM_NOT_FOUND for every reader, naming no file inside it', async () => {
+    const file = join(tempDir(), 'afile');
+    writeFileSync(file, 'x\n');
+    for (const cmd of ['stats', 'runs', 'hosts', 'verify']) {
+      const r = await drum([cmd, '--state', file]);
+      assert.equal(r.status, EXIT_STATUS.DRUM_NOT_FOUND, `${cmd}: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /afile\//, cmd);
+    }
   });
 
   it('refuses a missing input with DRUM_INPUT before it creates a store for it', async () => {
