@@ -41,11 +41,30 @@ export function restoreCounters(flat: Record<string, number>): RunCounters {
 
 /** Wall time per stage (ms) and items through it, for the report's `stages`. */
 export class StageTimer {
+  /** Every stage since the session opened. */
   readonly stages: Record<string, { ms: number; items: number }> = {};
+  /** The stages as the current run found them: its report shows what it added. */
+  private base: Record<string, { ms: number; items: number }> = {};
+  private runs = 0;
 
   add(stage: string, ms: number, items: number): void {
     const s = (this.stages[stage] ??= { ms: 0, items: 0 });
     s.ms += ms;
     s.items += items;
+  }
+
+  /** A run starts: its stages are counted from here (the session's first run also keeps the open before it). */
+  startRun(): void {
+    if (this.runs++ > 0) this.base = Object.fromEntries(Object.entries(this.stages).map(([k, v]) => [k, { ...v }]));
+  }
+
+  /** The stages the current run added (a stage it did not touch is left out). */
+  runStages(): Record<string, { ms: number; items: number }> {
+    const out: Record<string, { ms: number; items: number }> = {};
+    for (const [k, v] of Object.entries(this.stages)) {
+      const b = this.base[k] ?? { ms: 0, items: 0 };
+      if (v.ms !== b.ms || v.items !== b.items) out[k] = { ms: v.ms - b.ms, items: v.items - b.items };
+    }
+    return out;
   }
 }

@@ -35,6 +35,7 @@ import { GraphRun } from './graph-run.js';
 
 export async function ingest(s: Session, req: IngestRequest): Promise<RunReport> {
   const t0 = performance.now();
+  s.timer.startRun();
   // A crash between a commit and its host counts left the last round uncounted: count it now.
   await recoverHostCounts(s.store.body.run, s.catalog, { dfs: s.dfs, path: join(s.workDir, 'hosts-recovery.parts') });
   const plan = await planIngest(s, req);

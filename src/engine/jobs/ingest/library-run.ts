@@ -65,6 +65,7 @@ export class LibraryRun {
 
   /** Starts a run: records it in the MANIFEST (a 'running' run left by an earlier job is abandoned into the history). */
   static async start(s: Session): Promise<LibraryRun> {
+    s.timer.startRun();
     await recoverHostCounts(s.store.body.run, s.catalog, { dfs: s.dfs, path: join(s.workDir, 'hosts-recovery.parts') });
     const runId = newRunId();
     const run: RunState = {

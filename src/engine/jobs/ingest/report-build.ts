@@ -145,7 +145,7 @@ function speedSection(
     elapsedMs: Math.round(elapsedMs),
     linksPerSecond: elapsedMs > 0 ? Math.round((c.linksRead * 1000) / elapsedMs) : 0,
     peakRssBytes: peakRss(),
-    stages: roundStages(s.timer.stages),
+    stages: roundStages(s.timer.runStages()),
     parseSplit: {
       workers: s.pool.size, chunksOnWorkers: c.chunksOnWorkers, chunksOnMain: c.chunksOnMain,
       workerMs: Math.round(c.parseMsWorkers), mainMs: Math.round(c.parseMsMain),

@@ -2,7 +2,8 @@
 // every complete line before the damage, is recorded as damaged at its
 // position (never as ingested), fails again the same way when run again
 // (emitting nothing twice), and its repaired file is then ingested with only
-// its remaining URLs new.
+// its remaining URLs new. Through the library: each of several ingests on
+// one open Drum reports its own stages.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { constants as zlibConstants, gunzipSync, gzipSync } from 'node:zlib';
 import { EXIT_STATUS } from '../../../../src/errors.js';
+import { Drum } from '../../../../src/engine/drum.js';
 import { drum, uniques } from '../../../helpers/cli.js';
 import { tempDir } from '../../../helpers/tmp.js';
 
@@ -87,5 +89,28 @@ describe('ingest of a changed input', () => {
     const again = await run('o3');
     assert.equal(again.status, 0, again.stderr);
     assert.match(again.stderr, /already ingested/);
+  });
+});
+
+describe('the report of one of many ingests through one open Drum', () => {
+  it('shows the stages of that run only: the second of two ingests reports its own merge, and no open', async () => {
+    const dir = tempDir();
+    const file = (name: string, from: number): string => {
+      const p = join(dir, name);
+      fs.writeFileSync(p, Array.from({ length: 5000 }, (_, i) => `http://h${i % 31}.example/p/${from + i}\n`).join(''));
+      return p;
+    };
+    const d = await Drum.open(join(dir, 'state'), { workers: 0, fsync: false, journalKeys: 0 });
+    try {
+      const r1 = await d.ingest({ inputs: [file('a.txt', 0)], outDir: join(dir, 'o1') });
+      const r2 = await d.ingest({ inputs: [file('b.txt', 100_000)], outDir: join(dir, 'o2') });
+      assert.ok(r1.stages['open'] !== undefined, 'the first run of a process pays the open');
+      assert.equal(r2.stages['open'], undefined);
+      assert.equal(r1.stages['merge-store']?.items, r1.storeUrls, 'the merge writes every stored key');
+      assert.equal(r2.stages['merge-store']?.items, r2.storeUrls, 'not the sum of both runs');
+      assert.ok(r2.stages['merge']!.ms <= r2.elapsedMs + 1, `merge ${r2.stages['merge']!.ms} ms in a run of ${r2.elapsedMs} ms`);
+    } finally {
+      await d.close();
+    }
   });
 });
