@@ -3,7 +3,8 @@
 // --canonical none), LC_ALL=C sort -u, a Node Set, a per-URL LevelDB check,
 // DuckDB (anti-join per batch; unlimited and at memory_limit 256MB);
 // then an incremental second batch into drum's store, the real Heritrix
-// outlink stream, a 1 M-link small batch, the fixed costs of a process and
+// outlink stream, a 1 M-link small batch, the main file in ten batches
+// through one open Drum against one ingest of them, the fixed costs of a process and
 // 10 k-link batches through one open Drum, drum resolve of 1 M URLs against a
 // 10 M-URL store (--resolve-store S --resolve-urls Q), and (--scale) 100 M links from a
 // file, or (--scale N, N > 10^8) N links streamed from the generator into
@@ -14,7 +15,7 @@
 // Prints a table and drum's goals (PASS/FAIL/SKIP) and writes everything as JSON. Never asserts
 // anything: it measures. Usage (after `tsc -p .`):
 //   node dist/scripts/bench.js [--links N] [--seed S] [--scale [N]] [--scale-slice N] [--scale-growth R] [--json FILE]
-//     [--skip drum,drum-keys,drum-raw,sort,set,level,duckdb,small,fixed,incremental,heritrix,resolve] [--tmp DIR]
+//     [--skip drum,drum-keys,drum-raw,sort,set,level,duckdb,small,batches,fixed,incremental,heritrix,resolve] [--tmp DIR]
 //     [--resolve-store S] [--resolve-urls Q]
 //     [--level-max-links N] [--timeout-s S] [--repeat R] [--keep] [--content N,...]
 // Flags: lib/bench-args.ts; contenders: lib/bench-runners.ts; the scale run:
@@ -39,6 +40,7 @@ import { hasGnuTime, runMeasured } from './lib/measure.js';
 import type { GenMeta } from './gen-links.js';
 import { formatFixedCosts, measureFixedCosts, type FixedCost } from './lib/fixed-costs.js';
 import type { SmallBatchResult } from './small-batches.js';
+import { formatLibraryBatches, libraryBatchGoals, libraryBatchRuns, type LibraryBatches } from './lib/library-batches.js';
 import { formatFit } from './scale-fit.js';
 import { resolveGoals, runResolveBench, type ResolveBench } from './lib/resolve-bench.js';
 import { formatStoreBatches, runStoreBatches, storeBatchGoals, type StoreBatches } from './lib/store-batches.js';
@@ -76,6 +78,7 @@ async function heritrixLines(src: string, dst: string): Promise<number> {
 interface BenchExtras extends BenchScale {
   fixedCosts: FixedCost[];
   library10k: SmallBatchResult | null;
+  libraryBatches: LibraryBatches | null;
   resolveRun: ResolveBench | null;
   storeBatches: StoreBatches | null;
 }
@@ -143,9 +146,12 @@ async function mainFileRuns(ctx: BenchContext, a: BenchArgs, t: BenchTally, drum
  * 1.25x the main file's), the fixed costs of a process, and 10 k-link batches
  * through one long-running library process on a copy of the main store.
  */
-async function smallBatchRuns(ctx: BenchContext, a: BenchArgs, t: BenchTally, drumState: string): Promise<Pick<BenchExtras, 'fixedCosts' | 'library10k'>> {
+async function smallBatchRuns(ctx: BenchContext, a: BenchArgs, t: BenchTally, drumState: string): Promise<Pick<BenchExtras, 'fixedCosts' | 'library10k' | 'libraryBatches'>> {
   let fixedCosts: FixedCost[] = [];
   let library10k: SmallBatchResult | null = null;
+  // The main file in ten batches through one open Drum against one ingest of them (lib/library-batches.ts).
+  const main1 = !a.skip.has('batches') && !a.skip.has('drum') ? await ensureLinks(ctx, a.links, a.seed, 1) : null;
+  const libraryBatches = main1 === null ? null : await libraryBatchRuns(ctx, main1.file, a.links, a.repeat);
   if (!a.skip.has('small') && !a.skip.has('drum') && a.smallLinks < a.links) {
     const small = await ensureLinks(ctx, a.smallLinks, a.seed, 1);
     t.datasets.small = small.meta;
@@ -166,7 +172,7 @@ async function smallBatchRuns(ctx: BenchContext, a: BenchArgs, t: BenchTally, dr
       rmSync(copy, { recursive: true, force: true });
     }
   }
-  return { fixedCosts, library10k };
+  return { fixedCosts, library10k, libraryBatches };
 }
 
 /**
@@ -244,9 +250,9 @@ async function resolveRuns(ctx: BenchContext, a: BenchArgs, t: BenchTally): Prom
 async function writeReport(ctx: BenchContext, a: BenchArgs, t: BenchTally, x: BenchExtras, gitHead: string | null, jsonOut: string): Promise<void> {
   const { rows, datasets } = t;
   const { links, seed, repeat, scale, scaleLinks, smallLinks, skip } = a;
-  const { fixedCosts, library10k, storeBatches, scaleSlices, scaleVerify } = x;
+  const { fixedCosts, library10k, libraryBatches, storeBatches, scaleSlices, scaleVerify } = x;
   fillRatiosToSort(rows);
-  const goals = [...checkGoals(rows, links, scale ? scaleLinks : null, library10k?.medianMs ?? null, scaleSlices?.slices ?? null), ...resolveGoals(x.resolveRun), ...storeBatchGoals(storeBatches)];
+  const goals = [...checkGoals(rows, links, scale ? scaleLinks : null, library10k?.medianMs ?? null, scaleSlices?.slices ?? null), ...libraryBatchGoals(libraryBatches, !skip.has('batches')), ...resolveGoals(x.resolveRun), ...storeBatchGoals(storeBatches)];
   const agreement = checkAgreement(rows, datasets);
   if (scaleVerify !== null) agreement.push(formatVerify('the scale store', scaleVerify));
   if (scaleSlices?.verify) agreement.push(formatVerify('the streamed store', scaleSlices.verify));
@@ -261,12 +267,13 @@ async function writeReport(ctx: BenchContext, a: BenchArgs, t: BenchTally, x: Be
     rows,
     fixedCosts,
     library10k,
+    libraryBatches,
     storeBatches,
     scaleSlices,
     scaleVerify,
     goals,
     agreement,
-    content: a.content ? await contentRows(a.content, ctx.work, seed, ctx.log) : undefined,
+    content: a.content ? await (await import('./content-bench.js')).contentRows(a.content, ctx.work, seed, ctx.log) : undefined,
   };
   writeFileSync(jsonOut, JSON.stringify(result, null, 2) + '\n');
   const m = datasets.main as GenMeta;
@@ -275,22 +282,10 @@ async function writeReport(ctx: BenchContext, a: BenchArgs, t: BenchTally, x: Be
   process.stdout.write(formatTable(rows) + '\n\n' + formatStages(rows) + '\n\n' +
     (fixedCosts.length ? `fixed costs of a process (median of 5):\n${formatFixedCosts(fixedCosts)}\n\n` : '') +
     (library10k ? `10 k-link batches through one open Drum on the main store: median ${library10k.medianMs} ms (runs ${library10k.runsMs.join(' / ')}; open ${library10k.openMs} ms once)\n\n` : '') +
+    (libraryBatches ? `${formatLibraryBatches(libraryBatches)}\n\n` : '') +
     (storeBatches?.journal ? `${formatStoreBatches(storeBatches)}\n\n` : '') +
     (scaleSlices?.fit ? `${formatFit(scaleSlices.fit)}\n\n` : '') +
     formatGoals(goals) + '\n\n' + agreement.join('\n') + `\n\nJSON: ${jsonOut}\n`);
-}
-
-/** The content-dedup rows (drum content vs a RAM MinHash-LSH peer) at each document count. */
-async function contentRows(sizes: string, work: string, seed: number, log: (s: string) => void): Promise<unknown[]> {
-  const { benchOne } = await import('./content-bench.js');
-  const rows = [];
-  for (const n of sizes.split(',').map(Number)) {
-    for (const r of benchOne(n, join(work, 'content'), seed)) {
-      log(`content ${r.docs} docs, ${r.tool}: ${r.docsPerSecond} docs/s, peak RSS ${r.peakRssMiB} MiB`);
-      rows.push(r);
-    }
-  }
-  return rows;
 }
 
 main().catch((e: unknown) => {

@@ -115,3 +115,15 @@ function main(argv: string[]): void {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));
+
+/** The content-dedup rows (drum content vs a RAM MinHash-LSH peer) at each document count: the bench's --content. */
+export function contentRows(sizes: string, work: string, seed: number, log: (s: string) => void): unknown[] {
+  const rows = [];
+  for (const n of sizes.split(',').map(Number)) {
+    for (const r of benchOne(n, join(work, 'content'), seed)) {
+      log(`content ${r.docs} docs, ${r.tool}: ${r.docsPerSecond} docs/s, peak RSS ${r.peakRssMiB} MiB`);
+      rows.push(r);
+    }
+  }
+  return rows;
+}

@@ -7,10 +7,12 @@
 // (module load, workers, cache files) are paid once, at open, as a crawler
 // pays them. Writes to the store it is given: pass a copy.
 // `--journal-keys N` opens with that key journal (0: every batch merges).
+// `--whole` ingests the same batch files in one Drum.ingest (one run): the
+// baseline the batches are weighed against.
 // Usage (after `tsc -p .`):
-//   node dist/scripts/small-batches.js --state DIR --input FILE [--batch 10000] [--batches 10] [--journal-keys N]
+//   node dist/scripts/small-batches.js --state DIR --input FILE [--batch 10000] [--batches 10] [--journal-keys N] [--whole]
 
-import { closeSync, mkdirSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { scriptArgs } from './lib/script-args.js';
 import { Drum } from '../src/engine/drum.js';
@@ -27,26 +29,47 @@ export interface SmallBatchResult {
   peakRssBytes: number;
 }
 
-/** Writes `batches` files of `batch` lines each from the start of `input`. */
-function cutBatches(input: string, dir: string, batch: number, batches: number): string[] {
+/** Writes `batches` files of `batch` lines each from the start of `input`, reading it `readBytes` at a time. */
+export function cutBatches(input: string, dir: string, batch: number, batches: number, readBytes = 8 << 20): string[] {
   const fd = openSync(input, 'r');
-  const buf = Buffer.allocUnsafe(64 << 20);
-  const n = readSync(fd, buf, 0, buf.length, 0);
-  closeSync(fd);
+  const buf = Buffer.allocUnsafe(readBytes);
   const files: string[] = [];
-  let pos = 0;
-  for (let b = 0; b < batches; b++) {
-    const start = pos;
-    for (let k = 0; k < batch && pos < n; k++) pos = buf.indexOf(10, pos) + 1 || n;
-    if (pos === start) break;
-    const f = join(dir, `batch-${b}.txt`);
-    writeFileSync(f, buf.subarray(start, pos));
-    files.push(f);
+  let out = -1;
+  let lines = 0;
+  try {
+    for (let n = readSync(fd, buf, 0, buf.length, null); n > 0 && files.length <= batches; n = readSync(fd, buf, 0, buf.length, null)) {
+      let pos = 0;
+      while (pos < n) {
+        if (out < 0) {
+          if (files.length === batches) break;
+          files.push(join(dir, `batch-${files.length}.txt`));
+          out = openSync(files[files.length - 1]!, 'w');
+          lines = 0;
+        }
+        let end = pos;
+        while (end < n && lines < batch) {
+          const nl = buf.indexOf(10, end);
+          if (nl < 0 || nl >= n) { end = n; break; }
+          end = nl + 1;
+          lines++;
+        }
+        writeSync(out, buf, pos, end - pos);
+        pos = end;
+        if (lines === batch) {
+          closeSync(out);
+          out = -1;
+        }
+      }
+      if (files.length === batches && out < 0) break;
+    }
+  } finally {
+    if (out >= 0) closeSync(out);
+    closeSync(fd);
   }
   return files;
 }
 
-export async function smallBatches(state: string, input: string, batch: number, batches: number, journalKeys?: number): Promise<SmallBatchResult> {
+export async function smallBatches(state: string, input: string, batch: number, batches: number, journalKeys?: number, whole = false): Promise<SmallBatchResult> {
   const dir = `${state}.batches`;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -57,9 +80,9 @@ export async function smallBatches(state: string, input: string, batch: number, 
   const runsMs: number[] = [];
   const newUrls: number[] = [];
   try {
-    for (const [i, f] of files.entries()) {
+    for (const [i, inputs] of (whole ? [files] : files.map((f) => [f])).entries()) {
       const t = performance.now();
-      const r = await drum.ingest({ inputs: [f], outDir: join(dir, `out-${i}`) });
+      const r = await drum.ingest({ inputs, outDir: join(dir, `out-${i}`) });
       runsMs.push(Math.round(performance.now() - t));
       newUrls.push(r.uniqueUrls);
     }
@@ -73,14 +96,17 @@ export async function smallBatches(state: string, input: string, batch: number, 
 
 if (process.argv[1]?.endsWith('small-batches.js')) {
   const { values } = scriptArgs(import.meta.url, {
-    options: { state: { type: 'string' }, input: { type: 'string' }, batch: { type: 'string', default: '10000' }, batches: { type: 'string', default: '10' }, 'journal-keys': { type: 'string' } },
+    options: {
+      state: { type: 'string' }, input: { type: 'string' }, batch: { type: 'string', default: '10000' }, batches: { type: 'string', default: '10' },
+      'journal-keys': { type: 'string' }, whole: { type: 'boolean', default: false },
+    },
   });
   if (!values.state || !values.input) {
     process.stderr.write('usage: small-batches.js --state DIR --input FILE [--batch 10000] [--batches 10]\n');
     process.exit(2);
   }
   const jk = values['journal-keys'];
-  smallBatches(values.state, values.input, Number(values.batch), Number(values.batches), jk === undefined ? undefined : Number(jk))
+  smallBatches(values.state, values.input, Number(values.batch), Number(values.batches), jk === undefined ? undefined : Number(jk), values.whole)
     .then((r) => process.stdout.write(JSON.stringify(r) + '\n'))
     .catch((e: unknown) => { process.stderr.write(`small-batches: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`); process.exit(1); });
 }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 
 /** The runs --skip may name. */
-export const KNOWN = ['drum', 'drum-keys', 'drum-raw', 'sort', 'set', 'level', 'duckdb', 'small', 'fixed', 'incremental', 'heritrix', 'resolve'];
+export const KNOWN = ['drum', 'drum-keys', 'drum-raw', 'sort', 'set', 'level', 'duckdb', 'small', 'batches', 'fixed', 'incremental', 'heritrix', 'resolve'];
 
 /** Above this many links the scale run streams from the generator instead of a file. */
 const STREAM_ABOVE = 100_000_000;
