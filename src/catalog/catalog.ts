@@ -19,12 +19,11 @@ import { DrumError } from '../errors.js';
 import { levelError } from './level-errors.js';
 import { snapshotCopy } from './snapshot.js';
 import { roundKey, inputKey } from './keys.js';
-import { TopHeap } from './hosts/top-heap.js';
 import {
   del, openLevel, put, DELTAS_BEFORE_FOLD, type CatalogOpenOptions, type Db, type HostCount, type HostDelta, type Op, type RunRecord, type Sub,
 } from './records.js';
 import {
-  applyRound, foldDeltas, forEachHostCount, hostCountOf, pendingDeltaCount, sortedHostCounts, FOLD_SLICE_BYTES,
+  applyRound, foldDeltas, hostCountOf, pendingDeltaCount, sortedHostCounts, topHostCounts, FOLD_SLICE_BYTES,
   type FoldState, type HostCounts, type HostTable,
 } from './hosts/host-table.js';
 import type { HostFilePointer } from './hosts/host-fold.js';
@@ -204,14 +203,8 @@ export class Catalog {
 
   /** The `n` hosts with most unique URLs, most first; ties by host name. One scan of the table and the deltas. */
   async topHosts(n: number): Promise<HostCount[]> {
-    return this.read('cannot read the host table', [], async () => {
-      const top = new TopHeap(n);
-      // A host whose every URL was forgotten is at 0: it has no URL in the store, so it is not listed.
-      await forEachHostCount(this.hostTable(), (host, count) => {
-        if (count > 0) top.offer(host, count);
-      });
-      return top.result();
-    });
+    // A host whose every URL was forgotten is at 0: it has no URL in the store, so it is not listed.
+    return this.read('cannot read the host table', [], () => topHostCounts(this.hostTable(), n));
   }
 
   private hostTable(): HostTable {

@@ -262,6 +262,11 @@ export class HostFileReader {
     }
   }
 
+  /** Calls fn with every (host, count) in name order, a block at a time. */
+  forEach(fn: (host: string, count: number) => void): void {
+    for (let i = 0; i < this.index.length; i++) this.block(i, fn);
+  }
+
   /** The first name of every k-th block: range boundaries for a fold. */
   firstNames(): string[] {
     return this.index.map((e) => e.first);

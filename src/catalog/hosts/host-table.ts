@@ -30,6 +30,8 @@ import { deltaFileName, forEachDeltaPart, writeDeltaFile, type DeltaFileRecord }
 import { finishLegacyFold, FOLD_KEY, type FoldState } from './legacy-fold.js';
 
 import { HostFileReader } from './host-file.js';
+import { TopHeap } from './top-heap.js';
+import type { HostCount } from '../records.js';
 import { DrumError } from '../../errors.js';
 import { join } from 'node:path';
 
@@ -191,19 +193,36 @@ export async function hostCountOf(t: HostTable, host: string): Promise<number> {
 }
 
 /**
- * Calls fn once per host with its count (table plus pending deltas), table
- * hosts in name order, then hosts only in deltas. RAM: the pending deltas'
- * hosts as a Map (the fold keeps them few), never the table.
+ * The n hosts with most URLs (table plus pending deltas; hosts at 0 left
+ * out). A table host whose count plus the largest pending count is below
+ * the n-th kept so far cannot enter: it is passed without looking up its
+ * pending count (its pending part alone, met again at the end, is then
+ * below it too). At 10^7 hosts most of the table is passed so.
  */
-export async function forEachHostCount(t: HostTable, fn: (host: string, count: number) => void): Promise<void> {
+export async function topHostCounts(t: HostTable, n: number): Promise<HostCount[]> {
   const pending = new Map<string, number>();
   await forEachPending(t, (h, c) => pending.set(h, (pending.get(h) ?? 0) + c));
-  for await (const [h, c] of tableEntries(t)) {
+  let maxPending = 0;
+  for (const c of pending.values()) if (c > maxPending) maxPending = c;
+  const top = new TopHeap(n);
+  const each = (h: string, c: number): void => {
+    if (c + maxPending < top.floor()) return;
     const p = pending.get(h);
     if (p !== undefined) pending.delete(h);
-    fn(h, c + (p ?? 0));
+    if (c + (p ?? 0) > 0) top.offer(h, c + (p ?? 0));
+  };
+  const f = await tableFile(t);
+  if (f === null) {
+    for await (const [h, c] of t.hosts.iterator()) each(h, c);
+  } else {
+    try {
+      f.forEach(each);
+    } finally {
+      f.close();
+    }
   }
-  for (const [h, c] of pending) fn(h, c);
+  for (const [h, c] of pending) if (c > 0) top.offer(h, c);
+  return top.result();
 }
 
 /** Every host and its count in name order: the table merged with the sorted pending hosts. */

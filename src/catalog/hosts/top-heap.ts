@@ -45,6 +45,11 @@ export class TopHeap {
     }
   }
 
+  /** A host with fewer URLs than this cannot enter (-1 while fewer than n are kept). */
+  floor(): number {
+    return this.heap.length < this.n ? -1 : (this.heap[0]?.uniqueUrls ?? Infinity);
+  }
+
   /** The kept hosts, most URLs first. */
   result(): HostCount[] {
     return [...this.heap].sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0));

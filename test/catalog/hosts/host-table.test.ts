@@ -90,4 +90,32 @@ describe('host counts of a round recorded as a delta file', () => {
       { seed: 4242, numRuns: 12 },
     );
   });
+
+  it('lists the top n hosts like a Map model, with a folded table and pending deltas of any size, for any n (property)', async () => {
+    const host = fc.integer({ min: 0, max: 60 }).map((i) => `h${i}.example`);
+    // A round: counts up to 10^6 (a big pending count meets small table counts), now and then a fold first.
+    const step = fc.record({
+      fold: fc.boolean(),
+      counts: fc.array(fc.tuple(host, fc.oneof(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 1_000_000 }))), { maxLength: 40 }),
+      n: fc.integer({ min: 1, max: 70 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 10 }), async (steps) => {
+        await withCatalog(tempDir(), async (c) => {
+          const model: Model = new Map();
+          for (const [round, { fold, counts, n }] of steps.entries()) {
+            if (fold) await c.compactHosts();
+            const delta = new Map<string, number>();
+            for (const [h, k] of counts) delta.set(h, (delta.get(h) ?? 0) + k);
+            assert.equal(await c.applyHostCounts('run', round, delta), true);
+            for (const [h, k] of delta) model.set(h, (model.get(h) ?? 0) + k);
+            const want = [...model].map(([h, k]) => ({ host: h, uniqueUrls: k }))
+              .sort((a, b) => b.uniqueUrls - a.uniqueUrls || (a.host < b.host ? -1 : 1)).slice(0, n);
+            assert.deepEqual(await c.topHosts(n), want);
+          }
+        });
+      }),
+      { seed: 2027, numRuns: 40 },
+    );
+  });
 });
