@@ -38,6 +38,8 @@ import type { BudgetPlan } from './budget.js';
 /** The catalog an open holds so far (null: none open), for its caller to close if a later stage fails. */
 export interface HeldCatalog {
   catalog: Catalog | null;
+  /** Host-count deltas the open folded, and the fold's wall ms (absent: fewer than DELTAS_BEFORE_FOLD were pending). */
+  foldedAtOpen?: { deltas: number; ms: number };
 }
 
 /** drum's files are little-endian typed arrays: refuses any other machine. */
@@ -79,7 +81,11 @@ export async function openCatalog(dir: string, store: Store, opts: ResolvedOptio
   // A forget whose host counts a crash kept from the catalog: they come off now.
   if (held.catalog !== null) await recoverForgetHosts(store.body.history, held.catalog);
   // Fold piled-up per-round host deltas now, off the ingest's hot path.
-  if (held.catalog !== null && (await held.catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) await foldHostsInChild(dir, opts.fsync, held);
+  if (held.catalog !== null && (await held.catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) {
+    const t0 = performance.now();
+    const deltas = await foldHostsInChild(dir, opts.fsync, held);
+    held.foldedAtOpen = { deltas, ms: performance.now() - t0 };
+  }
 }
 
 /**

@@ -41,6 +41,8 @@ import { VALUES_FILE_SUFFIX } from '../../store/values/values-format.js';
 
 export class Session {
   readonly timer = new StageTimer();
+  /** The host-count fold this session's open ran, if any; the first compaction reports it (compact.ts). */
+  foldedAtOpen: { deltas: number; ms: number } | null = null;
   readonly area: SortArea;
   /** The DRUM core over this store's buckets, aux log and sort area; URL-seen is its client. */
   readonly core: DrumCore;
@@ -125,6 +127,7 @@ export class Session {
       const aux = new AuxLog(dfs, join(wd, 'aux.dat'), 4 << 20);
       const pool = new ParsePool(policy, eff.hostBits, eff.workers, plan.lineMemoEntries, true);
       const session = new Session(dir, dfs, store, eff, policy, plan, front, pending, aux, pool, held.catalog, wd);
+      session.foldedAtOpen = held.foldedAtOpen ?? null;
       session.caches.loadMemos();
       // Lock, manifest, tier caches, catalog open and reconcile: what a process pays before its first link.
       session.timer.add('open', performance.now() - t0, 0);

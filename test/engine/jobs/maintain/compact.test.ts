@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { Catalog } from '../../../../src/catalog/catalog.js';
+import { Catalog, DELTAS_BEFORE_FOLD } from '../../../../src/catalog/catalog.js';
 import { Drum } from '../../../../src/engine/drum.js';
 import { isDrumError } from '../../../../src/errors.js';
 import type { DrumOptions } from '../../../../src/options.js';
@@ -86,6 +86,21 @@ describe('compact', () => {
     assert.equal(after.pending, 0);
     assert.deepEqual(after.counts, before.counts);
     assert.equal([...after.counts.values()].reduce((a, b) => a + b, 0), 200);
+  });
+
+  it('counts the deltas its own open folded: a store with DELTAS_BEFORE_FOLD pending is not reported already compact', async () => {
+    const state = join(tempDir(), 'state');
+    await withDrum(state, O, async (d) => {
+      for (let b = 0; b < DELTAS_BEFORE_FOLD; b++) {
+        await d.add([`http://h${b}.example/`]);
+        await d.endRun();
+      }
+    });
+    assert.equal((await hostCounts(state)).pending, DELTAS_BEFORE_FOLD);
+    const r = await withDrum(state, O, (d) => d.compact());
+    assert.equal(r.hostDeltas, DELTAS_BEFORE_FOLD, 'the open folded them for this compaction');
+    assert.equal((await hostCounts(state)).pending, 0);
+    assert.equal((await withDrum(state, O, (d) => d.compact())).hostDeltas, 0, 'a second compaction finds nothing');
   });
 
   it('leaves a compact store byte for byte as it was', async () => {
