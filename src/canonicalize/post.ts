@@ -38,5 +38,9 @@ export function keyOf(input: string, base: string | null, policy: CanonicalPolic
     }
     if (!done) return 'invalid-url';
   }
-  return policy.surt ? surtOf(r.url, r.hostStart, r.hostEnd) : r;
+  if (!policy.surt) return r;
+  // SURT joins the host's labels with ',' and ends the host with ')': a host holding either (profiles other than
+  // drum's accept them) would read as another host's key, and its new URLs as seen.
+  if (/[,)]/.test(r.url.slice(r.hostStart, r.hostEnd))) return 'invalid-host';
+  return surtOf(r.url, r.hostStart, r.hostEnd);
 }
