@@ -5,11 +5,14 @@
 // commits, the new URLs are published with (shard, ordinal) ids, the
 // confirmed ordinal is recorded, then the round's input messages are acked.
 // A restart first finishes a round left in the outbox (stores its URLs again,
-// an idempotent feed; republishes what the stream does not hold yet).
+// an idempotent feed; republishes what the stream does not hold yet). Each
+// round is a library run of the store (`drum runs` lists it); its output
+// directory is removed once the round is confirmed.
 // stop() drains: the messages already fetched make a last round.
 // Does not create the store's policy or options (the caller opens the Drum).
 // REQUIRES: one process per shard state (the store lock makes sure).
 
+import { rmSync } from 'node:fs';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import type { Drum } from '../engine/drum.js';
@@ -150,17 +153,22 @@ export class Shard {
     const urls: string[] = [];
     const outbox: string[] = [];
     const feed = msgs.map((m) => withNewline(m.data));
-    for await (const u of this.drum.checkUpdate(feed, {
+    const run = this.drum.checkUpdate(feed, {
       beforeCommit: async (fresh) => {
         if (fresh.length === 0) return;
         outbox.push(...fresh);
         this.state.writeOutbox({ base, urls: outbox });
       },
-    })) urls.push(u);
+    });
+    let next = await run.next();
+    for (; !next.done; next = await run.next()) urls.push(next.value);
     if (urls.length !== outbox.length) throw new DrumError('DRUM_INTERNAL', `round handed back ${urls.length} new URLs, recorded ${outbox.length}`);
     await this.publisher.publish(base, urls);
     this.state.confirm(base + urls.length);
     this.state.dropOutbox();
+    // The round's run directory (its unique file, report): the stream holds its URLs now, so it goes,
+    // or a shard would leave one per round (one a second at the default --max-delay).
+    if (next.value !== null) rmSync(next.value.outDir, { recursive: true, force: true });
     await Promise.all(msgs.map((m) => m.ackAck().catch(() => false))); // a lost ack means a redelivery, answered as duplicates
     for (const m of msgs) this.held.delete(m);
     this.rounds++;
@@ -176,10 +184,14 @@ export class Shard {
       return;
     }
     if (ob.base !== this.state.meta.next) throw new DrumError('DRUM_CORRUPT_FILE', `outbox starts at ordinal ${ob.base}, shard record at ${this.state.meta.next}`);
-    for await (const u of this.drum.checkUpdate([ob.urls])) void u; // commits them if the crash came before the store did
+    // Commits them if the crash came before the store did.
+    const run = this.drum.checkUpdate([ob.urls]);
+    let next = await run.next();
+    while (!next.done) next = await run.next();
     await this.publisher.publish(ob.base, ob.urls, await this.publisher.storedEnd());
     this.state.confirm(ob.base + ob.urls.length);
     this.state.dropOutbox();
+    if (next.value !== null) rmSync(next.value.outDir, { recursive: true, force: true });
   }
 }
 

@@ -8,7 +8,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -162,6 +162,8 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
       assert.deepEqual(new Set(f.stdout.split('\n').filter((u) => u !== '')), new Set(want));
       const v = await drum(['verify', '--state', states[0]!]);
       assert.equal(v.status, 0, v.stdout + v.stderr);
+      // Every round is confirmed: none leaves its run directory behind.
+      for (const s of states) assert.deepEqual(existsSync(join(s, 'runs')) ? readdirSync(join(s, 'runs')) : [], [], s);
     });
 
     it('refuses to serve a state directory made for another shard', async () => {
