@@ -1,6 +1,7 @@
 // The publisher role (`drum publish`): reads link inputs exactly as `drum
 // ingest` does (formats, canonical policy, rejects), takes each canonical
-// URL's shard from its host fingerprint and publishes newline-separated
+// URL's shard from its host fingerprint (under a SURT policy it sends the
+// canonical URL, not the SURT key, which the shard makes) and publishes newline-separated
 // batches to drum.links.<shard>, in input order per shard, waiting for every
 // PubAck before it returns; a message whose PubAck failed is sent again with
 // its message id. Does not dedupe URLs (the shards do) and keeps no state.
@@ -45,7 +46,10 @@ const IN_FLIGHT = 64;
 export async function publishLinks(nc: NatsConnection, req: PublishRequest): Promise<PublishReport> {
   const t0 = performance.now();
   const js = jetstream(nc);
-  const policy = resolvePolicy(req.canonical);
+  // A shard canonicalizes what it is sent again, and a SURT key is not a URL: under a SURT policy the publisher sends
+  // the canonical URL the key is made of (the policy keeps it as it is), routed by its host, and the shards key it.
+  const keyed = resolvePolicy(req.canonical);
+  const policy = keyed.surt ? { ...keyed, surt: false } : keyed;
   const scratch = new BatchScratch();
   const report: PublishReport = { linksRead: 0, urlsPublished: 0, rejectedLines: 0, messages: 0, perShard: new Array<number>(req.shards).fill(0), elapsedMs: 0 };
   const batches = new ShardBatches(js, req.shards, report);

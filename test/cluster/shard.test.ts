@@ -115,6 +115,34 @@ async function stop(p: DrumProc): Promise<number | null> {
 }
 
 describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout: 180_000 }, () => {
+  describe('a SURT policy', () => {
+    let c: NatsCluster;
+    before(async () => (c = await NatsCluster.start(1)));
+    after(() => {
+      killDrums();
+      c.kill();
+    });
+
+    it('publishes canonical URLs that shards keyed by SURT answer as one ingest --profile ia does', async () => {
+      const dir = tempDir();
+      const f = join(dir, 'links.txt');
+      writeFileSync(f, `${links(11, 3000)}http://www.Example.com/a?b=2&a=1\nhttp://example.com/a?a=1&b=2\n`);
+      const states = [0, 1].map((i) => join(dir, `shard-${i}`));
+      const shards = states.map((s, i) => serve(c, i, 2, s, ['--profile', 'ia']));
+      const p = await drum(['publish', '--nats', c.urls, '--shards', '2', '--profile', 'ia', '--json', f]);
+      assert.equal(p.status, 0, p.stderr);
+      const msgs = await drained(c.urls);
+      assert.deepEqual(await Promise.all(shards.map(stop)), [0, 0]);
+      const r = await drum(['ingest', '--state', join(dir, 'one'), '--profile', 'ia', '--json', '--quiet', f]);
+      assert.equal(r.status, 0, r.stderr);
+      const want = uniques(JSON.parse(r.stdout).outDir);
+      assert.ok(want.includes('com,example)/a?a=1&b=2'), 'SURT keys, www folded');
+      const all = [...perShard(msgs).values()].flat();
+      assert.equal(all.length, new Set(all).size, 'no key published twice');
+      assert.deepEqual(new Set(all), new Set(want));
+    });
+  });
+
   describe('one node', () => {
     let c: NatsCluster;
     before(async () => (c = await NatsCluster.start(1)));
