@@ -14,7 +14,8 @@
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import type { ByteStream } from '../input/open.js';
+import { inputSize, type ByteStream } from '../input/open.js';
+import { isDrumError } from '../errors.js';
 import { DrumFs } from '../io/fs.js';
 import { replaceFile } from '../io/replace-file.js';
 import { ContentBatch } from './batch.js';
@@ -76,6 +77,8 @@ export interface ContentReport {
   peakRssBytes: number;
   io: { bytesRead: number; bytesWritten: number; fsyncs: number };
   outDir: string;
+  /** Inputs that broke part-way (a truncated gzip): every whole record before the break was taken; the CLI exits with their status. */
+  inputErrors: { path: string; code: string; message: string }[];
 }
 
 /** What a run's rounds share: the store, the batch being filled and its URLs, the duplicates file, and the totals so far. */
@@ -96,6 +99,8 @@ interface ContentRound {
 /** One `drum content` run over o.inputs: a committed round per full batch, then the duplicates file and the report. */
 export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
   const t0 = performance.now();
+  // A missing input fails before the store is touched, as ingest's does.
+  for (const p of o.inputs) await inputSize(p);
   const dfs = new DrumFs();
   const minJaccard = o.minJaccard ?? 0.5;
   const store = await ContentStore.open(o.stateDir, { fsync: o.fsync, near: o.near, threshold: o.threshold, minJaccard, dfs, onNotice: o.onNotice });
@@ -112,15 +117,22 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
     const run: ContentRound = { store, minhash, batch, urls, out, r, clusters, onExact: o.onExact };
     const fp = new Uint32Array(FP_WORDS);
     const featurer = new DocFeaturer();
+    const inputErrors: ContentReport['inputErrors'] = [];
     try {
       for (const input of o.inputs) {
-        for await (const d of readDocs(input, counts, o.stdin)) {
-          const usable = minhash ? featurer.fingerprint(d, fp, 0, batch.sigs, batch.sigAt(batch.n)) : featurer.fingerprint(d, fp, 0);
-          batch.add(fp, 0, usable);
-          urls.push(d.url);
-          o.onDoc?.(d.url, d.digest.toString('hex', 0, 8));
-          r.documents++;
-          if (batch.full) await mergeRound(run);
+        try {
+          for await (const d of readDocs(input, counts, o.stdin)) {
+            const usable = minhash ? featurer.fingerprint(d, fp, 0, batch.sigs, batch.sigAt(batch.n)) : featurer.fingerprint(d, fp, 0);
+            batch.add(fp, 0, usable);
+            urls.push(d.url);
+            o.onDoc?.(d.url, d.digest.toString('hex', 0, 8));
+            r.documents++;
+            if (batch.full) await mergeRound(run);
+          }
+        } catch (e) {
+          // An input that breaks part-way keeps its whole records before the break, as ingest keeps its lines.
+          if (!isDrumError(e, 'DRUM_INPUT')) throw e;
+          inputErrors.push({ path: input, code: e.code, message: e.message });
         }
       }
       await mergeRound(run);
@@ -129,7 +141,7 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
       fs.closeSync(out);
     }
     store.endRun();
-    const report = contentReport(run, counts, dfs, { t0, minJaccard, outDir: o.outDir });
+    const report = { ...contentReport(run, counts, dfs, { t0, minJaccard, outDir: o.outDir }), inputErrors };
     const body = Buffer.from(JSON.stringify(report, null, 2) + '\n');
     replaceFile(dfs, join(o.outDir, REPORT_FILE), (fd) => dfs.write(fd, body, 0, body.length, 0), { fsync: o.fsync });
     return report;
@@ -169,7 +181,7 @@ async function mergeRound(run: ContentRound): Promise<void> {
 }
 
 /** The run's report: its totals, the store's size and method, the documents' counts and the IO done; time runs from `t0` to now. */
-function contentReport(run: ContentRound, counts: DocCounts, dfs: DrumFs, at: { t0: number; minJaccard: number; outDir: string }): ContentReport {
+function contentReport(run: ContentRound, counts: DocCounts, dfs: DrumFs, at: { t0: number; minJaccard: number; outDir: string }): Omit<ContentReport, 'inputErrors'> {
   const { store, r, clusters, minhash } = run;
   const sizes: Record<string, number> = {};
   for (const s of clusters.values()) sizes[s] = (sizes[s] ?? 0) + 1;

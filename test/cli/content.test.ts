@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { drum, uniques } from '../helpers/cli.js';
+import { EXIT_STATUS } from '../../src/errors.js';
 import { tempDir } from '../helpers/tmp.js';
 import { generateWarc, parseTruth, type GenWarcMeta, type TruthRow } from '../../scripts/gen-warc.js';
 
@@ -135,5 +136,23 @@ describe('drum content', () => {
     assert.equal(folded.status, 0, folded.stderr);
     assert.ok(uniques(join(dir, 'i1o')).length > groups.size);
     assert.equal(uniques(join(dir, 'i2o')).length, groups.size);
+  });
+
+  it('keeps the whole records of a .warc.gz cut short, reports the break and exits 14; the store verifies and a missing input fails first', async () => {
+    const dir = tempDir();
+    const cut = join(dir, 'cut.warc.gz');
+    const whole = fs.readFileSync(warc);
+    fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length * 0.6)));
+    const state = join(dir, 'state');
+    const r = await drum(['content', '--state', state, '--out', join(dir, 'o'), '--no-fsync', '--json', cut]);
+    assert.equal(r.status, EXIT_STATUS.DRUM_INPUT, r.stderr);
+    assert.match(r.stderr, /DRUM_INPUT: .*cut\.warc\.gz/);
+    const rep = JSON.parse(r.stdout) as { documents: number; inputErrors: { path: string; code: string }[] };
+    assert.ok(rep.documents > 0 && rep.documents < 300, `${rep.documents} documents before the break`);
+    assert.deepEqual(rep.inputErrors.map((e) => [e.path, e.code]), [[cut, 'DRUM_INPUT']]);
+    assert.equal((await drum(['content', '--verify', '--state', state])).status, 0);
+    const missing = await drum(['content', '--state', join(dir, 'other'), '--no-fsync', join(dir, 'nosuch.warc')]);
+    assert.equal(missing.status, EXIT_STATUS.DRUM_INPUT, missing.stderr);
+    assert.equal(fs.existsSync(join(dir, 'other', 'content')), false, 'no store made for a missing input');
   });
 });

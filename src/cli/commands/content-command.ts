@@ -9,9 +9,9 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DrumError, EXIT_STATUS } from '../../errors.js';
-import type { CliIo } from '../command-io.js';
+import { inputErrorStatus, type CliIo } from '../command-io.js';
 import { inputsFrom, parseCount, stateDirFrom } from '../options.js';
-import { fmtInt } from '../format.js';
+import { fmtCount, fmtInt } from '../format.js';
 import type { Act } from '../option-groups.js';
 
 export interface ContentRawOptions {
@@ -94,7 +94,7 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
   else if (!o.quiet) {
     io.stderr.write(
       `content: ${fmtInt(report.documents)} documents, ${fmtInt(report.exactDuplicates)} exact and ${fmtInt(report.nearDuplicates)} near duplicates ` +
-      `in ${fmtInt(report.clusters)} clusters (${fmtInt(report.storeDocuments)} in the store) in ${(report.timeMs / 1000).toFixed(1)} s` +
+      `in ${fmtCount(report.clusters, 'cluster')} (${fmtInt(report.storeDocuments)} in the store) in ${(report.timeMs / 1000).toFixed(1)} s` +
       `${report.payloadDigest.mismatch > 0 ? `; ${fmtInt(report.payloadDigest.mismatch)} declared payload digests were wrong` : ''}` +
       `${miner !== null ? `; ${rules} suggested rules in ${o.suggestRules}` : ''}\n  -> ${outDir}\n`,
     );
@@ -102,7 +102,7 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
   if (report.documents === 0 && report.malformedRecords > 0 && !o.quiet) {
     io.stderr.write(`drum content: warning: ${fmtInt(report.malformedRecords)} malformed records and no document: are the inputs WARC files?\n`);
   }
-  return 0;
+  return inputErrorStatus(report.inputErrors, io);
 }
 
 async function verifyCommand(stateDir: string, o: ContentRawOptions, io: CliIo): Promise<number> {
