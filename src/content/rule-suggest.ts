@@ -150,7 +150,7 @@ export function writeSuggestedRules(path: string, rules: readonly SuggestedRule[
   const lines = ['# drum content --suggest-rules: URL rules learned from exact duplicates of one host', '# a rule with counter-examples is commented out; review before use', ''];
   let active = 0;
   for (const r of rules) {
-    lines.push(`# ${r.host}: ${r.what}: ${r.support} pairs, ${r.against} against`);
+    lines.push(`# ${r.host}: ${r.what}: ${r.support} ${r.support === 1 ? 'pair' : 'pairs'}, ${r.against} against`);
     if (r.against === 0) {
       lines.push(r.rule);
       active++;
