@@ -87,6 +87,12 @@ describe('drum content', () => {
     assert.match(other.stderr, /DRUM_BAD_OPTION/);
     const bad = await drum(['content', '--min-jaccard', '1.5', '--state', join(dir, 'st-bad'), warc]);
     assert.match(bad.stderr, /DRUM_BAD_OPTION/);
+    // The other method's option, or another threshold than the store's, is refused, never ignored.
+    for (const [args, st] of [[['--threshold', '1'], state], [['--min-jaccard', '0.9'], state], [['--threshold', '2'], join(dir, 'st-new-minhash')]] as const) {
+      const x = await drum(['content', ...args, '--state', st, '--out', join(dir, `os-${args.join('')}`), '--no-fsync', warc]);
+      assert.equal(x.status, EXIT_STATUS.DRUM_BAD_OPTION, `${args.join(' ')}: ${x.stderr}`);
+    }
+    assert.equal((await drum(['content', '--threshold', '3', '--state', state, '--out', join(dir, 'os3'), '--no-fsync', warc])).status, 0);
   });
 
   it('has drum stats and drum verify report the content store, with or without a URL store', async () => {

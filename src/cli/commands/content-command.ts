@@ -68,17 +68,15 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
   const { RuleMiner, writeSuggestedRules } = await import('../../content/rule-suggest.js');
   const { readContentManifest, nearMethodOf, CONTENT_DIR } = await import('../../content/content-manifest.js');
   let runNo = 1;
-  let storeNear: string | null = null;
+  let store: { near: string; threshold: number } | null = null;
   try {
     const m = readContentManifest(join(stateDir, CONTENT_DIR));
     runNo = (m?.runs ?? 0) + 1;
-    storeNear = m === null ? null : nearMethodOf(m);
+    store = m === null ? null : { near: nearMethodOf(m), threshold: m.threshold };
   } catch {
     // a damaged manifest is reported by the store's open below
   }
-  if (o.near !== undefined && storeNear !== null && storeNear !== o.near) {
-    throw new DrumError('DRUM_BAD_OPTION', `the content store in ${stateDir} finds near copies with ${storeNear}, not ${o.near} (a store keeps the method it was made with)`);
-  }
+  refuseOtherNear(o, store, stateDir);
   const outDir = o.out !== undefined ? resolve(io.cwd, o.out) : join(stateDir, 'content-runs', `run-${runNo}`);
   if (o.suggestRules !== undefined && o.suggestRules.trim() === '') throw new DrumError('DRUM_BAD_OPTION', '--suggest-rules needs a file');
   const miner = o.suggestRules !== undefined ? new RuleMiner() : null;
@@ -103,6 +101,22 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
     io.stderr.write(`drum content: warning: ${fmtInt(report.malformedRecords)} malformed records and no document: are the inputs WARC files?\n`);
   }
   return inputErrorStatus(report.inputErrors, io);
+}
+
+/**
+ * A store keeps the near method and SimHash threshold it was made with: asking for another, or giving the
+ * other method's option (--threshold is SimHash's, --min-jaccard MinHash's), is DRUM_BAD_OPTION, not ignored.
+ */
+function refuseOtherNear(o: ContentRawOptions, store: { near: string; threshold: number } | null, stateDir: string): void {
+  const near = store?.near ?? o.near ?? 'minhash';
+  if (o.near !== undefined && store !== null && store.near !== o.near) {
+    throw new DrumError('DRUM_BAD_OPTION', `the content store in ${stateDir} finds near copies with ${store.near}, not ${o.near} (a store keeps the method it was made with)`);
+  }
+  if (near === 'minhash' && o.threshold !== undefined) throw new DrumError('DRUM_BAD_OPTION', '--threshold is the SimHash threshold; this content store finds near copies with MinHash (--min-jaccard)');
+  if (near === 'simhash' && o.minJaccard !== undefined) throw new DrumError('DRUM_BAD_OPTION', '--min-jaccard is the MinHash threshold; this content store finds near copies with SimHash (--threshold)');
+  if (store !== null && near === 'simhash' && o.threshold !== undefined && Number(o.threshold) !== store.threshold) {
+    throw new DrumError('DRUM_BAD_OPTION', `the content store in ${stateDir} was made with --threshold ${store.threshold}, which it keeps`);
+  }
 }
 
 async function verifyCommand(stateDir: string, o: ContentRawOptions, io: CliIo): Promise<number> {
