@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { Catalog, type RunRecord } from '../../src/catalog/catalog.js';
 import { isDrumError } from '../../src/errors.js';
+import { acquireLock } from '../../src/store/lock.js';
 
 const temps: string[] = [];
 function tempState(): string {
@@ -192,6 +193,29 @@ describe('catalog errors', () => {
       await writer.close();
     } finally {
       await reader.close();
+    }
+  });
+
+  it('reads in place when no temp directory takes a copy and no writer runs, and says DRUM_IO (never damage) while one does', async () => {
+    const state = tempState();
+    const w = await Catalog.open(state);
+    await w.putRun(run('done', '2025-01-01T00:00:00.000Z'));
+    await w.close();
+    const saved = process.env['TMPDIR'];
+    process.env['TMPDIR'] = join(state, 'no-such-dir');
+    try {
+      const r = await Catalog.open(state, { readOnly: true });
+      assert.equal((await r.listRuns(5))[0]?.runId, 'done');
+      await r.close();
+      const lock = await acquireLock(state);
+      try {
+        await assert.rejects(Catalog.open(state, { readOnly: true }), (e) => isDrumError(e, 'DRUM_IO'));
+      } finally {
+        await lock.release();
+      }
+    } finally {
+      if (saved === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = saved;
     }
   });
 

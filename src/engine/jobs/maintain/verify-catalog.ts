@@ -32,8 +32,8 @@ export async function checkCatalog(stateDir: string, expected: boolean): Promise
     return null;
   } catch (e) {
     if (!isDrumError(e)) throw e;
-    // The OS refused access (read-only media, permissions, descriptors, a full temp dir for the copy): not checked.
-    const refused = e.code === 'DRUM_IO' && /Read-only file system|Permission denied|Operation not permitted|Too many open files|No space left|E(ROFS|ACCES|PERM|MFILE|NFILE|NOSPC)\b/.test(e.message);
+    // The OS refused access (read-only media, permissions, descriptors, a temp dir that takes no copy): not checked.
+    const refused = e.code === 'DRUM_IO' && /Read-only file system|Permission denied|Operation not permitted|Too many open files|No space left|E(ROFS|ACCES|PERM|MFILE|NFILE|NOSPC)\b|^cannot copy the run catalog/.test(e.message);
     // A damaged host table file is named itself; LevelDB's damage names the catalog directory.
     const file = e.code === 'DRUM_CORRUPT_FILE' && e.file !== undefined && e.file.includes(join(stateDir, 'hosts')) ? e.file : dir;
     return { file, code: refused ? 'DRUM_IO' : e.code === 'DRUM_IO' ? 'DRUM_CORRUPT_FILE' : e.code, message: e.message };
