@@ -149,7 +149,7 @@ export interface StoreStats {
   stateDir: string;
   formatVersion: number;
   storeUrls: number;
-  /** Bytes of the files the manifest names under store/: key files, values files, the Bloom file and the key journal. */
+  /** Bytes of the store files the manifest names: key and values files and the key journal (store/), and the Bloom file. */
   storeBytes: number;
   /** Of storeBytes, the values files' (0 in a keys-only store). */
   valuesBytes: number;

@@ -43,6 +43,8 @@ export class Drum {
   private closed: Promise<void> | null = null;
   private readonly gate = new JobGate();
   private adder: LinkAdder | null = null;
+  /** Jobs started on this open store (the first one may report what the open did). */
+  private jobs = 0;
 
   /** A read-only open whose private work directory could not be made: why (only check needs one). */
   private readonly tempFault: DrumError | null;
@@ -57,8 +59,9 @@ export class Drum {
    * Opens (or creates) the store in stateDir. Writers take the lock
    * (DRUM_LOCKED if held); `readOnly` opens see the last committed state,
    * take no lock and write only to a private temporary directory (when the
-   * temp directory refuses one, they still read: stats and verify work, and
-   * check fails with DRUM_IO).
+   * temp directory refuses one, they still read: stats and verify work while
+   * no writer runs, reading the run catalog in place, and check fails with
+   * DRUM_IO).
    */
   static async open(stateDir: string, opts: DrumOptions = {}): Promise<Drum> {
     const work = opts.readOnly ? readOnlyWorkDir() : { dir: null, fault: null };
@@ -88,7 +91,12 @@ export class Drum {
       // A closed or busy store rejects the promise, as every other failure does: `.catch()` sees it.
       return Promise.reject(e);
     }
-    return this.gate.run(s, () => (keepAdds ? this.adder?.idle() : this.endRun()), fn);
+    return this.gate.run(s, () => (keepAdds ? this.adder?.idle() : this.endRun()), (s2) => {
+      // The open's host fold is reported by a compaction that is the session's first job, not a later one.
+      const first = this.jobs++ === 0 && this.adder === null;
+      if (!first) s2.foldedAtOpen = null;
+      return fn(s2);
+    });
   }
 
   /** Check+update: ingests the inputs, writing unique-*.txt, rejects.tsv and report.json to the run's out dir. */

@@ -55,7 +55,8 @@ export class StageTimer {
 
   /** A run starts: its stages are counted from here (the session's first run also keeps the open before it). */
   startRun(): void {
-    if (this.runs++ > 0) this.base = Object.fromEntries(Object.entries(this.stages).map(([k, v]) => [k, { ...v }]));
+    this.base = Object.fromEntries(Object.entries(this.stages).map(([k, v]) => [k, { ...v }]));
+    if (this.runs++ === 0) delete this.base['open'];
   }
 
   /** The stages the current run added (a stage it did not touch is left out). */

@@ -19,7 +19,7 @@ import { refuseBadStore } from '../ingest/ingest.js';
 export interface CompactResult {
   /** Journal keys merged into the key files (0: the journal was empty). */
   journalKeys: number;
-  /** Host-count deltas (round parts) folded into the host table: by this compaction, or by the open just before a process's first compaction, which folds them once 64 are pending (0: none were). */
+  /** Host-count deltas (round parts) folded into the host table: by this compaction, and when it is the first job of an open store, by that open, which folds them once 64 are pending (0: none were). */
   hostDeltas: number;
   /** URLs in the store afterwards (unchanged by a compaction). */
   storeUrls: number;

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { constants as zlibConstants, gunzipSync, gzipSync } from 'node:zlib';
 import { EXIT_STATUS } from '../../../../src/errors.js';
 import { Drum } from '../../../../src/engine/drum.js';
+import { withDrum as withDrumOpen } from '../../../helpers/drum.js';
 import { drum, uniques } from '../../../helpers/cli.js';
 import { tempDir } from '../../../helpers/tmp.js';
 
@@ -112,5 +113,21 @@ describe('the report of one of many ingests through one open Drum', () => {
     } finally {
       await d.close();
     }
+  });
+
+  it('leaves out of the first run\'s stages a job that came before it, but keeps the open', async () => {
+    const dir = tempDir();
+    const p = join(dir, 'a.txt');
+    fs.writeFileSync(p, Array.from({ length: 3000 }, (_, i) => `http://h${i % 31}.example/p/${i}\n`).join(''));
+    const state = join(dir, 'state');
+    const opts = { workers: 0, fsync: false } as const;
+    await withDrumOpen(state, opts, (d) => d.ingest({ inputs: [p], outDir: join(dir, 'o1') }));
+    const r = await withDrumOpen(state, opts, async (d) => {
+      assert.ok((await d.compact()).journalKeys > 0, 'the compaction folds the journal');
+      fs.writeFileSync(p, 'http://new.example/\n');
+      return d.ingest({ inputs: [p], outDir: join(dir, 'o2') });
+    });
+    assert.ok(r.stages['open'] !== undefined);
+    assert.deepEqual(Object.keys(r.stages).filter((k) => k.startsWith('fold')), [], Object.keys(r.stages).join(', '));
   });
 });

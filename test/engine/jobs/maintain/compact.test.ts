@@ -103,6 +103,22 @@ describe('compact', () => {
     assert.equal((await withDrum(state, O, (d) => d.compact())).hostDeltas, 0, 'a second compaction finds nothing');
   });
 
+  it('does not report the open\'s fold when another job came first', async () => {
+    const state = join(tempDir(), 'state');
+    const addOne = async (d: Drum, u: string): Promise<void> => {
+      await d.add([u]);
+      await d.endRun();
+    };
+    await withDrum(state, O, async (d) => {
+      for (let b = 0; b < DELTAS_BEFORE_FOLD; b++) await addOne(d, `http://h${b}.example/`);
+    });
+    const r = await withDrum(state, O, async (d) => {
+      await addOne(d, 'http://after-open.example/');
+      return d.compact();
+    });
+    assert.equal(r.hostDeltas, 1, 'only the delta the add left; the open folded the others before it');
+  });
+
   it('leaves a compact store byte for byte as it was', async () => {
     const state = join(tempDir(), 'state');
     await smallBatches(state);
