@@ -210,7 +210,7 @@ export function formatStats(s: StoreStats): string {
       ['run catalog', `${fmtBytes(d.catalog)}${pct(d.catalog)}`],
       ['run outputs', `${fmtBytes(d.runs)}${pct(d.runs)}  runs/ (outputs written with --out elsewhere not counted)`],
       ['work area', `${fmtBytes(d.work)}${pct(d.work)}`],
-      ['other', `${fmtBytes(d.other)}${pct(d.other)}  MANIFEST, writer-lock/`],
+      ['other', `${fmtBytes(d.other)}${pct(d.other)}  MANIFEST, writer-lock/, content/ (drum content's store)`],
     ]);
   if (s.recentRuns.length > 0) {
     text +=

@@ -37,8 +37,8 @@ export function formatForget(r: ForgetReport, inputs: readonly string[] = []): s
   const listed = `${fmtInt(r.asked)} URLs asked (${fmtInt(r.notStored)} not stored, ${fmtInt(r.repeats)} repeats)`;
   const lines = [
     r.hosts === undefined
-      ? `forgot ${fmtInt(r.forgotten)} of ${listed}; ${fmtInt(r.rejectedLines)} lines rejected`
-      : `forgot ${fmtInt(r.forgotten)} URLs: ${fmtInt(byHost)} by host, ${fmtInt(r.forgotten - byHost)} of ${listed}; ${fmtInt(r.rejectedLines)} lines rejected`,
+      ? `forgot ${fmtInt(r.forgotten)} of ${listed}; ${fmtCount(r.rejectedLines, 'line')} rejected`
+      : `forgot ${fmtCount(r.forgotten, 'URL')}: ${fmtInt(byHost)} by host, ${fmtInt(r.forgotten - byHost)} of ${listed}; ${fmtCount(r.rejectedLines, 'line')} rejected`,
     `store now holds ${fmtCount(r.storeUrls, 'URL')}`,
   ];
   for (const h of r.hosts ?? []) {

@@ -58,6 +58,8 @@ export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo
   // --out - : the new URLs go to stdout as rounds commit (kept in <state>/runs/<run-id>/ too); everything else to stderr.
   const toStdout = raw.out === '-';
   const req = ingestRequestFrom(toStdout ? { ...raw, out: undefined } : raw, inputs, io.cwd);
+  // A missing input fails before a store is created for it (the engine checks again at the run's start).
+  for (const f of req.inputs) await inputSize(f);
   const progress = new ProgressLine(io.stderr, raw.progress !== false && !raw.quiet);
   let started: RunStart | null = null;
   const off = io.onStop?.((reason) => {
@@ -70,8 +72,6 @@ export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo
     if (r.abandoned !== null) io.stderr.write(abandonedLine(r.abandoned));
     if (toStdout && r.resumed && r.committedUrls > 0) io.stderr.write(resumedLine(r));
   };
-  // A missing input fails before a store is created for it (the engine checks again at the run's start).
-  for (const f of req.inputs) await inputSize(f);
   const existed = existsSync(state);
   let report;
   try {
@@ -212,8 +212,14 @@ async function withCatalog<T>(raw: RawOptions, io: CliIo, fn: (c: Catalog) => Pr
 export async function runsCommand(raw: RawOptions, io: CliIo): Promise<number> {
   const limit = limitFrom(raw);
   const state = stateDirFrom(raw, io.env, io.cwd);
-  // A live writer means the manifest's unfinished run is running, not interrupted (where the kernel's lock table cannot be read, it is taken as running).
-  const runs = await withCatalog(raw, io, async (c) => settleRuns(await c.listRuns(limit), manifestOrNull(state), writerLockHeld(state) !== false, limit));
+  // A live writer means the manifest's unfinished run is running, not interrupted (where the kernel's lock table
+  // cannot be read, it is taken as running). Asked before and after the manifest is read: a writer that ends between counts.
+  const runs = await withCatalog(raw, io, async (c) => {
+    const records = await c.listRuns(limit);
+    const before = writerLockHeld(state) !== false;
+    const manifest = manifestOrNull(state);
+    return settleRuns(records, manifest, before || writerLockHeld(state) !== false, limit);
+  });
   if (raw.json) json(io, runs);
   else io.stdout.write(formatRuns(runs));
   return 0;
