@@ -103,15 +103,25 @@ describe('writerLockHeld', { skip: !fs.existsSync('/proc/locks') && 'no /proc/lo
     assert.equal(writerLockHeld(state), false);
   });
 
-  it('never takes the lock itself: a writer opens the store between two probes', async () => {
+  it('never takes the lock itself: a writer takes it again and again while another process probes without pause', async () => {
     const state = tempDir();
     await (await acquireLock(state)).release();
-    for (let i = 0; i < 20; i++) {
-      assert.equal(writerLockHeld(state), false);
-      const l = await acquireLock(state);
+    const code = `const m = await import(${JSON.stringify(pathToFileURL(join(distRoot, 'src', 'store', 'lock.js')).href)});
+      process.stdout.write('probing\\n'); const end = Date.now() + 3000; let n = 0;
+      while (Date.now() < end) { m.writerLockHeld(${JSON.stringify(state)}); n++; } process.stdout.write(String(n));`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    while (!out.includes('probing')) await new Promise((r) => setTimeout(r, 10));
+    let takes = 0;
+    while (child.exitCode === null && takes < 200) {
+      const l = await acquireLock(state); // a probe that took the lock, even for a moment, would make this DRUM_LOCKED
       assert.equal(writerLockHeld(state), true);
       await l.release();
+      takes++;
     }
+    await new Promise((r) => (child.exitCode === null ? child.on('exit', r) : r(undefined)));
+    assert.ok(takes > 20 && Number(out.replace('probing', '')) > 100, `${takes} takes beside ${out} probes`);
   });
 
   it('matches the lock file by device and inode only, and answers null where the lock table cannot be read', async () => {
