@@ -91,12 +91,8 @@ export class Drum {
       // A closed or busy store rejects the promise, as every other failure does: `.catch()` sees it.
       return Promise.reject(e);
     }
-    return this.gate.run(s, () => (keepAdds ? this.adder?.idle() : this.endRun()), (s2) => {
-      // The open's host fold is reported by a compaction that is the session's first job, not a later one.
-      const first = this.jobs++ === 0 && this.adder === null;
-      if (!first) s2.foldedAtOpen = null;
-      return fn(s2);
-    });
+    this.jobs++;
+    return this.gate.run(s, () => (keepAdds ? this.adder?.idle() : this.endRun()), fn);
   }
 
   /** Check+update: ingests the inputs, writing unique-*.txt, rejects.tsv and report.json to the run's out dir. */
@@ -130,7 +126,9 @@ export class Drum {
    * ingested; a no-op on a compact store. Ends the run of earlier add() calls.
    */
   compact(): Promise<CompactResult> {
-    return this.job((s) => compactJob(this.writer(s)));
+    // The open's host fold is this compaction's to report only when nothing ran on the store before it.
+    const first = this.jobs === 0 && this.adder === null;
+    return this.job((s) => compactJob(this.writer(s), first));
   }
 
   /** Read-only check: calls req.onNew for each URL not yet stored, in input order. Adds nothing. */

@@ -28,7 +28,7 @@ export interface CompactResult {
 }
 
 /** Folds the key journal, then the pending host counts; see the header. */
-export async function compactJob(s: Session): Promise<CompactResult> {
+export async function compactJob(s: Session, withOpenFold = false): Promise<CompactResult> {
   const t0 = performance.now();
   const journalKeys = s.store.body.journal === undefined ? 0 : s.store.body.journal.keys;
   if (journalKeys > 0) {
@@ -36,9 +36,9 @@ export async function compactJob(s: Session): Promise<CompactResult> {
     await refuseBadStore(s);
     await foldJournal(s);
   }
-  // `drum compact` opens the store first, and an open folds the deltas once enough are pending: counted here, once.
-  const atOpen = s.foldedAtOpen ?? { deltas: 0, ms: 0 };
-  s.foldedAtOpen = null;
+  // `drum compact` opens the store first, and an open folds the deltas once enough are pending (`withOpenFold`: this
+  // compaction is the open store's first job, so that fold was done for it).
+  const atOpen = (withOpenFold ? s.foldedAtOpen : null) ?? { deltas: 0, ms: 0 };
   const hostDeltas = (await s.foldHostCounts()) + atOpen.deltas;
   return { journalKeys, hostDeltas, storeUrls: s.store.body.storeUrls, ms: Math.round(performance.now() - t0 + atOpen.ms) };
 }
