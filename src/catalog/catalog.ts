@@ -17,8 +17,7 @@ import { dirname, join } from 'node:path';
 import { DrumFs } from '../io/fs.js';
 import { DrumError } from '../errors.js';
 import { levelError } from './level-errors.js';
-import { SNAPSHOT_ATTEMPTS, snapshotOnce, snapshotPause } from './snapshot.js';
-import { writerLockHeld } from '../store/lock.js';
+import { openReaderDb } from './snapshot.js';
 import { roundKey, inputKey } from './keys.js';
 import {
   del, openLevel, put, DELTAS_BEFORE_FOLD, type CatalogOpenOptions, type Db, type HostCount, type HostDelta, type Op, type RunRecord, type Sub,
@@ -49,10 +48,6 @@ export class Catalog {
     private readonly opts: CatalogOpenOptions = {},
   ) {}
 
-  /** A read-only catalog over `db` (a copy in `tempDir`, removed at close, or null: the catalog in place). For openReader. */
-  static reading(dir: string, db: Db, sync: boolean, tempDir: string | null, opts: CatalogOpenOptions): Catalog {
-    return new Catalog(dir, db, true, sync, tempDir, opts);
-  }
 
   /**
    * Opens <stateDir>/catalog. Writers create it if missing. Read-only: a missing state
@@ -75,7 +70,8 @@ export class Catalog {
     }
     if (!existsSync(stateDir) || !statSync(stateDir).isDirectory()) throw new DrumError('DRUM_NOT_FOUND', `no drum state at ${stateDir}`, { file: stateDir });
     if (!existsSync(join(dir, 'CURRENT'))) return new Catalog(dir, null, true, sync, null, opts);
-    return openReader(stateDir, dir, sync, opts);
+    const { db, temp } = await openReaderDb(stateDir, dir);
+    return new Catalog(dir, db, true, sync, temp, opts);
   }
 
   async close(): Promise<void> {
@@ -275,43 +271,4 @@ export class Catalog {
     this.queue = run.catch(() => undefined);
     return run;
   }
-}
-
-/**
- * A reader's catalog: a copy, opened; copied and opened again when a
- * compaction pulled a file away meanwhile. When no temporary directory takes
- * the copy and no writer runs, the catalog is opened in place, as drum did
- * before it always copied (LevelDB then rewrites its own log files).
- */
-async function openReader(stateDir: string, dir: string, sync: boolean, opts: CatalogOpenOptions): Promise<Catalog> {
-  let last: DrumError | null = null;
-  for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
-    let temp: string;
-    try {
-      temp = snapshotOnce(dir);
-    } catch (e) {
-      // The OS refused the copy (no temp directory, or a file a compaction pulled away): never damage.
-      last = new DrumError('DRUM_IO', `cannot copy the run catalog: ${(e as Error).message}`, { cause: e, file: dir });
-      if ((e as NodeJS.ErrnoException).syscall === 'mkdtemp') break;
-      await snapshotPause(attempt);
-      continue;
-    }
-    try {
-      return Catalog.reading(dir, await openLevel(temp, false), sync, temp, opts);
-    } catch (e) {
-      rmSync(temp, { recursive: true, force: true });
-      // Judged on the copy's paths (a file missing inside it is damage), reported on the catalog's.
-      const err = levelError('cannot open a copy of the run catalog', e, temp);
-      last = new DrumError(err.code, err.message.split(temp).join(dir), { cause: e, file: dir });
-      await snapshotPause(attempt);
-    }
-  }
-  if (last?.message.startsWith('cannot copy') && writerLockHeld(stateDir) === false) {
-    try {
-      return Catalog.reading(dir, await openLevel(dir, false), sync, null, opts);
-    } catch {
-      // the copy's error says more
-    }
-  }
-  throw last!;
 }

@@ -3,15 +3,20 @@
 // opening it in place, whether or not an ingest holds it (LevelDB locks and
 // rewrites a database it opens). LevelDB's table files are immutable and its logs are
 // append-only, so a copy is a consistent past state unless a compaction
-// deletes a file mid-copy; the caller (catalog.ts) then copies and opens
-// again. Does not open the copy; the caller removes the temp directory.
+// deletes a file mid-copy; then it copies and opens again (openReaderDb).
+// Does not wrap the database in a Catalog (catalog.ts does, and removes the
+// temp directory at close).
 
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DrumError } from '../errors.js';
+import { writerLockHeld } from '../store/lock.js';
+import { levelError } from './level-errors.js';
+import { openLevel, type Db } from './records.js';
 
 /** Copies (and opens, in the caller) tried this many times before the error is reported. */
-export const SNAPSHOT_ATTEMPTS = 5;
+const SNAPSHOT_ATTEMPTS = 5;
 
 /**
  * One copy of `dir` into a new temp directory: CURRENT and the MANIFEST it
@@ -20,7 +25,7 @@ export const SNAPSHOT_ATTEMPTS = 5;
  * since (then the copy, or the open of the copy, fails, and the caller tries
  * again). Throws the OS error; removes its temp directory on failure.
  */
-export function snapshotOnce(dir: string): string {
+function snapshotOnce(dir: string): string {
   const temp = mkdtempSync(join(tmpdir(), 'drum-catalog-'));
   try {
     copyFileSync(join(dir, 'CURRENT'), join(temp, 'CURRENT'));
@@ -43,6 +48,47 @@ export function snapshotOnce(dir: string): string {
 }
 
 /** A pause between attempts, longer each time (a compaction takes a moment). */
-export function snapshotPause(attempt: number): Promise<void> {
+function snapshotPause(attempt: number): Promise<void> {
   return new Promise((r) => setTimeout(r, 20 * (attempt + 1)));
+}
+
+/**
+ * A reader's database: a copy, opened (`temp`: its directory); copied and
+ * opened again when a compaction pulled a file away meanwhile. When no
+ * temporary directory takes the copy and no writer runs, the catalog is
+ * opened in place (`temp` null), as drum did before it always copied
+ * (LevelDB then rewrites its own log files).
+ */
+export async function openReaderDb(stateDir: string, dir: string): Promise<{ db: Db; temp: string | null }> {
+  let last: DrumError | null = null;
+  let noTemp = false;
+  for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS && !noTemp; attempt++) {
+    let temp: string;
+    try {
+      temp = snapshotOnce(dir);
+    } catch (e) {
+      // The OS refused the copy (no temp directory, or a file a compaction pulled away): never damage.
+      last = new DrumError('DRUM_IO', `cannot copy the run catalog: ${(e as Error).message}`, { cause: e, file: dir });
+      noTemp = (e as NodeJS.ErrnoException).syscall === 'mkdtemp';
+      if (!noTemp) await snapshotPause(attempt);
+      continue;
+    }
+    try {
+      return { db: await openLevel(temp, false), temp };
+    } catch (e) {
+      rmSync(temp, { recursive: true, force: true });
+      // Judged on the copy's paths (a file missing inside it is damage), reported on the catalog's.
+      const err = levelError('cannot open a copy of the run catalog', e, temp);
+      last = new DrumError(err.code, err.message.split(temp).join(dir), { cause: e, file: dir });
+      await snapshotPause(attempt);
+    }
+  }
+  if (noTemp && writerLockHeld(stateDir) === false) {
+    try {
+      return { db: await openLevel(dir, false), temp: null };
+    } catch {
+      // the copy's error says more
+    }
+  }
+  throw last!;
 }
