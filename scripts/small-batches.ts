@@ -15,6 +15,7 @@
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { scriptArgs } from './lib/script-args.js';
+import { median } from './lib/measure.js';
 import { Drum } from '../src/engine/drum.js';
 
 export interface SmallBatchResult {
@@ -90,7 +91,7 @@ export async function smallBatches(state: string, input: string, batch: number, 
     await drum.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  const medianMs = [...runsMs].sort((a, b) => a - b)[Math.floor(runsMs.length / 2)]!;
+  const medianMs = median(runsMs);
   return { batchLinks: batch, batches: files.length, runsMs, medianMs, openMs: Math.round(openMs), newUrls, peakRssBytes: process.resourceUsage().maxRSS * 1024 };
 }
 

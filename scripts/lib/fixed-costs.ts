@@ -20,7 +20,7 @@
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runMeasured } from './measure.js';
+import { median, runMeasured } from './measure.js';
 import type { BenchContext } from './bench-runners.js';
 
 export interface FixedCost {
@@ -35,7 +35,6 @@ export interface FixedCost {
   stages?: unknown;
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function measure(ctx: BenchContext, id: FixedCost['id'], text: string, repeat: number,
   args: () => string[], before?: (i: number) => void): Promise<FixedCost> {

@@ -9,7 +9,7 @@
 
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runMeasured } from './measure.js';
+import { median, runMeasured } from './measure.js';
 import type { Goal } from './bench-report.js';
 import type { BenchContext } from './bench-runners.js';
 import type { SmallBatchResult } from '../small-batches.js';
@@ -29,8 +29,6 @@ export interface LibraryBatches {
   /** Median of batchesMs / median of wholeMs: the per-link cost of a batch against one big ingest. */
   ratio: number;
 }
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** One small-batches.js process; null (logged) if it failed. */
 async function runOnce(ctx: BenchContext, file: string, batchLinks: number, whole: boolean): Promise<SmallBatchResult | null> {

@@ -116,3 +116,8 @@ export async function countLines(p: string): Promise<number> {
   }
   return n;
 }
+
+/** The median of `xs` (the upper one of an even count), as the bench reports runs. REQUIRES: xs not empty. */
+export function median(xs: readonly number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+}
