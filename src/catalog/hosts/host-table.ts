@@ -192,6 +192,13 @@ export async function hostCountOf(t: HostTable, host: string): Promise<number> {
   return n;
 }
 
+/** Every host of the pending deltas with the sum of its counts there. */
+async function pendingCounts(t: HostTable): Promise<Map<string, number>> {
+  const pending = new Map<string, number>();
+  await forEachPending(t, (h, c) => pending.set(h, (pending.get(h) ?? 0) + c));
+  return pending;
+}
+
 /**
  * The n hosts with most URLs (table plus pending deltas; hosts at 0 left
  * out). A table host whose count plus the largest pending count is below
@@ -200,8 +207,7 @@ export async function hostCountOf(t: HostTable, host: string): Promise<number> {
  * below it too). At 10^7 hosts most of the table is passed so.
  */
 export async function topHostCounts(t: HostTable, n: number): Promise<HostCount[]> {
-  const pending = new Map<string, number>();
-  await forEachPending(t, (h, c) => pending.set(h, (pending.get(h) ?? 0) + c));
+  const pending = await pendingCounts(t);
   let maxPending = 0;
   for (const c of pending.values()) if (c > maxPending) maxPending = c;
   const top = new TopHeap(n);
@@ -227,8 +233,7 @@ export async function topHostCounts(t: HostTable, n: number): Promise<HostCount[
 
 /** Every host and its count in name order: the table merged with the sorted pending hosts. */
 export async function* sortedHostCounts(t: HostTable): AsyncGenerator<[string, number]> {
-  const pending = new Map<string, number>();
-  await forEachPending(t, (h, c) => pending.set(h, (pending.get(h) ?? 0) + c));
+  const pending = await pendingCounts(t);
   const names = [...pending.keys()].sort();
   let j = 0;
   for await (const [h, c] of tableEntries(t)) {
