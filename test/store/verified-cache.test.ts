@@ -111,8 +111,10 @@ describe('verified.cache', () => {
     saveVerified(new DrumFs(), state, at, body, vouchedNow(state, keyFiles(state)));
     // The cache written no later than the files last changed: each could have changed again unseen.
     const first = join(state, keyFiles(state)[0]!);
-    const ctime = fs.statSync(first).ctime;
-    fs.utimesSync(join(state, VERIFIED_FILE), ctime, ctime);
+    // A millisecond before the file's ctime: utimes takes seconds as a double, which can land up to ~120 ns past a
+    // millisecond, and coarse kernel clocks put ctimes on whole ticks, so setting the ctime itself could overshoot it.
+    const before = new Date(fs.statSync(first).ctime.getTime() - 1);
+    fs.utimesSync(join(state, VERIFIED_FILE), before, before);
     assert.equal(loadVerified(state, at, body).has(keyFiles(state)[0]!), false);
   });
 
