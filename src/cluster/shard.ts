@@ -188,7 +188,7 @@ export class Shard {
     const run = this.drum.checkUpdate([ob.urls]);
     let next = await run.next();
     while (!next.done) next = await run.next();
-    await this.publisher.publish(ob.base, ob.urls, await this.publisher.storedEnd());
+    await this.publisher.publish(ob.base, ob.urls); // skips what the stream already holds
     this.state.confirm(ob.base + ob.urls.length);
     this.state.dropOutbox();
     if (next.value !== null) rmSync(next.value.outDir, { recursive: true, force: true });

@@ -84,7 +84,10 @@ function perShard(msgs: NewMsg[]): Map<number, string[]> {
   const m = new Map<number, string[]>();
   for (const x of msgs) {
     const l = m.get(x.shard) ?? [];
-    assert.equal(x.ordinal, l.length, `shard ${x.shard}: message at ordinal ${x.ordinal} after ${l.length} URLs`);
+    if (x.ordinal !== l.length) {
+      const order = msgs.filter((y) => y.shard === x.shard).map((y) => `${y.ordinal}+${y.urls.length}`);
+      assert.fail(`shard ${x.shard}: message at ordinal ${x.ordinal} after ${l.length} URLs; its messages in stream order: ${order.join(' ')}`);
+    }
     l.push(...x.urls);
     m.set(x.shard, l);
   }

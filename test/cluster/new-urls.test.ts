@@ -1,0 +1,75 @@
+// NewUrlPublisher against a real nats-server on 127.0.0.1: a shard's subject
+// holds its new URLs as a gap-free prefix of ordinals in order, even when the
+// stream refuses a message (here: one larger than the stream's max_msg_size,
+// the one refusal a test can cause at will); a later publish of the same
+// round (a restart's recovery) stores what is missing and nothing twice.
+// Skips without nats-server (fails instead when CI is set).
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { NewUrlPublisher } from '../../src/cluster/new-urls.js';
+import { H_COUNT, H_ORDINAL, NEW_BATCH_URLS, NEW_STREAM } from '../../src/cluster/subjects.js';
+import { DrumError } from '../../src/errors.js';
+import { haveNats, INSTALL_HINT, NatsCluster } from '../helpers/nats.js';
+
+const HAVE = haveNats();
+const FAST = { attempts: 3, waitMs: 20 };
+
+/** The shard's messages in stream order: [ordinal, count]. */
+async function stored(nc: NatsConnection, shard: number): Promise<[number, number][]> {
+  const c = await jetstream(nc).consumers.get(NEW_STREAM, { filter_subjects: `drum.new.${shard}` });
+  const out: [number, number][] = [];
+  for (let m = await c.next({ expires: 1000 }); m !== null; m = await c.next({ expires: 1000 })) {
+    out.push([Number(m.headers!.get(H_ORDINAL)), Number(m.headers!.get(H_COUNT))]);
+  }
+  return out;
+}
+
+/** DRUM_NEW made anew, as ensureStreams makes it, with a message size limit when given. */
+async function freshStream(nc: NatsConnection, maxMsgSize = -1): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.delete(NEW_STREAM).catch(() => false);
+  await jsm.streams.add({ name: NEW_STREAM, subjects: ['drum.new.>'], retention: RetentionPolicy.Limits, storage: StorageType.File, max_msg_size: maxMsgSize });
+}
+
+const urls = (n: number, pad: number): string[] => Array.from({ length: n }, (_, i) => `http://h${i % 7}.example/${'p'.repeat(pad)}${i}`);
+
+describe('NewUrlPublisher on a real nats-server', { skip: HAVE ? false : INSTALL_HINT, timeout: 60_000 }, () => {
+  let c: NatsCluster;
+  let nc: NatsConnection;
+  before(async () => {
+    c = await NatsCluster.start(1);
+    nc = await connect({ servers: c.urls });
+  });
+  after(async () => {
+    await nc.close();
+    c.kill();
+  });
+
+  it('stores nothing past a message the stream refuses, and a republish of the round fills it in order', async () => {
+    // Full messages of long URLs are over the limit; the short last one of the round is under it.
+    await freshStream(nc, 16 * 1024);
+    const round = [...urls(2 * NEW_BATCH_URLS, 40), 'http://short.example/'];
+    await assert.rejects(new NewUrlPublisher(nc, 0, FAST).publish(0, round), (e) => e instanceof DrumError && e.code === 'DRUM_IO');
+    assert.deepEqual(await stored(nc, 0), [], 'no later message stored past the refused one');
+
+    const jsm = await jetstreamManager(nc);
+    const info = await jsm.streams.info(NEW_STREAM);
+    await jsm.streams.update(NEW_STREAM, { ...info.config, max_msg_size: -1 });
+    await new NewUrlPublisher(nc, 0, FAST).publish(0, round); // the restart's recovery
+    await new NewUrlPublisher(nc, 0, FAST).publish(0, round); // and once more: all stored already
+    assert.deepEqual(await stored(nc, 0), [[0, 1000], [1000, 1000], [2000, 1]]);
+  });
+
+  it('continues a subject from its tail after a restart and refuses a gap before it', async () => {
+    await freshStream(nc);
+    await new NewUrlPublisher(nc, 1, FAST).publish(0, urls(1500, 0));
+    await new NewUrlPublisher(nc, 1, FAST).publish(1500, urls(10, 0));
+    assert.deepEqual(await stored(nc, 1), [[0, 1000], [1000, 500], [1500, 10]]);
+    // Ordinals 1510..1519 never reached the stream: publishing past them would leave a hole.
+    await assert.rejects(new NewUrlPublisher(nc, 1, FAST).publish(1520, urls(5, 0)), (e) => e instanceof DrumError && e.code === 'DRUM_IO');
+    assert.equal((await stored(nc, 1)).length, 3);
+  });
+});
