@@ -16,18 +16,23 @@ import { levelError } from './level-errors.js';
 import { openLevel, type Db } from './records.js';
 
 /** Copies (and opens, in the caller) tried this many times before the error is reported. */
-const SNAPSHOT_ATTEMPTS = 5;
+const SNAPSHOT_ATTEMPTS = 10;
 
 /**
  * One copy of `dir` into a new temp directory: CURRENT and the MANIFEST it
  * names first, then the listing of the rest, so every table that manifest
  * names was there when the listing was taken unless a compaction deleted it
  * since (then the copy, or the open of the copy, fails, and the caller tries
- * again). Throws the OS error; removes its temp directory on failure.
+ * again). LevelDB deletes a log only after the manifest says it is flushed,
+ * and the copy's manifest may predate that: so every log listed before the
+ * manifest was copied must be copied (else it throws). A table deleted since
+ * the listing is left out: if the manifest names it, the open fails.
+ * Throws the OS error; removes its temp directory on failure.
  */
 function snapshotOnce(dir: string): string {
   const temp = mkdtempSync(join(tmpdir(), 'drum-catalog-'));
   try {
+    const logsBefore = readdirSync(dir).filter((n) => n.endsWith('.log'));
     copyFileSync(join(dir, 'CURRENT'), join(temp, 'CURRENT'));
     const manifest = readFileSync(join(temp, 'CURRENT'), 'utf8').trim();
     try {
@@ -36,10 +41,20 @@ function snapshotOnce(dir: string): string {
       // A CURRENT that names no manifest is damage, which opening the copy reports; one rewritten meanwhile is a race.
       if (readFileSync(join(dir, 'CURRENT'), 'utf8').trim() !== manifest) throw e;
     }
+    const copied = new Set<string>();
     for (const n of readdirSync(dir)) {
       if (n === 'LOCK' || n === 'LOG' || n === 'LOG.old' || n === 'CURRENT' || n.startsWith('MANIFEST-')) continue;
-      copyFileSync(join(dir, n), join(temp, n));
+      try {
+        copyFileSync(join(dir, n), join(temp, n));
+        copied.add(n);
+      } catch (e) {
+        // Deleted since the listing: a table the manifest names makes the open fail, a log is checked below.
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      }
     }
+    // A log that went since the first listing may be one the copied manifest still needs (a flush finished
+    // meanwhile): the copy would open without its records and without an error, so it is taken again.
+    if (logsBefore.some((n) => !copied.has(n))) throw new Error('a flush of the catalog went by while it was copied');
     return temp;
   } catch (e) {
     rmSync(temp, { recursive: true, force: true });
