@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DrumError } from '../errors.js';
+import { inputPath } from '../input/open.js';
 import { parseSize, type DrumOptions, type Tuning } from '../options.js';
 import type { CanonicalPolicyOptions, ProfileName } from '../canonicalize/types.js';
 import type { InputFormat, IngestRequest, ReadOptions } from '../engine/api.js';
@@ -196,7 +197,7 @@ export function tuningFrom(text: string): Tuning {
 export function ingestRequestFrom(raw: RawOptions, inputs: string[], cwd = process.cwd()): IngestRequest {
   if (inputs.length === 0) bad('give at least one input file (or - for stdin)');
   if (inputs.filter((i) => i === '-').length > 1) bad('stdin (-) can be given only once');
-  const req: IngestRequest = { inputs: inputs.map((i) => (i === '-' ? i : resolve(cwd, i))), ...readOptionsFrom(raw) };
+  const req: IngestRequest = { inputs: inputs.map((i) => inputPath(i, cwd)), ...readOptionsFrom(raw) };
   if (raw.out !== undefined) {
     if (raw.out.trim() === '') bad('--out must not be empty');
     req.outDir = resolve(cwd, raw.out);
@@ -214,7 +215,7 @@ export function ingestRequestFrom(raw: RawOptions, inputs: string[], cwd = proce
 /** Inputs for check/canonicalize: none means stdin. */
 export function inputsFrom(inputs: string[], cwd = process.cwd()): string[] {
   if (inputs.filter((i) => i === '-').length > 1) bad('stdin (-) can be given only once');
-  return inputs.length === 0 ? ['-'] : inputs.map((i) => (i === '-' ? i : resolve(cwd, i)));
+  return inputs.length === 0 ? ['-'] : inputs.map((i) => inputPath(i, cwd));
 }
 
 export function topFrom(raw: RawOptions): number {

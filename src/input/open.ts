@@ -6,6 +6,7 @@
 // inflate gzip itself (gunzip.ts does).
 
 import { open, stat, type FileHandle } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { DrumError } from '../errors.js';
 import { hasGzipMagic, isGzipName } from './detect.js';
 import { gunzip } from './gunzip.js';
@@ -37,6 +38,11 @@ export interface ByteInput {
   /** Not a plain file: decompressed bytes from offset 0. Else null. */
   bytes: AsyncIterator<Buffer> | null;
   close(): Promise<void>;
+}
+
+/** An input's path as a run records and opens it: absolute (relative ones from `cwd`), or '-' for stdin. */
+export function inputPath(path: string, cwd = '.'): string {
+  return path === '-' ? path : resolve(cwd, path);
 }
 
 /**

@@ -9,8 +9,8 @@
 // outputs are made durable). The graph itself is graph-round.ts.
 // REQUIRES: a Session opened for writing.
 
-import { resolve } from 'node:path';
 import { DrumError } from '../../../errors.js';
+import { inputPath } from '../../../input/open.js';
 import { peekFormat } from '../../../input/peek.js';
 import type { Reject } from '../../../input/types.js';
 import type { RunCounters } from '../../../stats/counters.js';
@@ -43,7 +43,7 @@ export class GraphRun {
     if (req.format === 'tsv') return;
     // A file that does not read as TSV is refused before the run starts (stdin only once it is read: readHooks).
     for (const path of req.inputs) {
-      const format = await peekFormat(path === '-' ? path : resolve(path), s.policy.maxLineBytes);
+      const format = await peekFormat(inputPath(path), s.policy.maxLineBytes);
       if (format !== null && format !== 'tsv') throw graphFormatError(path, format);
     }
   }

@@ -9,7 +9,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DrumError } from '../../../errors.js';
 import { inputIdentity } from '../../../input/identity.js';
-import { inputSize } from '../../../input/open.js';
+import { inputPath, inputSize } from '../../../input/open.js';
 import type { InputRecord, ManifestBody, RunState } from '../../../store/manifest.js';
 import type { IngestRequest } from '../../api.js';
 import type { InputError } from '../../pipeline/read-loop.js';
@@ -34,7 +34,7 @@ export interface RunPlan {
 export async function describeInputs(paths: string[], fullHashMaxBytes = FULL_HASH_MAX_BYTES): Promise<InputRecord[]> {
   const out: InputRecord[] = [];
   for (const p of paths) {
-    const abs = p === '-' ? p : resolve(p);
+    const abs = inputPath(p);
     const size = await inputSize(abs);
     if (size === null) {
       // Stdin, a FIFO, `<(...)`, /dev/stdin or a device: read as a stream; no identity, never skipped or resumed.

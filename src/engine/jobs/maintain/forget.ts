@@ -41,7 +41,7 @@ import { refuseBadStore } from '../ingest/ingest.js';
 import { HOST_PAYLOAD_MARK, routeHosts, type HostTarget } from './forget-hosts.js';
 import { HISTORY_KEEP } from '../ingest/run-history.js';
 import { checkOutDir, checkOutDirPlace, newRunId } from '../ingest/run-setup.js';
-import { inputSize } from '../../../input/open.js';
+import { inputPath, inputSize } from '../../../input/open.js';
 import { applyNegated, FORGET_REJECTS_KEPT, FORGOTTEN_FILE, forgetRecord, forgetSummary } from './forget-records.js';
 import { foldJournal } from '../../url-seen/journal-round.js';
 
@@ -82,7 +82,7 @@ export async function forget(s: Session, req: ForgetRequest): Promise<ForgetRepo
     throw new DrumError('DRUM_NEEDS_UPGRADE', 'forget --host needs a host check stored with each URL, which this store (keys only) lacks: the 24-bit host fingerprint alone could remove another host\'s URLs; run drum upgrade first');
   }
   // A missing or unreadable list fails the forget before it starts, as an ingest's input does.
-  for (const p of req.inputs ?? []) await inputSize(p === '-' ? p : resolve(p));
+  for (const p of req.inputs ?? []) await inputSize(inputPath(p));
   // A crash between the unfinished ingest's last commit and its host counts: counted first, as ingest does.
   await recoverHostCounts(s.store.body.run, s.catalog, { dfs: s.dfs, path: join(s.workDir, 'hosts-recovery.parts') });
   await refuseBadStore(s);
@@ -117,7 +117,7 @@ export async function forget(s: Session, req: ForgetRequest): Promise<ForgetRepo
 
 /** The list's inputs: the files (as given; '-' is stdin), then the in-memory URLs written to a work file. */
 function listInputs(s: Session, req: ForgetRequest): InputRecord[] {
-  const out: InputRecord[] = (req.inputs ?? []).map((p) => ({ path: p === '-' ? '-' : resolve(p), bytes: 0, sha256: '', sampled: false }));
+  const out: InputRecord[] = (req.inputs ?? []).map((p) => ({ path: inputPath(p), bytes: 0, sha256: '', sampled: false }));
   if (req.urls !== undefined) {
     // One URL per line: a line break inside an element would shift every later line number, so it becomes a space.
     const lines = [...req.urls].map((u) => `${u.replace(/[\r\n]/g, ' ')}\n`).join('');
