@@ -8,7 +8,6 @@
 // parse workers keep the process alive, until then.
 
 import * as fs from 'node:fs';
-import { join } from 'node:path';
 import { DrumError } from '../errors.js';
 import type { DrumOptions } from '../options.js';
 import type {

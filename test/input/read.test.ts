@@ -1,7 +1,8 @@
 // Tests of readInputs: files, gzip by name and by magic, stdin through the
 // `stdin` seam, several inputs, resume offsets, the real Heritrix TSV, WARC
-// dispatch, DRUM_INPUT for missing, corrupt and truncated inputs, and
-// reuseBuffers (same lines; a chunk kept too long reads as empty, not stale).
+// dispatch, DRUM_INPUT for missing and corrupt inputs (cut ones:
+// read-damaged.test.ts), and reuseBuffers (same lines; a chunk kept too long
+// reads as empty, not stale).
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,8 +13,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { constants as zlibConstants, gzipSync, gunzipSync } from 'node:zlib';
-import { htmlRecord } from './warc/helpers.js';
+import { gzipSync } from 'node:zlib';
 import { readInputs, type InputInfo, type ReadInputsOptions } from '../../src/input/read.js';
 import { isDrumError } from '../../src/errors.js';
 import type { LineChunk } from '../../src/input/types.js';
@@ -205,69 +205,6 @@ describe('readInputs', () => {
     mkdirSync(d);
     await rejectsWith(collect(readInputs([{ path: d }], OPTS)), 'DRUM_INPUT');
     await rejectsWith(collect(readInputs([{ path: file('fake.gz', TEXT) }], OPTS)), 'DRUM_INPUT');
-  });
-
-  it('yields every complete line of a truncated gzip, then fails with DRUM_INPUT', async () => {
-    const big = Array.from({ length: 20000 }, (_, i) => `http://example.com/${i * 7919}`).join('\n') + '\n';
-    const gz = gzipSync(big);
-    const p = file('cut.gz', gz.subarray(0, Math.floor(gz.length * 0.6)));
-    const got: LineChunk[] = [];
-    await rejectsWith(
-      (async () => {
-        for await (const c of readInputs([{ path: p }], OPTS)) got.push(c);
-      })(),
-      'DRUM_INPUT',
-    );
-    const u = urls(got);
-    assert.ok(u.length > 5000, `got ${u.length} lines before the damage`);
-    assert.deepEqual(u, big.split('\n').slice(0, u.length));
-    assert.equal(got.at(-1)!.endOffset, big.split('\n').slice(0, u.length).join('\n').length + 1);
-  });
-
-  it('yields every complete line of a gzip cut at 90% even when its reader is slower than zlib', async () => {
-    // Over GUNZIP_AHEAD (8 MiB) decompressed, so zlib runs ahead of the slow reader when the cut is hit.
-    const big = Array.from({ length: 400_000 }, (_, i) => `http://example.com/page/${i}`).join('\n') + '\n';
-    const gz = gzipSync(big);
-    const cut = gz.subarray(0, Math.floor(gz.length * 0.9));
-    const decoded = gunzipSync(cut, { finishFlush: zlibConstants.Z_SYNC_FLUSH }).toString('latin1');
-    const complete = decoded.slice(0, decoded.lastIndexOf('\n') + 1).split('\n').slice(0, -1);
-    const p = file('slow-cut.gz', cut);
-    let lines = 0;
-    let last = '';
-    await rejectsWith(
-      (async () => {
-        for await (const c of readInputs([{ path: p }], { ...OPTS, chunkBytes: 1 << 20 })) {
-          lines += c.count;
-          if (c.count > 0) last = urls([c]).at(-1)!;
-          await new Promise((r) => setTimeout(r, 30));
-        }
-      })(),
-      'DRUM_INPUT',
-    );
-    assert.equal(lines, complete.length);
-    assert.equal(last, complete.at(-1));
-  });
-
-  it('yields the links of every whole record of a cut single-stream .warc.gz, then fails with DRUM_INPUT', async () => {
-    const n3 = (i: number) => String(i).padStart(3, '0'); // every record the same length
-    const page = (i: number) => `<html><body>${Array.from({ length: 20 }, (_, k) => `<a href="/r${n3(i)}/l${n3(k)}">x</a>`).join('')}</body></html>`;
-    const whole = Buffer.concat(Array.from({ length: 300 }, (_, i) => htmlRecord(`http://w.example/p${n3(i)}`, page(i))));
-    const gz = gzipSync(whole); // one gzip member for the whole file
-    const cut = gz.subarray(0, Math.floor(gz.length * 0.9));
-    const p = file('cut.warc.gz', cut);
-    const got: LineChunk[] = [];
-    await rejectsWith(
-      (async () => {
-        for await (const c of readInputs([{ path: p }], { ...OPTS, chunkBytes: 1 << 20 })) got.push(c);
-      })(),
-      'DRUM_INPUT',
-    );
-    const decoded = gunzipSync(cut, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
-    const recordLen = htmlRecord('http://w.example/p000', page(0)).length;
-    const records = Math.floor(decoded.length / recordLen);
-    assert.ok(records > 200, String(records));
-    assert.equal(urls(got).length, records * 20);
-    assert.equal(got.at(-1)!.endLine, records);
   });
 
   it('lists the 38,277 links of the real Heritrix outlinks.tsv and skips its header', { skip: !existsSync(OUTLINKS) }, async () => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { EXIT_STATUS } from '../../src/errors.js';
-import { MANY_ROUNDS, drum, haveEngine, manifestOf, outputs, startDrum, tempRoot, writeLinks } from './harness.js';
+import { MANY_ROUNDS, drum, haveEngine, manifestOf, startDrum, tempRoot, writeLinks } from './harness.js';
 
 const roots: string[] = [];
 after(() => {

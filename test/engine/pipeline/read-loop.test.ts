@@ -7,7 +7,6 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { Drum } from '../../../src/engine/drum.js';
 import type { DrumOptions } from '../../../src/options.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { withDrum } from '../../helpers/drum.js';

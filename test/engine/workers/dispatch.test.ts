@@ -120,7 +120,7 @@ describe('dispatch through the worker, when things go wrong', () => {
   });
 
   it('stops the worker soon after the block handler fails, and reports the handler\'s error', async () => {
-    const { urls, aux, bits } = allNew('g', 3000);
+    const { aux, bits } = allNew('g', 3000);
     let calls = 0;
     await assert.rejects(scan(aux, bits, 10_000, 10_000, { blockUrls: 2 }, () => {
       calls++;

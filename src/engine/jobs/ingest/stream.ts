@@ -9,7 +9,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import type { UrlStreamOptions } from '../../api.js';
 import type { RunReport } from '../../../stats/report.js';
-import type { FeedOptions, LibraryRunStats, LinkReject, UrlStream } from '../../api.js';
+import type { LibraryRunStats, LinkReject, UrlStream } from '../../api.js';
 import type { Session } from '../../session/session.js';
 import { Feeder, FEED_ROUND_URLS, type FeedItem } from '../../pipeline/feed.js';
 

@@ -146,7 +146,6 @@ async function readList(r: ForgetRun, req: ForgetRequest): Promise<ForgetReport[
 
 /** Routes one parsed chunk of the list: rejects counted, tiers told, keys added to the round. */
 function routeList(r: ForgetRun, p: ParsedChunk): void {
-  const { s } = r;
   countRejects(r, p.rejects);
   const { batch, keys, repeats } = p;
   const tooLong: Reject[] = [];
