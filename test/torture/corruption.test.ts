@@ -1,8 +1,7 @@
 // Corruption of each kind of state file, through the real bin/drum: the
-// MANIFEST, a store key file, the Bloom file (made with --bloom gate), the key
-// journal and the
-// LevelDB catalog's files, each flipped (one byte), truncated (to half) and
-// deleted. After each: `drum verify` exits with DRUM_CORRUPT_FILE's status and
+// MANIFEST, a store key file and its values file, the Bloom file (made with
+// --bloom gate), the key journal and the LevelDB catalog's files, each
+// flipped (one byte), truncated (to half) and deleted. After each: `drum verify` exits with DRUM_CORRUPT_FILE's status and
 // names the file; `drum ingest` (Bloom off and gate) exits non-zero and
 // changes nothing: every state file hashes the same before and after, and the
 // catalog holds the same keys and values (compared by content from a copy,
@@ -20,7 +19,7 @@ import { catalogContent, drum, hashTree, haveEngine, manifestOf, tempRoot, write
 
 const FAST = ['--no-progress', '--quiet', '--no-fsync', '--workers', '0'];
 type Damage = 'flip' | 'truncate' | 'delete';
-type Kind = 'MANIFEST' | 'key file' | 'bloom file' | 'journal file' | 'catalog CURRENT' | 'catalog MANIFEST' | 'catalog log';
+type Kind = 'MANIFEST' | 'key file' | 'values file' | 'URL log segment' | 'bloom file' | 'journal file' | 'catalog CURRENT' | 'catalog MANIFEST' | 'catalog log';
 
 let root = '';
 let base = '';
@@ -35,6 +34,12 @@ function fileOf(kind: Kind, s: string): string {
       const e = m.buckets.filter((x) => x !== null).sort((a, b) => b!.bytes - a!.bytes)[0]!;
       return e.file;
     }
+    case 'values file': {
+      const e = m.buckets.filter((x) => x !== null).sort((a, b) => b!.bytes - a!.bytes)[0]!;
+      return e.values!.file;
+    }
+    case 'URL log segment':
+      return `urls/${fs.readdirSync(join(s, 'urls')).filter((f) => f.endsWith('.seg')).sort()[0]!}`;
     case 'bloom file':
       return m.bloom!.file;
     case 'journal file':
@@ -66,7 +71,7 @@ async function snap(s: string): Promise<Snapshot> {
   return { files: hashTree(s), catalog: await catalogContent(s) };
 }
 
-const kinds: Kind[] = ['MANIFEST', 'key file', 'bloom file', 'journal file', 'catalog CURRENT', 'catalog MANIFEST'];
+const kinds: Kind[] = ['MANIFEST', 'key file', 'values file', 'bloom file', 'journal file', 'catalog CURRENT', 'catalog MANIFEST'];
 const damages: Damage[] = ['flip', 'truncate', 'delete'];
 
 describe('a damaged state file', { skip: !haveEngine && 'engine not compiled' }, () => {
@@ -115,6 +120,22 @@ describe('a damaged state file', { skip: !haveEngine && 'engine not compiled' },
         }
       });
     }
+  }
+
+  for (const how of damages) {
+    it(`URL log segment, ${how}: verify names it with DRUM_CORRUPT_FILE, and the store still answers which URLs it has seen`, async () => {
+      const s = join(root, `segment-${how}`);
+      fs.cpSync(base, s, { recursive: true });
+      const rel = fileOf('URL log segment', s);
+      damage(join(s, rel), how);
+      const v = await drum(['verify', '--state', s], { cwd: root });
+      assert.equal(v.status, EXIT_STATUS.DRUM_CORRUPT_FILE, `verify: ${v.stdout}${v.stderr}`);
+      assert.ok(v.stderr.includes(join(s, rel)) || v.stderr.includes(join(s, 'urls')), `verify names ${rel}: ${v.stderr}`);
+      // The keys and values are intact: every URL of an earlier run is still seen.
+      const c = await drum(['check', '--quiet', '--state', s, join(root, 'a.txt')], { cwd: root });
+      assert.equal(c.status, 0, c.stderr);
+      assert.equal(c.stdout, '', 'no URL of an earlier run reads as new');
+    });
   }
 
   for (const how of damages) {
