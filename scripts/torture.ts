@@ -17,8 +17,9 @@ import { join } from 'node:path';
 import { scriptArgs } from './lib/script-args.js';
 import fc from 'fast-check';
 import {
-  MANY_ROUNDS, SMALL_TUNING, drum, manifestOf, outputs, rng, runAndKill, tempRoot, writeLinks, distRoot, type KillAim,
+  MANY_ROUNDS, SMALL_TUNING, drum, manifestOf, outputs, rng, tempRoot, writeLinks, distRoot,
 } from '../test/torture/harness.js';
+import { runAndKill, type KillAim } from '../test/torture/kill.js';
 import { faultAt, faultHandled, traceOps, FAULT_OPTS, type FaultOutcome } from '../test/torture/io-faults.js';
 import { checkHostile, hostileBytes, openHostile } from '../test/torture/hostile.js';
 import { lockRace, repeatedUrls, writerRace } from '../test/torture/writers.js';

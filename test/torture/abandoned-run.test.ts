@@ -11,7 +11,8 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { RunRecord } from '../../src/catalog/catalog.js';
 import { uniques } from '../helpers/cli.js';
-import { MANY_ROUNDS, drum, haveEngine, rng, runAndKill, tempRoot, writeLinks, type KillAim } from './harness.js';
+import { MANY_ROUNDS, drum, haveEngine, rng, tempRoot, writeLinks } from './harness.js';
+import { runAndKill, type KillAim } from './kill.js';
 
 const roots: string[] = [];
 after(() => {

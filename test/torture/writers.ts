@@ -10,7 +10,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { distRoot, drum, manifestOf, runAndKill, startDrum, writeLinks, type Result } from './harness.js';
+import { distRoot, drum, manifestOf, startDrum, writeLinks, type Result } from './harness.js';
+import { runAndKill } from './kill.js';
 
 /** What one contender did: took the lock (and held it alone) or was refused with a code. */
 export interface Contender {
