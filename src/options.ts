@@ -66,6 +66,15 @@ export interface DrumOptions {
    * first. Default 2^18 (at most 13 MiB of RAM, part of memoryBytes; docs/design.md, "Key journal").
    */
   journalKeys?: number;
+  /**
+   * Run records the catalog keeps once library runs (feeds through the
+   * library, such as `drum serve`'s rounds, one a second) pile up: past this
+   * many runs in all, the oldest complete library runs' records go, about
+   * every tenth of this many runs (runs of files, forgets and failed runs are
+   * always kept). At least 20, the manifest's own history. Default: every
+   * record is kept; `drum serve` keeps 10,000 (~4 MB of catalog).
+   */
+  libraryRunRecords?: number;
   /** Read-only open: no lock taken for writing, nothing written. Default false. */
   readOnly?: boolean;
   /**
@@ -133,6 +142,8 @@ export interface ResolvedOptions {
   /** null: rounds as large as the budget allows. */
   mergeEvery: number | null;
   journalKeys: number;
+  /** null: every run record kept. */
+  libraryRunRecords: number | null;
   readOnly: boolean;
   /** null: the store's kind (new stores: with values). */
   values: boolean | null;
@@ -198,6 +209,7 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Nu
     fsync: o.fsync ?? true,
     mergeEvery: o.mergeEvery === undefined ? null : int('mergeEvery', o.mergeEvery, 1, 2 ** 32 - 1),
     journalKeys: int('journalKeys', o.journalKeys ?? DEFAULTS.journalKeys, 0, 2 ** 24),
+    libraryRunRecords: o.libraryRunRecords === undefined ? null : int('libraryRunRecords', o.libraryRunRecords, 20, 2 ** 32 - 1),
     readOnly: o.readOnly ?? false,
     values: o.values ?? null,
     onNotice: o.onNotice ?? ((m: string): void => void process.stderr.write(`drum: ${m}\n`)),

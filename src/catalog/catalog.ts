@@ -33,6 +33,9 @@ export { DELTAS_BEFORE_FOLD };
 export type { CatalogOpenOptions, HostCount, RunInput, RunRecord, RunStatus } from './records.js';
 export type { HostCounts } from './hosts/host-table.js';
 
+/** Listing entries read at a time while pruning. */
+const PRUNE_PAGE = 512;
+
 export class Catalog {
   private closed = false;
   private queue: Promise<unknown> = Promise.resolve();
@@ -138,6 +141,39 @@ export class Catalog {
       const ids = await this.sub<string>('runOrder').values({ reverse: true, limit }).all();
       const recs = ids.length > 0 ? await this.sub<RunRecord>('runs').getMany(ids) : [];
       return recs.filter((r): r is RunRecord => r !== undefined);
+    });
+  }
+
+  /**
+   * Once the catalog holds more than `keep` run records, deletes the oldest
+   * for which `removable` says yes (their records and listing entries; an
+   * input they ingested first stays indexed under their id, and reads then
+   * as not ingested), until `keep` remain or no removable one is left.
+   * Returns how many went.
+   */
+  pruneRuns(keep: number, removable: (r: RunRecord) => boolean): Promise<number> {
+    return this.write('cannot prune the run history', async (db) => {
+      const order = this.sub<string>('runOrder');
+      const runs = this.sub<RunRecord>('runs');
+      let excess = (await order.keys({}).all()).length - keep;
+      const batch: Op[] = [];
+      let gone = 0;
+      for (let after: string | null = null; excess > 0; ) {
+        const page: [string, string][] = [];
+        for await (const e of order.iterator({ ...(after === null ? {} : { gt: after }), limit: PRUNE_PAGE })) page.push(e);
+        if (page.length === 0) break;
+        const recs = await runs.getMany(page.map(([, id]) => id));
+        for (let i = 0; i < page.length && excess > 0; i++) {
+          const r = recs[i];
+          if (r !== undefined && !removable(r)) continue;
+          batch.push(del(order, page[i]![0]), ...(r === undefined ? [] : [del(runs, r.runId)]));
+          if (r !== undefined) gone++;
+          excess--;
+        }
+        after = page[page.length - 1]![0];
+      }
+      if (batch.length > 0) await db.batch(batch as never, { sync: this.sync });
+      return gone;
     });
   }
 

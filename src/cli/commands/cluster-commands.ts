@@ -48,6 +48,8 @@ async function closeNats(nc: NatsConnection): Promise<void> {
 }
 
 const DRAIN_MS = 5000;
+/** Run records a shard keeps: its newest rounds (each a library run of its store), about 8 MB of catalog. */
+const SHARD_RUN_RECORDS = 10_000;
 
 /** Runs `fn` until it settles; SIGTERM/SIGINT call `stop` first. */
 async function untilSignal<T>(fn: () => Promise<T>, stop: () => void): Promise<T> {
@@ -99,7 +101,8 @@ export async function serveCommand(raw: ClusterRaw, io: CliIo): Promise<number> 
     onRound: raw.quiet ? undefined : (r: { links: number; newUrls: number; ms: number }) =>
       io.stderr.write(`drum: shard ${shard}: round of ${r.links} links, ${r.newUrls} new, ${r.ms.toFixed(0)} ms\n`),
   };
-  const drum = await Drum.open(stateDir, drumOptionsFrom(raw));
+  // A round is a run: at one a second, the catalog would keep a record of every one forever.
+  const drum = await Drum.open(stateDir, { ...drumOptionsFrom(raw), libraryRunRecords: SHARD_RUN_RECORDS });
   try {
     const nc = await connectNats(servers, `drum-shard-${shard}`);
     try {

@@ -43,6 +43,8 @@ export class Session {
   readonly timer = new StageTimer();
   /** The host-count fold this session's open ran, if any; the first compaction reports it (compact.ts). */
   foldedAtOpen: { deltas: number; ms: number } | null = null;
+  /** Library runs this session ended (their record pruning goes by it). */
+  libraryRunsEnded = 0;
   readonly area: SortArea;
   /** The DRUM core over this store's buckets, aux log and sort area; URL-seen is its client. */
   readonly core: DrumCore;

@@ -170,6 +170,7 @@ export class LibraryRun {
     this.roundFrom = { file: s.store.body.run!.unique.file, bytes: s.store.body.run!.unique.bytes };
     await this.out.applyHostCounts(s.catalog, run.runId, run.rounds);
     await this.record(final ? 'complete' : 'running');
+    if (final) await pruneLibraryRuns(s);
     return report;
   }
 
@@ -209,4 +210,13 @@ export class LibraryRun {
       outDir: run.outDir, outputFiles: this.out.unique.fileNames(), options: { ...run.options },
     });
   }
+}
+
+/** Every tenth of `libraryRunRecords` library runs, the oldest complete library runs' records past that many go. */
+async function pruneLibraryRuns(s: Session): Promise<void> {
+  const keep = s.opts.libraryRunRecords;
+  if (keep === null || s.catalog === null) return;
+  s.libraryRunsEnded++;
+  if (s.libraryRunsEnded % Math.max(1, Math.floor(keep / 10)) !== 0) return;
+  await s.catalog.pruneRuns(keep, (r) => r.status === 'complete' && r.kind === undefined && r.inputs.length === 1 && r.inputs[0]!.path === LIBRARY_INPUT);
 }
