@@ -1,14 +1,15 @@
-// Publishes a shard's new URLs to drum.new.<shard>: NEW_BATCH_URLS per
-// message, the message id and Drum-Ordinal header taken from the ordinal of
-// its first URL. Messages go one at a time, each with
-// Nats-Expected-Last-Subject-Sequence set to the sequence of the one before,
-// so the subject always holds a gap-free prefix of the ordinals in order: a
-// message the stream did not store stops every later one (a pipeline of
-// publishes could store message k+1 while k failed, and a restart reading
-// the subject's last ordinal would then skip k). Before its first message,
-// and after any failure, the publisher reads the subject's tail (its last
-// message) and skips the messages the stream already holds, so a republish
-// after a crash stores nothing twice, inside the duplicate window or past it.
+// Publishes a shard's new URLs to drum.new.<shard>: at most NEW_BATCH_URLS
+// URLs and NEW_BATCH_BYTES per message, the message id and Drum-Ordinal
+// header taken from the ordinal of its first URL. Messages go one at a time,
+// each with Nats-Expected-Last-Subject-Sequence set to the sequence of the
+// one before, so the subject always holds a gap-free prefix of the ordinals
+// in order: a message the stream did not store stops every later one (a
+// pipeline of publishes could store message k+1 while k failed, and a
+// restart reading the subject's last ordinal would then skip k). Before its
+// first message, and after any failure, the publisher reads the subject's
+// tail (its last message) and skips the messages of this publish the stream
+// already holds, recognised by ordinal and first URL, so a republish after a
+// crash stores nothing twice; a tail that is not this publish's is DRUM_IO.
 // Returns only once every message has its PubAck. Does not decide which URLs
 // are new (shard.ts does).
 // REQUIRES: one publisher per shard subject at a time (the shard's store
@@ -18,7 +19,7 @@
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { DrumError } from '../errors.js';
-import { H_COUNT, H_ORDINAL, H_SHARD, NEW_BATCH_URLS, NEW_STREAM, newMsgId, newSubject } from './subjects.js';
+import { H_COUNT, H_ORDINAL, H_SHARD, NEW_BATCH_BYTES, NEW_BATCH_URLS, NEW_STREAM, newMsgId, newSubject } from './subjects.js';
 
 /** Attempts per message, and the wait between them, while the cluster elects a leader or a node comes back. */
 export interface PublishRetry {
@@ -27,10 +28,31 @@ export interface PublishRetry {
 }
 const DEFAULT_RETRY: PublishRetry = { attempts: 40, waitMs: 500 };
 
-/** The end of the shard's subject in the stream: its last message's sequence (0: none) and the ordinal just past it. */
+/** The shard's subject in the stream: its last message's sequence (0: none), ordinals and first URL. */
 interface Tail {
   seq: number;
+  start: number;
   end: number;
+  firstUrl: string;
+}
+
+/**
+ * Where each message of a publish starts: at most NEW_BATCH_URLS URLs and
+ * NEW_BATCH_BYTES of payload (a longer URL goes alone). Decided by the URLs
+ * alone, so a republish of the same URLs cuts the same messages.
+ */
+export function messageStarts(urls: readonly string[]): number[] {
+  const starts: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < urls.length; i++) {
+    const b = Buffer.byteLength(urls[i]!) + 1;
+    if (starts.length === 0 || i - starts[starts.length - 1]! >= NEW_BATCH_URLS || bytes + b > NEW_BATCH_BYTES) {
+      starts.push(i);
+      bytes = 0;
+    }
+    bytes += b;
+  }
+  return starts;
 }
 
 export class NewUrlPublisher {
@@ -47,43 +69,54 @@ export class NewUrlPublisher {
   }
 
   /**
-   * Publishes urls as ordinals base, base+1, … in messages of NEW_BATCH_URLS,
-   * in order, skipping those the subject already holds. A subject whose
-   * last message ends anywhere but at a message's start or past its end (a
-   * gap: ordinals acknowledged once and gone from the stream) is retried,
-   * then DRUM_IO; an empty subject (new, or trimmed by the stream's limits)
-   * takes any ordinal.
+   * Publishes urls as ordinals base, base+1, … (messageStarts), in order.
+   * Messages of this same publish that the subject already holds (a lost
+   * PubAck; a restart publishing its outbox again) are skipped: the
+   * subject's last message must then be one of them, its first URL the same.
+   * A subject that ends anywhere else (past this round from other URLs: a
+   * state older than the stream; or short of it: ordinals gone from the
+   * stream) is DRUM_IO, never skipped over. An empty subject (new, or
+   * trimmed by the stream's limits) takes any ordinal.
    */
   async publish(base: number, urls: readonly string[]): Promise<void> {
-    for (let i = 0; i < urls.length; i += NEW_BATCH_URLS) {
-      const chunk = urls.slice(i, i + NEW_BATCH_URLS);
-      await this.sendInOrder(base + i, chunk);
-    }
+    const starts = messageStarts(urls);
+    for (let k = 0; k < starts.length; k++) await this.sendInOrder(base, urls, starts[k]!, starts[k + 1] ?? urls.length);
   }
 
-  /** Stores one message right after the subject's tail, or finds it already stored. */
-  private async sendInOrder(ordinal: number, chunk: readonly string[]): Promise<void> {
+  /** Stores urls[from, to) right after the subject's tail, or finds them already stored. */
+  private async sendInOrder(base: number, urls: readonly string[], from: number, to: number): Promise<void> {
+    const ordinal = base + from;
     let why: unknown = null;
     for (let attempt = 0; attempt < this.retry.attempts; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, this.retry.waitMs));
       try {
         const tail = this.tail ?? (this.tail = await this.readTail());
-        if (tail.seq > 0 && tail.end >= ordinal + chunk.length) return; // stored already
-        if (tail.seq > 0 && tail.end !== ordinal) throw new Error(`${newSubject(this.shard)} ends at ordinal ${tail.end}, not at ${ordinal} where the next message starts`);
+        if (tail.seq > 0 && tail.end !== ordinal) {
+          if (this.isOurs(tail, base, urls) && tail.end >= base + to) return; // stored already
+          throw new DrumError('DRUM_IO', `${newSubject(this.shard)} ends at ordinal ${tail.end} (message from ${tail.start}, ${JSON.stringify(tail.firstUrl)}), where this shard publishes ordinals ${base}..${base + urls.length - 1}: the shard's state and the stream disagree (docs/cluster.md, "Limits")`);
+        }
+        const chunk = urls.slice(from, to);
         const ack = await this.js.publish(newSubject(this.shard), chunk.join('\n') + '\n', {
           headers: this.headersOf(ordinal, chunk.length),
           msgID: newMsgId(this.shard, ordinal),
           expect: { lastSubjectSequence: tail.seq },
         });
-        this.tail = { seq: ack.seq, end: ordinal + chunk.length };
+        this.tail = { seq: ack.seq, start: ordinal, end: base + to, firstUrl: chunk[0]! };
         return;
       } catch (e) {
+        if (e instanceof DrumError) throw e;
         why = e;
         this.tail = null; // stored or not, the stream says which: read its tail again
       }
     }
     const msg = why instanceof Error ? why.message : String(why);
     throw new DrumError('DRUM_IO', `publishing new URLs of shard ${this.shard} at ordinal ${ordinal} failed: ${msg}`, { cause: why });
+  }
+
+  /** True when the tail is a message of this publish: inside its ordinals, starting where one of its messages starts, with the same first URL. */
+  private isOurs(tail: Tail, base: number, urls: readonly string[]): boolean {
+    const at = tail.start - base;
+    return at >= 0 && tail.end <= base + urls.length && urls[at] === tail.firstUrl && messageStarts(urls).includes(at);
   }
 
   private headersOf(ordinal: number, count: number): ReturnType<typeof headers> {
@@ -98,9 +131,13 @@ export class NewUrlPublisher {
   private async readTail(): Promise<Tail> {
     const jsm = await jetstreamManager(this.nc, { timeout: 10_000 });
     const m = await jsm.streams.getMessage(NEW_STREAM, { last_by_subj: newSubject(this.shard) });
-    if (m === null) return { seq: 0, end: 0 };
-    const end = Number(m.header.get(H_ORDINAL)) + Number(m.header.get(H_COUNT));
-    if (!m.header.has(H_ORDINAL) || !Number.isSafeInteger(end)) throw new Error(`message ${m.seq} of ${newSubject(this.shard)} has no ordinal headers`);
-    return { seq: m.seq, end };
+    if (m === null) return { seq: 0, start: 0, end: 0, firstUrl: '' };
+    const start = Number(m.header.get(H_ORDINAL));
+    const count = Number(m.header.get(H_COUNT));
+    if (!m.header.has(H_ORDINAL) || !m.header.has(H_COUNT) || !Number.isSafeInteger(start + count)) {
+      throw new DrumError('DRUM_IO', `message ${m.seq} of ${newSubject(this.shard)} has no ordinal headers: not a drum shard's`);
+    }
+    const text = m.string();
+    return { seq: m.seq, start, end: start + count, firstUrl: text.slice(0, text.indexOf('\n')) };
   }
 }

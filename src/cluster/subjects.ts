@@ -30,6 +30,8 @@ export const newMsgId = (shard: number, ordinal: number): string => `drum.new.${
 /** Payload bound of one message (nats-server's default max_payload is 1 MiB). */
 export const LINKS_BATCH_BYTES = 256 * 1024;
 export const NEW_BATCH_URLS = 1000;
+/** …and at most this payload (1,000 URLs of 2 KiB would pass max_payload); a longer URL goes alone. */
+export const NEW_BATCH_BYTES = 256 * 1024;
 
 /** Most shards: the shard comes from the key's top 16 bits (the host's fingerprint bits). */
 export const MAX_SHARDS = 1 << 16;

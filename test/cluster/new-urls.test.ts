@@ -2,14 +2,16 @@
 // holds its new URLs as a gap-free prefix of ordinals in order, even when the
 // stream refuses a message (here: one larger than the stream's max_msg_size,
 // the one refusal a test can cause at will); a later publish of the same
-// round (a restart's recovery) stores what is missing and nothing twice.
+// round (a restart's recovery) stores what is missing and nothing twice; a
+// round the stream already holds other URLs for is refused, not skipped;
+// long URLs are cut into messages under max_payload.
 // Skips without nats-server (fails instead when CI is set).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import { NewUrlPublisher } from '../../src/cluster/new-urls.js';
+import { messageStarts, NewUrlPublisher } from '../../src/cluster/new-urls.js';
 import { H_COUNT, H_ORDINAL, NEW_BATCH_URLS, NEW_STREAM } from '../../src/cluster/subjects.js';
 import { DrumError } from '../../src/errors.js';
 import { haveNats, INSTALL_HINT, NatsCluster } from '../helpers/nats.js';
@@ -71,5 +73,24 @@ describe('NewUrlPublisher on a real nats-server', { skip: HAVE ? false : INSTALL
     // Ordinals 1510..1519 never reached the stream: publishing past them would leave a hole.
     await assert.rejects(new NewUrlPublisher(nc, 1, FAST).publish(1520, urls(5, 0)), (e) => e instanceof DrumError && e.code === 'DRUM_IO');
     assert.equal((await stored(nc, 1)).length, 3);
+  });
+
+  it('refuses a round whose ordinals the stream holds from other URLs (a state older than the stream), storing nothing', async () => {
+    await freshStream(nc);
+    await new NewUrlPublisher(nc, 2, FAST).publish(0, urls(1500, 0));
+    const other = urls(800, 3); // the same ordinals, other URLs: what a state restored from a backup would send
+    await assert.rejects(new NewUrlPublisher(nc, 2, FAST).publish(0, other), (e) => e instanceof DrumError && e.code === 'DRUM_IO');
+    assert.deepEqual(await stored(nc, 2), [[0, 1000], [1000, 500]]);
+  });
+
+  it('cuts a round of long URLs into messages under 256 KiB, so none is over max_payload', async () => {
+    await freshStream(nc);
+    const long = urls(1000, 1500); // 1.5 MB in 1,000 URLs
+    await new NewUrlPublisher(nc, 3, FAST).publish(0, long);
+    const got = await stored(nc, 3);
+    assert.equal(got.reduce((n, [, c]) => n + c, 0), 1000);
+    assert.ok(got.length >= 6, `${got.length} messages`);
+    for (let i = 1; i < got.length; i++) assert.equal(got[i]![0], got[i - 1]![0] + got[i - 1]![1], 'gap-free ordinals');
+    assert.deepEqual(got.map(([o]) => o), messageStarts(long));
   });
 });
