@@ -7,7 +7,7 @@
 // Does not wrap the database in a Catalog (catalog.ts does, and removes the
 // temp directory at close).
 
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DrumError } from '../errors.js';
@@ -29,7 +29,7 @@ const SNAPSHOT_ATTEMPTS = 10;
  * the listing is left out: if the manifest names it, the open fails.
  * Throws the OS error; removes its temp directory on failure.
  */
-function snapshotOnce(dir: string): string {
+function snapshotOnce(dir: string): { temp: string; mark: string } {
   const temp = mkdtempSync(join(tmpdir(), 'drum-catalog-'));
   try {
     const logsBefore = readdirSync(dir).filter((n) => n.endsWith('.log'));
@@ -48,17 +48,28 @@ function snapshotOnce(dir: string): string {
         copyFileSync(join(dir, n), join(temp, n));
         copied.add(n);
       } catch (e) {
-        // Deleted since the listing: a table the manifest names makes the open fail, a log is checked below.
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        // A table deleted since the listing: if the manifest names it, the open fails. A log: taken again
+        // (its records may be ones the copied manifest has not seen flushed).
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || n.endsWith('.log')) throw e;
       }
     }
     // A log that went since the first listing may be one the copied manifest still needs (a flush finished
     // meanwhile): the copy would open without its records and without an error, so it is taken again.
     if (logsBefore.some((n) => !copied.has(n))) throw new Error('a flush of the catalog went by while it was copied');
-    return temp;
+    return { temp, mark: manifestMark(temp) };
   } catch (e) {
     rmSync(temp, { recursive: true, force: true });
     throw e;
+  }
+}
+
+/** Which manifest CURRENT names and its length: it grows with every flush and compaction. */
+function manifestMark(dir: string): string {
+  try {
+    const manifest = readFileSync(join(dir, 'CURRENT'), 'utf8').trim();
+    return `${manifest}:${statSync(join(dir, manifest)).size}`;
+  } catch {
+    return 'unreadable';
   }
 }
 
@@ -79,8 +90,9 @@ export async function openReaderDb(stateDir: string, dir: string): Promise<{ db:
   let noTemp = false;
   for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS && !noTemp; attempt++) {
     let temp: string;
+    let mark: string;
     try {
-      temp = snapshotOnce(dir);
+      ({ temp, mark } = snapshotOnce(dir));
     } catch (e) {
       // The OS refused the copy (no temp directory, or a file a compaction pulled away): never damage.
       last = new DrumError('DRUM_IO', `cannot copy the run catalog: ${(e as Error).message}`, { cause: e, file: dir });
@@ -92,9 +104,11 @@ export async function openReaderDb(stateDir: string, dir: string): Promise<{ db:
       return { db: await openLevel(temp, false), temp };
     } catch (e) {
       rmSync(temp, { recursive: true, force: true });
-      // Judged on the copy's paths (a file missing inside it is damage), reported on the catalog's.
+      // Judged on the copy's paths (a file missing inside it is damage), reported on the catalog's; but a
+      // catalog that flushed or compacted meanwhile may have pulled a table away: a race, never damage.
       const err = levelError('cannot open a copy of the run catalog', e, temp);
-      last = new DrumError(err.code, err.message.split(temp).join(dir), { cause: e, file: dir });
+      const raced = manifestMark(dir) !== mark;
+      last = new DrumError(raced ? 'DRUM_IO' : err.code, err.message.split(temp).join(dir) + (raced ? ' (the catalog changed while it was copied)' : ''), { cause: e, file: dir });
       await snapshotPause(attempt);
     }
   }

@@ -3,9 +3,9 @@
 // write buffer makes it flush every other batch and compact every few
 // flushes (it overwrites a few thousand records in turn, so the catalog stays
 // small), so logs and tables are deleted while copies are taken: far more
-// churn than drum's own catalog sees. Every copy opens, and it holds a past
-// state: every record written before it began, and never fewer records than
-// a copy taken before it.
+// churn than drum's own catalog sees. Every copy opens, and it holds exactly
+// the state after one batch: no earlier than the last batch written before
+// it began or than an earlier copy, every key at its latest value then.
 
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,8 +20,11 @@ import { openReaderDb } from '../../src/catalog/snapshot.js';
 const KEYS = 3000;
 /** The writer's pause between batches of 50 records (30 KB): a flush every other batch, a compaction every few flushes. */
 const PAUSE_MS = 1;
+/** Records a batch writes (about 30 KB). */
+const PER_BATCH = 50;
+const keyOf = (w: number): string => `run:${String((w * 7919) % KEYS).padStart(8, '0')}`;
 /** Copies taken while it writes. */
-const COPIES = 100;
+const COPIES = 60;
 const temps: string[] = [];
 after(() => {
   for (const d of temps) rmSync(d, { recursive: true, force: true });
@@ -34,28 +37,38 @@ describe('openReaderDb', () => {
     const dir = join(state, 'catalog');
     const writer = new Level<string, string>(dir, { writeBufferSize: 32 * 1024 });
     await writer.open();
-    let written = 0;
+    let batches = 0; // batches whose write completed
     let writing = true;
     const tablesSeen = new Set<string>();
     const write = (async (): Promise<void> => {
-      while (writing) {
+      for (let b = 0; writing; b++) {
         const batch = writer.batch();
-        for (let i = 0; i < 50; i++, written++) batch.put(`run:${String((written * 7919) % KEYS).padStart(8, '0')}`, randomBytes(600).toString('base64')); // incompressible: tables fill
+        // Write w goes to key (w * 7919) mod KEYS and holds w: a state after batch b is known exactly.
+        for (let w = b * PER_BATCH; w < (b + 1) * PER_BATCH; w++) batch.put(keyOf(w), `${w}:${randomBytes(600).toString('base64')}`); // incompressible: tables fill
+        batch.put('last', String(b));
         await batch.write();
+        batches = b + 1;
         await new Promise((r) => setTimeout(r, PAUSE_MS));
         for (const n of readdirSync(dir)) if (n.endsWith('.ldb')) tablesSeen.add(n);
       }
     })();
     try {
-      let previous = 0;
-      for (let copy = 0; copy < COPIES; copy++) {
-        const atStart = written;
+      for (let copy = 0, previous = -1; copy < COPIES; copy++) {
+        const done = batches;
         const { db, temp } = await openReaderDb(state, dir);
         try {
-          const n = (await db.keys({ gte: 'run:', lt: 'run;' }).all()).length;
-          assert.ok(n >= previous, `copy ${copy} holds ${n} records, an earlier one ${previous}`);
-          assert.ok(n >= Math.min(atStart - 50, KEYS), `copy ${copy} holds ${n} records, ${atStart} were written before it began`);
-          previous = n;
+          const rows = await db.iterator({ keyEncoding: 'utf8', valueEncoding: 'utf8' }).all() as [string, string][];
+          const last = Number(rows.find(([k]) => k === 'last')?.[1] ?? -1);
+          assert.ok(last >= done - 1 && last >= previous, `copy ${copy} is at batch ${last}; ${done} were written before it began, an earlier copy was at ${previous}`);
+          // The state right after batch `last`: every write of the last KEYS writes, each key holding its latest.
+          const end = (last + 1) * PER_BATCH;
+          const runs = rows.filter(([k]) => k.startsWith('run:'));
+          assert.equal(runs.length, Math.min(end, KEYS), `copy ${copy}: records after batch ${last}`);
+          for (const [k, v] of runs) {
+            const w = Number(v.slice(0, v.indexOf(':')));
+            assert.ok(w < end && w >= end - KEYS && keyOf(w) === k, `copy ${copy}: ${k} holds write ${w}, not its latest before ${end}`);
+          }
+          previous = last;
         } finally {
           await db.close();
           if (temp !== null) rmSync(temp, { recursive: true, force: true });
