@@ -105,6 +105,10 @@ async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promi
       const hosts = new HostCounter();
       for (const f of files) countUniqueFile(join(h.outDir, f.name), hosts);
       await c.applyHostCounts(h.runId, 0, hosts.take());
+      // The last run's counts are whole now: its last round's marker says so, or the next writer's host
+      // recovery (host-recovery.ts) would count that round again.
+      const last = body.run;
+      if (last !== null && last.runId === h.runId && last.rounds > 0) await c.applyHostCounts(h.runId, last.rounds, new HostCounter().take());
       hostRuns++;
     }
   } finally {

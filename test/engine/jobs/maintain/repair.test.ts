@@ -124,6 +124,21 @@ describe('drum repair', () => {
     assert.notDeepEqual(fs.readFileSync(join(state, 'hosts', 'hosts-000001.tbl')), b);
   });
 
+  it('keeps host counts equal to the store through the next writer after repair --catalog (the last round is not counted twice)', async () => {
+    const { state } = await build();
+    await repair(state, { catalog: true });
+    const d = await Drum.open(state, { workers: 0, fsync: false });
+    await d.add(['http://after-repair.example/x']); // a writer: it recovers the last run's host counts if they lack their marker
+    await d.close();
+    const c = await Catalog.open(state, { readOnly: true });
+    try {
+      const hosts = await c.topHosts(100);
+      assert.equal(hosts.reduce((a, h) => a + h.uniqueUrls, 0), readManifest(state)!.storeUrls);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('fails with DRUM_IO when the damaged catalog cannot be moved aside, leaving it in place and the store unlocked', async () => {
     const { state } = await build();
     const eacces = (op: string): void => {
