@@ -1,11 +1,14 @@
 // End-to-end tests of `drum url` and `drum resolve` on the real bin/drum:
 // docIDs given as arguments or on stdin are printed with their URLs in input
 // order, rejects are counted with their line numbers, the docIDs are the new
-// URLs of the runs in order, and resolve gives them back for URLs.
+// URLs of the runs in order, and resolve gives them back for URLs (and for
+// every whole line of a cut .gz before failing).
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { constants as zlib, gunzipSync, gzipSync } from 'node:zlib';
+import { EXIT_STATUS } from '../../src/errors.js';
 import { join } from 'node:path';
 import { drum, uniques } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -66,5 +69,20 @@ describe('drum resolve', () => {
     const { dir, urls } = await store();
     const r = await drum(['resolve', '-'], { cwd: dir, input: 'http://d.example/4\n' });
     assert.equal(r.stdout, `3\t${urls[3]}\n`, r.stderr);
+  });
+
+  it('answers every whole line of a cut .gz before the damage, then exits with DRUM_INPUT\'s status', async () => {
+    const { dir } = await store();
+    const lines = Array.from({ length: 20_000 }, (_, i) => `http://${i % 2 ? 'b' : 'z'}.example/${i % 2 ? 2 : i}`);
+    const gz = gzipSync(lines.join('\n') + '\n');
+    writeFileSync(join(dir, 'cut.gz'), gz.subarray(0, Math.floor(gz.length * 0.7)));
+    const whole = gunzipSync(gz.subarray(0, Math.floor(gz.length * 0.7)), { finishFlush: zlib.Z_SYNC_FLUSH }).toString().split('\n').slice(0, -1);
+    const r = await drum(['resolve', 'cut.gz'], { cwd: dir });
+    assert.equal(r.status, EXIT_STATUS.DRUM_INPUT, r.stderr);
+    assert.match(r.stderr, /DRUM_INPUT/);
+    const out = r.stdout.split('\n').slice(0, -1);
+    assert.ok(whole.length > 1000, String(whole.length));
+    assert.equal(out.length, whole.length, 'one answer per whole line');
+    assert.deepEqual(out.map((l) => l.split('\t')[1]), whole);
   });
 });

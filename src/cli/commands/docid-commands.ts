@@ -58,8 +58,10 @@ export async function resolveCommand(input: string | undefined, raw: RawOptions,
       }
     },
     onReject: (x) => reject(io, t, x.line, x.reason, x.excerpt.toString('latin1'), 'resolve'),
-  }));
-  if (out !== '') io.stdout.write(out);
+  })).finally(() => {
+    // Answers given before a damaged input's error are printed too.
+    if (out !== '') io.stdout.write(out);
+  });
   if (t.rejected > MAX_SHOWN_REJECTS) io.stderr.write(`drum: resolve: ${fmtInt(t.rejected - MAX_SHOWN_REJECTS)} more rejects not shown\n`);
   if (!raw.quiet) {
     io.stderr.write(`drum: resolve: ${fmtCount(r.linksRead, 'link')} read, ${fmtInt(r.resolved)} stored, ${fmtInt(r.notStored)} not stored, ${fmtInt(r.rejectedLines)} rejected\n`);

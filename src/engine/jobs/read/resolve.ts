@@ -17,7 +17,7 @@
 
 import { BatchScratch, canonicalizeBatch } from '../../../canonicalize/batch.js';
 import { AUX_MAX_URL_BYTES } from '../../../bucket/aux-log.js';
-import { DrumError } from '../../../errors.js';
+import { DrumError, isDrumError } from '../../../errors.js';
 import { keysOfBatch } from '../../../fingerprint/key.js';
 import { readInputs } from '../../../input/read.js';
 import type { Reject } from '../../../input/types.js';
@@ -61,41 +61,54 @@ export async function resolve(s: Session, req: ResolveRequest, roundLinks = RESO
     for (const e of s.store.body.buckets) if (e) storeBytes += e.bytes + (e.values?.bytes ?? 0);
     const res: ResolveResult = { linksRead: 0, resolved: 0, notStored: 0, rejectedLines: 0, merges: 0, bytesRead: 0, storeBytes };
     const scratch = new BatchScratch();
-    const policy = s.policy;
+    let broken: DrumError | null = null;
     for (let i = 0; i < req.inputs.length; i++) {
-      for await (const chunk of readInputs([{ path: req.inputs[i]! }], {
-        format: req.format ?? 'auto', maxLineBytes: policy.maxLineBytes, chunkBytes: 1 << 20,
-        links: req.links, warcLinks: req.warcLinks, reuseBuffers: true,
-      })) {
-        const batch = canonicalizeBatch(chunk, policy, scratch);
-        const keys = new Uint32Array(2 * batch.count);
-        keysOfBatch(batch.bytes, batch.count, batch.ends, batch.hostStarts, batch.hostEnds, s.opts.hostBits, keys);
-        const rejects = chunk.rejects.concat(batch.rejects);
-        let start = 0;
-        for (let k = 0; k < batch.count; k++) {
-          const end = batch.ends[k]!;
-          if (end - start > AUX_MAX_URL_BYTES) {
-            rejects.push({ line: batch.lines[k]!, input: i, reason: 'too-long', excerpt: Buffer.from(batch.bytes.subarray(start, start + 200)) });
-          } else {
-            if (r.links === roundLinks) await r.run(req, res);
-            r.add(keys[2 * k]!, keys[2 * k + 1]!, batch.bytes, start, end);
-            res.linksRead++;
-          }
-          start = end;
-        }
-        rejects.sort((a, b) => a.line - b.line);
-        for (const x of rejects) {
-          x.input = i;
-          req.onReject?.(x);
-        }
-        res.rejectedLines += rejects.length;
-        res.linksRead += rejects.length;
+      try {
+        await resolveInput(s, req, i, r, res, scratch, roundLinks);
+      } catch (e) {
+        // A damaged input (a cut .gz): the links read before the damage are answered, then the error.
+        if (!isDrumError(e, 'DRUM_INPUT')) throw e;
+        broken ??= e;
       }
     }
     await r.run(req, res);
+    if (broken !== null) throw broken;
     return res;
   } finally {
     dropRound(s);
+  }
+}
+
+/** Reads input `i` into the round, answering a round whenever it fills. */
+async function resolveInput(s: Session, req: ResolveRequest, i: number, r: Round, res: ResolveResult, scratch: BatchScratch, roundLinks: number): Promise<void> {
+  const policy = s.policy;
+  for await (const chunk of readInputs([{ path: req.inputs[i]! }], {
+    format: req.format ?? 'auto', maxLineBytes: policy.maxLineBytes, chunkBytes: 1 << 20,
+    links: req.links, warcLinks: req.warcLinks, reuseBuffers: true,
+  })) {
+    const batch = canonicalizeBatch(chunk, policy, scratch);
+    const keys = new Uint32Array(2 * batch.count);
+    keysOfBatch(batch.bytes, batch.count, batch.ends, batch.hostStarts, batch.hostEnds, s.opts.hostBits, keys);
+    const rejects = chunk.rejects.concat(batch.rejects);
+    let start = 0;
+    for (let k = 0; k < batch.count; k++) {
+      const end = batch.ends[k]!;
+      if (end - start > AUX_MAX_URL_BYTES) {
+        rejects.push({ line: batch.lines[k]!, input: i, reason: 'too-long', excerpt: Buffer.from(batch.bytes.subarray(start, start + 200)) });
+      } else {
+        if (r.links === roundLinks) await r.run(req, res);
+        r.add(keys[2 * k]!, keys[2 * k + 1]!, batch.bytes, start, end);
+        res.linksRead++;
+      }
+      start = end;
+    }
+    rejects.sort((a, b) => a.line - b.line);
+    for (const x of rejects) {
+      x.input = i;
+      req.onReject?.(x);
+    }
+    res.rejectedLines += rejects.length;
+    res.linksRead += rejects.length;
   }
 }
 
