@@ -193,6 +193,18 @@ export function tuningFrom(text: string): Tuning {
   return t;
 }
 
+/**
+ * The output directory of a command that writes its files into one (forget,
+ * content): absolute, or undefined for the default. `--out -` (stdout) is
+ * ingest's alone, so here it is DRUM_BAD_OPTION, not a directory named `-`.
+ */
+export function outDirFrom(out: string | undefined, command: string, cwd: string): string | undefined {
+  if (out === undefined) return undefined;
+  if (out.trim() === '') bad('--out must not be empty');
+  if (out === '-') bad(`drum ${command} writes its files into a directory: --out - (new URLs on stdout) is for drum ingest`);
+  return resolve(cwd, out);
+}
+
 /** The IngestRequest fields from argv (the caller adds onProgress). */
 export function ingestRequestFrom(raw: RawOptions, inputs: string[], cwd = process.cwd()): IngestRequest {
   if (inputs.length === 0) bad('give at least one input file (or - for stdin)');

@@ -84,6 +84,17 @@ describe('drum forget', () => {
     assert.deepEqual(runs.map((x) => x.kind ?? 'ingest'), ['ingest']);
   });
 
+  it('refuses --out - (stdout is ingest\'s) with DRUM_BAD_OPTION, making no directory named -', async () => {
+    const cwd = tempDir();
+    fs.writeFileSync(join(cwd, 'a.txt'), lines(urls(0, 10)));
+    assert.equal((await drum(['ingest', '--quiet', ...FLAGS, 'a.txt'], { cwd })).status, 0);
+    const manifest = fs.readFileSync(join(cwd, 'drum-state', 'MANIFEST'));
+    const r = await drum(['forget', ...FLAGS, '--out', '-', 'a.txt'], { cwd });
+    assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, r.stderr);
+    assert.ok(!fs.existsSync(join(cwd, '-')));
+    assert.deepEqual(fs.readFileSync(join(cwd, 'drum-state', 'MANIFEST')), manifest);
+  });
+
   it('leaves a sound store in the old or the new state when killed (SIGKILL) during a forget', async () => {
     const cwd = tempDir();
     const all = urls(0, 60_000);

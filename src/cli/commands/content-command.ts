@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DrumError, EXIT_STATUS } from '../../errors.js';
 import { inputErrorStatus, type CliIo } from '../command-io.js';
-import { inputsFrom, parseCount, stateDirFrom } from '../options.js';
+import { inputsFrom, outDirFrom, parseCount, stateDirFrom } from '../options.js';
 import { fmtCount, fmtInt } from '../format.js';
 import type { Act } from '../option-groups.js';
 
@@ -77,7 +77,7 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
     // a damaged manifest is reported by the store's open below
   }
   refuseOtherNear(o, store, stateDir);
-  const outDir = o.out !== undefined ? resolve(io.cwd, o.out) : join(stateDir, 'content-runs', `run-${runNo}`);
+  const outDir = outDirFrom(o.out, 'content', io.cwd) ?? join(stateDir, 'content-runs', `run-${runNo}`);
   if (o.suggestRules !== undefined && o.suggestRules.trim() === '') throw new DrumError('DRUM_BAD_OPTION', '--suggest-rules needs a file');
   const miner = o.suggestRules !== undefined ? new RuleMiner() : null;
   const report = await runContent({

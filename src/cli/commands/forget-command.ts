@@ -14,7 +14,7 @@ import type { CliIo } from '../command-io.js';
 import { inputErrorStatus } from '../command-io.js';
 import { withDrum } from '../engine.js';
 import { fmtCount, fmtInt } from '../format.js';
-import { drumOptionsFrom, inputsFrom, readOptionsFrom, stateDirFrom, type RawOptions } from '../options.js';
+import { drumOptionsFrom, inputsFrom, outDirFrom, readOptionsFrom, stateDirFrom, type RawOptions } from '../options.js';
 
 export async function forgetCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
   const state = stateDirFrom(raw, io.env, io.cwd);
@@ -23,8 +23,9 @@ export async function forgetCommand(inputs: string[], raw: RawOptions, io: CliIo
   // No list and no host: the list comes from stdin, as check reads it.
   const files = inputs.length === 0 && hosts.length === 0 ? ['-'] : inputs;
   const opts = drumOptionsFrom(raw, { cwd: io.cwd });
+  const outDir = outDirFrom(raw.out, 'forget', io.cwd);
   const r = await withDrum(state, opts, (d) => d.forget({
-    inputs: files.length === 0 ? [] : inputsFrom(files, io.cwd), hosts, ...readOptionsFrom(raw), ...(raw.out === undefined ? {} : { outDir: raw.out }),
+    inputs: files.length === 0 ? [] : inputsFrom(files, io.cwd), hosts, ...readOptionsFrom(raw), ...(outDir === undefined ? {} : { outDir }),
   }));
   if (raw.json) io.stdout.write(JSON.stringify(r) + '\n');
   else if (!raw.quiet) io.stdout.write(formatForget(r, files));
