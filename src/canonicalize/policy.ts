@@ -10,6 +10,8 @@ import { parseRules } from './user-rules.js';
 
 /** Bumped whenever a rule changes what any URL canonicalizes to. */
 export const POLICY_VERSION = 1;
+/** Longest accepted line in bytes when the policy does not say (CanonicalPolicyOptions.maxLineBytes). */
+export const DEFAULT_MAX_LINE_BYTES = 2048;
 
 /**
  * Each profile's version, bumped whenever its rule list changes what any URL
@@ -105,7 +107,7 @@ export function resolvePolicy(o: CanonicalPolicyOptions = {}): CanonicalPolicy {
   if (o === null || typeof o !== 'object') bad('canonical policy options must be an object');
   const mode = o.mode ?? 'default';
   if (mode !== 'default' && mode !== 'none') bad(`canonical.mode must be default|none, got ${String(mode)}`);
-  const maxLineBytes = o.maxLineBytes ?? 2048;
+  const maxLineBytes = o.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   if (typeof maxLineBytes !== 'number' || !Number.isInteger(maxLineBytes) || maxLineBytes < 16 || maxLineBytes > 2 ** 30) {
     bad(`canonical.maxLineBytes must be an integer in [16, 2^30], got ${String(maxLineBytes)}`);
   }

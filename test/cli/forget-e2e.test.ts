@@ -95,6 +95,16 @@ describe('drum forget', () => {
     assert.deepEqual(fs.readFileSync(join(cwd, 'drum-state', 'MANIFEST')), manifest);
   });
 
+  it('leaves no output directory behind when it refuses a host: no run, so no outputs', async () => {
+    const cwd = tempDir();
+    fs.writeFileSync(join(cwd, 'a.txt'), lines(urls(0, 10)));
+    assert.equal((await drum(['ingest', '--quiet', ...FLAGS, 'a.txt'], { cwd })).status, 0);
+    const before = fs.readdirSync(join(cwd, 'drum-state', 'runs'));
+    const r = await drum(['forget', ...FLAGS, '--host', 'a b'], { cwd });
+    assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, r.stderr);
+    assert.deepEqual(fs.readdirSync(join(cwd, 'drum-state', 'runs')), before);
+  });
+
   it('leaves a sound store in the old or the new state when killed (SIGKILL) during a forget', async () => {
     const cwd = tempDir();
     const all = urls(0, 60_000);

@@ -104,4 +104,15 @@ describe('drum ingest --graph', () => {
     assert.equal(next.status, 0, next.stderr);
     assert.doesNotMatch(next.stderr, /abandon/);
   });
+
+  it('creates no state directory for a refused run: plain lines, or a new keys-only store (--no-values)', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'a.tsv'), 'http://a.example/\thttp://b.example/\n');
+    writeFileSync(join(dir, 'plain.txt'), 'http://c.example/\n');
+    for (const args of [['--graph', 'plain.txt'], ['--no-values', '--graph', 'a.tsv'], ['--no-values', '--revisit-after', '1d', 'a.tsv']]) {
+      const g = await drum(['ingest', ...FAST, '--state', 'new-state', ...args], { cwd: dir });
+      assert.equal(g.status, EXIT_STATUS.DRUM_BAD_OPTION, `${args.join(' ')}: ${g.stderr}`);
+      assert.ok(!readdirSync(dir).includes('new-state'), `${args.join(' ')} created the state directory`);
+    }
+  });
 });

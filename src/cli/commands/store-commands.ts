@@ -15,6 +15,8 @@ import { settleRuns } from '../../catalog/run-list.js';
 import { readManifest, type ManifestBody } from '../../store/manifest.js';
 import { writerLockHeld } from '../../store/lock.js';
 import { inputSize } from '../../input/open.js';
+import { refuseGraphInputs } from '../../engine/jobs/ingest/graph-inputs.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../../canonicalize/policy.js';
 import { loadEngine, withDrum } from '../engine.js';
 import {
   canonicalFrom,
@@ -58,8 +60,13 @@ export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo
   // --out - : the new URLs go to stdout as rounds commit (kept in <state>/runs/<run-id>/ too); everything else to stderr.
   const toStdout = raw.out === '-';
   const req = ingestRequestFrom(toStdout ? { ...raw, out: undefined } : raw, inputs, io.cwd);
-  // A missing input fails before a store is created for it (the engine checks again at the run's start).
+  // A missing input fails before a store is created for it (the engine checks again at the run's start),
+  // and so do --graph input that is not TSV and values asked of a new keys-only store.
   for (const f of req.inputs) await inputSize(f);
+  if (req.graph === true) await refuseGraphInputs(req, opts.canonical?.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+  if (raw.values === false && (req.graph === true || req.revisitAfter !== undefined) && readManifest(state) === null) {
+    throw new DrumError('DRUM_BAD_OPTION', `--no-values makes a keys-only store, which keeps no docIDs or emission times: ${req.graph === true ? '--graph' : '--revisit-after'} needs them`);
+  }
   const progress = new ProgressLine(io.stderr, raw.progress !== false && !raw.quiet);
   let started: RunStart | null = null;
   const off = io.onStop?.((reason) => {

@@ -10,8 +10,7 @@
 // REQUIRES: a Session opened for writing.
 
 import { DrumError } from '../../../errors.js';
-import { inputPath } from '../../../input/open.js';
-import { peekFormat } from '../../../input/peek.js';
+import { graphFormatError, refuseGraphInputs } from './graph-inputs.js';
 import type { Reject } from '../../../input/types.js';
 import type { RunCounters } from '../../../stats/counters.js';
 import type { IngestRequest } from '../../api.js';
@@ -37,15 +36,7 @@ export class GraphRun {
   static async refuse(s: Session, req: IngestRequest): Promise<void> {
     if (!s.valued) throw new DrumError('DRUM_NEEDS_UPGRADE', '--graph writes docIDs, which this store (keys only) lacks; run drum upgrade first');
     if (s.opts.bloom === 'lossy') throw new DrumError('DRUM_BAD_OPTION', '--graph cannot be combined with --bloom lossy (it drops URLs without a docID)');
-    if (req.format !== undefined && req.format !== 'auto' && req.format !== 'tsv') {
-      throw new DrumError('DRUM_BAD_OPTION', `--graph reads TSV rows (source<TAB>target), not --format ${req.format}`);
-    }
-    if (req.format === 'tsv') return;
-    // A file that does not read as TSV is refused before the run starts (stdin only once it is read: readHooks).
-    for (const path of req.inputs) {
-      const format = await peekFormat(inputPath(path), s.policy.maxLineBytes);
-      if (format !== null && format !== 'tsv') throw graphFormatError(path, format);
-    }
+    await refuseGraphInputs(req, s.policy.maxLineBytes);
   }
 
   /** The read loop's hooks: no line memo, each chunk's sources read before it goes to the pool, TSV inputs only. */
@@ -85,8 +76,4 @@ export class GraphRun {
     const w = out.graph!;
     this.round.finish(records, this.docBase, c, (pair) => w.writeRecord(pair, 0, GRAPH_PAIR_BYTES));
   }
-}
-
-function graphFormatError(path: string, format: string): DrumError {
-  return new DrumError('DRUM_BAD_OPTION', `--graph reads TSV rows (source<TAB>target); ${path} reads as ${format}`, { file: path });
 }

@@ -48,6 +48,8 @@ import { foldJournal } from '../../url-seen/journal-round.js';
 /** A forget as it goes: its list, its outputs and its counts. */
 interface ForgetRun {
   readonly s: Session;
+  /** The manifest names this forget: its outputs stay whatever fails after. */
+  committed: boolean;
   readonly runId: string;
   readonly startedAt: string;
   readonly outDir: string;
@@ -93,12 +95,14 @@ export async function forget(s: Session, req: ForgetRequest): Promise<ForgetRepo
   checkOutDirPlace(s.dir, outDir);
   checkOutDir(outDir);
   const inputs = listInputs(s, req);
+  const madeOutDir = !fs.existsSync(outDir);
+  let failed = false;
   s.dfs.mkdirp(outDir);
   const r: ForgetRun = {
     s, runId, startedAt: new Date().toISOString(), outDir, inputs,
     rejectsOut: RejectsWriter.open(s.dfs, join(outDir, 'rejects.tsv'), { resumeLength: 0, fsync: s.opts.fsync }),
     forgotten: new LineFile(s.dfs, join(outDir, FORGOTTEN_FILE), s.opts.fsync),
-    hosts: new HostCounter(), c: newRunCounters(), asked: 0, repeats: 0, rejected: 0, rejects: [], targets: [],
+    committed: false, hosts: new HostCounter(), c: newRunCounters(), asked: 0, repeats: 0, rejected: 0, rejects: [], targets: [],
   };
   try {
     // A memo hit answers "seen" before any lookup: the forgotten URLs must not be vouched for by it.
@@ -108,10 +112,16 @@ export async function forget(s: Session, req: ForgetRequest): Promise<ForgetRepo
     if (req.hosts !== undefined && req.hosts.length > 0) r.targets = await routeHosts(s, req.hosts, (hi, lo, pl) => addKey(r, hi, lo, pl, 0, pl.length));
     const inputErrors = await readList(r, req);
     return await mergeAndRecord(r, inputErrors);
+  } catch (e) {
+    failed = !r.committed;
+    throw e;
   } finally {
     r.forgotten.close();
     await r.rejectsOut.close();
     fs.rmSync(join(s.workDir, 'forget-urls.txt'), { force: true });
+    // Refused before its commit (a bad host, a list too long for one round): no run, so no outputs.
+    if (failed && madeOutDir) fs.rmSync(outDir, { recursive: true, force: true });
+    else if (failed) for (const f of [FORGOTTEN_FILE, 'rejects.tsv']) fs.rmSync(join(outDir, f), { force: true });
   }
 }
 
@@ -222,6 +232,7 @@ async function mergeAndRecord(r: ForgetRun, inputErrors: ForgetReport['inputErro
   };
   const summary = forgetSummary(r.runId, r.startedAt, r.outDir, r.inputs.map((i) => ({ ...i, path: i.path.startsWith(s.workDir) ? '(urls)' : i.path })), counts);
   const next = await commitForget(r, body, v.written, bloom, summary);
+  r.committed = true;
   if (s.catalog !== null) {
     await s.catalog.putRun(forgetRecord(summary, r.rejects, { kind: 'forget', policy: s.policy.id }));
     const m = r.hosts.takeMap();
