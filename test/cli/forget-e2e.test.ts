@@ -95,13 +95,16 @@ describe('drum forget', () => {
     assert.deepEqual(fs.readFileSync(join(cwd, 'drum-state', 'MANIFEST')), manifest);
   });
 
-  it('leaves no output directory behind when it refuses a host: no run, so no outputs', async () => {
+  it('refuses a host with a space or a user@ part and leaves no output directory behind: no run, so no outputs', async () => {
     const cwd = tempDir();
     fs.writeFileSync(join(cwd, 'a.txt'), lines(urls(0, 10)));
     assert.equal((await drum(['ingest', '--quiet', ...FLAGS, 'a.txt'], { cwd })).status, 0);
     const before = fs.readdirSync(join(cwd, 'drum-state', 'runs'));
-    const r = await drum(['forget', ...FLAGS, '--host', 'a b'], { cwd });
-    assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, r.stderr);
+    // user@h0.example would read as userinfo and forget every URL of h0.example.
+    for (const host of ['a b', 'user@h0.example']) {
+      const r = await drum(['forget', ...FLAGS, '--host', host], { cwd });
+      assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, `${host}: ${r.stderr}`);
+    }
     assert.deepEqual(fs.readdirSync(join(cwd, 'drum-state', 'runs')), before);
   });
 

@@ -46,6 +46,14 @@ describe('drum url', () => {
     assert.match(r.stderr, /6 docIDs read, 3 printed, 3 rejected/);
   });
 
+  it('refuses stdin (-) given beside docID arguments with DRUM_BAD_OPTION', async () => {
+    const { dir } = await store();
+    for (const args of [['-', '-'], ['0', '-', '1']]) {
+      const r = await drum(['url', ...args], { cwd: dir, input: '0\n' });
+      assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, `${args.join(' ')}: ${r.stderr}`);
+    }
+  });
+
   it('needs a store: DRUM_NOT_FOUND without one', async () => {
     const r = await drum(['url', '0', '--state', join(tempDir(), 'none')]);
     assert.equal(r.status, 15, r.stderr);

@@ -11,6 +11,8 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import type { DrumOptions } from '../../src/options.js';
+import { Drum } from '../../src/engine/drum.js';
+import { isDrumError } from '../../src/errors.js';
 import { tempDir } from '../helpers/tmp.js';
 import { readUrlValues } from '../helpers/values.js';
 import { withReopens } from '../helpers/reopen.js';
@@ -80,5 +82,19 @@ describe('revisit against a Map model with a fake clock', () => {
       }),
       { seed: 777, numRuns: 25, plugins: [fc.interruptAfterTimeLimit(40_000, { failOnInterrupt: true })] },
     );
+  });
+
+  it('refuses a revisit interval that is not whole seconds >= 0 with DRUM_BAD_OPTION, before the run starts', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(join(dir, 'a.txt'), 'http://a.example/\n');
+    const d = await Drum.open(join(dir, 'state'), { workers: 0, fsync: false });
+    try {
+      for (const revisitAfter of [-5, 1.5, Number.NaN]) {
+        await assert.rejects(d.ingest({ inputs: [join(dir, 'a.txt')], revisitAfter }), (e) => isDrumError(e, 'DRUM_BAD_OPTION'), String(revisitAfter));
+      }
+      assert.equal((await d.stats()).storeUrls, 0);
+    } finally {
+      await d.close();
+    }
   });
 });

@@ -9,6 +9,7 @@
 // Declares the commands on the program (main.ts calls addDocIdCommands)
 // and holds their actions. Reads the store only.
 
+import { DrumError } from '../../errors.js';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import type { CliIo } from '../command-io.js';
@@ -91,6 +92,7 @@ function reject(io: CliIo, t: Tally, line: number, reason: string, text: string,
 }
 
 export async function urlCommand(ids: string[], raw: RawOptions, io: CliIo): Promise<number> {
+  if (ids.length > 1 && ids.includes('-')) throw new DrumError('DRUM_BAD_OPTION', "drum url reads docIDs from its arguments or from stdin ('-' alone), not both");
   const state = stateDirFrom(raw, io.env, io.cwd);
   const t: Tally = { read: 0, printed: 0, rejected: 0 };
   await withDrum(state, { readOnly: true, workers: 0 }, async (d) => {

@@ -53,6 +53,7 @@ async function planIngest(s: Session, req: IngestRequest): Promise<RunPlan> {
   const inputs = await describeInputs(req.inputs, s.opts.tuning.fullHashMaxBytes);
   const known = req.force ? inputs.map(() => false) : await knownInputs(s.store.body, s.catalog, inputs);
   if (req.revisitAfter !== undefined) {
+    if (!Number.isSafeInteger(req.revisitAfter) || req.revisitAfter < 0) throw new DrumError('DRUM_BAD_OPTION', `revisitAfter must be whole seconds >= 0, got ${String(req.revisitAfter)}`);
     if (!s.valued) throw new DrumError('DRUM_NEEDS_UPGRADE', '--revisit-after needs the time each URL was last emitted, which this store (keys only) lacks; run drum upgrade first');
     // Lossy mode answers "maybe seen" URLs without the store: a due one would never be found.
     if (s.opts.bloom === 'lossy') throw new DrumError('DRUM_BAD_OPTION', '--revisit-after cannot be combined with --bloom lossy');

@@ -192,7 +192,7 @@ function addKey(r: ForgetRun, hi: number, lo: number, src: Uint8Array, start: nu
   s.front.cache.remove(hi, lo);
   s.front.recent.remove(hi, lo);
   if (s.core.records >= s.plan.maxRoundEntries) {
-    throw new DrumError('DRUM_BAD_OPTION', `a forget is one merge round, and this list holds more URLs than a round can (${s.plan.maxRoundEntries} at this --memory): split it, or give more --memory`);
+    throw new DrumError('DRUM_BAD_OPTION', `a forget is one merge round, and this list holds more URLs than a round can (${s.plan.maxRoundEntries.toLocaleString('en-US')} at this --memory): split it, or give more --memory`);
   }
   s.core.add(hi, lo, src, start, end, prevS, prevE);
 }
