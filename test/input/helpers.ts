@@ -1,7 +1,10 @@
 // Test helpers for the input stage: flatten LineChunks into plain rows
 // (line, url, base) and rejects (line, reason, excerpt) that assertions can
-// compare. Test-only; no production logic.
+// compare, and an assertion on a DrumError's code. Test-only; no production
+// logic.
 
+import assert from 'node:assert/strict';
+import { isDrumError } from '../../src/errors.js';
 import type { LineChunk } from '../../src/input/types.js';
 
 export interface Flat {
@@ -38,4 +41,12 @@ export async function collect(it: AsyncIterable<LineChunk>): Promise<LineChunk[]
   const out: LineChunk[] = [];
   for await (const c of it) out.push(c);
   return out;
+}
+
+/** The URLs of chunks, in order. */
+export const urlsOf = (chunks: LineChunk[]): string[] => flatten(chunks).links.map((l) => l[1]);
+
+/** Asserts that `p` rejects with a DrumError of `code`. */
+export async function rejectsWith(p: Promise<unknown>, code: string): Promise<void> {
+  await assert.rejects(p, (e: unknown) => isDrumError(e) && e.code === code);
 }

@@ -11,9 +11,8 @@ import path from 'node:path';
 import { constants as zlibConstants, gzipSync, gunzipSync } from 'node:zlib';
 import { htmlRecord } from './warc/helpers.js';
 import { readInputs, type ReadInputsOptions } from '../../src/input/read.js';
-import { isDrumError } from '../../src/errors.js';
 import type { LineChunk } from '../../src/input/types.js';
-import { flatten } from './helpers.js';
+import { rejectsWith, urlsOf } from './helpers.js';
 
 const OPTS: ReadInputsOptions = { format: 'auto', maxLineBytes: 2048, chunkBytes: 1024 };
 
@@ -23,11 +22,7 @@ const file = (name: string, data: string | Buffer) => {
   writeFileSync(p, data);
   return p;
 };
-const urls = (chunks: LineChunk[]) => flatten(chunks).links.map((l) => l[1]);
-
-async function rejectsWith(p: Promise<unknown>, code: string): Promise<void> {
-  await assert.rejects(p, (e: unknown) => isDrumError(e) && e.code === code);
-}
+const urls = urlsOf;
 
 describe('readInputs on damaged inputs', () => {
   before(() => {

@@ -17,7 +17,7 @@ import { gzipSync } from 'node:zlib';
 import { readInputs, type InputInfo, type ReadInputsOptions } from '../../src/input/read.js';
 import { isDrumError } from '../../src/errors.js';
 import type { LineChunk } from '../../src/input/types.js';
-import { collect, flatten } from './helpers.js';
+import { collect, flatten, rejectsWith, urlsOf } from './helpers.js';
 
 const OPTS: ReadInputsOptions = { format: 'auto', maxLineBytes: 2048, chunkBytes: 1024 };
 const DATA = path.resolve(process.cwd(), '../shared/datasets/heritrix-archive-org-2008');
@@ -31,7 +31,7 @@ const file = (name: string, data: string | Buffer) => {
   writeFileSync(p, data);
   return p;
 };
-const urls = (chunks: LineChunk[]) => flatten(chunks).links.map((l) => l[1]);
+const urls = urlsOf;
 const LINES = Array.from({ length: 300 }, (_, i) => `http://example.com/page/${i}`);
 const TEXT = LINES.join('\n') + '\n';
 
@@ -64,10 +64,6 @@ async function readReusing(
 }
 
 const merged = (fs: (ReturnType<typeof readsAs>)[]) => ({ links: fs.flatMap((f) => f!.links), rejects: fs.flatMap((f) => f!.rejects) });
-
-async function rejectsWith(p: Promise<unknown>, code: string): Promise<void> {
-  await assert.rejects(p, (e: unknown) => isDrumError(e) && e.code === code);
-}
 
 describe('readInputs', () => {
   before(() => {
