@@ -37,22 +37,21 @@ interface Tail {
 }
 
 /**
- * Where each message of a publish starts: at most NEW_BATCH_URLS URLs and
- * NEW_BATCH_BYTES of payload (a longer URL goes alone). Decided by the URLs
- * alone, so a republish of the same URLs cuts the same messages.
+ * The end of the message that starts at urls[from]: at most NEW_BATCH_URLS
+ * URLs and NEW_BATCH_BYTES of payload (a longer URL goes alone). Decided by
+ * the URLs alone, so a republish of the same URLs from the same point cuts
+ * the same messages.
  */
-export function messageStarts(urls: readonly string[]): number[] {
-  const starts: number[] = [];
+export function messageEnd(urls: readonly string[], from: number): number {
   let bytes = 0;
-  for (let i = 0; i < urls.length; i++) {
-    const b = Buffer.byteLength(urls[i]!) + 1;
-    if (starts.length === 0 || i - starts[starts.length - 1]! >= NEW_BATCH_URLS || bytes + b > NEW_BATCH_BYTES) {
-      starts.push(i);
-      bytes = 0;
-    }
+  let to = from;
+  while (to < urls.length && to - from < NEW_BATCH_URLS) {
+    const b = Buffer.byteLength(urls[to]!) + 1;
+    if (to > from && bytes + b > NEW_BATCH_BYTES) break;
     bytes += b;
+    to++;
   }
-  return starts;
+  return to;
 }
 
 export class NewUrlPublisher {
@@ -69,7 +68,7 @@ export class NewUrlPublisher {
   }
 
   /**
-   * Publishes urls as ordinals base, base+1, … (messageStarts), in order.
+   * Publishes urls as ordinals base, base+1, … (messageEnd cuts), in order.
    * Messages of this same publish that the subject already holds (a lost
    * PubAck; a restart publishing its outbox again) are skipped: the
    * subject's last message must then be one of them, its first URL the same.
@@ -79,12 +78,15 @@ export class NewUrlPublisher {
    * trimmed by the stream's limits) takes any ordinal.
    */
   async publish(base: number, urls: readonly string[]): Promise<void> {
-    const starts = messageStarts(urls);
-    for (let k = 0; k < starts.length; k++) await this.sendInOrder(base, urls, starts[k]!, starts[k + 1] ?? urls.length);
+    for (let from = 0; from < urls.length; ) from = (await this.sendInOrder(base, urls, from)) - base;
   }
 
-  /** Stores urls[from, to) right after the subject's tail, or finds them already stored. */
-  private async sendInOrder(base: number, urls: readonly string[], from: number, to: number): Promise<void> {
+  /**
+   * Stores the message from urls[from] right after the subject's tail, or
+   * finds it (or more of this publish) already stored; returns the ordinal
+   * the subject now ends at.
+   */
+  private async sendInOrder(base: number, urls: readonly string[], from: number): Promise<number> {
     const ordinal = base + from;
     let why: unknown = null;
     for (let attempt = 0; attempt < this.retry.attempts; attempt++) {
@@ -92,17 +94,18 @@ export class NewUrlPublisher {
       try {
         const tail = this.tail ?? (this.tail = await this.readTail());
         if (tail.seq > 0 && tail.end !== ordinal) {
-          if (this.isOurs(tail, base, urls) && tail.end >= base + to) return; // stored already
+          // Stored already (a lost PubAck; a restart publishing its outbox again, perhaps cut otherwise by an older drum).
+          if (this.isOurs(tail, base, urls) && tail.end > ordinal) return tail.end;
           throw new DrumError('DRUM_IO', `${newSubject(this.shard)} ends at ordinal ${tail.end} (message from ${tail.start}, ${JSON.stringify(tail.firstUrl)}), where this shard publishes ordinals ${base}..${base + urls.length - 1}: the shard's state and the stream disagree (docs/cluster.md, "Limits")`);
         }
-        const chunk = urls.slice(from, to);
+        const chunk = urls.slice(from, messageEnd(urls, from));
         const ack = await this.js.publish(newSubject(this.shard), chunk.join('\n') + '\n', {
           headers: this.headersOf(ordinal, chunk.length),
           msgID: newMsgId(this.shard, ordinal),
           expect: { lastSubjectSequence: tail.seq },
         });
-        this.tail = { seq: ack.seq, start: ordinal, end: base + to, firstUrl: chunk[0]! };
-        return;
+        this.tail = { seq: ack.seq, start: ordinal, end: ordinal + chunk.length, firstUrl: chunk[0]! };
+        return this.tail.end;
       } catch (e) {
         if (e instanceof DrumError) throw e;
         why = e;
@@ -113,10 +116,10 @@ export class NewUrlPublisher {
     throw new DrumError('DRUM_IO', `publishing new URLs of shard ${this.shard} at ordinal ${ordinal} failed: ${msg}`, { cause: why });
   }
 
-  /** True when the tail is a message of this publish: inside its ordinals, starting where one of its messages starts, with the same first URL. */
+  /** True when the tail is a message of this publish: inside its ordinals, with the same first URL. */
   private isOurs(tail: Tail, base: number, urls: readonly string[]): boolean {
     const at = tail.start - base;
-    return at >= 0 && tail.end <= base + urls.length && urls[at] === tail.firstUrl && messageStarts(urls).includes(at);
+    return at >= 0 && tail.end <= base + urls.length && urls[at] === tail.firstUrl;
   }
 
   private headersOf(ordinal: number, count: number): ReturnType<typeof headers> {

@@ -9,10 +9,10 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import { messageStarts, NewUrlPublisher } from '../../src/cluster/new-urls.js';
-import { H_COUNT, H_ORDINAL, NEW_BATCH_URLS, NEW_STREAM } from '../../src/cluster/subjects.js';
+import { messageEnd, NewUrlPublisher } from '../../src/cluster/new-urls.js';
+import { H_COUNT, H_ORDINAL, H_SHARD, NEW_BATCH_URLS, NEW_STREAM } from '../../src/cluster/subjects.js';
 import { DrumError } from '../../src/errors.js';
 import { haveNats, INSTALL_HINT, NatsCluster } from '../helpers/nats.js';
 
@@ -91,6 +91,23 @@ describe('NewUrlPublisher on a real nats-server', { skip: HAVE ? false : INSTALL
     assert.equal(got.reduce((n, [, c]) => n + c, 0), 1000);
     assert.ok(got.length >= 6, `${got.length} messages`);
     for (let i = 1; i < got.length; i++) assert.equal(got[i]![0], got[i - 1]![0] + got[i - 1]![1], 'gap-free ordinals');
-    assert.deepEqual(got.map(([o]) => o), messageStarts(long));
+    const starts: number[] = [];
+    for (let at = 0; at < long.length; at = messageEnd(long, at)) starts.push(at);
+    assert.deepEqual(got.map(([o]) => o), starts);
+  });
+
+  it('goes on after a message of the same round that an older drum cut at 1,000 URLs, past 256 KiB', async () => {
+    await freshStream(nc);
+    const round = urls(1500, 400); // ~420 bytes each: a 1,000-URL message is ~420 KB
+    const h = headers();
+    h.set(H_SHARD, '5');
+    h.set(H_ORDINAL, '0');
+    h.set(H_COUNT, '1000');
+    await jetstream(nc).publish('drum.new.5', round.slice(0, 1000).join('\n') + '\n', { headers: h, msgID: 'drum.new.5.0' });
+    await new NewUrlPublisher(nc, 5, FAST).publish(0, round); // a restart's recovery with the new cut
+    const got = await stored(nc, 5);
+    assert.deepEqual(got[0], [0, 1000]);
+    assert.equal(got.reduce((n, [, c]) => n + c, 0), 1500);
+    for (let i = 1; i < got.length; i++) assert.equal(got[i]![0], got[i - 1]![0] + got[i - 1]![1], 'gap-free ordinals');
   });
 });
