@@ -68,11 +68,12 @@ export interface DrumOptions {
   journalKeys?: number;
   /**
    * Run records the catalog keeps once library runs (feeds through the
-   * library, such as `drum serve`'s rounds, one a second) pile up: past this
-   * many runs in all, the oldest complete library runs' records go, about
-   * every tenth of this many runs (runs of files, forgets and failed runs are
+   * library, such as `drum serve`'s rounds, one a second) pile up: the
+   * complete library runs older than the newest this many go, with their
+   * host-count round markers, at each open's first library run and every
+   * tenth of this many after (runs of files, forgets and failed runs are
    * always kept). At least 20, the manifest's own history. Default: every
-   * record is kept; `drum serve` keeps 10,000 (~4 MB of catalog).
+   * record is kept; `drum serve` keeps 10,000 (~8 MB of catalog).
    */
   libraryRunRecords?: number;
   /** Read-only open: no lock taken for writing, nothing written. Default false. */

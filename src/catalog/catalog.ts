@@ -18,6 +18,7 @@ import { DrumFs } from '../io/fs.js';
 import { DrumError } from '../errors.js';
 import { levelError } from './level-errors.js';
 import { openReaderDb } from './snapshot.js';
+import { pruneOldRuns } from './run-prune.js';
 import { roundKey, inputKey } from './keys.js';
 import {
   del, openLevel, put, DELTAS_BEFORE_FOLD, type CatalogOpenOptions, type Db, type HostCount, type HostDelta, type Op, type RunRecord, type Sub,
@@ -32,9 +33,6 @@ import type { DeltaFileRecord } from './hosts/delta-file.js';
 export { DELTAS_BEFORE_FOLD };
 export type { CatalogOpenOptions, HostCount, RunInput, RunRecord, RunStatus } from './records.js';
 export type { HostCounts } from './hosts/host-table.js';
-
-/** Listing entries read at a time while pruning. */
-const PRUNE_PAGE = 512;
 
 export class Catalog {
   private closed = false;
@@ -145,35 +143,17 @@ export class Catalog {
   }
 
   /**
-   * Once the catalog holds more than `keep` run records, deletes the oldest
-   * for which `removable` says yes (their records and listing entries; an
-   * input they ingested first stays indexed under their id, and reads then
-   * as not ingested), until `keep` remain or no removable one is left.
+   * Deletes the records of runs older than the newest `keep` for which
+   * `removable` says yes, with their listing entries and host-count round
+   * markers (run-prune.ts), after folding the pending host-count deltas (a
+   * marker is what makes reads count its delta). An input such a run
+   * ingested first stays indexed under its id and reads as not ingested.
    * Returns how many went.
    */
   pruneRuns(keep: number, removable: (r: RunRecord) => boolean): Promise<number> {
     return this.write('cannot prune the run history', async (db) => {
-      const order = this.sub<string>('runOrder');
-      const runs = this.sub<RunRecord>('runs');
-      let excess = (await order.keys({}).all()).length - keep;
-      const batch: Op[] = [];
-      let gone = 0;
-      for (let after: string | null = null; excess > 0; ) {
-        const page: [string, string][] = [];
-        for await (const e of order.iterator({ ...(after === null ? {} : { gt: after }), limit: PRUNE_PAGE })) page.push(e);
-        if (page.length === 0) break;
-        const recs = await runs.getMany(page.map(([, id]) => id));
-        for (let i = 0; i < page.length && excess > 0; i++) {
-          const r = recs[i];
-          if (r !== undefined && !removable(r)) continue;
-          batch.push(del(order, page[i]![0]), ...(r === undefined ? [] : [del(runs, r.runId)]));
-          if (r !== undefined) gone++;
-          excess--;
-        }
-        after = page[page.length - 1]![0];
-      }
-      if (batch.length > 0) await db.batch(batch as never, { sync: this.sync });
-      return gone;
+      await foldDeltas(this.hostTable());
+      return pruneOldRuns(db, { order: this.sub<string>('runOrder'), runs: this.sub<RunRecord>('runs'), rounds: this.sub<number>('rounds') }, keep, removable, this.sync);
     });
   }
 

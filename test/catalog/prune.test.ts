@@ -1,15 +1,17 @@
-// Catalog.pruneRuns against an array model (fast-check): past `keep` runs,
-// the oldest removable records go and every other record stays, in order;
-// and through the library, a Drum opened with libraryRunRecords keeps its
-// newest library runs while a file run's record stays.
+// Catalog.pruneRuns against an array model (fast-check): of all but the
+// newest `keep` runs, the removable records go and every other stays, in
+// order; and through the library, a Drum opened with libraryRunRecords keeps
+// its newest library runs (pruning at each open's first run too) while a
+// file run's record stays, drops pruned runs' round markers with host counts
+// whole, and a long-running process folds its host-count deltas.
 
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { Catalog, type RunRecord } from '../../src/catalog/catalog.js';
+import { Catalog, DELTAS_BEFORE_FOLD, type RunRecord } from '../../src/catalog/catalog.js';
 import { Drum } from '../../src/engine/drum.js';
 
 const temps: string[] = [];
@@ -37,7 +39,7 @@ function record(i: number, kind: Kind, complete: boolean): RunRecord {
 const removable = (r: RunRecord): boolean => r.status === 'complete' && r.kind === undefined && r.inputs[0]!.path === '(library)';
 
 describe('Catalog.pruneRuns', () => {
-  it('removes the oldest removable records until keep remain, and keeps every other record in order (fast-check)', async () => {
+  it('removes the removable records older than the newest keep, and keeps every other record in order (fast-check)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.record({ kind: fc.constantFrom<Kind>('library', 'library', 'file', 'forget'), complete: fc.boolean() }), { maxLength: 40 }),
@@ -48,12 +50,8 @@ describe('Catalog.pruneRuns', () => {
             const recs = runs.map((r, i) => record(i, r.kind, r.complete));
             for (const r of recs) await c.putRun(r);
             const gone = await c.pruneRuns(keep, removable);
-            // The model: oldest first, drop removable ones while more than keep remain.
-            const model = [...recs];
-            for (let i = 0; i < model.length && model.length > keep; ) {
-              if (removable(model[i]!)) model.splice(i, 1);
-              else i++;
-            }
+            // The model: of all but the newest keep, the removable ones go.
+            const model = recs.filter((r, i) => i >= recs.length - keep || !removable(r));
             assert.equal(gone, recs.length - model.length);
             const listed = await c.listRuns(100);
             assert.deepEqual(listed.map((r) => r.runId), model.map((r) => r.runId).reverse());
@@ -68,7 +66,14 @@ describe('Catalog.pruneRuns', () => {
 });
 
 describe('Drum with libraryRunRecords', () => {
-  it('keeps the newest library runs and the run of a file', async () => {
+  const libraryRun = async (d: Drum, i: number): Promise<string> => {
+    const run = d.checkUpdate([`http://lib${i % 7}.example/${i}\n`]);
+    let n = await run.next();
+    while (!n.done) n = await run.next();
+    return n.value!.runId;
+  };
+
+  it('keeps the newest library runs and the run of a file, drops pruned runs\' round markers, and keeps host counts whole', async () => {
     const state = tempState();
     const file = join(state, '..', `${state.split('/').pop()}-links.txt`);
     writeFileSync(file, 'http://file.example/a\n');
@@ -77,12 +82,7 @@ describe('Drum with libraryRunRecords', () => {
     const libraryRuns: string[] = [];
     try {
       await drum.ingest({ inputs: [file] });
-      for (let i = 0; i < 45; i++) {
-        const run = drum.checkUpdate([`http://lib.example/${i}\n`]);
-        let n = await run.next();
-        while (!n.done) n = await run.next();
-        libraryRuns.push(n.value!.runId);
-      }
+      for (let i = 0; i < 45; i++) libraryRuns.push(await libraryRun(drum, i));
     } finally {
       await drum.close();
     }
@@ -93,6 +93,47 @@ describe('Drum with libraryRunRecords', () => {
       assert.ok(runs.some((r) => r.inputs[0]!.path === file), 'the file run stays');
       const ids = runs.filter((r) => r.inputs[0]!.path === '(library)').map((r) => r.runId);
       assert.deepEqual(ids, libraryRuns.slice(-ids.length).reverse(), 'the newest library runs, newest first');
+      assert.equal(await c.hasRound(libraryRuns[0]!, 1), false, 'a pruned run\'s round marker goes');
+      assert.equal(await c.hasRound(libraryRuns.at(-1)!, 1), true);
+      const hosts = await c.topHosts(100);
+      assert.equal(hosts.reduce((a, h) => a + h.uniqueUrls, 0), 46, 'every stored URL still counted');
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('prunes at the first library run of each open, so many short opens stay bounded too', async () => {
+    const state = tempState();
+    for (let i = 0; i < 30; i++) {
+      const drum = await Drum.open(state, { libraryRunRecords: 20, workers: 0, fsync: false });
+      try {
+        await libraryRun(drum, i);
+      } finally {
+        await drum.close();
+      }
+    }
+    const c = await Catalog.open(state, { readOnly: true });
+    try {
+      assert.equal((await c.listRuns(1000)).length, 20);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('folds the host-count deltas of a long-running process as they pile up, without libraryRunRecords', async () => {
+    const state = tempState();
+    const drum = await Drum.open(state, { workers: 0, fsync: false });
+    try {
+      for (let i = 0; i < 150; i++) await libraryRun(drum, i);
+    } finally {
+      await drum.close();
+    }
+    const c = await Catalog.open(state, { readOnly: true });
+    try {
+      assert.ok((await c.pendingDeltas()) < DELTAS_BEFORE_FOLD, 'folded in the process');
+      // A fold keeps the delta files it took in until the next fold: at most two folds' worth, not one per round.
+      assert.ok(readdirSync(join(state, 'hosts')).length < 2 * DELTAS_BEFORE_FOLD + 2, 'one delta file per round would be 150');
+      assert.equal((await c.topHosts(100)).reduce((a, h) => a + h.uniqueUrls, 0), 150);
     } finally {
       await c.close();
     }

@@ -17,6 +17,7 @@ import type { RunState } from '../../../store/manifest.js';
 import type { LibraryRunStats } from '../../api.js';
 import { forgetRound, mergeAndCommit, mergeDue } from '../../url-seen/commit.js';
 import type { Session } from '../../session/session.js';
+import { DELTAS_BEFORE_FOLD } from '../../../catalog/catalog.js';
 import { recoverHostCounts } from '../../hosts/host-recovery.js';
 import { pushHistory } from './run-history.js';
 import { RunOutputs } from './run-outputs.js';
@@ -170,7 +171,7 @@ export class LibraryRun {
     this.roundFrom = { file: s.store.body.run!.unique.file, bytes: s.store.body.run!.unique.bytes };
     await this.out.applyHostCounts(s.catalog, run.runId, run.rounds);
     await this.record(final ? 'complete' : 'running');
-    if (final) await pruneLibraryRuns(s);
+    if (final) await afterLibraryRun(s);
     return report;
   }
 
@@ -212,11 +213,21 @@ export class LibraryRun {
   }
 }
 
-/** Every tenth of `libraryRunRecords` library runs, the oldest complete library runs' records past that many go. */
-async function pruneLibraryRuns(s: Session): Promise<void> {
+/**
+ * After a library run: a long-running process (a crawler's batches, drum
+ * serve's rounds) folds the host-count deltas once DELTAS_BEFORE_FOLD pile
+ * up, as a writer's open does; and with `libraryRunRecords`, at its first
+ * library run and every tenth of that many after, the complete library runs
+ * older than the newest `libraryRunRecords` go from the catalog.
+ */
+async function afterLibraryRun(s: Session): Promise<void> {
+  const cat = s.catalog;
+  if (cat === null) return;
   const keep = s.opts.libraryRunRecords;
-  if (keep === null || s.catalog === null) return;
-  s.libraryRunsEnded++;
-  if (s.libraryRunsEnded % Math.max(1, Math.floor(keep / 10)) !== 0) return;
-  await s.catalog.pruneRuns(keep, (r) => r.status === 'complete' && r.kind === undefined && r.inputs.length === 1 && r.inputs[0]!.path === LIBRARY_INPUT);
+  const n = s.libraryRunsEnded++;
+  if (keep !== null && n % Math.max(1, Math.floor(keep / 10)) === 0) {
+    await cat.pruneRuns(keep, (r) => r.status === 'complete' && r.kind === undefined && r.inputs.length === 1 && r.inputs[0]!.path === LIBRARY_INPUT);
+  } else if ((await cat.pendingDeltas()) >= DELTAS_BEFORE_FOLD) {
+    await cat.compactHosts();
+  }
 }
