@@ -95,13 +95,13 @@ describe('drum forget', () => {
     assert.deepEqual(fs.readFileSync(join(cwd, 'drum-state', 'MANIFEST')), manifest);
   });
 
-  it('refuses a host with a space or a user@ part and leaves no output directory behind: no run, so no outputs', async () => {
+  it('refuses a host with a space, a user@ part or a backslash and leaves no output directory behind: no run, so no outputs', async () => {
     const cwd = tempDir();
     fs.writeFileSync(join(cwd, 'a.txt'), lines(urls(0, 10)));
     assert.equal((await drum(['ingest', '--quiet', ...FLAGS, 'a.txt'], { cwd })).status, 0);
     const before = fs.readdirSync(join(cwd, 'drum-state', 'runs'));
-    // user@h0.example would read as userinfo and forget every URL of h0.example.
-    for (const host of ['a b', 'user@h0.example']) {
+    // user@h0.example would read as userinfo, h0.example\x as a path: each would forget every URL of h0.example.
+    for (const host of ['a b', 'user@h0.example', 'h0.example\\x']) {
       const r = await drum(['forget', ...FLAGS, '--host', host], { cwd });
       assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, `${host}: ${r.stderr}`);
     }

@@ -50,10 +50,12 @@ export async function ingest(s: Session, req: IngestRequest): Promise<RunReport>
 
 /** Describes the inputs and plans the run; an input a complete run took whole (manifest history or catalog) is skipped unless forced. */
 async function planIngest(s: Session, req: IngestRequest): Promise<RunPlan> {
+  if (req.revisitAfter !== undefined && (!Number.isSafeInteger(req.revisitAfter) || req.revisitAfter < 0)) {
+    throw new DrumError('DRUM_BAD_OPTION', `revisitAfter must be whole seconds >= 0, got ${String(req.revisitAfter)}`);
+  }
   const inputs = await describeInputs(req.inputs, s.opts.tuning.fullHashMaxBytes);
   const known = req.force ? inputs.map(() => false) : await knownInputs(s.store.body, s.catalog, inputs);
   if (req.revisitAfter !== undefined) {
-    if (!Number.isSafeInteger(req.revisitAfter) || req.revisitAfter < 0) throw new DrumError('DRUM_BAD_OPTION', `revisitAfter must be whole seconds >= 0, got ${String(req.revisitAfter)}`);
     if (!s.valued) throw new DrumError('DRUM_NEEDS_UPGRADE', '--revisit-after needs the time each URL was last emitted, which this store (keys only) lacks; run drum upgrade first');
     // Lossy mode answers "maybe seen" URLs without the store: a due one would never be found.
     if (s.opts.bloom === 'lossy') throw new DrumError('DRUM_BAD_OPTION', '--revisit-after cannot be combined with --bloom lossy');

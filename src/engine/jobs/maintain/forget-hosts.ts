@@ -133,8 +133,8 @@ export async function routeHosts(s: Session, hosts: readonly string[], add: (hi:
     throw new DrumError('DRUM_NEEDS_UPGRADE', 'forget --host needs a host check stored with each URL, which this store (keys only) lacks: the 24-bit host fingerprint alone could remove another host\'s URLs; run drum upgrade first');
   }
   const given = [...new Set(hosts)];
-  // '@' too: `user@other.example` would read as userinfo and forget every URL of other.example.
-  for (const h of given) if (h === '' || /[\s/?#@]/.test(h)) throw new DrumError('DRUM_BAD_OPTION', `--host ${JSON.stringify(h)} is not a host[:port]`);
+  // '@' and '\\' too: `user@other.example` would read as userinfo, `a.example\\x` as a path, each forgetting another host.
+  for (const h of given) if (h === '' || /[\s/?#@\\]/.test(h)) throw new DrumError('DRUM_BAD_OPTION', `--host ${JSON.stringify(h)} is not a host[:port]`);
   const path = join(s.workDir, 'forget-hosts.txt');
   const text = given.map((h) => `http://${h}/\n`).join('');
   fs.writeFileSync(path, text);

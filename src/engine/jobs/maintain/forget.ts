@@ -48,8 +48,6 @@ import { foldJournal } from '../../url-seen/journal-round.js';
 /** A forget as it goes: its list, its outputs and its counts. */
 interface ForgetRun {
   readonly s: Session;
-  /** The manifest names this forget: its outputs stay whatever fails after. */
-  committed: boolean;
   readonly runId: string;
   readonly startedAt: string;
   readonly outDir: string;
@@ -102,7 +100,7 @@ export async function forget(s: Session, req: ForgetRequest): Promise<ForgetRepo
     s, runId, startedAt: new Date().toISOString(), outDir, inputs,
     rejectsOut: RejectsWriter.open(s.dfs, join(outDir, 'rejects.tsv'), { resumeLength: 0, fsync: s.opts.fsync }),
     forgotten: new LineFile(s.dfs, join(outDir, FORGOTTEN_FILE), s.opts.fsync),
-    committed: false, hosts: new HostCounter(), c: newRunCounters(), asked: 0, repeats: 0, rejected: 0, rejects: [], targets: [],
+    hosts: new HostCounter(), c: newRunCounters(), asked: 0, repeats: 0, rejected: 0, rejects: [], targets: [],
   };
   try {
     // A memo hit answers "seen" before any lookup: the forgotten URLs must not be vouched for by it.
@@ -113,7 +111,8 @@ export async function forget(s: Session, req: ForgetRequest): Promise<ForgetRepo
     const inputErrors = await readList(r, req);
     return await mergeAndRecord(r, inputErrors);
   } catch (e) {
-    failed = !r.committed;
+    // Committed once the manifest names it, even if the commit call failed after its rename.
+    failed = !s.store.body.history.some((h) => h.runId === r.runId);
     throw e;
   } finally {
     r.forgotten.close();
@@ -232,7 +231,6 @@ async function mergeAndRecord(r: ForgetRun, inputErrors: ForgetReport['inputErro
   };
   const summary = forgetSummary(r.runId, r.startedAt, r.outDir, r.inputs.map((i) => ({ ...i, path: i.path.startsWith(s.workDir) ? '(urls)' : i.path })), counts);
   const next = await commitForget(r, body, v.written, bloom, summary);
-  r.committed = true;
   if (s.catalog !== null) {
     await s.catalog.putRun(forgetRecord(summary, r.rejects, { kind: 'forget', policy: s.policy.id }));
     const m = r.hosts.takeMap();

@@ -22,7 +22,7 @@ import { rebuildUrlIndex } from '../../../store/url-log/url-log-rebuild.js';
 import { BlockedBloom } from '../../../tiers/bloom.js';
 import { writeBloom } from '../../../tiers/bloom-file.js';
 import { HostCounter } from '../../hosts/host-counter.js';
-import { countUniqueFile } from '../../hosts/host-recovery.js';
+import { countUniqueFile, recoverHostCounts } from '../../hosts/host-recovery.js';
 import { applyForgetHosts } from './forget-records.js';
 
 export interface RepairResult {
@@ -110,6 +110,11 @@ async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promi
       const last = body.run;
       if (last !== null && last.runId === h.runId && last.rounds > 0) await c.applyHostCounts(h.runId, last.rounds, new HostCounter().take());
       hostRuns++;
+    }
+    // An unfinished run (not in the history): the host counts of its committed rounds, marked at its last round.
+    const run = body.run;
+    if (run !== null && run.status === 'running' && run.rounds > 0 && !body.history.some((h) => h.runId === run.runId)) {
+      if (await recoverHostCounts({ ...run, lastRoundFrom: { file: 1, bytes: 0 } }, c)) hostRuns++;
     }
   } finally {
     await c.close();

@@ -139,6 +139,31 @@ describe('drum repair', () => {
     }
   });
 
+  it('counts the committed rounds of an unfinished run when it rebuilds the catalog, once', async () => {
+    const state = join(tempDir(), 'state');
+    const d = await Drum.open(state, { workers: 0, fsync: false, mergeEvery: 3 }); // a round of every 3 URLs
+    async function* feed(): AsyncGenerator<string[]> {
+      for (let r = 0; r < 5; r++) yield [0, 1, 2].map((i) => `http://u${i}.example/${r}`);
+      throw new Error('the crawler stopped');
+    }
+    await assert.rejects(async () => {
+      for await (const _ of d.checkUpdate(feed()));
+    }, /the crawler stopped/);
+    await d.close();
+    assert.equal(readManifest(state)!.run!.status, 'running');
+    assert.ok(readManifest(state)!.run!.rounds >= 4, `${readManifest(state)!.run!.rounds} rounds committed`);
+    await repair(state, { catalog: true });
+    const w = await Drum.open(state, { workers: 0, fsync: false });
+    await w.add(['http://after-repair.example/x']);
+    await w.close();
+    const c = await Catalog.open(state, { readOnly: true });
+    try {
+      assert.equal((await c.topHosts(100)).reduce((a, h) => a + h.uniqueUrls, 0), readManifest(state)!.storeUrls);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('fails with DRUM_IO when the damaged catalog cannot be moved aside, leaving it in place and the store unlocked', async () => {
     const { state } = await build();
     const eacces = (op: string): void => {
