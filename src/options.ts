@@ -69,10 +69,10 @@ export interface DrumOptions {
   /**
    * Run records the catalog keeps once library runs (feeds through the
    * library, such as `drum serve`'s rounds, one a second) pile up: the
-   * complete library runs older than the newest this many go, with their
-   * host-count round markers, at each open's first library run and every
-   * tenth of this many after (runs of files, forgets and failed runs are
-   * always kept). At least 20, the manifest's own history. Default: every
+   * complete library runs older than the newest this many go, at the
+   * process's first library run and every tenth of this many after (runs of
+   * files, forgets and failed runs are always kept; host-count round
+   * markers stay). At least 20, the manifest's own history. Default: every
    * record is kept; `drum serve` keeps 10,000 (~8 MB of catalog).
    */
   libraryRunRecords?: number;
@@ -121,6 +121,8 @@ export interface Tuning {
   resolveRoundLinks?: number;
   /** URL log segment and block sizes (docs/file-format.md); defaults 256 MiB and 64 KiB. Smaller in tests. */
   urlLog?: { segmentBytes?: number; blockTextBytes?: number };
+  /** Pending host-count deltas at which a process folds them after a library run. Default 1,024. */
+  libraryFoldDeltas?: number;
 }
 
 export interface ResolvedOptions {

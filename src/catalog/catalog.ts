@@ -144,17 +144,13 @@ export class Catalog {
 
   /**
    * Deletes the records of runs older than the newest `keep` for which
-   * `removable` says yes, with their listing entries and host-count round
-   * markers (run-prune.ts), after folding the pending host-count deltas (a
-   * marker is what makes reads count its delta). An input such a run
-   * ingested first stays indexed under its id and reads as not ingested.
-   * Returns how many went.
+   * `removable` says yes, with their listing entries (run-prune.ts); their
+   * host-count round markers stay. An input such a run ingested first stays
+   * indexed under its id and reads as not ingested. Returns how many went.
    */
   pruneRuns(keep: number, removable: (r: RunRecord) => boolean): Promise<number> {
-    return this.write('cannot prune the run history', async (db) => {
-      await foldDeltas(this.hostTable());
-      return pruneOldRuns(db, { order: this.sub<string>('runOrder'), runs: this.sub<RunRecord>('runs'), rounds: this.sub<number>('rounds') }, keep, removable, this.sync);
-    });
+    return this.write('cannot prune the run history', (db) =>
+      pruneOldRuns(db, { order: this.sub<string>('runOrder'), runs: this.sub<RunRecord>('runs') }, keep, removable, this.sync));
   }
 
   /** The complete run that first ingested an input with this content (whole SHA-256, or the sample of a large input) into this store, if any. */

@@ -1,10 +1,10 @@
 // Pruning the run history: the records of runs older than the newest `keep`
-// that the caller says may go, with their listing entries and their
-// host-count round markers. Reads the listing a page at a time and commits
-// each page's deletions as one batch, so a catalog of millions of runs is
-// pruned in bounded memory. Does not fold host-count deltas (the caller
-// folds first: a marker whose delta is not folded yet is what makes reads
-// count it) and does not decide which runs may go (Catalog's caller does).
+// that the caller says may go, with their listing entries. Reads the listing
+// a page at a time and commits each page's deletions as one batch, so a
+// catalog of millions of runs is pruned in bounded memory. Does not touch
+// host-count round markers (a marker whose delta is not folded yet is what
+// makes reads count it; folds are a writer open's, in a child process) and
+// does not decide which runs may go (Catalog's caller does).
 // REQUIRES: runs inside Catalog's write queue, on a catalog open for writing.
 
 import { del, type Db, type Op, type RunRecord, type Sub } from './records.js';
@@ -15,7 +15,6 @@ const PRUNE_PAGE = 512;
 export interface RunSubs {
   order: Sub<string>;
   runs: Sub<RunRecord>;
-  rounds: Sub<number>;
 }
 
 /** Deletes the removable runs among all but the newest `keep`; returns how many went. */
@@ -38,8 +37,6 @@ export async function pruneOldRuns(db: Db, subs: RunSubs, keep: number, removabl
       batch.push(del(subs.order, page[i]![0]));
       if (r === undefined) continue;
       batch.push(del(subs.runs, r.runId));
-      // Round markers: `${runId}|` and ten digits.
-      for (const k of await subs.rounds.keys({ gt: `${r.runId}|`, lt: `${r.runId}|~` }).all()) batch.push(del(subs.rounds, k));
       gone++;
     }
     if (batch.length > 0) await db.batch(batch as never, { sync });

@@ -104,6 +104,11 @@ export class NewUrlPublisher {
           msgID: newMsgId(this.shard, ordinal),
           expect: { lastSubjectSequence: tail.seq },
         });
+        if (ack.duplicate) {
+          // Its id was stored before (an older cut, maybe), not necessarily this message: the tail says what is there.
+          this.tail = null;
+          throw new Error(`message id ${newMsgId(this.shard, ordinal)} was already stored`);
+        }
         this.tail = { seq: ack.seq, start: ordinal, end: ordinal + chunk.length, firstUrl: chunk[0]! };
         return this.tail.end;
       } catch (e) {

@@ -17,7 +17,6 @@ import type { RunState } from '../../../store/manifest.js';
 import type { LibraryRunStats } from '../../api.js';
 import { forgetRound, mergeAndCommit, mergeDue } from '../../url-seen/commit.js';
 import type { Session } from '../../session/session.js';
-import { DELTAS_BEFORE_FOLD } from '../../../catalog/catalog.js';
 import { recoverHostCounts } from '../../hosts/host-recovery.js';
 import { pushHistory } from './run-history.js';
 import { RunOutputs } from './run-outputs.js';
@@ -213,21 +212,27 @@ export class LibraryRun {
   }
 }
 
+/** Pending host-count deltas at which a long-running process folds them (in a child process), after a library run. */
+export const LIBRARY_FOLD_DELTAS = 1024;
+
 /**
- * After a library run: a long-running process (a crawler's batches, drum
- * serve's rounds) folds the host-count deltas once DELTAS_BEFORE_FOLD pile
- * up, as a writer's open does; and with `libraryRunRecords`, at its first
- * library run and every tenth of that many after, the complete library runs
- * older than the newest `libraryRunRecords` go from the catalog.
+ * After a library run, in a process that may never close (a crawler's
+ * batches, drum serve's rounds): the host-count deltas are folded in a child
+ * process once LIBRARY_FOLD_DELTAS wait (a writer's open folds at 64); and
+ * with `libraryRunRecords`, at the process's first library run and every
+ * tenth of that many after, the complete library runs older than the newest
+ * `libraryRunRecords` go from the catalog. Best effort: the run is committed
+ * and its URLs are the caller's, so a failure is a notice, not the run's.
  */
 async function afterLibraryRun(s: Session): Promise<void> {
-  const cat = s.catalog;
-  if (cat === null) return;
   const keep = s.opts.libraryRunRecords;
   const n = s.libraryRunsEnded++;
-  if (keep !== null && n % Math.max(1, Math.floor(keep / 10)) === 0) {
-    await cat.pruneRuns(keep, (r) => r.status === 'complete' && r.kind === undefined && r.inputs.length === 1 && r.inputs[0]!.path === LIBRARY_INPUT);
-  } else if ((await cat.pendingDeltas()) >= DELTAS_BEFORE_FOLD) {
-    await cat.compactHosts();
+  try {
+    const foldAt = s.opts.tuning.libraryFoldDeltas ?? LIBRARY_FOLD_DELTAS;
+    if (s.catalog !== null && (await s.catalog.pendingDeltas()) >= foldAt) await s.foldHostCounts();
+    if (keep === null || s.catalog === null || n % Math.max(1, Math.floor(keep / 10)) !== 0) return;
+    await s.catalog.pruneRuns(keep, (r) => r.status === 'complete' && r.kind === undefined && r.inputs.length === 1 && r.inputs[0]!.path === LIBRARY_INPUT);
+  } catch (e) {
+    s.opts.onNotice(`after run: ${(e as Error).message}`);
   }
 }

@@ -48,9 +48,19 @@ export async function describeInputs(paths: string[], fullHashMaxBytes = FULL_HA
   return out;
 }
 
+/** Runs this process has named: part of every id, so two of its runs never share one. */
+let runsNamed = 0;
+
+/**
+ * A run's id: its UTC start to the millisecond, this process's run count
+ * (16 bits) and 16 random bits, e.g. 20261127-093457-607-002aa0ec. A process
+ * can end several runs a second (drum serve's rounds), and two runs with one
+ * id would share a run directory, a catalog record and host-count markers.
+ */
 export function newRunId(now = new Date()): string {
-  const t = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `${t}-${randomBytes(2).toString('hex')}`;
+  const t = now.toISOString().replace(/[-:]/g, '').replace('T', '-').replace('.', '-').slice(0, 19);
+  const n = (runsNamed++ & 0xffff).toString(16).padStart(4, '0');
+  return `${t}-${n}${randomBytes(2).toString('hex')}`;
 }
 
 function sameInputs(a: InputRecord[], b: InputRecord[]): boolean {

@@ -90,12 +90,10 @@ describe('compact', () => {
 
   it('counts the deltas its own open folded: a store with DELTAS_BEFORE_FOLD pending is not reported already compact', async () => {
     const state = join(tempDir(), 'state');
-    // File ingests in one open: a process folds library runs' deltas itself once they pile up, file runs' at its next open.
-    const dir = join(state, '..');
     await withDrum(state, O, async (d) => {
       for (let b = 0; b < DELTAS_BEFORE_FOLD; b++) {
-        fs.writeFileSync(join(dir, `l${b}.txt`), `http://h${b}.example/\n`);
-        await d.ingest({ inputs: [join(dir, `l${b}.txt`)] });
+        await d.add([`http://h${b}.example/`]);
+        await d.endRun();
       }
     });
     assert.equal((await hostCounts(state)).pending, DELTAS_BEFORE_FOLD);
