@@ -231,7 +231,10 @@ async function afterLibraryRun(s: Session): Promise<void> {
     const foldAt = s.opts.tuning.libraryFoldDeltas ?? LIBRARY_FOLD_DELTAS;
     if (s.catalog !== null && (await s.catalog.pendingDeltas()) >= foldAt) await s.foldHostCounts();
     if (keep === null || s.catalog === null || n % Math.max(1, Math.floor(keep / 10)) !== 0) return;
-    await s.catalog.pruneRuns(keep, (r) => r.status === 'complete' && r.kind === undefined && r.inputs.length === 1 && r.inputs[0]!.path === LIBRARY_INPUT);
+    // The manifest's runs stay whatever their start times say (a clock stepped back): reconcile would add them again.
+    const body = s.store.body;
+    const named = new Set([...body.history.map((h) => h.runId), ...(body.run === null ? [] : [body.run.runId])]);
+    await s.catalog.pruneRuns(keep, (r) => r.status === 'complete' && r.kind === undefined && r.inputs.length === 1 && r.inputs[0]!.path === LIBRARY_INPUT && !named.has(r.runId));
   } catch (e) {
     s.opts.onNotice(`after run: ${(e as Error).message}`);
   }
