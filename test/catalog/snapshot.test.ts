@@ -1,5 +1,6 @@
 // The reader's copy of a live catalog (openReaderDb) while a writer in the
-// same process writes with a millisecond's pause into a LevelDB whose small
+// same process writes bursts of batches a millisecond apart (resting between
+// bursts, as a catalog writes at commits) into a LevelDB whose small
 // write buffer makes it flush every other batch and compact every few
 // flushes (it overwrites a few thousand records in turn, so the catalog stays
 // small), so logs and tables are deleted while copies are taken: far more
@@ -20,6 +21,9 @@ import { openReaderDb } from '../../src/catalog/snapshot.js';
 const KEYS = 3000;
 /** The writer's pause between batches of 50 records (30 KB): a flush every other batch, a compaction every few flushes. */
 const PAUSE_MS = 1;
+/** After this many batches the writer rests for REST_MS: writers come in bursts (a catalog writes at commits). */
+const BURST = 40;
+const REST_MS = 40;
 /** Records a batch writes (about 30 KB). */
 const PER_BATCH = 50;
 const keyOf = (w: number): string => `run:${String((w * 7919) % KEYS).padStart(8, '0')}`;
@@ -48,7 +52,7 @@ describe('openReaderDb', () => {
         batch.put('last', String(b));
         await batch.write();
         batches = b + 1;
-        await new Promise((r) => setTimeout(r, PAUSE_MS));
+        await new Promise((r) => setTimeout(r, (b + 1) % BURST === 0 ? REST_MS : PAUSE_MS));
         for (const n of readdirSync(dir)) if (n.endsWith('.ldb')) tablesSeen.add(n);
       }
     })();
