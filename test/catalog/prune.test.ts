@@ -7,7 +7,7 @@
 
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -133,5 +133,22 @@ describe('Drum with libraryRunRecords', () => {
     } finally {
       await c.close();
     }
+  });
+
+  it('goes on with its runs when the fold fails on a damaged host table, and tries again only once twice as many deltas wait', async () => {
+    const state = tempState();
+    const notices: string[] = [];
+    const drum = await Drum.open(state, { workers: 0, fsync: false, tuning: { libraryFoldDeltas: 4 }, onNotice: (m) => notices.push(m) });
+    try {
+      for (let i = 0; i < 4; i++) await libraryRun(drum, i); // the first fold writes the host table
+      const table = readdirSync(join(state, 'hosts')).find((f) => f.endsWith('.tbl'))!;
+      const b = readFileSync(join(state, 'hosts', table));
+      b[b.length >> 1]! ^= 0xff;
+      writeFileSync(join(state, 'hosts', table), b);
+      for (let i = 4; i < 16; i++) await libraryRun(drum, i); // every run commits; the fold fails at 4 and 8 pending
+    } finally {
+      await drum.close().catch(() => undefined);
+    }
+    assert.deepEqual(notices.filter((m) => /after run/.test(m)).length, 2, notices.join('\n'));
   });
 });

@@ -45,6 +45,8 @@ export class Session {
   foldedAtOpen: { deltas: number; ms: number } | null = null;
   /** Library runs this session ended (their record pruning goes by it). */
   libraryRunsEnded = 0;
+  /** After a failed fold: the pending host-count deltas at which a library run tries again. */
+  libraryFoldAfter = 0;
   readonly area: SortArea;
   /** The DRUM core over this store's buckets, aux log and sort area; URL-seen is its client. */
   readonly core: DrumCore;

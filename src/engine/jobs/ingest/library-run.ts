@@ -228,8 +228,13 @@ async function afterLibraryRun(s: Session): Promise<void> {
   const keep = s.opts.libraryRunRecords;
   const n = s.libraryRunsEnded++;
   try {
-    const foldAt = s.opts.tuning.libraryFoldDeltas ?? LIBRARY_FOLD_DELTAS;
-    if (s.catalog !== null && (await s.catalog.pendingDeltas()) >= foldAt) await s.foldHostCounts();
+    const pending = s.catalog === null ? 0 : await s.catalog.pendingDeltas();
+    if (pending >= Math.max(s.opts.tuning.libraryFoldDeltas ?? LIBRARY_FOLD_DELTAS, s.libraryFoldAfter)) {
+      // A fold that fails (a damaged host table: verify names it) is tried again only once twice as many wait.
+      s.libraryFoldAfter = 2 * pending;
+      await s.foldHostCounts();
+      s.libraryFoldAfter = 0;
+    }
     if (keep === null || s.catalog === null || n % Math.max(1, Math.floor(keep / 10)) !== 0) return;
     // The manifest's runs stay whatever their start times say (a clock stepped back): reconcile would add them again.
     const body = s.store.body;
