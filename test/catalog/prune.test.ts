@@ -5,24 +5,16 @@
 // file run's record stays, with host counts whole; and a process that stays
 // open folds its host-count deltas.
 
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { Catalog, type RunRecord } from '../../src/catalog/catalog.js';
 import { Drum } from '../../src/engine/drum.js';
+import { tempDir } from '../helpers/tmp.js';
 
-const temps: string[] = [];
-function tempState(): string {
-  const d = mkdtempSync(join(tmpdir(), 'drum-prune-test-'));
-  temps.push(d);
-  return d;
-}
-after(() => {
-  for (const d of temps) rmSync(d, { recursive: true, force: true });
-});
+const tempState = (): string => tempDir('drum-prune-test-');
 
 type Kind = 'library' | 'file' | 'forget';
 
@@ -75,9 +67,8 @@ describe('Drum with libraryRunRecords', () => {
 
   it('keeps the newest library runs and the run of a file, and keeps host counts whole', async () => {
     const state = tempState();
-    const file = join(state, '..', `${state.split('/').pop()}-links.txt`);
+    const file = join(tempDir(), 'links.txt');
     writeFileSync(file, 'http://file.example/a\n');
-    temps.push(file);
     const drum = await Drum.open(state, { libraryRunRecords: 20, workers: 0, fsync: false });
     const libraryRuns: string[] = [];
     try {

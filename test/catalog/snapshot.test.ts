@@ -8,14 +8,14 @@
 // the state after one batch: no earlier than the last batch written before
 // it began or than an earlier copy, every key at its latest value then.
 
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { openReaderDb } from '../../src/catalog/snapshot.js';
+import { tempDir } from '../helpers/tmp.js';
 
 /** Records the writer cycles through: overwrites keep the catalog small while compactions run. */
 const KEYS = 3000;
@@ -29,15 +29,10 @@ const PER_BATCH = 50;
 const keyOf = (w: number): string => `run:${String((w * 7919) % KEYS).padStart(8, '0')}`;
 /** Copies taken while it writes. */
 const COPIES = 60;
-const temps: string[] = [];
-after(() => {
-  for (const d of temps) rmSync(d, { recursive: true, force: true });
-});
 
 describe('openReaderDb', () => {
   it('opens a consistent copy every time while a writer flushes and compacts the catalog', async () => {
-    const state = mkdtempSync(join(tmpdir(), 'drum-snapshot-test-'));
-    temps.push(state);
+    const state = tempDir('drum-snapshot-test-');
     const dir = join(state, 'catalog');
     const writer = new Level<string, string>(dir, { writeBufferSize: 32 * 1024 });
     await writer.open();
