@@ -92,6 +92,9 @@ async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promi
   if (fs.existsSync(cat)) dfs.rename(cat, movedTo);
   const c = await Catalog.open(dir, { sync: true });
   let hostRuns = 0;
+  // The manifest's current run (finished or not) is counted as a writer's host recovery counts a round:
+  // its committed unique-file bytes, marked at its last round, so the next writer does not count them again.
+  const current = body.run !== null && body.run.rounds > 0 && (body.run.status === 'running' || body.run.status === 'complete') ? body.run : null;
   try {
     for (const h of body.history) {
       await c.putRun(runRecordFromSummary(h, { repaired: true }));
@@ -101,21 +104,13 @@ async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promi
         continue;
       }
       const files = listUniqueFiles(h.outDir);
-      if (h.status !== 'complete' || files.length === 0) continue;
+      if (h.status !== 'complete' || files.length === 0 || h.runId === current?.runId) continue;
       const hosts = new HostCounter();
       for (const f of files) countUniqueFile(join(h.outDir, f.name), hosts);
       await c.applyHostCounts(h.runId, 0, hosts.take());
-      // The last run's counts are whole now: its last round's marker says so, or the next writer's host
-      // recovery (host-recovery.ts) would count that round again.
-      const last = body.run;
-      if (last !== null && last.runId === h.runId && last.rounds > 0) await c.applyHostCounts(h.runId, last.rounds, new HostCounter().take());
       hostRuns++;
     }
-    // An unfinished run (not in the history): the host counts of its committed rounds, marked at its last round.
-    const run = body.run;
-    if (run !== null && run.status === 'running' && run.rounds > 0 && !body.history.some((h) => h.runId === run.runId)) {
-      if (await recoverHostCounts({ ...run, lastRoundFrom: { file: 1, bytes: 0 } }, c)) hostRuns++;
-    }
+    if (current !== null && (await recoverHostCounts({ ...current, lastRoundFrom: { file: 1, bytes: 0 } }, c))) hostRuns++;
   } finally {
     await c.close();
   }
