@@ -16,6 +16,7 @@ import { rmSync } from 'node:fs';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import type { Drum } from '../engine/drum.js';
+import type { RunReport } from '../engine/api.js';
 import { DrumError } from '../errors.js';
 import { NewUrlPublisher } from './new-urls.js';
 import { ShardState } from './shard-state.js';
@@ -150,7 +151,6 @@ export class Shard {
     const links = this.queuedLinks;
     this.queuedLinks = 0;
     const base = this.state.meta.next;
-    const urls: string[] = [];
     const outbox: string[] = [];
     const feed = msgs.map((m) => withNewline(m.data));
     const run = this.drum.checkUpdate(feed, {
@@ -160,15 +160,10 @@ export class Shard {
         this.state.writeOutbox({ base, urls: outbox });
       },
     });
-    let next = await run.next();
-    for (; !next.done; next = await run.next()) urls.push(next.value);
+    const { urls, outDir } = await drain(run);
     if (urls.length !== outbox.length) throw new DrumError('DRUM_INTERNAL', `round handed back ${urls.length} new URLs, recorded ${outbox.length}`);
     await this.publisher.publish(base, urls);
-    this.state.confirm(base + urls.length);
-    this.state.dropOutbox();
-    // The round's run directory (its unique file, report): the stream holds its URLs now, so it goes,
-    // or a shard would leave one per round (one a second at the default --max-delay).
-    if (next.value !== null) rmSync(next.value.outDir, { recursive: true, force: true });
+    this.confirmed(base + urls.length, outDir);
     await Promise.all(msgs.map((m) => m.ackAck().catch(() => false))); // a lost ack means a redelivery, answered as duplicates
     for (const m of msgs) this.held.delete(m);
     this.rounds++;
@@ -185,14 +180,29 @@ export class Shard {
     }
     if (ob.base !== this.state.meta.next) throw new DrumError('DRUM_CORRUPT_FILE', `outbox starts at ordinal ${ob.base}, shard record at ${this.state.meta.next}`);
     // Commits them if the crash came before the store did.
-    const run = this.drum.checkUpdate([ob.urls]);
-    let next = await run.next();
-    while (!next.done) next = await run.next();
+    const { outDir } = await drain(this.drum.checkUpdate([ob.urls]));
     await this.publisher.publish(ob.base, ob.urls); // skips what the stream already holds
-    this.state.confirm(ob.base + ob.urls.length);
-    this.state.dropOutbox();
-    if (next.value !== null) rmSync(next.value.outDir, { recursive: true, force: true });
+    this.confirmed(ob.base + ob.urls.length, outDir);
   }
+
+  /**
+   * The stream holds a round's URLs: the next ordinal is recorded, the outbox
+   * goes, and so does the round's run directory (its unique file, report), or
+   * a shard would leave one per round (one a second at the default --max-delay).
+   */
+  private confirmed(next: number, outDir: string | null): void {
+    this.state.confirm(next);
+    this.state.dropOutbox();
+    if (outDir !== null) rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+/** Runs a library run to its end: the new URLs it handed back, and its run directory (null when it recorded no run). */
+async function drain(run: AsyncGenerator<string, RunReport | null>): Promise<{ urls: string[]; outDir: string | null }> {
+  const urls: string[] = [];
+  let next = await run.next();
+  for (; !next.done; next = await run.next()) urls.push(next.value);
+  return { urls, outDir: next.value?.outDir ?? null };
 }
 
 function linkCount(m: JsMsg): number {
