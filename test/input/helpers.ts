@@ -4,6 +4,8 @@
 // logic.
 
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isDrumError } from '../../src/errors.js';
 import type { LineChunk } from '../../src/input/types.js';
 
@@ -49,4 +51,11 @@ export const urlsOf = (chunks: LineChunk[]): string[] => flatten(chunks).links.m
 /** Asserts that `p` rejects with a DrumError of `code`. */
 export async function rejectsWith(p: Promise<unknown>, code: string): Promise<void> {
   await assert.rejects(p, (e: unknown) => isDrumError(e) && e.code === code);
+}
+
+/** Writes `data` to `name` in `dir`; returns its path. */
+export function fileIn(dir: string, name: string, data: string | Buffer): string {
+  const p = join(dir, name);
+  writeFileSync(p, data);
+  return p;
 }

@@ -3,33 +3,22 @@
 // Each yields every complete line (or whole record) before the damage, then
 // fails with DRUM_INPUT.
 
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { constants as zlibConstants, gzipSync, gunzipSync } from 'node:zlib';
 import { htmlRecord } from './warc/helpers.js';
 import { readInputs, type ReadInputsOptions } from '../../src/input/read.js';
 import type { LineChunk } from '../../src/input/types.js';
-import { rejectsWith, urlsOf } from './helpers.js';
+import { fileIn, rejectsWith, urlsOf } from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const OPTS: ReadInputsOptions = { format: 'auto', maxLineBytes: 2048, chunkBytes: 1024 };
 
-let dir = '';
-const file = (name: string, data: string | Buffer) => {
-  const p = path.join(dir, name);
-  writeFileSync(p, data);
-  return p;
-};
+const dir = tempDir('drum-input-damaged-');
+const file = (name: string, data: string | Buffer): string => fileIn(dir, name, data);
 const urls = urlsOf;
 
 describe('readInputs on damaged inputs', () => {
-  before(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'drum-input-damaged-'));
-  });
-  after(() => rmSync(dir, { recursive: true, force: true }));
-
   it('yields every complete line of a truncated gzip, then fails with DRUM_INPUT', async () => {
     const big = Array.from({ length: 20000 }, (_, i) => `http://example.com/${i * 7919}`).join('\n') + '\n';
     const gz = gzipSync(big);

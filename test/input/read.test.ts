@@ -4,11 +4,10 @@
 // read-damaged.test.ts), and reuseBuffers (same lines; a chunk kept too long
 // reads as empty, not stale).
 
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { execFileSync } from 'node:child_process';
@@ -17,7 +16,8 @@ import { gzipSync } from 'node:zlib';
 import { readInputs, type InputInfo, type ReadInputsOptions } from '../../src/input/read.js';
 import { isDrumError } from '../../src/errors.js';
 import type { LineChunk } from '../../src/input/types.js';
-import { collect, flatten, rejectsWith, urlsOf } from './helpers.js';
+import { collect, fileIn, flatten, rejectsWith, urlsOf } from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const OPTS: ReadInputsOptions = { format: 'auto', maxLineBytes: 2048, chunkBytes: 1024 };
 const DATA = path.resolve(process.cwd(), '../shared/datasets/heritrix-archive-org-2008');
@@ -25,12 +25,8 @@ const OUTLINKS = path.join(DATA, 'outlinks.tsv');
 const WARC = path.join(DATA, 'example.warc.gz');
 const WARC_READER = path.resolve(process.cwd(), 'src/input/warc/index.ts');
 
-let dir = '';
-const file = (name: string, data: string | Buffer) => {
-  const p = path.join(dir, name);
-  writeFileSync(p, data);
-  return p;
-};
+const dir = tempDir('drum-input-');
+const file = (name: string, data: string | Buffer): string => fileIn(dir, name, data);
 const urls = urlsOf;
 const LINES = Array.from({ length: 300 }, (_, i) => `http://example.com/page/${i}`);
 const TEXT = LINES.join('\n') + '\n';
@@ -66,11 +62,6 @@ async function readReusing(
 const merged = (fs: (ReturnType<typeof readsAs>)[]) => ({ links: fs.flatMap((f) => f!.links), rejects: fs.flatMap((f) => f!.rejects) });
 
 describe('readInputs', () => {
-  before(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'drum-input-'));
-  });
-  after(() => rmSync(dir, { recursive: true, force: true }));
-
   it('reads a plain file as lines, reporting every raw byte to onBytes', async () => {
     let bytes = 0;
     const infos: InputInfo[] = [];
