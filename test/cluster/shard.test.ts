@@ -6,7 +6,7 @@
 // cluster loses nothing and publishes nothing twice. Skips without
 // nats-server (fails instead when CI is set).
 
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { drum, uniques } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { haveNats, INSTALL_HINT, killDrums, NatsCluster, spawnDrum, type DrumProc } from '../helpers/nats.js';
+import { clusterPerSuite, haveNats, INSTALL_HINT, NatsCluster, spawnDrum, type DrumProc } from '../helpers/nats.js';
 
 const HAVE = haveNats();
 const SERVE_FLAGS = ['--max-delay', '0.1', '--ack-wait', '1', '--no-fsync', '--workers', '0', '--quiet'];
@@ -119,12 +119,8 @@ async function stop(p: DrumProc): Promise<number | null> {
 
 describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout: 180_000 }, () => {
   describe('a SURT policy', () => {
-    let c: NatsCluster;
-    before(async () => (c = await NatsCluster.start(1)));
-    after(() => {
-      killDrums();
-      c.kill();
-    });
+    let c!: NatsCluster;
+    clusterPerSuite(1, (x) => (c = x));
 
     it('publishes canonical URLs that shards keyed by SURT answer as one ingest --profile ia does', async () => {
       const dir = tempDir();
@@ -147,12 +143,8 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
   });
 
   describe('one node', () => {
-    let c: NatsCluster;
-    before(async () => (c = await NatsCluster.start(1)));
-    after(() => {
-      killDrums();
-      c.kill();
-    });
+    let c!: NatsCluster;
+    clusterPerSuite(1, (x) => (c = x));
 
     it('answers every published link exactly once: the new URLs of one ingest, per shard in arrival order; a restarted shard resumes', async () => {
       const dir = tempDir();
@@ -208,12 +200,8 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
   });
 
   describe('a 3-node cluster with R3 streams', () => {
-    let c: NatsCluster;
-    before(async () => (c = await NatsCluster.start(3)));
-    after(() => {
-      killDrums();
-      c.kill();
-    });
+    let c!: NatsCluster;
+    clusterPerSuite(3, (x) => (c = x));
 
     it('loses nothing and publishes nothing twice when a shard is killed -9 ten times and one NATS node dies', async () => {
       const dir = tempDir();

@@ -8,6 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { bin, distRoot } from './cli.js';
 import { tempDir } from './tmp.js';
 
@@ -128,4 +129,18 @@ export function spawnDrum(args: string[], cwd: string): DrumProc {
   const exited = new Promise<number | null>((done) => proc.on('close', (code) => done(code)));
   spawned.add(proc);
   return { proc, stdout: () => out, stderr: () => err, exited };
+}
+
+/**
+ * A cluster of `size` nodes for the tests of one describe block: started
+ * before them (handed to `set`), and killed after them with every drum
+ * process the tests spawned.
+ */
+export function clusterPerSuite(size: number, set: (c: NatsCluster) => void): void {
+  let c: NatsCluster | null = null;
+  before(async () => set((c = await NatsCluster.start(size))));
+  after(() => {
+    killDrums();
+    c?.kill();
+  });
 }
