@@ -19,7 +19,8 @@
 // (same order; docs/file-format.md). A round given `values` records where
 // each merged key lands (merge.ts), and once every verdict is known — a new
 // key's rank among the round's new ordinals needs all of them — writes each
-// touched bucket's values file in a second sequential pass
+// touched bucket's values file in a second sequential pass while the key
+// files' fsyncs run on the thread pool, then waits for both
 // (values-pass.ts, store/values/value-merge.ts): `fill` makes a new key's value from its ordinal,
 // its rank and its seed (one u32 word given to add() that travels with the
 // key through seeded buckets and the sort, as IRLbot's value rides in the
@@ -211,28 +212,26 @@ export class DrumCore {
       events.reset();
       events.hits = values!.update !== null || values!.out !== null;
     }
-    const written: Map<number, WrittenBucket> = await mergeBuckets({
-      dfs: this.dfs, pending, files: r.files, write: op !== 'check', drop: op === 'delete', fsync: r.fsync, counters: r.counters, newBits,
-      onHit: r.onHit, keySink: r.keySink, worker, time: r.time, events,
-    }, this.area);
-    if (values !== null) {
-      try {
-        if (op === 'check') readValuesPass(this.valuesCtx(), values, r);
-        else writeValuesPass(this.valuesCtx(), op, values, written, newBits, records, r);
-      } catch (e) {
-        for (const w of written.values()) {
-          for (const path of [w.path, w.values?.path]) {
-            try {
-              if (path !== undefined) this.dfs.unlink(path);
-            } catch {
-              // best effort: unnamed files are removed at the next open
-            }
-          }
-        }
-        throw e;
-      } finally {
-        events!.reset();
-      }
+    // A round that writes values writes them while its key files' fsyncs run; a check reads them after.
+    const writesValues = values !== null && op !== 'check';
+    let valuesWritten: Map<number, WrittenBucket> | null = null;
+    const writeValues = (w: Map<number, WrittenBucket>): Promise<void> => {
+      valuesWritten = w;
+      return writeValuesPass(this.valuesCtx(), op, values!, w, newBits, records, r);
+    };
+    let written: Map<number, WrittenBucket>;
+    try {
+      written = await mergeBuckets({
+        dfs: this.dfs, pending, files: r.files, write: op !== 'check', drop: op === 'delete', fsync: r.fsync, counters: r.counters, newBits,
+        onHit: r.onHit, keySink: r.keySink, worker, time: r.time, events, ...(writesValues ? { whileSettling: writeValues } : {}),
+      }, this.area);
+      if (values !== null && !writesValues) readValuesPass(this.valuesCtx(), values, r);
+    } catch (e) {
+      // A key file that failed after the values pass: the values files it wrote are named by no manifest either.
+      if (valuesWritten !== null) unlinkValues(this.dfs, valuesWritten);
+      throw e;
+    } finally {
+      events?.reset();
     }
     if (op === 'update') return { newBits, records, newKeys: countBits(newBits), written };
     let newKeys = 0;
@@ -260,6 +259,17 @@ export class DrumCore {
   reset(): void {
     this.pending.reset();
     this.aux.discard();
+  }
+}
+
+/** Deletes the values files a failed round wrote, best effort (the next writer's open removes what is left). */
+function unlinkValues(dfs: DrumFs, written: Map<number, WrittenBucket>): void {
+  for (const w of written.values()) {
+    try {
+      if (w.values !== undefined) dfs.unlink(w.values.path);
+    } catch {
+      // best effort
+    }
   }
 }
 

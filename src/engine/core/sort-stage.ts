@@ -75,6 +75,12 @@ export interface BucketRoundParams {
   /** Stores with values: records where merged keys land, per bucket (a check: where its hits are in the file). */
   events?: ValueEvents | null;
   time?: (stage: string, ms: number, items: number) => void;
+  /**
+   * Runs once every bucket is merged, while the new key files' fsyncs are
+   * still under way (the values pass), before mergeBuckets waits for them;
+   * a failure undoes the round as a merge's does.
+   */
+  whileSettling?: (written: Map<number, Written>) => Promise<void>;
 }
 
 /** A unit loaded into a slot, its sort under way or done. */
@@ -86,7 +92,7 @@ interface Loaded extends Unit {
 }
 
 /** A bucket file a round wrote: its final path and what the writer reports of it. */
-type Written = { path: string; file: WrittenFile };
+export type Written = { path: string; file: WrittenFile };
 
 /**
  * One round's state from unit to unit: the unit loaded next, the bucket
@@ -132,6 +138,7 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
   };
   try {
     await mergeUnits(r);
+    await p.whileSettling?.(written);
     await settleWritten(r);
   } catch (e) {
     await abandonRound(r);

@@ -10,6 +10,7 @@
 import { DrumError } from '../../errors.js';
 import type { DrumFs } from '../../io/fs.js';
 import { ValueWriter, type ValueBuffers } from '../../store/values/value-io.js';
+import type { WrittenFile } from '../../store/key-writer.js';
 import { mergeValues, rankIndex } from '../../store/values/value-merge.js';
 import type { CoreOp, CoreRound, CoreValues, WrittenBucket } from './drum-core.js';
 import type { ValueEvents } from './value-events.js';
@@ -25,31 +26,57 @@ export interface ValuesPassContext {
   buckets: number;
 }
 
-/** Writes the values file of every written bucket whose values changed (drum-core.ts's header). */
-export function writeValuesPass(
+/**
+ * Writes the values file of every written bucket whose values changed
+ * (drum-core.ts's header). Each file's fsync, close and rename run on the
+ * thread pool while the next bucket is written; returns once all are done.
+ * On a failure it removes every values file it began and throws the first error.
+ */
+export async function writeValuesPass(
   c: ValuesPassContext, op: CoreOp, values: CoreValues, written: Map<number, WrittenBucket>, newBits: Uint8Array, records: number, r: CoreRound,
-): void {
+): Promise<void> {
   const events = c.events;
   const t0 = performance.now();
   const rankOf = op === 'delete' ? (): number => 0 : rankIndex(newBits, records);
+  const finishing: { writer: ValueWriter; done: Promise<void> }[] = [];
   let items = 0;
-  for (const b of [...written.keys()].sort((x, y) => x - y)) {
-    if (events.count(b) === 0) continue;
-    const w = written.get(b)!;
-    const path = values.files.valuesOutputPath(b);
-    const reader = values.files.openValues(b, c.buffers);
-    let writer: ValueWriter | null = null;
-    try {
-      writer = new ValueWriter(c.dfs, path, b, 4 * c.valueWords, r.fsync, c.buffers);
-      mergeValues({ reader, writer, events: (fn) => events.forEachRun(b, fn), newBits, rankOf, drop: op === 'delete', hooks: values, keys: w.file.keys });
-      w.values = { path, file: writer.finish() };
+  const buckets = [...written.keys()].sort((x, y) => x - y).filter((b) => events.count(b) > 0);
+  try {
+    for (const b of buckets) {
+      const w = written.get(b)!;
+      const path = values.files.valuesOutputPath(b);
+      const reader = values.files.openValues(b, c.buffers);
+      let writer: ValueWriter | null = null;
+      let f: { file: WrittenFile; done: Promise<void> };
+      try {
+        writer = new ValueWriter(c.dfs, path, b, 4 * c.valueWords, r.fsync, c.buffers);
+        mergeValues({ reader, writer, events: (fn) => events.forEachRun(b, fn), newBits, rankOf, drop: op === 'delete', hooks: values, keys: w.file.keys });
+        f = writer.finishLater();
+      } catch (e) {
+        writer?.abort();
+        throw e;
+      } finally {
+        reader?.close();
+      }
+      f.done.catch(() => undefined); // settled below (a failure there is what the pass throws)
+      finishing.push({ writer, done: f.done });
+      w.values = { path, file: f.file };
       items += w.file.keys;
-    } catch (e) {
-      writer?.abort();
-      throw e;
-    } finally {
-      reader?.close();
     }
+    const results = await Promise.allSettled(finishing.map((f) => f.done));
+    const failed = results.find((x) => x.status === 'rejected');
+    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+  } catch (e) {
+    // Every tmp file begun goes with its writer, once its fsync is over.
+    await Promise.allSettled(finishing.map((f) => f.done));
+    for (const f of finishing) {
+      try {
+        f.writer.abort();
+      } catch {
+        // best effort: work files are removed at the next open anyway
+      }
+    }
+    throw e; // the renamed ones: drum-core.ts unlinks every values file of a failed round
   }
   r.time?.('merge-values', performance.now() - t0, items);
 }

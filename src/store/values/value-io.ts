@@ -156,6 +156,7 @@ export class ValueWriter {
   private inBlock = 0;
   private count = 0;
   private readonly tmp: string;
+  private closed = false;
   readonly words: number;
 
   constructor(private readonly fs: DrumFs, readonly path: string, readonly bucket: number, readonly valueBytes: number, private readonly doFsync: boolean, buffers?: ValueBuffers) {
@@ -212,21 +213,50 @@ export class ValueWriter {
 
   /** Completes the file: last block, header, fsync, rename. `keys` counts the values. */
   finish(): WrittenFile {
+    const w = this.written();
+    if (this.doFsync) this.fs.fsync(this.fd);
+    this.seal();
+    return w;
+  }
+
+  /**
+   * finish() with the fsync on the thread pool (KeyWriter.finishLater): the
+   * last block and header are written now; fsync, close and rename run
+   * when awaited, so a round's values files become durable together with
+   * its key files, all before the manifest that names them.
+   */
+  finishLater(): { file: WrittenFile; done: Promise<void> } {
+    const file = this.written();
+    const done = (async () => {
+      if (this.doFsync) await this.fs.fsyncAsync(this.fd);
+      this.seal();
+    })();
+    return { file, done };
+  }
+
+  private written(): WrittenFile {
     this.endBlock();
     this.body.flush();
     const header = encodeValuesHeader({ bucket: this.bucket, blockValues: VALUE_BLOCK, valueBytes: this.valueBytes, count: this.count });
     this.fs.write(this.fd, header, 0, header.length, 0);
-    if (this.doFsync) this.fs.fsync(this.fd);
-    this.fs.close(this.fd);
-    this.fs.rename(this.tmp, this.path);
     return { keys: this.count, bytes: this.body.pos, crc: this.body.bodyCrc };
   }
 
+  private seal(): void {
+    this.closed = true;
+    this.fs.close(this.fd);
+    this.fs.rename(this.tmp, this.path);
+  }
+
+  /** Abandons the file (a failed round): closes it (unless done) and deletes the tmp file. */
   abort(): void {
-    try {
-      this.fs.close(this.fd);
-    } catch {
-      // already closed
+    if (!this.closed) {
+      this.closed = true;
+      try {
+        this.fs.close(this.fd);
+      } catch {
+        // already closed
+      }
     }
     this.fs.unlink(this.tmp);
   }
