@@ -51,6 +51,8 @@ export interface InputRecord {
   /**
    * Inputs over the whole-hash limit: the sampled hash (size, first and last MiB). Until such an input has been
    * read whole, `sha256` is this sample and `sampled` is true; then `sha256` is the SHA-256 of every byte.
+   * Any input read whole is recorded with the SHA-256 of the bytes read; one whose size changed while
+   * read gets `sampled` true (known-inputs.ts withWholeHash): it never counts as ingested.
    */
   sample?: string;
   /** Set when reading this input ended in an error: read up to this decompressed offset and line. Never counts as ingested. */

@@ -53,3 +53,44 @@ describe('same-size changed inputs', () => {
     }
   });
 });
+
+describe('inputs changed while read', () => {
+  /** 40,000 distinct URLs of equal length (~1.3 MB: under the whole-hash limit, so hashed whole before the run). */
+  const original = Buffer.from(Array.from({ length: 40_000 }, (_, i) => `http://h${i % 97}.example/page/${String(i).padStart(6, '0')}\n`).join(''));
+  const count = (b: Buffer): number => new Set(b.toString().split('\n').filter((l) => l !== '')).size;
+
+  for (const [what, change] of [
+    ['cut to a quarter', (f: string) => fs.truncateSync(f, Math.floor(original.length / 4))],
+    ['rewritten at the same size', (f: string) => fs.writeFileSync(f, Buffer.from(original.toString().replace(/\.example\/page\/(0[2-3])/g, '.example/pagz/$1')))],
+  ] as const) {
+    it(`never records an input ${what} while read as ingested with the bytes it had before, so the same bytes are read again`, async () => {
+      const dir = tempDir();
+      const file = join(dir, 'links.txt');
+      fs.writeFileSync(file, original);
+      const notices: string[] = [];
+      const d = await Drum.open(join(dir, 'state'), { fsync: false, workers: 0, chunkBytes: 4096, mergeEvery: 2000, onNotice: (m) => void notices.push(m) });
+      try {
+        let changed = false;
+        const first = await d.ingest({
+          inputs: [file], outDir: join(dir, 'o-1'),
+          onCommit: () => {
+            if (!changed) change(file);
+            changed = true;
+          },
+        });
+        assert.ok(changed, 'no round committed while the input was read');
+        assert.equal(notices.filter((m) => m.includes(file)).length, 1, `one notice names the input: ${notices.join(' | ')}`);
+        fs.writeFileSync(file, original);
+        const again = await d.ingest({ inputs: [file], outDir: join(dir, 'o-2') });
+        assert.equal(again.inputs[0]!.skipped, false, 'the original bytes were skipped as already ingested');
+        // Every URL of the original is stored now: a check of it finds nothing new.
+        const unseen: string[] = [];
+        await d.check({ inputs: [file], onNew: (u) => void unseen.push(u) });
+        assert.deepEqual(unseen, []);
+        assert.ok(first.uniqueUrls + again.uniqueUrls >= count(original));
+      } finally {
+        await d.close();
+      }
+    });
+  }
+});

@@ -16,7 +16,7 @@ import { DrumError, isDrumError } from '../../../errors.js';
 import { readBloom } from '../../../tiers/bloom-file.js';
 import type { Reject } from '../../../input/types.js';
 import { flattenCounters, newRunCounters, restoreCounters, type RunCounters } from '../../../stats/counters.js';
-import type { ManifestBody, RunState, RunSummary } from '../../../store/manifest.js';
+import type { InputRecord, ManifestBody, RunState, RunSummary } from '../../../store/manifest.js';
 import type { AbandonedRun, CommittedRound, IngestRequest, RunReport } from '../../api.js';
 import type { ParsedChunk } from '../../pipeline/parse.js';
 import { mergeAndCommit, mergeDue } from '../../url-seen/commit.js';
@@ -192,15 +192,24 @@ function readInputs(r: IngestRun): Promise<InputError[]> {
       // Committed with the next round: a damaged input is never recorded as ingested.
       r.run.inputs[e.input] = { ...r.run.inputs[e.input]!, damaged: { offset: e.offset, line: e.line, code: e.code, message: e.message } };
     },
-    // A large input is hashed as it is read: recorded with its whole hash, a later run can skip it.
-    hashInput: (i) => r.run.inputs[i]!.sampled,
+    // Every file is hashed as it is read: recorded with the hash of the bytes read, a later run can skip it.
+    hashInput: (i) => r.run.inputs[i]!.sha256 !== '',
     onInputDone: async (i, whole) => {
-      r.run.inputs[i] = await withWholeHash(r.run.inputs[i]!, whole);
+      const { record, changed } = await withWholeHash(r.run.inputs[i]!, whole);
+      if (changed) s.opts.onNotice(changedNotice(r.run.inputs[i]!, record));
+      r.run.inputs[i] = record;
       r.position.input = i + 1;
       r.position.offset = 0;
       r.position.line = 0;
     },
   });
+}
+
+/** What an operator is told of an input that changed while this run read it. */
+function changedNotice(before: InputRecord, after: InputRecord): string {
+  const what = after.sampled ? `its size changed while it was read (${before.bytes} bytes before); it is not recorded as ingested, so a later run reads it again` :
+    'its bytes changed while it was read; it is recorded with the SHA-256 of the bytes this run read';
+  return `${before.path}: ${what}`;
 }
 
 /** Counts a chunk's rejects and routes its URLs into the tiers and buckets; advances the input position past it. */

@@ -5,8 +5,9 @@
 // hashed whole before the run and matched by that SHA-256; a larger one is
 // matched first by its sample (size, first and last MiB) and the match is
 // confirmed by one sequential read (SHA-256 of every byte) before it is
-// skipped. A large input that is read is hashed as it is read
-// (read-loop.ts), and recorded with that whole hash. Damaged inputs and
+// skipped. Every input that is read is hashed as it is read (read-loop.ts)
+// and recorded with the hash of the bytes read, so one changed while read
+// is never matched with what was there before or after. Damaged inputs and
 // inputs never hashed whole never count, nor do runs before a forget (it may
 // have made some of their URLs new again). Reads inputs and the records; writes nothing.
 // REQUIRES: inputs from describeInputs (run-setup.ts).
@@ -62,12 +63,15 @@ export async function knownInputs(body: ManifestBody, catalog: Catalog | null, i
 }
 
 /**
- * A large input's record once read to its end: its whole hash from the read (`whole`), or, when the
- * read did not see every byte (a resumed run), from one more sequential read. Unchanged when the
- * input is already hashed whole, is damaged, or changed size while read (it then never counts).
+ * An input's record once read to its end: the SHA-256 of the bytes the read saw (`whole`), or,
+ * when the read did not see every byte (a resumed run), of one more sequential read. So a run
+ * records what it read, not what was there before: an input rewritten while read keeps the hash
+ * of the bytes read, and one whose size changed while read is marked `sampled` and never counts
+ * as ingested (`changed` is then true). Unchanged for streams and damaged inputs.
  */
-export async function withWholeHash(i: InputRecord, whole: WholeHash | null): Promise<InputRecord> {
-  if (!i.sampled || i.damaged !== undefined) return i;
+export async function withWholeHash(i: InputRecord, whole: WholeHash | null): Promise<{ record: InputRecord; changed: boolean }> {
+  if (i.damaged !== undefined || i.path === '-' || i.sha256 === '') return { record: i, changed: false };
   const id = whole ?? (await inputIdentity(i.path, { method: 'full' }));
-  return id.bytes === i.bytes ? { ...i, sha256: id.sha256, sampled: false } : i;
+  if (id.bytes !== i.bytes) return { record: { ...i, sampled: true }, changed: true };
+  return { record: { ...i, sha256: id.sha256, sampled: false }, changed: !i.sampled && id.sha256 !== i.sha256 };
 }
