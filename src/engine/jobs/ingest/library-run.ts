@@ -176,8 +176,14 @@ export class LibraryRun {
 
   /** Ends the run: a last round (possibly empty) commits with report.json; the outputs are closed. Returns the report. */
   async end(): Promise<RunReport> {
-    this.ended = true;
-    const report = await this.commit(true);
+    let report: RunReport | null;
+    try {
+      report = await this.commit(true);
+    } finally {
+      // Until the last round's MANIFEST has landed, fail() must still forget what the run routed.
+      const landed = this.s.store.body.run;
+      this.ended = landed?.runId === this.run.runId && landed.status === 'complete';
+    }
     await this.out.close();
     // Every routed chunk was committed: the tiers and memos now vouch only for stored URLs.
     await this.s.saveCaches();
