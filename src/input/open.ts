@@ -5,7 +5,8 @@
 // text format (src/input/detect.ts, src/input/split.ts do), and does not
 // inflate gzip itself (gunzip.ts does).
 
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { fstatSync, constants as fsConstants } from 'node:fs';
+import { access, open, stat, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DrumError } from '../errors.js';
 import { hasGzipMagic, isGzipName } from './detect.js';
@@ -51,19 +52,39 @@ export function inputPath(path: string, cwd = '.'): string {
  * run can fail before it starts.
  */
 export async function inputSize(path: string): Promise<number | null> {
-  if (path === '-') return null;
+  if (path === '-') {
+    if (stdinIsDirectory()) throw stdinDirectoryError();
+    return null;
+  }
   try {
     const st = await stat(path);
     if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    // A file that cannot be read fails here, before a store is made for it.
+    if (st.isFile()) await access(path, fsConstants.R_OK);
     return st.isFile() ? st.size : null;
   } catch (e) {
     throw inputError(path, 'cannot read input', e);
   }
 }
 
+function stdinDirectoryError(): DrumError {
+  return inputError('-', 'cannot read input', Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
+}
+
+/** True when the process's stdin is a directory (`drum ingest - < /`), which would read as empty. */
+function stdinIsDirectory(): boolean {
+  try {
+    return fstatSync(0).isDirectory();
+  } catch {
+    return false; // no stdin at all: reading it says so
+  }
+}
+
 export async function openInput(path: string, opts: OpenOptions = {}): Promise<ByteInput> {
   const onBytes = opts.onBytes ?? (() => {});
   if (path === '-') {
+    // A directory on stdin (`drum ingest - < /`) reads as empty: refuse it as a file would be.
+    if (opts.stdin === undefined && stdinIsDirectory()) throw stdinDirectoryError();
     const raw = iteratorOf(opts.stdin ?? process.stdin);
     const { pieces, done } = await pull(raw, 2, path);
     const gzip = hasGzipMagic(Buffer.concat(pieces));

@@ -6,13 +6,15 @@
 
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run, reportError } from '../../src/cli/main.js';
 import { inputErrorStatus, verifyStatus, type CliIo } from '../../src/cli/command-io.js';
 import { Catalog } from '../../src/catalog/catalog.js';
 import { DrumError, EXIT_STATUS } from '../../src/errors.js';
+import { bin, distRoot } from '../helpers/cli.js';
 
 const temps: string[] = [];
 function tempDir(): string {
@@ -124,6 +126,32 @@ describe('errors', () => {
     assert.equal(r.status, EXIT_STATUS.DRUM_INPUT, r.stderr);
     assert.match(r.stderr, /^drum: DRUM_INPUT: .*nosuch\.txt/);
     assert.doesNotMatch(r.stderr, /created a new store/);
+    assert.equal(existsSync(state), false);
+  });
+
+  it('refuses an input inside the state directory\'s work/ or store/, which opening the store would delete, and leaves it there', async () => {
+    const state = join(tempDir(), 'st');
+    const seed = join(tempDir(), 'seed.txt');
+    writeFileSync(seed, 'http://a.example/\n');
+    assert.equal((await drum(['ingest', '--state', state, '--quiet', seed])).status, 0);
+    for (const dir of ['work', 'store']) {
+      const inside = join(state, dir, 'links.txt');
+      writeFileSync(inside, 'http://b.example/\n');
+      const r = await drum(['ingest', '--state', state, inside]);
+      assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, r.stderr);
+      assert.match(r.stderr, /^drum: DRUM_BAD_OPTION: /);
+      assert.equal(existsSync(inside), true, `${dir}/links.txt was deleted`);
+      rmSync(inside);
+    }
+  });
+
+  it('refuses a directory on stdin with DRUM_INPUT before it creates a store for it', async () => {
+    const state = join(tempDir(), 'fresh');
+    const dirFd = openSync('/', 'r');
+    const r = spawnSync(process.execPath, [bin, 'ingest', '--state', state, '-'], { stdio: [dirFd, 'pipe', 'pipe'], encoding: 'utf8', env: { ...process.env, DRUM_DIST_DIR: distRoot } });
+    closeSync(dirFd);
+    assert.equal(r.status, EXIT_STATUS.DRUM_INPUT, r.stderr);
+    assert.match(r.stderr, /DRUM_INPUT: .*EISDIR/);
     assert.equal(existsSync(state), false);
   });
 

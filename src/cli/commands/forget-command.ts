@@ -12,6 +12,7 @@ import type { ForgetReport } from '../../engine/api.js';
 import { readManifest } from '../../store/manifest.js';
 import type { CliIo } from '../command-io.js';
 import { inputErrorStatus } from '../command-io.js';
+import { refuseInputsInState } from '../../engine/jobs/ingest/run-setup.js';
 import { withDrum } from '../engine.js';
 import { fmtCount, fmtInt } from '../format.js';
 import { drumOptionsFrom, inputsFrom, outDirFrom, readOptionsFrom, stateDirFrom, type RawOptions } from '../options.js';
@@ -23,6 +24,7 @@ export async function forgetCommand(inputs: string[], raw: RawOptions, io: CliIo
   // No list and no host: the list comes from stdin, as check reads it.
   const files = inputs.length === 0 && hosts.length === 0 ? ['-'] : inputs;
   const opts = drumOptionsFrom(raw, { cwd: io.cwd });
+  refuseInputsInState(state, inputsFrom(files, io.cwd));
   const outDir = outDirFrom(raw.out, 'forget', io.cwd);
   const r = await withDrum(state, opts, (d) => d.forget({
     inputs: files.length === 0 ? [] : inputsFrom(files, io.cwd), hosts, ...readOptionsFrom(raw), ...(outDir === undefined ? {} : { outDir }),

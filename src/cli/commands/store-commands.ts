@@ -16,6 +16,7 @@ import { readManifest, type ManifestBody } from '../../store/manifest.js';
 import { writerLockHeld } from '../../store/lock.js';
 import { inputSize } from '../../input/open.js';
 import { refuseGraphInputs } from '../../engine/jobs/ingest/graph-inputs.js';
+import { refuseInputsInState } from '../../engine/jobs/ingest/run-setup.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../canonicalize/policy.js';
 import { loadEngine, withDrum } from '../engine.js';
 import {
@@ -63,6 +64,7 @@ export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo
   // A missing input fails before a store is created for it (the engine checks again at the run's start),
   // and so do --graph input that is not TSV and values asked of a new keys-only store.
   for (const f of req.inputs) await inputSize(f);
+  refuseInputsInState(state, req.inputs);
   if (req.graph === true) await refuseGraphInputs(req, opts.canonical?.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   if (raw.values === false && (req.graph === true || req.revisitAfter !== undefined) && readManifest(state) === null) {
     throw new DrumError('DRUM_BAD_OPTION', `--no-values makes a keys-only store, which keeps no docIDs or emission times: ${req.graph === true ? '--graph' : '--revisit-after'} needs them`);

@@ -157,6 +157,24 @@ export function checkOutDirPlace(stateDir: string, outDir: string): void {
   }
 }
 
+/**
+ * Refuses an input file inside the managed parts of the state directory it
+ * is ingested into: opening the store empties work/ and removes what store/
+ * does not name, so the input would be deleted before it is read. Checked
+ * before the store opens (the CLI); streams and stdin pass.
+ */
+export function refuseInputsInState(stateDir: string, inputs: readonly string[]): void {
+  const state = resolve(stateDir);
+  for (const p of inputs) {
+    if (p === '-') continue;
+    const abs = resolve(p);
+    const m = MANAGED.find((d) => abs.startsWith(`${join(state, d)}${sep}`));
+    if (m !== undefined) {
+      throw new DrumError('DRUM_BAD_OPTION', `input ${abs} is inside ${join(state, m)}/, which drum empties or owns when it opens the store; move it out of ${state} first`, { file: abs });
+    }
+  }
+}
+
 /** A new run's output directory must be absent or empty: drum never mixes its files into unrelated ones. */
 export function checkOutDir(dir: string): void {
   let entries: string[];
