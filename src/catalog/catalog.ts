@@ -146,11 +146,12 @@ export class Catalog {
    * Deletes the records of runs older than the newest `keep` for which
    * `removable` says yes, with their listing entries (run-prune.ts); their
    * host-count round markers stay. An input such a run ingested first stays
-   * indexed under its id and reads as not ingested. Returns how many went.
+   * indexed under its id and reads as not ingested. `gone` gets the deleted
+   * records a page at a time. Returns how many went.
    */
-  pruneRuns(keep: number, removable: (r: RunRecord) => boolean): Promise<number> {
+  pruneRuns(keep: number, removable: (r: RunRecord) => boolean, gone?: (rs: RunRecord[]) => Promise<void>): Promise<number> {
     return this.write('cannot prune the run history', (db) =>
-      pruneOldRuns(db, { order: this.sub<string>('runOrder'), runs: this.sub<RunRecord>('runs') }, keep, removable, this.sync));
+      pruneOldRuns(db, { order: this.sub<string>('runOrder'), runs: this.sub<RunRecord>('runs') }, keep, removable, this.sync, gone));
   }
 
   /** The complete run that first ingested an input with this content (whole SHA-256, or the sample of a large input) into this store, if any. */

@@ -86,6 +86,9 @@ describe('Drum with libraryRunRecords', () => {
       assert.deepEqual(ids, libraryRuns.slice(-ids.length).reverse(), 'the newest library runs, newest first');
       const hosts = await c.topHosts(100);
       assert.equal(hosts.reduce((a, h) => a + h.uniqueUrls, 0), 46, 'every stored URL still counted');
+      // A pruned run's directory goes with its record; the kept runs' directories and the file run's stay.
+      const dirs = readdirSync(join(state, 'runs')).sort();
+      assert.deepEqual(dirs, runs.map((r) => r.runId).sort());
     } finally {
       await c.close();
     }

@@ -9,7 +9,9 @@
 // round commits (add-links.ts and feed.ts do) and does not split lines.
 // REQUIRES: a session opened for writing; one run at a time per session.
 
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { RunRecord } from '../../../catalog/records.js';
 import type { LineChunk, Reject } from '../../../input/types.js';
 import { flattenCounters, newRunCounters, restoreCounters, type RunCounters } from '../../../stats/counters.js';
 import type { RunReport } from '../../../stats/report.js';
@@ -218,6 +220,18 @@ export class LibraryRun {
   }
 }
 
+/**
+ * Removes the run directories pruned runs left in their default place,
+ * `<state>/runs/<run-id>/` (their new URLs went to the caller; an output
+ * directory the caller named stays). Best effort: one that cannot go stays.
+ */
+async function removeRunDirs(stateDir: string, rs: RunRecord[]): Promise<void> {
+  for (const r of rs) {
+    const dir = join(stateDir, 'runs', r.runId);
+    if (r.outDir === dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
 /** Pending host-count deltas at which a long-running process folds them (in a child process), after a library run. */
 export const LIBRARY_FOLD_DELTAS = 1024;
 
@@ -245,7 +259,9 @@ async function afterLibraryRun(s: Session): Promise<void> {
     // The manifest's runs stay whatever their start times say (a clock stepped back): reconcile would add them again.
     const body = s.store.body;
     const named = new Set([...body.history.map((h) => h.runId), ...(body.run === null ? [] : [body.run.runId])]);
-    await s.catalog.pruneRuns(keep, (r) => r.status === 'complete' && r.kind === undefined && r.inputs.length === 1 && r.inputs[0]!.path === LIBRARY_INPUT && !named.has(r.runId));
+    const removable = (r: RunRecord): boolean =>
+      r.status === 'complete' && r.kind === undefined && r.inputs.length === 1 && r.inputs[0]!.path === LIBRARY_INPUT && !named.has(r.runId);
+    await s.catalog.pruneRuns(keep, removable, (rs) => removeRunDirs(s.dir, rs));
   } catch (e) {
     s.opts.onNotice(`after run: ${(e as Error).message}`);
   }
