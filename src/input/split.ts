@@ -24,7 +24,7 @@ export interface SplitOptions {
   startOffset?: number;
   /** Lines consumed before startOffset (the next line is startLine + 1). Default 0. */
   startLine?: number;
-  /** TSV: treat the first data line as a header when none of its fields has `://`. Default: tsv && startOffset === 0. */
+  /** TSV: treat the first data line as a header when none of its fields has a `:`. Default: tsv && startOffset === 0. */
   headerCheck?: boolean;
   /**
    * Chunks returned alone (by pushOwned, end, flushComplete) borrow the
@@ -38,7 +38,8 @@ export interface SplitOptions {
 export const EXCERPT_BYTES = 200;
 const LF = 10, CR = 13, TAB = 9, SPACE = 32, HASH = 35;
 const EMPTY = Buffer.alloc(0);
-const SCHEME_SEP = Buffer.from('://');
+/** A TSV header has no URL in it: no `:` anywhere (every URL has its scheme's colon, even `http:t.com/x`). */
+const COLON = 0x3a;
 
 export class LineSplitter {
   private readonly o: Required<Omit<SplitOptions, 'startOffset' | 'startLine' | 'headerCheck'>>;
@@ -241,7 +242,7 @@ export class LineSplitter {
       }
       if (this.headerPending) {
         this.headerPending = false;
-        if (w.subarray(s, e).indexOf(SCHEME_SEP) < 0) continue; // header row
+        if (w.subarray(s, e).indexOf(COLON) < 0) continue; // header row
       }
       if (!row.read(w, s, e)) {
         this.reject(line, 'empty', w, s, e);

@@ -68,7 +68,7 @@ function model(text: string, o: { format: 'lines' | 'tsv'; max: number }): Omit<
     if (o.format === 'lines') return f.links.push([line, lead.replace(/[ \t]+$/, ''), '']);
     if (header) {
       header = false;
-      if (!l.includes('://')) return;
+      if (!l.includes(':')) return;
     }
     const cols = l.split('\t');
     const target = (cols[1] ?? '').replace(/^ +| +$/g, '');
@@ -139,14 +139,15 @@ describe('LineSplitter', () => {
     assert.deepEqual(Buffer.from(f.links[0]![1], 'latin1'), bytes.subarray(0, 5));
   });
 
-  it('splits TSV into target URL and source base, skipping a header without ://', () => {
+  it('splits TSV into target URL and source base, skipping a header without a colon', () => {
     const f = split('source_url\toutlink_url\thop\nhttp://s/\thttp://t/\tL\tx\n', { format: 'tsv' });
     assert.deepEqual(f.links, [[2, 'http://t/', 'http://s/']]);
     assert.deepEqual(f.rejects, []);
   });
 
-  it('treats a first TSV data line with :// as data, not a header', () => {
+  it('treats a first TSV data line with a colon as data, not a header, even without ://', () => {
     assert.deepEqual(split('http://s/\thttp://t/\n', { format: 'tsv' }).links, [[1, 'http://t/', 'http://s/']]);
+    assert.deepEqual(split('http:s.com/\thttp:t.com/first\n', { format: 'tsv' }).links, [[1, 'http:t.com/first', 'http:s.com/']]);
   });
 
   it('rejects a TSV row without a tab, or with neither target nor source, as empty; an empty target is its source', () => {
