@@ -74,14 +74,16 @@ export interface InputError {
 
 /**
  * Prints each input error (even with --quiet: data was lost) and returns the exit status of
- * the first one, so scripts notice; 0 when there are none.
+ * the first one, so scripts notice; 0 when there are none. `recorded`: the command records
+ * its inputs (ingest, forget, content); a check answers the lines before the damage and records nothing.
  */
-export function inputErrorStatus(errors: readonly InputError[] | undefined, io: CliIo): number {
+export function inputErrorStatus(errors: readonly InputError[] | undefined, io: CliIo, recorded = true): number {
   if (!errors || errors.length === 0) return 0;
+  const fate = recorded ? 'and it is recorded as damaged, not ingested' : 'and nothing is recorded';
   for (const e of errors) {
     const file = e.message.includes(e.path) ? '' : ` (file: ${e.path})`;
-    const kept = e.line === undefined ? '' : e.line === 0 ? '; nothing was read from it, and it is recorded as damaged, not ingested'
-      : `; its first ${fmtInt(e.line)} lines (or WARC records) were read whole and kept, and it is recorded as damaged, not ingested`;
+    const kept = e.line === undefined ? '' : e.line === 0 ? `; nothing was read from it, ${fate}`
+      : `; its first ${fmtInt(e.line)} lines (or WARC records) were read whole and ${recorded ? 'kept' : 'answered'}, ${fate}`;
     io.stderr.write(`drum: ${e.code}: ${e.message}${file}${kept}\n`);
   }
   return verifyStatus(errors, false);

@@ -163,6 +163,17 @@ describe('errors', () => {
     assert.equal(err, 'drum: DRUM_INPUT: cannot decompress (file: /in/a.gz)\n');
   });
 
+  it('says a damaged input is recorded as damaged only for a command that records its inputs, not for a check', () => {
+    let err = '';
+    const io: CliIo = { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) }, env: {}, cwd: '/' };
+    const e = [{ path: '/in/a.gz', code: 'DRUM_INPUT', message: 'cannot decompress /in/a.gz', line: 7 }];
+    inputErrorStatus(e, io);
+    assert.match(err, /first 7 lines .* kept, and it is recorded as damaged, not ingested\n$/);
+    err = '';
+    assert.equal(inputErrorStatus(e, io, false), EXIT_STATUS.DRUM_INPUT);
+    assert.match(err, /first 7 lines .* answered, and nothing is recorded\n$/);
+  });
+
   it('maps a verify result to 0 when sound, else to the status of the first problem', () => {
     assert.equal(verifyStatus([], true), 0);
     assert.equal(verifyStatus([{ code: 'DRUM_CORRUPT_FILE' }, { code: 'DRUM_IO' }], false), EXIT_STATUS.DRUM_CORRUPT_FILE);

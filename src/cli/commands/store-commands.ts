@@ -128,7 +128,7 @@ export async function checkCommand(inputs: string[], raw: RawOptions, io: CliIo)
       io.stderr.write(`drum: check: store ${state}, ${fmtDuration(ms)}, ${fmtInt(ms > 0 ? (r.linksRead * 1000) / ms : 0)} links/s\n`);
     }
   }
-  return inputErrorStatus((r as { inputErrors?: InputError[] }).inputErrors, io);
+  return inputErrorStatus((r as { inputErrors?: InputError[] }).inputErrors, io, false);
 }
 
 export async function canonicalizeCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
