@@ -72,26 +72,27 @@ export class Drum {
     }
   }
 
-  private use(): Session {
-    return this.gate.use(this.session);
-  }
-
   private writer(s: Session): Session {
     if (s.opts.readOnly) throw new DrumError('DRUM_BAD_OPTION', 'storing URLs needs a store opened for writing');
     return s;
   }
 
-  /** Runs a job alone; the run of earlier add() calls ends first (`keepAdds`: only waits for their round). */
-  private job<T>(fn: (s: Session) => Promise<T>, keepAdds = false): Promise<T> {
+  /**
+   * Runs a job alone; the run of earlier add() calls ends first. A `reader` (it shares the session's round,
+   * so never runs beside one) keeps their run: it waits for the calls made before it, later ones wait for it.
+   */
+  private job<T>(fn: (s: Session) => Promise<T>, reader = false): Promise<T> {
     let s: Session;
     try {
-      s = this.use();
+      s = this.gate.use(this.session);
     } catch (e) {
       // A closed or busy store rejects the promise, as every other failure does: `.catch()` sees it.
       return Promise.reject(e);
     }
     this.jobs++;
-    return this.gate.run(s, () => (keepAdds ? this.adder?.idle() : this.endRun()), fn);
+    if (!reader) return this.gate.run(s, () => this.endRun().then(() => undefined), fn);
+    const adder = s.opts.readOnly ? null : (this.adder ??= new LinkAdder(s));
+    return this.gate.run(s, async () => adder?.pause(), fn, true);
   }
 
   /** Check+update: ingests the inputs, writing unique-*.txt, rejects.tsv and report.json to the run's out dir. */
@@ -143,11 +144,11 @@ export class Drum {
    * links were found on (relative links resolve against it); a Link's own
    * `source` wins. Calls made while a round merges are stored together in the
    * next round (group commit); they share one library run, which endRun() or
-   * close() ends (docs/library.md).
+   * close() ends (docs/library.md). Waits for a reader (stats, urls, resolve); fails beside another job.
    */
   add(links: Iterable<string | Link>, opts: AddOptions = {}): Promise<AddResult> {
     try {
-      const s = this.writer(this.use());
+      const s = this.writer(this.gate.use(this.session, true));
       this.adder ??= new LinkAdder(s);
       return this.adder.add(links, opts);
     } catch (e) {
@@ -174,7 +175,7 @@ export class Drum {
    * pending URLs, and at the end); returns the run's report.
    */
   async *checkUpdate(source: Iterable<FeedItem> | AsyncIterable<FeedItem>, opts: FeedOptions = {}): AsyncGenerator<string, RunReport | null> {
-    const s = this.writer(this.use());
+    const s = this.writer(this.gate.use(this.session));
     const release = this.gate.hold();
     const f = new Feeder(s, opts, FEED_ROUND_URLS, this.endRun());
     let completed = false;
@@ -200,7 +201,7 @@ export class Drum {
    * stream drops what it routed but had not committed.
    */
   stream(opts: UrlStreamOptions = {}): UrlStream {
-    const s = this.writer(this.use());
+    const s = this.writer(this.gate.use(this.session));
     const release = this.gate.hold();
     const t = new LinkStream(s, opts, this.endRun());
     let settled = false;
@@ -221,7 +222,7 @@ export class Drum {
     return t;
   }
 
-  /** The store's size, parameters and recent runs. Does not end the run of add() calls (waits for their round). */
+  /** The store's size, parameters and recent runs. Does not end the run of add() calls (waits for the calls made before it). */
   stats(): Promise<StoreStats> {
     return this.job(storeStats, true);
   }
@@ -235,7 +236,7 @@ export class Drum {
    * The URL each docID was assigned to, in the order given (docs/library.md):
    * null for a docID the store never assigned, or assigned before its URL
    * log began. A forgotten URL's docID still gives its URL. Reads the
-   * committed state; does not end the run of add() calls (waits for their round).
+   * committed state; does not end the run of add() calls (waits for the calls made before it).
    */
   urls(docIds: Iterable<number>): Promise<(string | null)[]> {
     return this.job(async (s) => docUrls(s, docIds), true);
@@ -244,7 +245,7 @@ export class Drum {
   /**
    * The docID of each link of the inputs, in input order, by one batch merge
    * per round (docs/library.md): onResolved(docID, canonical URL), docID null
-   * when the store does not hold the URL. Reads only; a store with values.
+   * when the store does not hold the URL. Reads only (a store with values), beside the add() run as urls().
    */
   resolve(req: ResolveRequest): Promise<ResolveResult> {
     return this.job((s) => resolve(s, req, s.opts.tuning.resolveRoundLinks), true);

@@ -3,6 +3,8 @@
 // that returns a promise returns a rejected one (DRUM_BAD_OPTION, then
 // DRUM_CLOSED) instead of throwing where it is called, so `.catch()` and
 // `await` both see the error; the store works again once the stream ends.
+// A reader (stats, urls, resolve) does not refuse add(): a call made while it
+// reads waits for it, and it sees exactly the calls made before it.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -65,5 +67,33 @@ describe('the job gate', () => {
     await d.close();
     await allReject(d, root, 'DRUM_CLOSED');
     await assert.rejects(d.endRun(), (e) => isDrumError(e, 'DRUM_CLOSED'));
+  });
+
+  it('lets add() called while stats(), urls() or resolve() reads wait for it, in the same run', async () => {
+    const root = tempDir();
+    fs.writeFileSync(join(root, 'links.txt'), 'http://a.example/\nhttp://b.example/\n');
+    const d = await Drum.open(join(root, 'state'), OPTS);
+    try {
+      const a = d.add(['http://a.example/']);
+      const stats = d.stats();
+      const b = d.add(['http://b.example/']);
+      assert.equal((await stats).storeUrls, 1);
+      assert.deepEqual((await a).newUrls, ['http://a.example/']);
+      assert.deepEqual((await b).newUrls, ['http://b.example/']);
+      const runId = d.runStats()?.runId;
+      const urls = d.urls([0, 1, 2]);
+      const c = d.add(['http://c.example/']);
+      assert.deepEqual(await urls, ['http://a.example/', 'http://b.example/', null]);
+      const seen: (number | null)[] = [];
+      const resolved = d.resolve({ inputs: [join(root, 'links.txt')], onResolved: (id) => seen.push(id) });
+      const e = d.add(['http://e.example/']);
+      await resolved;
+      assert.deepEqual(seen, [0, 1]);
+      assert.equal((await c).newUrls.length + (await e).newUrls.length, 2);
+      assert.equal(d.runStats()?.runId, runId);
+      assert.equal(d.runStats()?.uniqueUrls, 4);
+    } finally {
+      await d.close();
+    }
   });
 });

@@ -5,7 +5,10 @@
 // rename) for all of them, the batching DRUM is built on. A lone caller pays
 // one round per call. Each call gets back its own new URLs (canonical, in the
 // order given), its rejects by index and its duplicate count. The calls share
-// one LibraryRun until end(). Does not parse or merge itself (LibraryRun).
+// one LibraryRun until end(). A pause (a reader's) takes its place in the
+// queue in call order: the calls made before it are stored first, the calls
+// made after it wait until it is released. Does not parse or merge itself
+// (LibraryRun).
 
 import { DrumError } from '../../../errors.js';
 import type { Reject } from '../../../input/types.js';
@@ -22,9 +25,15 @@ interface Call {
   reject: (e: unknown) => void;
 }
 
+/** A pause in the queue: `reached` once every call before it is stored; the calls after it wait for `released`. */
+interface Pause {
+  reached: () => void;
+  released: Promise<void>;
+}
+
 export class LinkAdder {
   private run: LibraryRun | null = null;
-  private queue: Call[] = [];
+  private queue: (Call | Pause)[] = [];
   private pumping: Promise<void> | null = null;
 
   constructor(private readonly s: Session) {}
@@ -45,6 +54,20 @@ export class LinkAdder {
     return this.run?.stats() ?? null;
   }
 
+  /**
+   * Resolves, once every call made before it is stored (or failed), with the
+   * function that lets the calls made after it go on; until that is called,
+   * they wait. Pauses are taken in call order, one at a time.
+   */
+  pause(): Promise<() => void> {
+    let release = (): void => undefined;
+    const released = new Promise<void>((r) => (release = r));
+    return new Promise((resolve) => {
+      this.queue.push({ reached: () => resolve(release), released });
+      this.pumping ??= this.pump();
+    });
+  }
+
   /** Resolves when no call is waiting or being stored. */
   async idle(): Promise<void> {
     while (this.pumping !== null) await this.pumping;
@@ -58,12 +81,19 @@ export class LinkAdder {
     return run === null ? null : run.end();
   }
 
-  /** Stores the queued calls, one round per batch of calls, until the queue is empty. */
+  /** Stores the queued calls, one round per batch of calls up to the next pause, until the queue is empty. */
   private async pump(): Promise<void> {
     try {
       while (this.queue.length > 0) {
-        const calls = this.queue;
-        this.queue = [];
+        const head = this.queue[0]!;
+        if ('released' in head) {
+          this.queue.shift();
+          head.reached();
+          await head.released;
+          continue;
+        }
+        const at = this.queue.findIndex((e) => 'released' in e);
+        const calls = this.queue.splice(0, at < 0 ? this.queue.length : at) as Call[];
         await this.round(calls);
       }
     } finally {
