@@ -161,7 +161,7 @@ export class Drum {
     return this.adder?.stats() ?? null;
   }
 
-  /** Ends the run of add() calls (report.json, catalog record 'complete') and returns its report; null when none was open. */
+  /** Ends the run of the add() calls made before it (report.json, catalog record 'complete'; later calls start the next) and returns its report; null when none was open. */
   async endRun(): Promise<RunReport | null> {
     if (this.session === null) throw new DrumError('DRUM_CLOSED', 'this drum store is closed');
     return (await this.adder?.end()) ?? null;

@@ -5,10 +5,11 @@
 // rename) for all of them, the batching DRUM is built on. A lone caller pays
 // one round per call. Each call gets back its own new URLs (canonical, in the
 // order given), its rejects by index and its duplicate count. The calls share
-// one LibraryRun until end(). A pause (a reader's) takes its place in the
-// queue in call order: the calls made before it are stored first, the calls
-// made after it wait until it is released. Does not parse or merge itself
-// (LibraryRun).
+// one LibraryRun until end(). A pause (a reader's, or the run's end) takes
+// its place in the queue in call order: the calls made before it are stored
+// first, the calls made after it wait until it is released, so end() ends
+// the run at a bounded point however many calls keep coming. Does not parse
+// or merge itself (LibraryRun).
 
 import { DrumError } from '../../../errors.js';
 import type { Reject } from '../../../input/types.js';
@@ -68,17 +69,20 @@ export class LinkAdder {
     });
   }
 
-  /** Resolves when no call is waiting or being stored. */
-  async idle(): Promise<void> {
-    while (this.pumping !== null) await this.pumping;
-  }
-
-  /** Waits for the calls in flight, then ends the open run (report.json, catalog record). Null when none was open. */
+  /**
+   * Ends the open run (report.json, catalog record) once the calls made
+   * before it are stored; the calls made after it wait, then start the next
+   * run. Null when none was open.
+   */
   async end(): Promise<RunReport | null> {
-    await this.idle();
-    const run = this.run;
-    this.run = null;
-    return run === null ? null : run.end();
+    const release = await this.pause();
+    try {
+      const run = this.run;
+      this.run = null;
+      return run === null ? null : await run.end();
+    } finally {
+      release();
+    }
   }
 
   /** Stores the queued calls, one round per batch of calls up to the next pause, until the queue is empty. */

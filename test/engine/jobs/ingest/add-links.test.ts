@@ -1,7 +1,8 @@
 // Drum.add, the crawler's URL-seen set: canonical new URLs per call in the
 // order given, relative links resolved against the page, rejects by index,
 // group commit of concurrent calls (each URL new exactly once, as a Set
-// model says), and the run it records (run directory, catalog, host table).
+// model says), the run it records (run directory, catalog, host table), and
+// endRun() ending that run at the calls made before it while more keep coming.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -131,6 +132,46 @@ describe('Drum.add', () => {
       assert.equal((await again.stats()).storeUrls, 500);
     } finally {
       await again.close();
+    }
+  });
+
+  it('ends its run at endRun() while calls keep coming: the calls made before it are that run, later ones the next', async () => {
+    const d = await Drum.open(tempDir(), OPTS);
+    try {
+      const LATE = 300; // calls made after endRun() at which the writers stop: before the fix, endRun() waited for that
+      const calls: { url: string; before: boolean; news: number }[] = [];
+      let ending = false;
+      let stop = false;
+      let late = 0;
+      let i = 0;
+      const writer = async (): Promise<void> => {
+        while (!stop && late < LATE) {
+          const url = `http://x${i % 7}.example/${i++ % 150}`;
+          const call = { url, before: !ending, news: 0 };
+          if (ending) late++;
+          call.news = (await d.add([url])).newUrls.length;
+          calls.push(call);
+        }
+      };
+      const writers = [writer(), writer(), writer()];
+      while (calls.length < 60) await new Promise((r) => setImmediate(r));
+      ending = true;
+      const first = await d.endRun();
+      assert.ok(late < LATE, 'endRun() waited for the writers to stop');
+      const after = calls.length;
+      while (calls.length < after + 30) await new Promise((r) => setImmediate(r));
+      stop = true;
+      await Promise.all(writers);
+      const second = await d.endRun();
+      const before = calls.filter((c) => c.before).length;
+      assert.equal(first?.linksRead, before);
+      assert.equal(second?.linksRead, calls.length - before);
+      const distinct = new Set(calls.map((c) => c.url)).size;
+      assert.equal(calls.reduce((n, c) => n + c.news, 0), distinct);
+      assert.equal(first!.uniqueUrls + second!.uniqueUrls, distinct);
+      assert.equal((await d.stats()).storeUrls, distinct);
+    } finally {
+      await d.close();
     }
   });
 });
