@@ -12,9 +12,9 @@
 // under hosts/ that a batch names only once they are written whole
 // (host-table.ts).
 
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { DrumFs } from '../io/fs.js';
+import { DrumFs, mkdirpSync } from '../io/fs.js';
 import { DrumError } from '../errors.js';
 import { levelError } from './level-errors.js';
 import { openReaderDb } from './snapshot.js';
@@ -63,7 +63,7 @@ export class Catalog {
     const dir = join(stateDir, 'catalog');
     if (!readOnly) {
       try {
-        mkdirSync(dir, { recursive: true });
+        mkdirpSync(dir);
         return new Catalog(dir, await openLevel(dir, true), false, sync, null, opts);
       } catch (e) {
         throw levelError('cannot open the run catalog', e, dir);

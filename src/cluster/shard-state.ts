@@ -7,6 +7,7 @@
 // REQUIRES: one writer per state directory (the drum store's lock).
 
 import * as fs from 'node:fs';
+import { mkdirpSync } from '../io/fs.js';
 import { join } from 'node:path';
 import { DrumError, ioError } from '../errors.js';
 
@@ -50,7 +51,7 @@ export class ShardState {
       }
     } else {
       if (storeUrls > 0) throw new DrumError('DRUM_BAD_OPTION', `${stateDir} holds ${storeUrls} URLs but was not created as a shard; use an empty state directory`);
-      fs.mkdirSync(dir, { recursive: true });
+      mkdirpSync(dir);
       meta = { version: SHARD_STATE_VERSION, shard, shards, next: 0 };
       writeDurably(file, JSON.stringify(meta) + '\n');
     }

@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { inputSize, type ByteStream } from '../input/open.js';
 import { isDrumError } from '../errors.js';
-import { DrumFs } from '../io/fs.js';
+import { DrumFs, mkdirpSync } from '../io/fs.js';
 import { replaceFile } from '../io/replace-file.js';
 import { ContentBatch } from './batch.js';
 import { ContentStore } from './content-store.js';
@@ -106,7 +106,7 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
   const store = await ContentStore.open(o.stateDir, { fsync: o.fsync, near: o.near, threshold: o.threshold, minJaccard, dfs, onNotice: o.onNotice });
   const minhash = store.near === 'minhash';
   try {
-    fs.mkdirSync(o.outDir, { recursive: true });
+    mkdirpSync(o.outDir);
     const out = fs.openSync(join(o.outDir, DUPLICATES_FILE), 'w');
     const counts = newDocCounts();
     const r = { documents: 0, exact: 0, near: 0, rounds: 0 };

@@ -1,0 +1,30 @@
+// mkdirpSync (src/io/fs.ts): mkdir -p that makes every missing directory
+// and fails where one cannot be made, where Node's recursive mkdir loops
+// for ever (a path under /proc: the parent exists, the child is ENOENT).
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DrumFs, mkdirpSync } from '../../src/io/fs.js';
+import { tempDir } from '../helpers/tmp.js';
+
+describe('mkdirpSync', () => {
+  it('makes every missing directory of a path, and accepts one that exists', () => {
+    const p = join(tempDir(), 'a', 'b', 'c');
+    mkdirpSync(p);
+    assert.ok(statSync(p).isDirectory());
+    mkdirpSync(p);
+  });
+
+  it('fails with ENOTDIR where a file is in the way', () => {
+    const f = join(tempDir(), 'file');
+    writeFileSync(f, '');
+    assert.throws(() => mkdirpSync(join(f, 'x')), { code: 'ENOTDIR' });
+  });
+
+  it('fails at once with ENOENT under /proc, where Node\'s recursive mkdir never returns', { skip: !existsSync('/proc/self') && 'no /proc here' }, () => {
+    assert.throws(() => mkdirpSync('/proc/drum-no-such/x'), { code: 'ENOENT' });
+    assert.throws(() => new DrumFs().mkdirp('/proc/drum-no-such/x'), { code: 'DRUM_IO' });
+  });
+});
