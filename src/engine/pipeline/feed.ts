@@ -151,3 +151,11 @@ export class Feeder {
     return (this.run ??= await LibraryRun.start(this.s));
   }
 }
+
+/** Refuses a checkUpdate() source that is neither iterable nor async iterable (42, null) with DRUM_BAD_OPTION. */
+export function assertFeedSource(source: unknown): void {
+  const it = source as Partial<Iterable<FeedItem> & AsyncIterable<FeedItem>> | null | undefined;
+  if (typeof it?.[Symbol.iterator] !== 'function' && typeof it?.[Symbol.asyncIterator] !== 'function') {
+    throw new DrumError('DRUM_BAD_OPTION', 'checkUpdate() reads an iterable or async iterable of strings, Buffers, links or lists of links');
+  }
+}

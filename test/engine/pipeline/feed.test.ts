@@ -1,5 +1,6 @@
-// Feeder's beforeCommit hook through Drum.checkUpdate: each merge hands its
-// new URLs, in arrival order, to the hook before the store commits them.
+// Feeder through Drum.checkUpdate: each merge hands its new URLs, in
+// arrival order, to the beforeCommit hook before the store commits them;
+// a source that is not iterable is refused with a stable code.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,6 +33,24 @@ describe('checkUpdate beforeCommit', () => {
       const again: string[] = [];
       for await (const u of d.checkUpdate([lines], { beforeCommit: hook })) again.push(u);
       assert.deepEqual(again, []);
+    } finally {
+      await d.close();
+    }
+  });
+});
+
+describe('checkUpdate sources', () => {
+  it('refuses a source that is neither iterable nor async iterable with DRUM_BAD_OPTION, and goes on after it', async () => {
+    const d = await Drum.open(join(tempDir(), 's'), { workers: 0, fsync: false });
+    try {
+      for (const bad of [42, null, { url: 'http://a.example/' }]) {
+        await assert.rejects(async () => {
+          for await (const u of d.checkUpdate(bad as unknown as string[])) void u;
+        }, { code: 'DRUM_BAD_OPTION' });
+      }
+      const got: string[] = [];
+      for await (const u of d.checkUpdate(['http://ok.example/\n'])) got.push(u);
+      assert.deepEqual(got, ['http://ok.example/']);
     } finally {
       await d.close();
     }

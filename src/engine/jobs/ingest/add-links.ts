@@ -40,6 +40,11 @@ export class LinkAdder {
   constructor(private readonly s: Session) {}
 
   add(links: Iterable<string | Link>, opts: AddOptions = {}): Promise<AddResult> {
+    // A bare string is iterable too: it would be one "link" per character.
+    if (typeof links === 'string' || links === null || typeof (links as Partial<Iterable<unknown>>)?.[Symbol.iterator] !== 'function') {
+      return Promise.reject(new DrumError('DRUM_BAD_OPTION', 'add() takes a list (an iterable) of links, not a string or a single value'));
+    }
+    if (opts === null || typeof opts !== 'object') return Promise.reject(new DrumError('DRUM_BAD_OPTION', 'add() options must be an object'));
     const list: readonly (string | Link)[] = Array.isArray(links) ? links : [...links];
     const bad = list.findIndex((l) => typeof l !== 'string' && (l === null || typeof l !== 'object' || typeof l.url !== 'string'));
     if (bad >= 0) return Promise.reject(new DrumError('DRUM_BAD_OPTION', `link ${bad} is neither a string nor an object with a string url`));

@@ -53,6 +53,10 @@ describe('Drum.add', () => {
     const d = await Drum.open(tempDir(), OPTS);
     try {
       await assert.rejects(d.add([42 as unknown as string]), { code: 'DRUM_BAD_OPTION' });
+      // A bare string would otherwise be one link per character; null and non-object options are refused too.
+      await assert.rejects(d.add('http://x.example/' as unknown as string[]), { code: 'DRUM_BAD_OPTION' });
+      await assert.rejects(d.add(null as unknown as string[]), { code: 'DRUM_BAD_OPTION' });
+      await assert.rejects(d.add(['http://y.example/'], null as unknown as object), { code: 'DRUM_BAD_OPTION' });
       assert.deepEqual((await d.add(['http://fine.example/'])).newUrls, ['http://fine.example/']);
     } finally {
       await d.close();
