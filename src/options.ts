@@ -181,6 +181,19 @@ function int(name: string, v: unknown, min: number, max: number): number {
   return v;
 }
 
+/** A boolean option: absent gives `dflt`; anything but a boolean is DRUM_BAD_OPTION. */
+function bool(name: string, v: unknown, dflt: boolean): boolean {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'boolean') bad(`${name} must be true or false, got ${String(v)}`);
+  return v as boolean;
+}
+
+/** A function option (a hook or a clock): absent gives undefined; anything but a function is DRUM_BAD_OPTION. */
+function fn<F>(name: string, v: F | undefined): F | undefined {
+  if (v !== undefined && typeof v !== 'function') bad(`${name} must be a function, got ${typeof v}`);
+  return v;
+}
+
 /**
  * Resolves the options once. `cores` and `machineBytes` describe the machine (the session passes
  * availableParallelism() and os.totalmem()): a memory budget over the machine's memory cannot be honoured,
@@ -208,19 +221,19 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Nu
     bloom,
     bloomBitsPerKey: int('bloomBitsPerKey', o.bloomBitsPerKey ?? DEFAULTS.bloomBitsPerKey, 1, 64),
     canonical: o.canonical ?? null,
-    forcePolicy: o.forcePolicy ?? false,
+    forcePolicy: bool('forcePolicy', o.forcePolicy, false),
     workers,
     chunkBytes: int('chunkBytes', o.chunkBytes ?? DEFAULTS.chunkBytes, 1024, 1 << 28),
-    fsync: o.fsync ?? true,
+    fsync: bool('fsync', o.fsync, true),
     mergeEvery: o.mergeEvery === undefined ? null : int('mergeEvery', o.mergeEvery, 1, 2 ** 32 - 1),
     journalKeys: int('journalKeys', o.journalKeys ?? DEFAULTS.journalKeys, 0, 2 ** 24),
     libraryRunRecords: o.libraryRunRecords === undefined ? null : int('libraryRunRecords', o.libraryRunRecords, 20, 2 ** 32 - 1),
-    readOnly: o.readOnly ?? false,
-    values: o.values ?? null,
-    onNotice: o.onNotice ?? ((m: string): void => void process.stderr.write(`drum: ${m}\n`)),
-    now: o.now ?? Date.now,
+    readOnly: bool('readOnly', o.readOnly, false),
+    values: o.values === undefined || o.values === null ? null : bool('values', o.values, true),
+    onNotice: fn('onNotice', o.onNotice) ?? ((m: string): void => void process.stderr.write(`drum: ${m}\n`)),
+    now: fn('now', o.now) ?? Date.now,
     tuning: { ...(o.tuning ?? {}) },
-    faultHook: o.faultHook ?? null,
+    faultHook: fn('faultHook', o.faultHook ?? undefined) ?? null,
   };
   // The budget is what the whole process may use: below the measured floor it cannot be honoured.
   assertHonourableBudget(resolved);
