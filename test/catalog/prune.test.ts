@@ -8,7 +8,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { Catalog, type RunRecord } from '../../src/catalog/catalog.js';
 import { Drum } from '../../src/engine/drum.js';
@@ -69,7 +69,8 @@ describe('Drum with libraryRunRecords', () => {
     const state = tempState();
     const file = join(tempDir(), 'links.txt');
     writeFileSync(file, 'http://file.example/a\n');
-    const drum = await Drum.open(state, { libraryRunRecords: 20, workers: 0, fsync: false });
+    // Opened by a relative path, as docs/library.md's examples do: the pruned runs' directories must still go.
+    const drum = await Drum.open(relative(process.cwd(), state), { libraryRunRecords: 20, workers: 0, fsync: false });
     const libraryRuns: string[] = [];
     try {
       await drum.ingest({ inputs: [file] });

@@ -84,7 +84,14 @@ export class LinkAdder {
     try {
       const run = this.run;
       this.run = null;
-      return run === null ? null : await run.end();
+      if (run === null) return null;
+      try {
+        return await run.end();
+      } catch (e) {
+        // Its last round did not land: close its outputs and mark its record failed (the next writer abandons it).
+        await run.fail().catch(() => undefined);
+        throw e;
+      }
     } finally {
       release();
     }

@@ -227,7 +227,7 @@ export class LibraryRun {
  */
 async function removeRunDirs(stateDir: string, rs: RunRecord[]): Promise<void> {
   for (const r of rs) {
-    const dir = join(stateDir, 'runs', r.runId);
+    const dir = join(resolve(stateDir), 'runs', r.runId);
     if (r.outDir === dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
