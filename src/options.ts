@@ -5,7 +5,7 @@
 import { DrumError } from './errors.js';
 import type { CanonicalPolicyOptions } from './canonicalize/types.js';
 import type { FaultHook } from './io/fs.js';
-import { assertHonourableBudget, minimumBudgetBytes } from './engine/session/budget.js';
+import { assertHonourableBudget, minimumBudgetBytes, runtimeFloor } from './engine/session/budget.js';
 
 export type BloomMode = 'off' | 'gate' | 'lossy';
 
@@ -42,7 +42,7 @@ export interface DrumOptions {
   canonical?: CanonicalPolicyOptions;
   /** Open even if the store was built with another policy. Default false. */
   forcePolicy?: boolean;
-  /** Worker threads for canonicalize + hash (0 = inline on the main thread). Default: cores - 1, at most 3. */
+  /** Worker threads for canonicalize + hash (0 = inline on the main thread). Default: cores - 1, at most 3, and at most what memoryBytes keeps 56 MiB beside (2 at 256 MiB; defaultWorkers). */
   workers?: number;
   /** Input bytes per chunk handed to a parse worker. Default 1 MiB. */
   chunkBytes?: number;
@@ -53,8 +53,9 @@ export interface DrumOptions {
    * latest. Smaller rounds redo less work after a crash but rewrite the store
    * more often. Default: as many as the memory budget's round holds
    * (1 bit of RAM per waiting URL; at the default 256 MiB, a store with
-   * values holds about 25 M with 0 workers, 21 M with 1, 23 M with 2 and
-   * 4.2 M with 3; a keys-only store about 3 M more).
+   * values holds about 25 M with 0 workers, 21 M with 1 and 23 M with 2 (the
+   * most workers the default budget takes); 4.2 M with `workers: 3` forced;
+   * a keys-only store about 3 M more).
    */
   mergeEvery?: number;
   /**
@@ -181,6 +182,27 @@ function int(name: string, v: unknown, min: number, max: number): number {
   return v;
 }
 
+/**
+ * What a budget must keep beyond the runtime floor of its threads for the
+ * tiers, buckets, sort area and new-URL bitmap: with less, the planned sort
+ * area falls under ~150,000 keys and then to nothing (planBudget; from 160
+ * to 320 MiB, every worker count that keeps this much sorts ≥ 153 k keys).
+ */
+const MIN_WORKING_BYTES = 56 << 20;
+
+/**
+ * The default number of parse workers: one per core beyond the first, at
+ * most 3, and no more than the budget keeps MIN_WORKING_BYTES beside. Each
+ * worker's runtime takes 32 MiB; at 256 MiB a third one left the sort area
+ * nothing, so every bucket was sorted in slices of 1,024 keys (a 10 M-link
+ * ingest's sort 0.37 s -> 2.9 s).
+ */
+export function defaultWorkers(cores: number, memoryBytes: number): number {
+  let w = Math.min(3, Math.max(0, cores - 1));
+  while (w > 0 && memoryBytes - runtimeFloor(w) < MIN_WORKING_BYTES) w--;
+  return w;
+}
+
 /** A boolean option: absent gives `dflt`; anything but a boolean is DRUM_BAD_OPTION. */
 function bool(name: string, v: unknown, dflt: boolean): boolean {
   if (v === undefined) return dflt;
@@ -208,7 +230,7 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Nu
   if ((buckets & (buckets - 1)) !== 0) bad(`buckets must be a power of two, got ${buckets}`);
   const hostBits = int('hostBits', o.hostBits ?? DEFAULTS.hostBits, 0, 32);
   const bloom = o.bloom ?? DEFAULTS.bloom;
-  const workers = int('workers', o.workers ?? Math.min(3, Math.max(0, cores - 1)), 0, 64);
+  const workers = int('workers', o.workers ?? defaultWorkers(cores, memoryBytes), 0, 64);
   if (bloom !== 'off' && bloom !== 'gate' && bloom !== 'lossy') bad(`bloom must be off|gate|lossy, got ${String(bloom)}`);
   const resolved: ResolvedOptions = {
     memoryBytes,
@@ -248,7 +270,7 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Nu
  */
 export function minimumMemoryBytes(o: DrumOptions = {}, cores = 2): number {
   return minimumBudgetBytes({
-    workers: o.workers ?? Math.min(3, Math.max(0, cores - 1)),
+    workers: o.workers ?? defaultWorkers(cores, o.memoryBytes ?? DEFAULTS.memoryBytes),
     buckets: o.buckets ?? DEFAULTS.buckets,
     bloom: o.bloom ?? DEFAULTS.bloom,
     cacheEntries: o.cacheEntries ?? DEFAULTS.cacheEntries,

@@ -4,7 +4,8 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveOptions, type DrumOptions } from '../src/options.js';
+import { defaultWorkers, resolveOptions, type DrumOptions } from '../src/options.js';
+import { planBudget } from '../src/engine/session/budget.js';
 
 describe('resolveOptions', () => {
   const wrong: [string, DrumOptions][] = [
@@ -31,5 +32,24 @@ describe('resolveOptions', () => {
     assert.equal(resolveOptions({}).fsync, true);
     assert.equal(resolveOptions({}).values, null);
     assert.equal(resolveOptions({}).faultHook, null);
+  });
+});
+
+describe('defaultWorkers', () => {
+  it('takes one worker per core beyond the first, at most 3, and no more than the budget leaves a sort area for', () => {
+    assert.equal(defaultWorkers(1, 256 << 20), 0);
+    assert.equal(defaultWorkers(2, 256 << 20), 1);
+    assert.equal(defaultWorkers(8, 256 << 20), 2);
+    assert.equal(defaultWorkers(8, 288 << 20), 3);
+    assert.equal(defaultWorkers(8, 1 << 30), 3);
+    assert.equal(defaultWorkers(8, 160 << 20), 0);
+    assert.equal(defaultWorkers(2, 200 << 20), 1);
+    assert.equal(defaultWorkers(2, 176 << 20), 0);
+    assert.equal(defaultWorkers(8, 264 << 20), 3);
+    // The plan at the default budget on a big machine keeps a real sort area (a third worker left it none).
+    const o = resolveOptions({}, 8, 64 * 2 ** 30);
+    assert.equal(o.workers, 2);
+    assert.ok(planBudget(o, 1 << 16, true).sortEntries > 100_000);
+    assert.equal(planBudget(resolveOptions({ workers: 3 }, 8, 64 * 2 ** 30), 1 << 16, true).sortEntries, 1024);
   });
 });

@@ -20,8 +20,9 @@ describe('planBudget and the line memo', () => {
   });
 
   it('sizes the line memo down on a small budget instead of refusing the budget', () => {
-    const small = minimumMemoryBytes({ buckets: 4, bloom: 'gate' });
-    const p = plan({ memoryBytes: small, buckets: 4, bloom: 'gate' });
+    // One worker asked for: at so small a budget the default would run none.
+    const small = minimumMemoryBytes({ buckets: 4, bloom: 'gate', workers: 1 });
+    const p = plan({ memoryBytes: small, buckets: 4, bloom: 'gate', workers: 1 });
     assert.ok(p.lineMemoEntries < DEFAULT_LINE_MEMO_ENTRIES);
     assert.ok(p.lineMemo <= small / 16);
   });
