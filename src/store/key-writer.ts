@@ -1,11 +1,12 @@
-// Writes a new store key file the LevelDB way: to `<name>.tmp`, in CRC'd
-// blocks through one large buffer, then the real header, fsync, rename to
-// the final name. Reports each completed block to an optional sink (the
+// Writes a new store key file the LevelDB way (tmp-file-writer.ts): to
+// `<name>.tmp`, in CRC'd blocks through one large buffer, then the real
+// header, fsync, rename to the final name. Reports each completed block to an optional sink (the
 // Bloom rebuild). Does not check order. REQUIRES: keys pushed ascending.
 
 import type { DrumFs } from '../io/fs.js';
 import { BLOCK_CRC_BYTES, BLOCK_KEYS, KEY_BYTES, KEYS_HEADER_BYTES, encodeKeysHeader } from './format.js';
 import { BlockOut } from './block-out.js';
+import { TmpFileWriter, type WrittenFile } from './tmp-file-writer.js';
 
 const WRITE_BLOCKS = 16;
 
@@ -21,32 +22,16 @@ export function newWriteBuffers(): WriteBuffers {
   return { out: new Uint8Array((BLOCK_KEYS * KEY_BYTES + BLOCK_CRC_BYTES) * WRITE_BLOCKS), block: new Uint32Array(BLOCK_KEYS * 2) };
 }
 
-export interface WrittenFile {
-  keys: number;
-  bytes: number;
-  /** CRC of every byte after the header. */
-  crc: number;
-}
+export type { WrittenFile };
 
-export class KeyWriter {
-  private readonly fd: number;
+export class KeyWriter extends TmpFileWriter {
   private readonly block: Uint32Array; // interleaved hi/lo of the block being filled
   private inBlock = 0;
   private count = 0;
   private readonly body: BlockOut;
-  private readonly tmp: string;
-  private closed = false;
 
-  constructor(
-    private readonly fs: DrumFs,
-    readonly path: string,
-    readonly bucket: number,
-    private readonly sink: BlockSink | null,
-    private readonly doFsync: boolean,
-    buffers?: WriteBuffers,
-  ) {
-    this.tmp = `${path}.tmp`;
-    this.fd = fs.open(this.tmp, 'w');
+  constructor(fs: DrumFs, path: string, readonly bucket: number, private readonly sink: BlockSink | null, doFsync: boolean, buffers?: WriteBuffers) {
+    super(fs, path, doFsync);
     const b = buffers ?? newWriteBuffers();
     this.body = new BlockOut(fs, this.fd, b.out, KEYS_HEADER_BYTES);
     this.block = b.block;
@@ -84,53 +69,11 @@ export class KeyWriter {
     this.inBlock = 0;
   }
 
-  /** Completes the file: last block, header, fsync, rename over the final name. */
-  finish(): WrittenFile {
-    const w = this.written();
-    if (this.doFsync) this.fs.fsync(this.fd);
-    this.seal();
-    return w;
-  }
-
-  /**
-   * finish() with the fsync on the thread pool: the last block and header
-   * are written now, then fsync, close and rename run when awaited, so a
-   * merge's bucket files become durable together (all before the manifest
-   * that names them is written).
-   */
-  finishLater(): { file: WrittenFile; done: Promise<void> } {
-    const file = this.written();
-    const done = (async () => {
-      if (this.doFsync) await this.fs.fsyncAsync(this.fd);
-      this.seal();
-    })();
-    return { file, done };
-  }
-
-  private written(): WrittenFile {
+  protected written(): WrittenFile {
     this.endBlock();
     this.body.flush();
     const header = encodeKeysHeader({ bucket: this.bucket, blockKeys: BLOCK_KEYS, count: this.count });
     this.fs.write(this.fd, header, 0, header.length, 0);
     return { keys: this.count, bytes: this.body.pos, crc: this.body.bodyCrc };
-  }
-
-  private seal(): void {
-    this.closed = true;
-    this.fs.close(this.fd);
-    this.fs.rename(this.tmp, this.path);
-  }
-
-  /** Abandons the file (a failed merge): closes it (unless done) and deletes the tmp file. */
-  abort(): void {
-    if (!this.closed) {
-      this.closed = true;
-      try {
-        this.fs.close(this.fd);
-      } catch {
-        // already closed
-      }
-    }
-    this.fs.unlink(this.tmp);
   }
 }

@@ -10,7 +10,7 @@
 import { crc32 } from 'node:zlib';
 import { DrumError } from '../../errors.js';
 import type { DrumFs } from '../../io/fs.js';
-import type { WrittenFile } from '../key-writer.js';
+import { TmpFileWriter, type WrittenFile } from '../tmp-file-writer.js';
 import { BlockOut } from '../block-out.js';
 import {
   VALUE_BLOCK, VALUE_CRC_BYTES, VALUES_HEADER_BYTES, decodeValuesHeader, encodeValuesHeader, valuesFileBytes, type ValuesHeader,
@@ -148,21 +148,17 @@ export class ValueReader {
   }
 }
 
-export class ValueWriter {
-  private readonly fd: number;
+export class ValueWriter extends TmpFileWriter {
   /** The block being filled: value k of it at block[k * words]. slot() hands out the next one. */
   readonly block: Uint32Array;
   private readonly body: BlockOut;
   private inBlock = 0;
   private count = 0;
-  private readonly tmp: string;
-  private closed = false;
   readonly words: number;
 
-  constructor(private readonly fs: DrumFs, readonly path: string, readonly bucket: number, readonly valueBytes: number, private readonly doFsync: boolean, buffers?: ValueBuffers) {
+  constructor(fs: DrumFs, path: string, readonly bucket: number, readonly valueBytes: number, doFsync: boolean, buffers?: ValueBuffers) {
+    super(fs, path, doFsync);
     this.words = valueBytes / 4;
-    this.tmp = `${path}.tmp`;
-    this.fd = fs.open(this.tmp, 'w');
     const b = buffers !== undefined && buffers.valueBytes === valueBytes ? buffers : newValueBuffers(valueBytes);
     this.block = b.block;
     this.body = new BlockOut(fs, this.fd, b.out, VALUES_HEADER_BYTES);
@@ -211,53 +207,12 @@ export class ValueWriter {
     this.inBlock = 0;
   }
 
-  /** Completes the file: last block, header, fsync, rename. `keys` counts the values. */
-  finish(): WrittenFile {
-    const w = this.written();
-    if (this.doFsync) this.fs.fsync(this.fd);
-    this.seal();
-    return w;
-  }
-
-  /**
-   * finish() with the fsync on the thread pool (KeyWriter.finishLater): the
-   * last block and header are written now; fsync, close and rename run
-   * when awaited, so a round's values files become durable together with
-   * its key files, all before the manifest that names them.
-   */
-  finishLater(): { file: WrittenFile; done: Promise<void> } {
-    const file = this.written();
-    const done = (async () => {
-      if (this.doFsync) await this.fs.fsyncAsync(this.fd);
-      this.seal();
-    })();
-    return { file, done };
-  }
-
-  private written(): WrittenFile {
+  /** The last block and the header; `keys` counts the values. */
+  protected written(): WrittenFile {
     this.endBlock();
     this.body.flush();
     const header = encodeValuesHeader({ bucket: this.bucket, blockValues: VALUE_BLOCK, valueBytes: this.valueBytes, count: this.count });
     this.fs.write(this.fd, header, 0, header.length, 0);
     return { keys: this.count, bytes: this.body.pos, crc: this.body.bodyCrc };
-  }
-
-  private seal(): void {
-    this.closed = true;
-    this.fs.close(this.fd);
-    this.fs.rename(this.tmp, this.path);
-  }
-
-  /** Abandons the file (a failed round): closes it (unless done) and deletes the tmp file. */
-  abort(): void {
-    if (!this.closed) {
-      this.closed = true;
-      try {
-        this.fs.close(this.fd);
-      } catch {
-        // already closed
-      }
-    }
-    this.fs.unlink(this.tmp);
   }
 }

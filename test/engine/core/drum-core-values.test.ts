@@ -12,14 +12,14 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { AuxLog } from '../../../src/bucket/aux-log.js';
 import { PendingBuckets } from '../../../src/bucket/pending.js';
-import { DrumCore, type CoreOp, type CoreValues, type WrittenBucket } from '../../../src/engine/core/drum-core.js';
+import { DrumCore, type CoreOp, type CoreValues } from '../../../src/engine/core/drum-core.js';
 import { SortArea } from '../../../src/engine/core/sort-area.js';
-import type { BucketFiles } from '../../../src/engine/core/sort-stage.js';
 import { DrumFs } from '../../../src/io/fs.js';
 import { newRunCounters } from '../../../src/stats/counters.js';
 import { KeyReader } from '../../../src/store/key-reader.js';
 import { ValueReader } from '../../../src/store/values/value-io.js';
 import { tempDir } from '../../helpers/tmp.js';
+import { dirStore } from './dir-store.js';
 
 const WORDS = 3;
 const POOL = 150;
@@ -27,29 +27,14 @@ const fingerprint = (i: number): [number, number] => [Math.imul(i + 1, 0x9e3779b
 const ops = fc.constantFrom<CoreOp>('check', 'update', 'check+update', 'delete');
 const rounds = fc.array(fc.record({ op: ops, docs: fc.array(fc.nat({ max: POOL - 1 }), { maxLength: 100, size: 'max' }) }), { minLength: 1, maxLength: 7 });
 
-interface Files {
-  path: string;
-  keys: number;
-  bytes: number;
-  values: { path: string; bytes: number } | null;
-}
-
 describe('DrumCore with values', () => {
   it('fills new keys by rank and first arrival\'s seed, updates hits, drops deleted keys\' values and reports every new and hit value, like a Map', async () => {
     await fc.assert(
       fc.asyncProperty(rounds, fc.constantFrom(0, 2), fc.constantFrom(1, 7, 1 << 16), async (rs, bucketBits, sortEntries) => {
         const dir = tempDir();
         const dfs = new DrumFs();
-        const files = new Map<number, Files>();
-        let gen = 0;
-        const bucketFiles: BucketFiles = {
-          openReader: (b, buffer) => {
-            const f = files.get(b);
-            return f ? KeyReader.open(dfs, f.path, { bucket: b, keys: f.keys }, f.bytes, buffer) : null;
-          },
-          outputPath: (b) => join(dir, `b${b}-g${gen + 1}.keys`),
-          keysIn: (b) => files.get(b)?.keys ?? 0,
-        };
+        const store = dirStore(dfs, dir, 4 * WORDS);
+        const files = store.entries;
         const core = new DrumCore(dfs, new PendingBuckets(dfs, dir, bucketBits, 4, true), new AuxLog(dfs, join(dir, 'aux.dat'), 1 << 16), new SortArea(sortEntries, true), WORDS, join(dir, 'events.dat'));
         const model = new Map<number, [number, number, number]>();
         let nextId = 0;
@@ -68,13 +53,7 @@ describe('DrumCore with values', () => {
           const seen = new Map<number, [number, number, number]>();
           const base = nextId;
           const values: CoreValues = {
-            files: {
-              openValues: (b) => {
-                const f = files.get(b);
-                return f?.values ? ValueReader.open(dfs, f.values.path, { bucket: b, count: f.keys, valueBytes: 4 * WORDS }, f.values.bytes) : null;
-              },
-              valuesOutputPath: (b) => join(dir, `b${b}-g${gen + 1}.vals`),
-            },
+            files: store.valueFiles,
             fill: (_o, rank, v, a, seed) => {
               v[a] = base + rank;
               v[a + 1] = 0;
@@ -86,7 +65,7 @@ describe('DrumCore with values', () => {
             },
             out: (o, v, a) => void seen.set(o, [v[a]!, v[a + 1]!, v[a + 2]!]),
           };
-          const v = await core.merge(op, { files: bucketFiles, fsync: false, counters: newRunCounters(), onHit: null, keySink: null, values });
+          const v = await core.merge(op, { files: store.files, fsync: false, counters: newRunCounters(), onHit: null, keySink: null, values });
           // The model: first arrivals of the round, new or found.
           const first = new Map<number, number>();
           docs.forEach((d, o) => {
@@ -110,7 +89,7 @@ describe('DrumCore with values', () => {
             for (const d of first.keys()) model.delete(d);
           }
           if (op !== 'delete') assert.deepEqual(new Map([...seen].sort((a, b) => a[0] - b[0])), new Map([...expected].sort((a, b) => a[0] - b[0])));
-          commit(v.written);
+          store.commit(v.written);
           core.reset();
           // The files hold exactly the model.
           const stored = new Map<string, [number, number, number]>();
@@ -131,19 +110,6 @@ describe('DrumCore with values', () => {
           assert.deepEqual(stored, new Map([...model].map(([d, m]) => [fingerprint(d).join(':'), m])), `after ${op}`);
         }
         fs.rmSync(dir, { recursive: true, force: true });
-
-        function commit(written: Map<number, WrittenBucket>): void {
-          gen++;
-          for (const [b, w] of written) {
-            const old = files.get(b);
-            const values = w.values ? { path: w.values.path, bytes: w.values.file.bytes } : old?.values ?? null;
-            files.set(b, { path: w.path, keys: w.file.keys, bytes: w.file.bytes, values });
-            if (old) {
-              fs.rmSync(old.path);
-              if (old.values && old.values !== values) fs.rmSync(old.values.path);
-            }
-          }
-        }
       }),
       { seed: 99, numRuns: 60 },
     );

@@ -13,38 +13,12 @@ import { AuxLog } from '../../../src/bucket/aux-log.js';
 import { PendingBuckets } from '../../../src/bucket/pending.js';
 import { DrumCore, countBits, type CoreOp } from '../../../src/engine/core/drum-core.js';
 import { SortArea } from '../../../src/engine/core/sort-area.js';
-import type { BucketFiles } from '../../../src/engine/core/sort-stage.js';
 import { DrumFs } from '../../../src/io/fs.js';
 import { resolvePolicy } from '../../../src/canonicalize/policy.js';
 import { ParsePool } from '../../../src/engine/workers/parse-pool.js';
 import { newRunCounters } from '../../../src/stats/counters.js';
-import { KeyReader } from '../../../src/store/key-reader.js';
 import { tempDir } from '../../helpers/tmp.js';
-
-/** A key file per bucket in a directory, replaced by each writing round: the client's whole "store". */
-function dirStore(dfs: DrumFs, dir: string) {
-  const files = new Map<number, { path: string; keys: number; bytes: number }>();
-  let gen = 0;
-  const bucketFiles: BucketFiles = {
-    openReader: (b, buffer) => {
-      const f = files.get(b);
-      return f ? KeyReader.open(dfs, f.path, { bucket: b, keys: f.keys }, f.bytes, buffer) : null;
-    },
-    outputPath: (b) => join(dir, `b${b}-g${gen + 1}.keys`),
-    keysIn: (b) => files.get(b)?.keys ?? 0,
-  };
-  return {
-    files: bucketFiles,
-    commit(written: Map<number, { path: string; file: { keys: number; bytes: number } }>): void {
-      gen++;
-      for (const [b, w] of written) {
-        const old = files.get(b);
-        files.set(b, { path: w.path, keys: w.file.keys, bytes: w.file.bytes });
-        if (old) fs.rmSync(old.path);
-      }
-    },
-  };
-}
+import { dirStore } from './dir-store.js';
 
 // Fingerprints drawn from a small pool so rounds repeat each other and themselves.
 const POOL = 200;

@@ -10,30 +10,19 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { AuxLog } from '../../../src/bucket/aux-log.js';
 import { PendingBuckets } from '../../../src/bucket/pending.js';
-import { DrumCore, type CoreValues, type WrittenBucket } from '../../../src/engine/core/drum-core.js';
+import { DrumCore, type CoreValues } from '../../../src/engine/core/drum-core.js';
 import { SortArea } from '../../../src/engine/core/sort-area.js';
-import type { BucketFiles } from '../../../src/engine/core/sort-stage.js';
 import { DrumFs } from '../../../src/io/fs.js';
 import { newRunCounters } from '../../../src/stats/counters.js';
-import { KeyReader } from '../../../src/store/key-reader.js';
-import { ValueReader } from '../../../src/store/values/value-io.js';
 import { tempDir } from '../../helpers/tmp.js';
+import { dirStore } from './dir-store.js';
 
 const WORDS = 2;
 const fingerprint = (i: number): [number, number] => [Math.imul(i + 1, 0x9e3779b1) >>> 0, Math.imul(i + 7, 0x85ebca6b) >>> 0];
 
-/** A core over four buckets whose committed files live in a Map, as a client's manifest would name them. */
+/** A core over four buckets whose committed files live in a directory store (dir-store.ts). */
 function coreWithFiles(dir: string, dfs: DrumFs) {
-  const files = new Map<number, { path: string; keys: number; bytes: number; values: { path: string; bytes: number } }>();
-  let gen = 0;
-  const bucketFiles: BucketFiles = {
-    openReader: (b, buffer) => {
-      const f = files.get(b);
-      return f ? KeyReader.open(dfs, f.path, { bucket: b, keys: f.keys }, f.bytes, buffer) : null;
-    },
-    outputPath: (b) => join(dir, `b${b}-g${gen + 1}.keys`),
-    keysIn: (b) => files.get(b)?.keys ?? 0,
-  };
+  const store = dirStore(dfs, dir, 4 * WORDS);
   const core = new DrumCore(dfs, new PendingBuckets(dfs, dir, 2, 16, true), new AuxLog(dfs, join(dir, 'aux.dat'), 1 << 16), new SortArea(1 << 10, true), WORDS, join(dir, 'events.dat'));
   /** One check+update round of docs: new docs get ids from `base` on; returns every doc's value [id, hits] by doc. */
   const round = async (docs: number[], base: number): Promise<Map<number, number[]>> => {
@@ -46,13 +35,7 @@ function coreWithFiles(dir: string, dfs: DrumFs) {
     }
     const seen = new Map<number, number[]>();
     const values: CoreValues = {
-      files: {
-        openValues: (b) => {
-          const f = files.get(b);
-          return f ? ValueReader.open(dfs, f.values.path, { bucket: b, count: f.keys, valueBytes: 4 * WORDS }, f.values.bytes) : null;
-        },
-        valuesOutputPath: (b) => join(dir, `b${b}-g${gen + 1}.vals`),
-      },
+      files: store.valueFiles,
       fill: (_o, rank, v, a) => {
         v[a] = base + rank;
         v[a + 1] = 0;
@@ -64,25 +47,14 @@ function coreWithFiles(dir: string, dfs: DrumFs) {
       out: (o, v, a) => void seen.set(docs[o]!, [v[a]!, v[a + 1]!]),
     };
     try {
-      const v = await core.merge('check+update', { files: bucketFiles, fsync: true, counters: newRunCounters(), onHit: null, keySink: null, values });
-      commit(v.written);
+      const v = await core.merge('check+update', { files: store.files, fsync: true, counters: newRunCounters(), onHit: null, keySink: null, values });
+      store.commit(v.written);
     } finally {
       core.reset();
     }
     return seen;
   };
-  function commit(written: Map<number, WrittenBucket>): void {
-    gen++;
-    for (const [b, w] of written) {
-      const old = files.get(b);
-      files.set(b, { path: w.path, keys: w.file.keys, bytes: w.file.bytes, values: { path: w.values!.path, bytes: w.values!.file.bytes } });
-      if (old) {
-        fs.rmSync(old.path);
-        fs.rmSync(old.values.path);
-      }
-    }
-  }
-  return { round, files };
+  return { round, files: store.entries };
 }
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
