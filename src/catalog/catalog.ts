@@ -14,7 +14,8 @@
 
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { DrumFs, mkdirpSync } from '../io/fs.js';
+import { DrumFs } from '../io/fs.js';
+import { mkdirpSync } from '../io/mkdirp.js';
 import { DrumError } from '../errors.js';
 import { levelError } from './level-errors.js';
 import { openReaderDb } from './snapshot.js';

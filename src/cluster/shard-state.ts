@@ -7,7 +7,7 @@
 // REQUIRES: one writer per state directory (the drum store's lock).
 
 import * as fs from 'node:fs';
-import { mkdirpSync } from '../io/fs.js';
+import { mkdirpSync } from '../io/mkdirp.js';
 import { join } from 'node:path';
 import { DrumError, ioError } from '../errors.js';
 

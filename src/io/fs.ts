@@ -6,7 +6,7 @@
 // blocks on the main thread while worker threads parse. Does not buffer.
 
 import * as fs from 'node:fs';
-import { dirname, resolve as resolvePath } from 'node:path';
+import { mkdirpSync } from './mkdirp.js';
 import { ioError } from '../errors.js';
 
 export interface IoCounters {
@@ -26,28 +26,6 @@ export type FsOp = 'write' | 'fsync' | 'rename' | 'unlink' | 'truncate' | 'open-
 
 /** Called before each mutating operation; throw to inject a fault there. */
 export type FaultHook = (op: FsOp, path: string) => void;
-
-/**
- * mkdir -p without Node's recursive mode, which loops for ever where a
- * parent exists but a child cannot be made with ENOENT (a path under
- * /proc): makes each missing directory from the deepest existing one down,
- * and throws the first error (an errno error, as fs does).
- */
-export function mkdirpSync(path: string): void {
-  const missing: string[] = [];
-  for (let p = resolvePath(path); !fs.existsSync(p); p = dirname(p)) {
-    missing.push(p);
-    if (dirname(p) === p) break;
-  }
-  for (let i = missing.length - 1; i >= 0; i--) {
-    try {
-      fs.mkdirSync(missing[i]!);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-  }
-  if (!fs.statSync(path).isDirectory()) throw Object.assign(new Error(`not a directory: ${path}`), { code: 'ENOTDIR' });
-}
 
 export class DrumFs {
   readonly counters: IoCounters;

@@ -1,4 +1,4 @@
-// mkdirpSync (src/io/fs.ts): mkdir -p that makes every missing directory
+// mkdirpSync (src/io/mkdirp.ts) and DrumFs.mkdirp: mkdir -p that makes every missing directory
 // and fails where one cannot be made, where Node's recursive mkdir loops
 // for ever (a path under /proc: the parent exists, the child is ENOENT).
 
@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DrumFs, mkdirpSync } from '../../src/io/fs.js';
+import { DrumFs } from '../../src/io/fs.js';
+import { mkdirpSync } from '../../src/io/mkdirp.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe('mkdirpSync', () => {

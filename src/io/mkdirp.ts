@@ -1,0 +1,28 @@
+// mkdir -p for drum's own directories (state, catalog, outputs). Does not
+// go through DrumFs's fault seam (DrumFs.mkdirp calls it after its hook).
+// REQUIRES: nothing.
+
+import * as fs from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
+
+/**
+ * mkdir -p without Node's recursive mode, which loops for ever where a
+ * parent exists but a child cannot be made with ENOENT (a path under
+ * /proc): makes each missing directory from the deepest existing one down,
+ * and throws the first error (an errno error, as fs does).
+ */
+export function mkdirpSync(path: string): void {
+  const missing: string[] = [];
+  for (let p = resolvePath(path); !fs.existsSync(p); p = dirname(p)) {
+    missing.push(p);
+    if (dirname(p) === p) break;
+  }
+  for (let i = missing.length - 1; i >= 0; i--) {
+    try {
+      fs.mkdirSync(missing[i]!);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+  if (!fs.statSync(path).isDirectory()) throw Object.assign(new Error(`not a directory: ${path}`), { code: 'ENOTDIR' });
+}
