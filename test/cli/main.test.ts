@@ -7,7 +7,7 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run, reportError } from '../../src/cli/main.js';
@@ -143,6 +143,13 @@ describe('errors', () => {
       assert.equal(existsSync(inside), true, `${dir}/links.txt was deleted`);
       rmSync(inside);
     }
+    // Through a symlink to the state directory, too.
+    const alias = join(tempDir(), 'alias');
+    symlinkSync(state, alias);
+    const viaLink = join(alias, 'work', 'links.txt');
+    writeFileSync(viaLink, 'http://c.example/\n');
+    assert.equal((await drum(['ingest', '--state', state, viaLink])).status, EXIT_STATUS.DRUM_BAD_OPTION);
+    assert.equal(existsSync(viaLink), true);
   });
 
   it('refuses a directory on stdin with DRUM_INPUT before it creates a store for it', async () => {

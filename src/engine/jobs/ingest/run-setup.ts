@@ -164,10 +164,18 @@ export function checkOutDirPlace(stateDir: string, outDir: string): void {
  * before the store opens (the CLI); streams and stdin pass.
  */
 export function refuseInputsInState(stateDir: string, inputs: readonly string[]): void {
-  const state = resolve(stateDir);
+  // Through symlinks on either side: a link to the state directory, or to an input kept in it.
+  const real = (p: string): string => {
+    try {
+      return fs.realpathSync(p);
+    } catch {
+      return resolve(p); // not there yet (a new state): compared as given
+    }
+  };
+  const state = real(stateDir);
   for (const p of inputs) {
     if (p === '-') continue;
-    const abs = resolve(p);
+    const abs = real(p);
     const m = MANAGED.find((d) => abs.startsWith(`${join(state, d)}${sep}`));
     if (m !== undefined) {
       throw new DrumError('DRUM_BAD_OPTION', `input ${abs} is inside ${join(state, m)}/, which drum empties or owns when it opens the store; move it out of ${state} first`, { file: abs });
