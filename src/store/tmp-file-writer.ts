@@ -70,3 +70,38 @@ export abstract class TmpFileWriter {
     this.fs.unlink(this.tmp);
   }
 }
+
+/**
+ * A round's files finishing on the thread pool (finishLater): settled
+ * together before the manifest names them, or abandoned together.
+ */
+export class FinishingFiles {
+  private readonly files: { writer: TmpFileWriter; done: Promise<void> }[] = [];
+
+  /** Finishes `writer` on the thread pool; returns what its file holds. */
+  finish(writer: TmpFileWriter): WrittenFile {
+    const f = writer.finishLater();
+    f.done.catch(() => undefined); // settled by settle() or abandon()
+    this.files.push({ writer, done: f.done });
+    return f.file;
+  }
+
+  /** Every file durable and renamed; throws the first failure. */
+  async settle(): Promise<void> {
+    const results = await Promise.allSettled(this.files.map((f) => f.done));
+    const failed = results.find((x) => x.status === 'rejected');
+    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+  }
+
+  /** After a failure: waits for every file, then deletes the tmp of each not renamed (the caller unlinks renamed ones). Never throws. */
+  async abandon(): Promise<void> {
+    await Promise.allSettled(this.files.map((f) => f.done));
+    for (const f of this.files) {
+      try {
+        f.writer.abort();
+      } catch {
+        // best effort: work files are removed at the next open anyway
+      }
+    }
+  }
+}

@@ -25,6 +25,7 @@ import type { DrumFs } from '../../io/fs.js';
 import type { RunCounters } from '../../stats/counters.js';
 import type { KeyReader } from '../../store/key-reader.js';
 import { KeyWriter, type WrittenFile } from '../../store/key-writer.js';
+import { FinishingFiles } from '../../store/tmp-file-writer.js';
 import { BucketMerge } from '../../store/merge.js';
 import type { ParsePool } from '../workers/parse-pool.js';
 import type { ValueEvents } from './value-events.js';
@@ -117,7 +118,7 @@ interface Round {
   outPath: string | null;
   merge: BucketMerge | null;
   /** Written files still being flushed, fsynced and renamed. */
-  readonly finishing: { writer: KeyWriter; done: Promise<void> }[];
+  readonly finishing: FinishingFiles;
   readonly written: Map<number, Written>;
 }
 
@@ -134,7 +135,7 @@ export async function mergeBuckets(p: BucketRoundParams, area: SortArea): Promis
   const parts: SlicePartition[] = [];
   const r: Round = {
     p, area, pool, units: unitsOf(pending, area, parts), parts, turn: 0,
-    next: null, reader: null, writer: null, outPath: null, merge: null, finishing: [], written,
+    next: null, reader: null, writer: null, outPath: null, merge: null, finishing: new FinishingFiles(), written,
   };
   try {
     await mergeUnits(r);
@@ -228,12 +229,7 @@ function closeBucket(r: Round, b: number): number {
   c.diskHits += res.hits;
   c.duplicateUrls += res.hits;
   p.events?.end();
-  if (r.writer !== null) {
-    const f = r.writer.finishLater();
-    f.done.catch(() => undefined); // settled by settleWritten (a failure there is what the round throws)
-    finishing.push({ writer: r.writer, done: f.done });
-    r.written.set(b, { path: r.outPath!, file: f.file });
-  }
+  if (r.writer !== null) r.written.set(b, { path: r.outPath!, file: finishing.finish(r.writer) });
   r.writer = null;
   r.merge = null;
   r.reader?.close();
@@ -244,9 +240,7 @@ function closeBucket(r: Round, b: number): number {
 /** Every written bucket file durable and renamed (fsyncs overlapping on the thread pool) before the caller commits; throws the first failure. */
 async function settleWritten(r: Round): Promise<void> {
   const tf = performance.now();
-  const results = await Promise.allSettled(r.finishing.map((f) => f.done));
-  const failed = results.find((x) => x.status === 'rejected');
-  if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+  await r.finishing.settle();
   r.p.time?.('merge-store', performance.now() - tf, 0);
 }
 
@@ -257,9 +251,8 @@ async function abandonRound(r: Round): Promise<void> {
   if (r.next !== null) await Promise.resolve(r.next.sorted).catch(() => undefined);
   // Then clean up, each step on its own: the first error (the one that stopped the round) is what surfaces.
   // A finishing file not yet renamed: its tmp goes (abort); the renamed ones are unlinked by their final path.
-  await Promise.allSettled(r.finishing.map((f) => f.done));
-  const steps: (() => void)[] = [() => r.writer?.abort(), () => r.reader?.close(), ...r.finishing.map((f) => () => f.writer.abort()),
-    ...[...r.written.values()].map((w) => () => r.p.dfs.unlink(w.path))];
+  await r.finishing.abandon();
+  const steps: (() => void)[] = [() => r.writer?.abort(), () => r.reader?.close(), ...[...r.written.values()].map((w) => () => r.p.dfs.unlink(w.path))];
   for (const step of steps) {
     try {
       step();

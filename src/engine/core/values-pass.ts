@@ -10,7 +10,7 @@
 import { DrumError } from '../../errors.js';
 import type { DrumFs } from '../../io/fs.js';
 import { ValueWriter, type ValueBuffers } from '../../store/values/value-io.js';
-import type { WrittenFile } from '../../store/key-writer.js';
+import { FinishingFiles } from '../../store/tmp-file-writer.js';
 import { mergeValues, rankIndex } from '../../store/values/value-merge.js';
 import type { CoreOp, CoreRound, CoreValues, WrittenBucket } from './drum-core.js';
 import type { ValueEvents } from './value-events.js';
@@ -38,7 +38,7 @@ export async function writeValuesPass(
   const events = c.events;
   const t0 = performance.now();
   const rankOf = op === 'delete' ? (): number => 0 : rankIndex(newBits, records);
-  const finishing: { writer: ValueWriter; done: Promise<void> }[] = [];
+  const finishing = new FinishingFiles();
   let items = 0;
   const buckets = [...written.keys()].sort((x, y) => x - y).filter((b) => events.count(b) > 0);
   try {
@@ -47,36 +47,23 @@ export async function writeValuesPass(
       const path = values.files.valuesOutputPath(b);
       const reader = values.files.openValues(b, c.buffers);
       let writer: ValueWriter | null = null;
-      let f: { file: WrittenFile; done: Promise<void> };
       try {
         writer = new ValueWriter(c.dfs, path, b, 4 * c.valueWords, r.fsync, c.buffers);
         mergeValues({ reader, writer, events: (fn) => events.forEachRun(b, fn), newBits, rankOf, drop: op === 'delete', hooks: values, keys: w.file.keys });
-        f = writer.finishLater();
+        w.values = { path, file: finishing.finish(writer) };
       } catch (e) {
         writer?.abort();
         throw e;
       } finally {
         reader?.close();
       }
-      f.done.catch(() => undefined); // settled below (a failure there is what the pass throws)
-      finishing.push({ writer, done: f.done });
-      w.values = { path, file: f.file };
       items += w.file.keys;
     }
-    const results = await Promise.allSettled(finishing.map((f) => f.done));
-    const failed = results.find((x) => x.status === 'rejected');
-    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+    await finishing.settle();
   } catch (e) {
-    // Every tmp file begun goes with its writer, once its fsync is over.
-    await Promise.allSettled(finishing.map((f) => f.done));
-    for (const f of finishing) {
-      try {
-        f.writer.abort();
-      } catch {
-        // best effort: work files are removed at the next open anyway
-      }
-    }
-    throw e; // the renamed ones: drum-core.ts unlinks every values file of a failed round
+    // Every tmp file begun goes with its writer, once its fsync is over; drum-core.ts unlinks the renamed ones.
+    await finishing.abandon();
+    throw e;
   }
   r.time?.('merge-values', performance.now() - t0, items);
 }
