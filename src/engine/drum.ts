@@ -21,7 +21,7 @@ import { storeStats } from './jobs/read/store-stats.js';
 import { forgetRound } from './url-seen/commit.js';
 import { ingest } from './jobs/ingest/ingest.js';
 import { Session } from './session/session.js';
-import { assertFeedSource, Feeder, FEED_ROUND_URLS, type FeedItem } from './pipeline/feed.js';
+import { assertFeedSource, Feeder, FEED_ROUND_URLS, feedRun, type FeedItem } from './pipeline/feed.js';
 import { LinkStream } from './jobs/ingest/stream.js';
 import { LinkAdder } from './jobs/ingest/add-links.js';
 import { isDrumError } from '../errors.js';
@@ -178,21 +178,7 @@ export class Drum {
     assertFeedSource(source);
     const s = this.writer(this.gate.use(this.session));
     const release = this.gate.hold();
-    const f = new Feeder(s, opts, FEED_ROUND_URLS, this.endRun());
-    let completed = false;
-    try {
-      for await (const item of source) yield* await f.push(item);
-      yield* await f.end();
-      completed = true;
-      return f.report;
-    } finally {
-      // A source that threw or a consumer that stopped early leaves keys routed but never committed.
-      try {
-        if (!completed) await f.abandon();
-      } finally {
-        release();
-      }
-    }
+    return yield* feedRun(new Feeder(s, opts, FEED_ROUND_URLS, this.endRun()), source, release);
   }
 
   /**
@@ -205,21 +191,7 @@ export class Drum {
     const s = this.writer(this.gate.use(this.session));
     const release = this.gate.hold();
     const t = new LinkStream(s, opts, this.endRun());
-    let settled = false;
-    const done = (ended: boolean): void => {
-      if (settled) return;
-      settled = true;
-      if (ended) {
-        release();
-        return;
-      }
-      // Destroyed or failed before its end: a push may still be merging (destroying the stream does not
-      // stop it); the feed waits for it, then forgets the round.
-      void t.abandonFeed().catch(() => undefined).finally(release);
-    };
-    t.once('end', () => done(true));
-    t.once('error', () => done(false));
-    t.once('close', () => done(false));
+    t.releaseWhenSettled(release);
     return t;
   }
 

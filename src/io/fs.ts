@@ -8,24 +8,10 @@
 import * as fs from 'node:fs';
 import { mkdirpSync } from './mkdirp.js';
 import { ioError } from '../errors.js';
+import { newIoCounters, type FaultHook, type FsOp, type IoCounters } from './io-counters.js';
 
-export interface IoCounters {
-  bytesRead: number;
-  bytesWritten: number;
-  fileOpens: number;
-  seeks: number;
-  fsyncs: number;
-}
+export { newIoCounters, type FaultHook, type FsOp, type IoCounters };
 
-export function newIoCounters(): IoCounters {
-  return { bytesRead: 0, bytesWritten: 0, fileOpens: 0, seeks: 0, fsyncs: 0 };
-}
-
-/** Mutating operations a fault hook sees, in the order drum performs them. */
-export type FsOp = 'write' | 'fsync' | 'rename' | 'unlink' | 'truncate' | 'open-write' | 'mkdir';
-
-/** Called before each mutating operation; throw to inject a fault there. */
-export type FaultHook = (op: FsOp, path: string) => void;
 
 export class DrumFs {
   readonly counters: IoCounters;

@@ -5,8 +5,9 @@
 // `ingest`, a run directory, catalog and host-table records. A round commits
 // when it is full (at most `roundUrls` pending URLs, so the new URLs handed
 // back stay bounded in RAM) and at the end; each push hands back the new URLs
-// of the rounds it committed, in arrival order. Does not commit per push:
-// Drum.add (add-links.ts) does that.
+// of the rounds it committed, in arrival order; feedRun drives a whole
+// checkUpdate over its source. Does not commit per push: Drum.add
+// (add-links.ts) does that.
 
 import { DrumError } from '../../errors.js';
 import { detectFormat } from '../../input/detect.js';
@@ -157,5 +158,27 @@ export function assertFeedSource(source: unknown): void {
   const it = source as Partial<Iterable<FeedItem> & AsyncIterable<FeedItem>> | null | undefined;
   if (typeof it?.[Symbol.iterator] !== 'function' && typeof it?.[Symbol.asyncIterator] !== 'function') {
     throw new DrumError('DRUM_BAD_OPTION', 'checkUpdate() reads an iterable or async iterable of strings, Buffers, links or lists of links');
+  }
+}
+
+/**
+ * A checkUpdate run: pushes every item of `source` through `f`, yielding
+ * the new URLs as rounds commit, and returns the run's report. A source
+ * that throws or a consumer that stops early leaves keys routed but never
+ * committed: they are forgotten. `release` (the store's hold) runs last.
+ */
+export async function* feedRun(f: Feeder, source: Iterable<FeedItem> | AsyncIterable<FeedItem>, release: () => void): AsyncGenerator<string, RunReport | null> {
+  let completed = false;
+  try {
+    for await (const item of source) yield* await f.push(item);
+    yield* await f.end();
+    completed = true;
+    return f.report;
+  } finally {
+    try {
+      if (!completed) await f.abandon();
+    } finally {
+      release();
+    }
   }
 }

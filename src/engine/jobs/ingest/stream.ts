@@ -40,8 +40,26 @@ export class LinkStream extends Transform implements UrlStream {
     this.feeder.end().then((urls) => done(null, lines(urls)), done);
   }
 
-  /** Internal: the Drum waits for this before it forgets a destroyed stream's round. */
-  abandonFeed(): Promise<void> {
+  /**
+   * Internal (Drum.stream): calls `release` once the stream has ended, or,
+   * destroyed or failed before its end, once its feed has forgotten what it
+   * routed (a push may still be merging: destroying the stream does not stop it).
+   */
+  releaseWhenSettled(release: () => void): void {
+    let settled = false;
+    const done = (ended: boolean): void => {
+      if (settled) return;
+      settled = true;
+      if (ended) release();
+      else void this.abandonFeed().catch(() => undefined).finally(release);
+    };
+    this.once('end', () => done(true));
+    this.once('error', () => done(false));
+    this.once('close', () => done(false));
+  }
+
+  /** Forgets what a destroyed stream's feed routed, once a push still merging is done. */
+  private abandonFeed(): Promise<void> {
     return this.feeder.abandon();
   }
 }
