@@ -132,6 +132,11 @@ export function planRun(
 /** State folders drum empties or owns: an output directory there would be deleted or mixed with state. */
 const MANAGED = ['store', 'work', 'catalog'];
 
+/** The managed folder of `state` that `path` is or is inside, if any. */
+function managedPart(state: string, path: string): string | undefined {
+  return MANAGED.map((m) => join(state, m)).find((d) => path === d || path.startsWith(`${d}${sep}`));
+}
+
 /** True when `dir` is a drum state directory: it holds a MANIFEST or a writer LOCK. */
 function isStateDir(dir: string): boolean {
   return fs.existsSync(join(dir, 'MANIFEST')) || fs.existsSync(join(dir, 'LOCK'));
@@ -148,7 +153,7 @@ export function checkOutDirPlace(stateDir: string, outDir: string): void {
   const refuse = (state: string): never => {
     throw new DrumError('DRUM_CLOBBER', `--out ${out} is the drum state directory ${state} or inside its ${MANAGED.join('/, ')}/ (drum deletes or owns what is there); use <state>/runs/ or a directory outside ${state}`, { file: out });
   };
-  const inManaged = (state: string): boolean => out === state || MANAGED.some((m) => out === join(state, m) || out.startsWith(`${join(state, m)}${sep}`));
+  const inManaged = (state: string): boolean => out === state || managedPart(state, out) !== undefined;
   const own = resolve(stateDir);
   if (inManaged(own)) refuse(own);
   for (let dir = out, up = dirname(out); ; dir = up, up = dirname(up)) {
@@ -176,9 +181,9 @@ export function refuseInputsInState(stateDir: string, inputs: readonly string[])
   for (const p of inputs) {
     if (p === '-') continue;
     const abs = real(p);
-    const m = MANAGED.find((d) => abs.startsWith(`${join(state, d)}${sep}`));
+    const m = managedPart(state, abs);
     if (m !== undefined) {
-      throw new DrumError('DRUM_BAD_OPTION', `input ${abs} is inside ${join(state, m)}/, which drum empties or owns when it opens the store; move it out of ${state} first`, { file: abs });
+      throw new DrumError('DRUM_BAD_OPTION', `input ${abs} is inside ${m}/, which drum empties or owns when it opens the store; move it out of ${state} first`, { file: abs });
     }
   }
 }
