@@ -42,14 +42,13 @@ import type { AuxLog } from '../../bucket/aux-log.js';
 import type { PendingBuckets } from '../../bucket/pending.js';
 import type { DrumFs } from '../../io/fs.js';
 import type { RunCounters } from '../../stats/counters.js';
-import type { WrittenFile } from '../../store/key-writer.js';
 import { dispatchOnWorker, type BlockSink } from '../workers/dispatch.js';
 import type { ParsePool } from '../workers/parse-pool.js';
 import type { ValueReader } from '../../store/values/value-io.js';
 import { newValueBuffers, type ValueBuffers } from '../../store/values/value-io.js';
 import type { ValueHooks } from '../../store/values/value-merge.js';
 import { readValuesPass, writeValuesPass, type ValuesPassContext } from './values-pass.js';
-import { mergeBuckets, type BucketFiles } from './sort-stage.js';
+import { mergeBuckets, type BucketFiles, type Written } from './sort-stage.js';
 import type { SortArea } from './sort-area.js';
 import { ValueEvents } from './value-events.js';
 
@@ -76,11 +75,7 @@ export interface CoreValues extends ValueHooks {
 }
 
 /** A written bucket: its key file and, when its values changed, its values file. */
-export interface WrittenBucket {
-  path: string;
-  file: WrittenFile;
-  values?: { path: string; file: WrittenFile };
-}
+export type WrittenBucket = Written;
 
 /** What a client gives a round besides its keys: where the files are and where the answers go. */
 export interface CoreRound {
@@ -214,11 +209,8 @@ export class DrumCore {
     }
     // A round that writes values writes them while its key files' fsyncs run; a check reads them after.
     const writesValues = values !== null && op !== 'check';
-    let valuesWritten: Map<number, WrittenBucket> | null = null;
-    const writeValues = (w: Map<number, WrittenBucket>): Promise<void> => {
-      valuesWritten = w;
-      return writeValuesPass(this.valuesCtx(), op, values!, w, newBits, records, r);
-    };
+    // A failed round's files, values files too, are removed by mergeBuckets (sort-stage.ts abandonRound).
+    const writeValues = (w: Map<number, WrittenBucket>): Promise<void> => writeValuesPass(this.valuesCtx(), op, values!, w, newBits, records, r);
     let written: Map<number, WrittenBucket>;
     try {
       written = await mergeBuckets({
@@ -226,10 +218,6 @@ export class DrumCore {
         onHit: r.onHit, keySink: r.keySink, worker, time: r.time, events, ...(writesValues ? { whileSettling: writeValues } : {}),
       }, this.area);
       if (values !== null && !writesValues) readValuesPass(this.valuesCtx(), values, r);
-    } catch (e) {
-      // A key file that failed after the values pass: the values files it wrote are named by no manifest either.
-      if (valuesWritten !== null) unlinkValues(this.dfs, valuesWritten);
-      throw e;
     } finally {
       events?.reset();
     }
@@ -259,17 +247,6 @@ export class DrumCore {
   reset(): void {
     this.pending.reset();
     this.aux.discard();
-  }
-}
-
-/** Deletes the values files a failed round wrote, best effort (the next writer's open removes what is left). */
-function unlinkValues(dfs: DrumFs, written: Map<number, WrittenBucket>): void {
-  for (const w of written.values()) {
-    try {
-      if (w.values !== undefined) dfs.unlink(w.values.path);
-    } catch {
-      // best effort
-    }
   }
 }
 

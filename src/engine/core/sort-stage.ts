@@ -92,8 +92,11 @@ interface Loaded extends Unit {
   loadMs: number;
 }
 
-/** A bucket file a round wrote: its final path and what the writer reports of it. */
-export type Written = { path: string; file: WrittenFile };
+/**
+ * A bucket file a round wrote: its final path and what the writer reports of
+ * it; and, when the round's values pass (whileSettling) wrote one, its values file.
+ */
+export type Written = { path: string; file: WrittenFile; values?: { path: string; file: WrittenFile } };
 
 /**
  * One round's state from unit to unit: the unit loaded next, the bucket
@@ -250,9 +253,10 @@ async function abandonRound(r: Round): Promise<void> {
   // before anything here can throw, so nobody reuses them under it.
   if (r.next !== null) await Promise.resolve(r.next.sorted).catch(() => undefined);
   // Then clean up, each step on its own: the first error (the one that stopped the round) is what surfaces.
-  // A finishing file not yet renamed: its tmp goes (abort); the renamed ones are unlinked by their final path.
+  // A finishing file not yet renamed: its tmp goes (abort); the renamed ones, values files too, are unlinked by their final path.
   await r.finishing.abandon();
-  const steps: (() => void)[] = [() => r.writer?.abort(), () => r.reader?.close(), ...[...r.written.values()].map((w) => () => r.p.dfs.unlink(w.path))];
+  const paths = [...r.written.values()].flatMap((w) => (w.values === undefined ? [w.path] : [w.path, w.values.path]));
+  const steps: (() => void)[] = [() => r.writer?.abort(), () => r.reader?.close(), ...paths.map((path) => () => r.p.dfs.unlink(path))];
   for (const step of steps) {
     try {
       step();

@@ -61,7 +61,7 @@ export async function writeValuesPass(
     }
     await finishing.settle();
   } catch (e) {
-    // Every tmp file begun goes with its writer, once its fsync is over; drum-core.ts unlinks the renamed ones.
+    // Every tmp file begun goes with its writer, once its fsync is over; mergeBuckets unlinks the renamed ones.
     await finishing.abandon();
     throw e;
   }

@@ -41,7 +41,7 @@ export class LinkAdder {
 
   add(links: Iterable<string | Link>, opts: AddOptions = {}): Promise<AddResult> {
     // A bare string is iterable too: it would be one "link" per character.
-    if (typeof links === 'string' || links === null || typeof (links as Partial<Iterable<unknown>>)?.[Symbol.iterator] !== 'function') {
+    if (typeof links === 'string' || typeof (links as Partial<Iterable<unknown>> | null)?.[Symbol.iterator] !== 'function') {
       return Promise.reject(new DrumError('DRUM_BAD_OPTION', 'add() takes a list (an iterable) of links, not a string or a single value'));
     }
     if (opts === null || typeof opts !== 'object') return Promise.reject(new DrumError('DRUM_BAD_OPTION', 'add() options must be an object'));
