@@ -193,10 +193,12 @@ export class Catalog {
    * of host names at a time (bounded RAM; host-fold.ts), after finishing a
    * legacy fold a crash cut short.
    * Writers call it when they open a catalog with many deltas; readers
-   * never need it. Returns the number of deltas folded.
+   * never need it. With `keepRuns` (the runs the manifest names, the only
+   * ones a recovery can redo a round of), the round markers of every other
+   * run go too. Returns the number of deltas folded.
    */
-  compactHosts(): Promise<number> {
-    return this.write('cannot compact the host table', async () => foldDeltas(this.hostTable()));
+  compactHosts(keepRuns?: readonly string[]): Promise<number> {
+    return this.write('cannot compact the host table', async () => foldDeltas(this.hostTable(), keepRuns === undefined ? undefined : new Set(keepRuns)));
   }
 
   /** Per-round host deltas (parts of completed rounds) not yet folded into the host table. */

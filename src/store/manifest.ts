@@ -145,6 +145,13 @@ export interface ManifestBody {
   journal?: JournalPoint;
 }
 
+/** The runs a manifest names (its history and its current run): the only ones a writer's recovery looks up in the catalog. */
+export function namedRunIds(body: Pick<ManifestBody, 'run' | 'history'>): string[] {
+  const ids = body.history.map((h) => h.runId);
+  if (body.run !== null && !ids.includes(body.run.runId)) ids.push(body.run.runId);
+  return ids;
+}
+
 export function encodeManifest(body: ManifestBody): Buffer {
   const json = Buffer.from(JSON.stringify(body), 'utf8');
   const head = Buffer.alloc(MANIFEST_HEADER_BYTES);

@@ -5,8 +5,9 @@
 // staying under the ingest that opened the store: measured on a catalog of
 // 5 M hosts and 63 pending deltas, a fold in the process left it 100 MiB
 // larger (80 MiB anonymous, 40 MiB of mapped catalog files), in a worker
-// thread 40 MiB larger, in a child nothing. The child is this file run by
-// the same Node binary; it prints one JSON line, {"folded": n} or
+// thread 40 MiB larger, in a child nothing. The fold also drops the round
+// markers of every run but `keepRuns` (host-table.ts). The child is this
+// file run by the same Node binary; it prints one JSON line, {"folded": n} or
 // {"error": {"code", "message", "file"}}, and a failure comes back as the
 // DrumError it was (a crash or a signal as DRUM_INTERNAL). The fold is
 // crash-safe on its own (host-fold.ts), so a child killed midway leaves the
@@ -24,9 +25,10 @@ interface ChildAnswer {
   error?: { code: string; message: string; file?: string };
 }
 
-/** Folds the catalog of `stateDir` in a child process; resolves with the number of deltas folded. */
-export function foldInChild(stateDir: string, sync: boolean): Promise<number> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), stateDir, sync ? 'sync' : 'nosync'], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Folds the catalog of `stateDir` in a child process, keeping the round markers of `keepRuns` only; resolves with the number of deltas folded. */
+export function foldInChild(stateDir: string, sync: boolean, keepRuns: readonly string[]): Promise<number> {
+  const args = [fileURLToPath(import.meta.url), stateDir, sync ? 'sync' : 'nosync', ...keepRuns];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => void (out += s));
@@ -51,12 +53,12 @@ export function foldInChild(stateDir: string, sync: boolean): Promise<number> {
 }
 
 /** The child: fold, close, print the answer. */
-async function childMain(stateDir: string, sync: boolean): Promise<void> {
+async function childMain(stateDir: string, sync: boolean, keepRuns: readonly string[]): Promise<void> {
   let answer: ChildAnswer;
   try {
     const c = await Catalog.open(stateDir, { sync });
     try {
-      answer = { folded: await c.compactHosts() };
+      answer = { folded: await c.compactHosts(keepRuns) };
     } finally {
       await c.close();
     }
@@ -68,4 +70,4 @@ async function childMain(stateDir: string, sync: boolean): Promise<void> {
   process.stdout.write(`${JSON.stringify(answer)}\n`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) void childMain(process.argv[2]!, process.argv[3] === 'sync');
+if (process.argv[1] === fileURLToPath(import.meta.url)) void childMain(process.argv[2]!, process.argv[3] === 'sync', process.argv.slice(4));

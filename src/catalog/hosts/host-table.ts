@@ -28,6 +28,7 @@ import { del, put, type Op, type Sub } from '../records.js';
 import { CURRENT_KEY, foldIntoFile, HOST_DIR, type FoldSource, type FoldTarget } from './host-fold.js';
 import { deltaFileName, forEachDeltaPart, writeDeltaFile, type DeltaFileRecord } from './delta-file.js';
 import { finishLegacyFold, FOLD_KEY, type FoldState } from './legacy-fold.js';
+import { pruneRoundMarkers } from './round-markers.js';
 
 import { HostFileReader } from './host-file.js';
 import { TopHeap } from './top-heap.js';
@@ -253,10 +254,11 @@ export async function pendingDeltaCount(t: HostTable): Promise<number> {
 /**
  * Folds every delta of a marked round into a new table file (host-fold.ts)
  * and drops deltas of unmarked rounds (leftovers of a crashed apply, which a
- * redo rewrites). Finishes a legacy fold a crash interrupted first. Returns
- * the number of deltas folded.
+ * redo rewrites). Finishes a legacy fold a crash interrupted first. With
+ * `keepRuns`, then drops the round markers of every other run
+ * (round-markers.ts). Returns the number of deltas folded.
  */
-export async function foldDeltas(t: HostTable): Promise<number> {
+export async function foldDeltas(t: HostTable, keepRuns?: ReadonlySet<string>): Promise<number> {
   const legacy = await t.fold.get(FOLD_KEY);
   if (legacy !== undefined) await finishLegacyFold(t, legacy);
   const v = await deltaView(t);
@@ -264,8 +266,16 @@ export async function foldDeltas(t: HostTable): Promise<number> {
   const parts = v.marked.size + v.files.reduce((a, [, f]) => a + f.parts, 0);
   if (parts === 0) {
     if (drop.length > 0) await t.db.batch(drop as never, { sync: t.sync });
-    return 0;
+  } else {
+    await foldPending(t, v, drop);
   }
+  // Every delta is folded or dropped now: the markers of runs no recovery can redo may go.
+  if (keepRuns !== undefined) await pruneRoundMarkers(t.db, t.rounds, keepRuns, t.sync);
+  return parts;
+}
+
+/** Folds the marked deltas and round files of `v` into a new table file, committing `drop` with them. */
+async function foldPending(t: HostTable, v: DeltaView, drop: Op[]): Promise<void> {
   const keys = [...v.marked];
   let bytes = 0;
   let entries = 0;
@@ -292,5 +302,4 @@ export async function foldDeltas(t: HostTable): Promise<number> {
     files: v.files.map(([, f]) => f.name),
   };
   await foldIntoFile({ ...t, legacy: t.hosts }, source);
-  return parts;
 }

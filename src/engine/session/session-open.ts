@@ -22,7 +22,7 @@ import { DrumError } from '../../errors.js';
 import { HASH_ID } from '../../fingerprint/key.js';
 import type { DrumFs } from '../../io/fs.js';
 import type { ResolvedOptions } from '../../options.js';
-import type { StoreParams } from '../../store/manifest.js';
+import { namedRunIds, type StoreParams } from '../../store/manifest.js';
 import { Store } from '../../store/store.js';
 import { addValues } from '../../store/upgrade.js';
 import type { BlockedBloom } from '../../tiers/bloom.js';
@@ -83,22 +83,23 @@ export async function openCatalog(dir: string, store: Store, opts: ResolvedOptio
   // Fold piled-up per-round host deltas now, off the ingest's hot path.
   if (held.catalog !== null && (await held.catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) {
     const t0 = performance.now();
-    const deltas = await foldHostsInChild(dir, opts.fsync, held);
+    const deltas = await foldHostsInChild(dir, opts.fsync, held, namedRunIds(store.body));
     held.foldedAtOpen = { deltas, ms: performance.now() - t0 };
   }
 }
 
 /**
  * Folds the catalog's pending host deltas in a child process whose memory
- * goes when it exits (fold-child.ts): `held.catalog` is closed for it and
- * opened again, also when the fold fails. Returns the deltas folded.
+ * goes when it exits (fold-child.ts), dropping the round markers of runs
+ * not in `keepRuns`: `held.catalog` is closed for it and opened again, also
+ * when the fold fails. Returns the deltas folded.
  */
-export async function foldHostsInChild(dir: string, fsync: boolean, held: HeldCatalog): Promise<number> {
+export async function foldHostsInChild(dir: string, fsync: boolean, held: HeldCatalog, keepRuns: readonly string[]): Promise<number> {
   await held.catalog?.close();
   held.catalog = null;
   let folded: number;
   try {
-    folded = await foldInChild(dir, fsync);
+    folded = await foldInChild(dir, fsync, keepRuns);
   } catch (e) {
     // Open again for whoever holds it (a failed fold leaves the old table and deltas), but report the fold's error.
     held.catalog = await Catalog.open(dir, { sync: fsync }).catch(() => null);

@@ -19,7 +19,7 @@ import { resolveOptions, type DrumOptions, type ResolvedOptions } from '../../op
 import { StageTimer } from '../../stats/counters.js';
 import type { Store } from '../../store/store.js';
 import { UrlLogWriter } from '../../store/url-log/url-log-writer.js';
-import { readManifest } from '../../store/manifest.js';
+import { namedRunIds, readManifest } from '../../store/manifest.js';
 import { verifyKeyFiles, type StoreVerifyResult } from '../../store/verify.js';
 import { fileIdentity, loadVerified, saveVerified } from '../../store/verified-cache.js';
 import { readBloom } from '../../tiers/bloom-file.js';
@@ -253,7 +253,7 @@ export class Session {
     if (this.catalog === null || (await this.catalog.pendingDeltas()) === 0) return 0;
     const held: HeldCatalog = { catalog: this.catalog };
     try {
-      return await foldHostsInChild(this.dir, this.opts.fsync, held);
+      return await foldHostsInChild(this.dir, this.opts.fsync, held, namedRunIds(this.store.body));
     } finally {
       // Not reopened: keep the closed one, so the next catalog write fails loudly instead of being skipped as a reader's.
       if (held.catalog !== null) this.catalog = held.catalog;

@@ -21,7 +21,7 @@ describe('foldInChild', () => {
         await c.applyHostCounts('run', r, [encodeHostMap(m)]);
       }
     });
-    assert.equal(await foldInChild(state, false), 5);
+    assert.equal(await foldInChild(state, false, []), 5);
     await withCatalog(state, async (after) => {
       assert.equal(await after.pendingDeltas(), 0);
       assert.deepEqual(new Map((await after.topHosts(100)).map((h) => [h.host, h.uniqueUrls])), model);
@@ -31,7 +31,7 @@ describe('foldInChild', () => {
   it('answers DRUM_LOCKED when the catalog is open elsewhere, as an in-process open would', async () => {
     const state = tempDir();
     await withCatalog(state, async () => {
-      await assert.rejects(foldInChild(state, false), (e) => isDrumError(e, 'DRUM_LOCKED'));
+      await assert.rejects(foldInChild(state, false, []), (e) => isDrumError(e, 'DRUM_LOCKED'));
     });
   });
 });

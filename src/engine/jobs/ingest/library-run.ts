@@ -15,7 +15,7 @@ import type { RunRecord } from '../../../catalog/records.js';
 import type { LineChunk, Reject } from '../../../input/types.js';
 import { flattenCounters, newRunCounters, restoreCounters, type RunCounters } from '../../../stats/counters.js';
 import type { RunReport } from '../../../stats/report.js';
-import type { RunState } from '../../../store/manifest.js';
+import { namedRunIds, type RunState } from '../../../store/manifest.js';
 import type { LibraryRunStats } from '../../api.js';
 import { forgetRound, mergeAndCommit, mergeDue } from '../../url-seen/commit.js';
 import type { Session } from '../../session/session.js';
@@ -257,8 +257,7 @@ async function afterLibraryRun(s: Session): Promise<void> {
     }
     if (keep === null || s.catalog === null || n % Math.max(1, Math.floor(keep / 10)) !== 0) return;
     // The manifest's runs stay whatever their start times say (a clock stepped back): reconcile would add them again.
-    const body = s.store.body;
-    const named = new Set([...body.history.map((h) => h.runId), ...(body.run === null ? [] : [body.run.runId])]);
+    const named = new Set(namedRunIds(s.store.body));
     const removable = (r: RunRecord): boolean =>
       r.status === 'complete' && r.kind === undefined && r.inputs.length === 1 && r.inputs[0]!.path === LIBRARY_INPUT && !named.has(r.runId);
     await s.catalog.pruneRuns(keep, removable, (rs) => removeRunDirs(s.dir, rs));
