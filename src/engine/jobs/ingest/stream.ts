@@ -15,6 +15,8 @@ import { Feeder, FEED_ROUND_URLS, type FeedItem } from '../../pipeline/feed.js';
 
 export class LinkStream extends Transform implements UrlStream {
   private readonly feeder: Feeder;
+  /** Drum.stream's hold on the store, until the stream ends or its destruction has forgotten its feed. */
+  private release: (() => void) | null = null;
 
   /** Use Drum.stream(). */
   constructor(s: Session, opts: UrlStreamOptions = {}, ready: Promise<unknown> = Promise.resolve()) {
@@ -43,19 +45,26 @@ export class LinkStream extends Transform implements UrlStream {
   /**
    * Internal (Drum.stream): calls `release` once the stream has ended, or,
    * destroyed or failed before its end, once its feed has forgotten what it
-   * routed (a push may still be merging: destroying the stream does not stop it).
+   * routed (a push may still be merging: destroying the stream does not stop
+   * it) and before its 'close', so a caller may use the store from there.
    */
   releaseWhenSettled(release: () => void): void {
-    let settled = false;
-    const done = (ended: boolean): void => {
-      if (settled) return;
-      settled = true;
-      if (ended) release();
-      else void this.abandonFeed().catch(() => undefined).finally(release);
-    };
-    this.once('end', () => done(true));
-    this.once('error', () => done(false));
-    this.once('close', () => done(false));
+    this.release = release;
+    this.once('end', () => this.releaseNow());
+  }
+
+  override _destroy(err: Error | null, done: (e?: Error | null) => void): void {
+    if (this.release === null) return done(err);
+    void this.abandonFeed().catch(() => undefined).finally(() => {
+      this.releaseNow();
+      done(err);
+    });
+  }
+
+  private releaseNow(): void {
+    const r = this.release;
+    this.release = null;
+    r?.();
   }
 
   /** Forgets what a destroyed stream's feed routed, once a push still merging is done. */

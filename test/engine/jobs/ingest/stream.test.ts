@@ -53,7 +53,7 @@ describe('Drum.stream', () => {
     }
   });
 
-  it('leaves the committed store and a usable Drum when destroyed mid-way, and forgets what it had not committed', async () => {
+  it('leaves the committed store and a Drum usable from its close event when destroyed mid-way, and forgets what it had not committed', async () => {
     const d = await Drum.open(tempDir(), OPTS);
     try {
       assert.equal((await collect(d, [`${urls(500, 3).join('\n')}\n`])).length > 0, true);
@@ -65,17 +65,8 @@ describe('Drum.stream', () => {
       await new Promise((r) => setTimeout(r, 5));
       s.destroy();
       await once(s, 'close');
-      // The next job waits for the destroyed stream's cleanup (the Drum is busy until then), then sees a sound store.
-      let next: string[] | null = null;
-      for (let tries = 0; next === null && tries < 200; tries++) {
-        try {
-          next = await collect(d, [`${fresh.join('\n')}\n`]);
-        } catch (e) {
-          if ((e as { code?: string }).code !== 'DRUM_BAD_OPTION') throw e; // "one job at a time": cleanup still running
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      }
-      assert.ok(next !== null, 'the Drum became usable again');
+      // Its 'close' comes once its cleanup is done: the next job may start at once, and sees a sound store.
+      const next = await collect(d, [`${fresh.join('\n')}\n`]);
       const v = await d.verify();
       assert.equal(v.ok, true, JSON.stringify(v.problems));
       // Whatever the destroyed stream had committed is a duplicate now; the rest is new, once each.
