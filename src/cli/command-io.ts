@@ -20,7 +20,7 @@ export interface OutStream {
 export interface CliIo {
   stdout: OutStream;
   stderr: OutStream;
-  /** Where `-` reads from for commands that read lines themselves (drum url); process.stdin when absent. */
+  /** Where `-` reads from for commands that read lines themselves (drum url); the process's stdin when absent (main.ts), where a directory is refused. */
   stdin?: NodeJS.ReadableStream;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;

@@ -152,6 +152,6 @@ export async function main(argv: string[]): Promise<void> {
       onStop.epipe(); // reader went away (e.g. `| head`): stop quietly
     });
   }
-  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), onStop };
+  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), onStop };
   process.exitCode = await run(argv.slice(2), io);
 }

@@ -2,15 +2,17 @@
 // docIDs given as arguments or on stdin are printed with their URLs in input
 // order, rejects are counted with their line numbers, the docIDs are the new
 // URLs of the runs in order, and resolve gives them back for URLs (and for
-// every whole line of a cut .gz before failing).
+// every whole line of a cut .gz before failing, with its summary line), and
+// a directory on stdin is refused, not read as empty.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { constants as zlib, gunzipSync, gzipSync } from 'node:zlib';
 import { EXIT_STATUS } from '../../src/errors.js';
 import { join } from 'node:path';
-import { drum, uniques } from '../helpers/cli.js';
+import { bin, distRoot, drum, uniques } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const FAST = ['--no-fsync', '--no-progress', '--workers', '0', '--quiet'];
@@ -24,6 +26,16 @@ async function store(): Promise<{ dir: string; urls: string[] }> {
     assert.equal(r.status, 0, r.stderr);
   }
   return { dir, urls: [...uniques(join(dir, 'o-a')), ...uniques(join(dir, 'o-b'))] };
+}
+
+/** Runs bin/drum with a directory as its stdin (`drum url < /`). */
+function withDirectoryStdin(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
+  const dirFd = openSync('/', 'r');
+  try {
+    return spawnSync(process.execPath, [bin, ...args], { cwd, stdio: [dirFd, 'pipe', 'pipe'], encoding: 'utf8', env: { ...process.env, DRUM_DIST_DIR: distRoot, DRUM_STATE: '' } });
+  } finally {
+    closeSync(dirFd);
+  }
 }
 
 describe('drum url', () => {
@@ -52,6 +64,14 @@ describe('drum url', () => {
       const r = await drum(['url', ...args], { cwd: dir, input: '0\n' });
       assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, `${args.join(' ')}: ${r.stderr}`);
     }
+  });
+
+  it('refuses a directory on stdin with DRUM_INPUT, where it read as no docIDs', async () => {
+    const { dir } = await store();
+    const r = withDirectoryStdin(['url', '-'], dir);
+    assert.equal(r.status, EXIT_STATUS.DRUM_INPUT, r.stderr);
+    assert.match(r.stderr, /^drum: DRUM_INPUT: /m);
+    assert.equal(r.stdout, '');
   });
 
   it('needs a store: DRUM_NOT_FOUND without one', async () => {
@@ -92,5 +112,32 @@ describe('drum resolve', () => {
     assert.ok(whole.length > 1000, String(whole.length));
     assert.equal(out.length, whole.length, 'one answer per whole line');
     assert.deepEqual(out.map((l) => l.split('\t')[1]), whole);
+  });
+
+  it('prints the summary before failing on a cut gzip: the whole lines answered, counted, then exit status DRUM_INPUT', async () => {
+    const { dir } = await store();
+    const lines = Array.from({ length: 20_000 }, (_, i) => (i % 1000 === 7 ? 'mailto:x@y' : `http://${i % 2 ? 'b' : 'z'}.example/${i % 2 ? 2 : i}`));
+    const gz = gzipSync(lines.join('\n') + '\n');
+    writeFileSync(join(dir, 'cut.gz'), gz.subarray(0, Math.floor(gz.length * 0.7)));
+    const r = await drum(['resolve', 'cut.gz'], { cwd: dir });
+    assert.equal(r.status, EXIT_STATUS.DRUM_INPUT, r.stderr);
+    const out = r.stdout.split('\n').slice(0, -1);
+    const stored = out.filter((l) => !l.startsWith('-\t')).length;
+    const summary = /^drum: resolve: ([\d,]+) links read, ([\d,]+) stored, ([\d,]+) not stored, ([\d,]+) rejected$/m.exec(r.stderr);
+    assert.ok(summary, `no summary line in ${JSON.stringify(r.stderr)}`);
+    const [readN, storedN, notStoredN, rejectedN] = summary.slice(1).map((x) => Number(x.replace(/,/g, '')));
+    assert.ok(stored > 0 && rejectedN! > 0, r.stderr);
+    assert.deepEqual([storedN, notStoredN, readN], [stored, out.length - stored, out.length + rejectedN!]);
+    // The summary comes before the error line.
+    assert.ok(r.stderr.indexOf('drum: resolve: ') < r.stderr.indexOf('drum: DRUM_INPUT: '), r.stderr);
+  });
+
+  it('refuses a missing input and a directory on stdin with DRUM_INPUT before answering anything', async () => {
+    const { dir } = await store();
+    const missing = await drum(['resolve', 'nope.txt'], { cwd: dir });
+    assert.equal(missing.status, EXIT_STATUS.DRUM_INPUT, missing.stderr);
+    const onStdin = withDirectoryStdin(['resolve', '-'], dir);
+    assert.equal(onStdin.status, EXIT_STATUS.DRUM_INPUT, onStdin.stderr);
+    for (const r of [missing, onStdin]) assert.doesNotMatch(r.stderr, /links? read/);
   });
 });

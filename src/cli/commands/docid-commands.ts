@@ -6,11 +6,18 @@
 // `drum resolve` prints `docID<TAB>url` for each link of the input, in
 // input order (its canonical URL; `-<TAB>url` when the store does not hold
 // it), from one batch merge; rejected lines are counted the same way.
+// An input that breaks part-way (a cut .gz, a failed read of stdin) has
+// its whole lines answered and counted in the summary, then DRUM_INPUT; a
+// missing input or a directory on stdin is refused before reading.
 // Declares the commands on the program (main.ts calls addDocIdCommands)
-// and holds their actions. Reads the store only.
+// and holds their actions. Reads the store only; does not parse or print
+// the engine's errors (main.ts does).
+// REQUIRES: a store at the state directory (DRUM_NOT_FOUND otherwise).
 
-import { DrumError } from '../../errors.js';
+import { DrumError, isDrumError } from '../../errors.js';
 import { createInterface } from 'node:readline';
+import { inputError, inputSize } from '../../input/open.js';
+import type { ResolveResult } from '../../engine/jobs/read/resolve.js';
 import type { Command } from 'commander';
 import type { CliIo } from '../command-io.js';
 import { withDrum } from '../engine.js';
@@ -48,26 +55,44 @@ export async function resolveCommand(input: string | undefined, raw: RawOptions,
   const opts = drumOptionsFrom({ memory: raw.memory }, { readOnly: true, cwd: io.cwd });
   const req = { inputs: inputsFrom(input === undefined ? [] : [input], io.cwd), ...readOptionsFrom(raw) };
   const t: Tally = { read: 0, printed: 0, rejected: 0 };
+  let notStored = 0;
   let out = '';
-  const r = await withDrum(state, { ...opts, workers: 0 }, (d) => d.resolve({
-    ...req,
-    onResolved: (doc, url) => {
-      out += `${doc === null ? '-' : doc}\t${url}\n`;
-      if (out.length >= 65536) {
-        io.stdout.write(out);
-        out = '';
-      }
-    },
-    onReject: (x) => reject(io, t, x.line, x.reason, x.excerpt.toString('latin1'), 'resolve'),
-  })).finally(() => {
-    // Answers given before a damaged input's error are printed too.
+  let reading = false;
+  let r: ResolveResult | null = null;
+  let broken: DrumError | null = null;
+  try {
+    r = await withDrum(state, { ...opts, workers: 0 }, async (d) => {
+      // A missing input (or a directory on stdin) is refused before anything is answered, as check refuses it.
+      for (const f of req.inputs) await inputSize(f);
+      reading = true;
+      return d.resolve({
+        ...req,
+        onResolved: (doc, url) => {
+          if (doc === null) notStored++;
+          else t.printed++;
+          out += `${doc === null ? '-' : doc}\t${url}\n`;
+          if (out.length >= 65536) {
+            io.stdout.write(out);
+            out = '';
+          }
+        },
+        onReject: (x) => reject(io, t, x.line, x.reason, x.excerpt.toString('latin1'), 'resolve'),
+      });
+    });
+  } catch (e) {
+    // A damaged input (a cut .gz): its whole lines were answered; the summary counts them before the error.
+    if (!reading || !isDrumError(e, 'DRUM_INPUT')) throw e;
+    broken = e;
+  } finally {
     if (out !== '') io.stdout.write(out);
-  });
+  }
   if (t.rejected > MAX_SHOWN_REJECTS) io.stderr.write(`drum: resolve: ${fmtInt(t.rejected - MAX_SHOWN_REJECTS)} more rejects not shown\n`);
   if (!raw.quiet) {
-    io.stderr.write(`drum: resolve: ${fmtCount(r.linksRead, 'link')} read, ${fmtInt(r.resolved)} stored, ${fmtInt(r.notStored)} not stored, ${fmtInt(r.rejectedLines)} rejected\n`);
-    if (raw.verbose) io.stderr.write(`drum: resolve: ${fmtInt(r.merges)} merges read ${fmtInt(r.bytesRead)} bytes; the store's key and values files hold ${fmtInt(r.storeBytes)} bytes\n`);
+    const read = t.printed + notStored + t.rejected;
+    io.stderr.write(`drum: resolve: ${fmtCount(read, 'link')} read, ${fmtInt(t.printed)} stored, ${fmtInt(notStored)} not stored, ${fmtInt(t.rejected)} rejected\n`);
+    if (raw.verbose && r !== null) io.stderr.write(`drum: resolve: ${fmtInt(r.merges)} merges read ${fmtInt(r.bytesRead)} bytes; the store's key and values files hold ${fmtInt(r.storeBytes)} bytes\n`);
   }
+  if (broken !== null) throw broken;
   return 0;
 }
 
@@ -95,6 +120,7 @@ export async function urlCommand(ids: string[], raw: RawOptions, io: CliIo): Pro
   if (ids.length > 1 && ids.includes('-')) throw new DrumError('DRUM_BAD_OPTION', "drum url reads docIDs from its arguments or from stdin ('-' alone), not both");
   const state = stateDirFrom(raw, io.env, io.cwd);
   const t: Tally = { read: 0, printed: 0, rejected: 0 };
+  let broken: DrumError | null = null;
   await withDrum(state, { readOnly: true, workers: 0 }, async (d) => {
     let batch: { line: number; text: string; id: number }[] = [];
     const flush = async (): Promise<void> => {
@@ -122,14 +148,34 @@ export async function urlCommand(ids: string[], raw: RawOptions, io: CliIo): Pro
       if (batch.length >= BATCH) await flush();
     };
     if (ids.length === 0 || (ids.length === 1 && ids[0] === '-')) {
-      let line = 0;
-      for await (const text of createInterface({ input: io.stdin ?? process.stdin, crlfDelay: Infinity })) await take(text, ++line);
-    } else {
-      for (let i = 0; i < ids.length; i++) await take(ids[i]!, i + 1);
-    }
+      // The process's stdin being a directory reads as empty: refused before reading, as check refuses it.
+      if (io.stdin === undefined) await inputSize('-');
+      broken = await readLines(io.stdin ?? process.stdin, take);
+    } else for (let i = 0; i < ids.length; i++) await take(ids[i]!, i + 1);
     await flush();
   });
   if (t.rejected > MAX_SHOWN_REJECTS) io.stderr.write(`drum: url: ${fmtInt(t.rejected - MAX_SHOWN_REJECTS)} more rejects not shown\n`);
   if (!raw.quiet) io.stderr.write(`drum: url: ${fmtInt(t.read)} docIDs read, ${fmtInt(t.printed)} printed, ${fmtInt(t.rejected)} rejected\n`);
+  if (broken !== null) throw broken;
   return 0;
+}
+
+/**
+ * Hands each line of `input` to `take`; a read error (a failed read, a
+ * broken pipe) ends the lines and is returned as DRUM_INPUT, so the lines
+ * before it are answered and counted first. An error of `take` is thrown.
+ */
+async function readLines(input: NodeJS.ReadableStream, take: (text: string, line: number) => Promise<void>): Promise<DrumError | null> {
+  let failed: { e: unknown } | null = null;
+  const onError = (e: unknown): void => void (failed ??= { e });
+  input.on('error', onError);
+  try {
+    let line = 0;
+    for await (const text of createInterface({ input, crlfDelay: Infinity })) await take(text, ++line);
+  } catch (e) {
+    if (failed === null) throw e;
+  } finally {
+    input.removeListener('error', onError);
+  }
+  return failed === null ? null : inputError('-', 'cannot read input', (failed as { e: unknown }).e);
 }
