@@ -1,4 +1,5 @@
-// mkdir -p for drum's own directories (state, catalog, outputs). Does not
+// mkdir -p for drum's own directories (state, catalog, outputs), and its
+// probe: whether a directory could be made, leaving nothing made. Does not
 // go through DrumFs's fault seam (DrumFs.mkdirp calls it after its hook).
 // REQUIRES: nothing.
 
@@ -12,6 +13,31 @@ import { dirname, resolve as resolvePath } from 'node:path';
  * and throws the first error (an errno error, as fs does).
  */
 export function mkdirpSync(path: string): void {
+  makeMissing(path, []);
+}
+
+/**
+ * Throws what mkdirpSync(path) would throw (a path under /proc, a file on
+ * the way, no permission), without leaving anything made: the missing
+ * directories are made and removed again, deepest first.
+ */
+export function probeMkdirp(path: string): void {
+  const made: string[] = [];
+  try {
+    makeMissing(path, made);
+  } finally {
+    for (let i = made.length - 1; i >= 0; i--) {
+      try {
+        fs.rmdirSync(made[i]!);
+      } catch {
+        // something else put a file there meanwhile: it stays
+      }
+    }
+  }
+}
+
+/** mkdirpSync's work; appends each directory it made to `made`, outermost first. */
+function makeMissing(path: string, made: string[]): void {
   const missing: string[] = [];
   for (let p = resolvePath(path); !fs.existsSync(p); p = dirname(p)) {
     missing.push(p);
@@ -20,6 +46,7 @@ export function mkdirpSync(path: string): void {
   for (let i = missing.length - 1; i >= 0; i--) {
     try {
       fs.mkdirSync(missing[i]!);
+      made.push(missing[i]!);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }

@@ -1,13 +1,14 @@
 // mkdirpSync (src/io/mkdirp.ts) and DrumFs.mkdirp: mkdir -p that makes every missing directory
 // and fails where one cannot be made, where Node's recursive mkdir loops
 // for ever (a path under /proc: the parent exists, the child is ENOENT).
+// probeMkdirp fails the same way and leaves nothing made.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DrumFs } from '../../src/io/fs.js';
-import { mkdirpSync } from '../../src/io/mkdirp.js';
+import { mkdirpSync, probeMkdirp } from '../../src/io/mkdirp.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe('mkdirpSync', () => {
@@ -27,5 +28,22 @@ describe('mkdirpSync', () => {
   it('fails at once with ENOENT under /proc, where Node\'s recursive mkdir never returns', { skip: !existsSync('/proc/self') && 'no /proc here' }, () => {
     assert.throws(() => mkdirpSync('/proc/drum-no-such/x'), { code: 'ENOENT' });
     assert.throws(() => new DrumFs().mkdirp('/proc/drum-no-such/x'), { code: 'DRUM_IO' });
+  });
+});
+
+describe('probeMkdirp', () => {
+  it('leaves nothing made where mkdirpSync would succeed', () => {
+    const base = tempDir();
+    probeMkdirp(join(base, 'a', 'b', 'c'));
+    assert.equal(existsSync(join(base, 'a')), false);
+    probeMkdirp(base);
+    assert.ok(statSync(base).isDirectory());
+  });
+
+  it('throws what mkdirpSync would: ENOTDIR past a file, ENOENT under /proc', { skip: !existsSync('/proc/self') && 'no /proc here' }, () => {
+    const f = join(tempDir(), 'file');
+    writeFileSync(f, '');
+    assert.throws(() => probeMkdirp(join(f, 'x')), { code: 'ENOTDIR' });
+    assert.throws(() => probeMkdirp('/proc/drum-no-such/x'), { code: 'ENOENT' });
   });
 });

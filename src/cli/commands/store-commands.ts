@@ -16,7 +16,7 @@ import { readManifest, type ManifestBody } from '../../store/manifest.js';
 import { writerLockHeld } from '../../store/lock.js';
 import { inputSize } from '../../input/open.js';
 import { refuseGraphInputs } from '../../engine/jobs/ingest/graph-inputs.js';
-import { refuseInputsInState } from '../../engine/jobs/ingest/run-setup.js';
+import { checkOutDirPlace, refuseInputsInState } from '../../engine/jobs/ingest/run-setup.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../canonicalize/policy.js';
 import { loadEngine, withDrum } from '../engine.js';
 import {
@@ -62,9 +62,11 @@ export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo
   const toStdout = raw.out === '-';
   const req = ingestRequestFrom(toStdout ? { ...raw, out: undefined } : raw, inputs, io.cwd);
   // A missing input fails before a store is created for it (the engine checks again at the run's start),
-  // and so do --graph input that is not TSV and values asked of a new keys-only store.
+  // and so do --graph input that is not TSV, values asked of a new keys-only store and an --out in the state.
   for (const f of req.inputs) await inputSize(f);
   refuseInputsInState(state, req.inputs);
+  // An --out in the state's store/, work/ or catalog/ is refused before the store's open empties work/.
+  if (req.outDir !== undefined) checkOutDirPlace(state, req.outDir);
   if (req.graph === true) await refuseGraphInputs(req, opts.canonical?.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   if (raw.values === false && (req.graph === true || req.revisitAfter !== undefined) && readManifest(state) === null) {
     throw new DrumError('DRUM_BAD_OPTION', `--no-values makes a keys-only store, which keeps no docIDs or emission times: ${req.graph === true ? '--graph' : '--revisit-after'} needs them`);

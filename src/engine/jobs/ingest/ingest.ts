@@ -27,7 +27,7 @@ import { knownInputs, withWholeHash } from './known-inputs.js';
 import type { Session } from '../../session/session.js';
 import { readLoop, type InputError } from '../../pipeline/read-loop.js';
 import { recoverHostCounts } from '../../hosts/host-recovery.js';
-import { RunOutputs } from './run-outputs.js';
+import { probeOutDir, RunOutputs } from './run-outputs.js';
 import { RunMeter } from './run-meter.js';
 import { catalogRecord, pushHistory } from './run-history.js';
 import { abandonedRecord, committedUrls, runningRecord, settleAbandoned } from './run-records.js';
@@ -40,6 +40,8 @@ export async function ingest(s: Session, req: IngestRequest): Promise<RunReport>
   await recoverHostCounts(s.store.body.run, s.catalog, { dfs: s.dfs, path: join(s.workDir, 'hosts-recovery.parts') });
   const plan = await planIngest(s, req);
   if (!plan.resume && plan.skipped.every((x) => x)) {
+    // Nothing to write; an --out the run could not make is refused all the same, as with work to do.
+    if (req.outDir !== undefined) probeOutDir(plan.run.outDir);
     return buildReport(s, plan.run, newRunCounters(), plan.skipped, [], 0, 'skipped');
   }
   // Input for more than one chunk keeps a worker busy: start it now, so it loads while the store is checked and the run starts.
@@ -142,6 +144,8 @@ async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: numbe
   const meter = new RunMeter(s.dfs, s.front, t0, bytesTotal, req.onProgress);
   let history = s.store.body.history;
   let abandoned: AbandonedRun | null = null;
+  // Made before anything is recorded or said: an --out the OS refuses (a path under /proc) fails the command, not a started run.
+  if (!plan.resume) s.dfs.mkdirp(run.outDir);
   if (plan.abandoned !== null) {
     // Its outputs are cut to its last commit first: a crash from here on leaves it resumable as it was.
     abandoned = settleAbandoned(s.dfs, plan.abandoned);

@@ -5,7 +5,8 @@
 // (per URL or in whole blocks from the worker's dispatch), makes the files
 // durable before a commit, applies a committed round's host counts to the
 // catalog, and closes or abandons everything. Does not decide which URLs are
-// new and does not commit the manifest.
+// new and does not commit the manifest. Also probes an output directory
+// for a request with nothing to write (probeOutDir).
 // REQUIRES: the run's output directory may be created (run-setup.ts checked it).
 
 import { join } from 'node:path';
@@ -18,6 +19,21 @@ import type { RunCounters } from '../../../stats/counters.js';
 import type { RunState } from '../../../store/manifest.js';
 import type { BlockSink } from '../../workers/dispatch.js';
 import { HostCounter } from '../../hosts/host-counter.js';
+import { ioError } from '../../../errors.js';
+import { probeMkdirp } from '../../../io/mkdirp.js';
+
+/**
+ * Refuses an output directory the OS would not let a run make (a path under
+ * /proc, no permission) with the DRUM_IO a run gets making it, and leaves
+ * nothing made: for a request that has nothing to write into it.
+ */
+export function probeOutDir(dir: string): void {
+  try {
+    probeMkdirp(dir);
+  } catch (e) {
+    throw ioError('cannot create directory', e, dir);
+  }
+}
 
 export class RunOutputs {
   readonly rejects: RejectsWriter;

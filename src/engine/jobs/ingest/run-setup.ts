@@ -102,10 +102,11 @@ export function planRun(
   const outDir = outWanted ?? join(resolve(stateDir), 'runs', runId);
   // A revisit run reads every input: an input ingested before can hold URLs due again; a graph run wants every row's pair.
   const skipped = inputs.map((i) => !req.force && req.revisitAfter === undefined && req.graph !== true && i.path !== '-' && alreadyIngested(i));
-  if (skipped.some((x) => !x)) {
-    checkOutDirPlace(stateDir, outDir);
-    checkOutDir(outDir);
-  }
+  // Checked with nothing to do too: an --out the run could not use is refused the same either way; only a
+  // non-empty one is fine then (nothing is written into it: the same command run again skips its inputs).
+  const work = skipped.some((x) => !x);
+  checkOutDirPlace(stateDir, outDir);
+  checkOutDir(outDir, work);
   const first = skipped.findIndex((s) => !s);
   const run: RunState = {
     runId,
@@ -188,8 +189,11 @@ export function refuseInputsInState(stateDir: string, inputs: readonly string[])
   }
 }
 
-/** A new run's output directory must be absent or empty: drum never mixes its files into unrelated ones. */
-export function checkOutDir(dir: string): void {
+/**
+ * A new run's output directory must be absent or a directory, and empty when
+ * the run writes into it (`writes`): drum never mixes its files into unrelated ones.
+ */
+export function checkOutDir(dir: string, writes = true): void {
   let entries: string[];
   try {
     if (!fs.statSync(dir).isDirectory()) throw new DrumError('DRUM_CLOBBER', `--out ${dir} exists and is not a directory`, { file: dir });
@@ -198,7 +202,7 @@ export function checkOutDir(dir: string): void {
     if (e instanceof DrumError) throw e;
     return; // absent: created later
   }
-  if (entries.length > 0) {
+  if (writes && entries.length > 0) {
     throw new DrumError('DRUM_CLOBBER', `--out ${dir} is not empty; drum writes a run's files only into a new or empty directory`, { file: dir });
   }
 }
