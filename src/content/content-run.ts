@@ -33,6 +33,7 @@ export interface ContentRunOptions {
   stateDir: string;
   outDir: string;
   inputs: readonly string[];
+  /** What `-` reads. Default the process's stdin (a directory there is refused). */
   stdin?: ByteStream;
   /** Near method of a new store (an existing store keeps its own; default minhash). */
   near?: NearMethod;
@@ -101,7 +102,7 @@ interface ContentRound {
 export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
   const t0 = performance.now();
   // A missing input fails before the store is touched, as ingest's does.
-  for (const p of o.inputs) await inputSize(p);
+  for (const p of o.inputs) await inputSize(p, { stdin: o.stdin });
   const dfs = new DrumFs();
   const minJaccard = o.minJaccard ?? 0.5;
   const store = await ContentStore.open(o.stateDir, { fsync: o.fsync, near: o.near, threshold: o.threshold, minJaccard, dfs, onNotice: o.onNotice });

@@ -49,11 +49,14 @@ export function inputPath(path: string, cwd = '.'): string {
 /**
  * Raw size of an input in bytes, or null for stdin and other streams (FIFOs,
  * devices); DRUM_INPUT for one that is missing, refused or a directory, so a
- * run can fail before it starts.
+ * run can fail before it starts. `stdin`: the stream `-` reads (a library
+ * caller's, as OpenOptions.stdin); `-` is then that stream, of unknown size,
+ * and the process's own stdin is not looked at. Without it, the process's
+ * stdin being a directory is DRUM_INPUT.
  */
-export async function inputSize(path: string): Promise<number | null> {
+export async function inputSize(path: string, opts: { stdin?: ByteStream } = {}): Promise<number | null> {
   if (path === '-') {
-    if (stdinIsDirectory()) throw stdinDirectoryError();
+    if (opts.stdin === undefined && stdinIsDirectory()) throw stdinDirectoryError();
     return null;
   }
   try {

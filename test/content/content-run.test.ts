@@ -1,0 +1,39 @@
+// runContent (src/content/content-run.ts) given its own `stdin` stream for
+// `-`: the run reads that stream, whatever the process's stdin is (a
+// directory there refuses only a run that reads the process's stdin). Run in
+// a child whose stdin is a directory (`< /`).
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { distRoot } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const url = (...p: string[]): string => JSON.stringify(pathToFileURL(join(distRoot, ...p)).href);
+
+describe('runContent reading a caller\'s stdin stream', () => {
+  it('reads the stream it is given for - while the process\'s stdin is a directory, and refuses - without one', () => {
+    const dir = tempDir();
+    const dirFd = openSync('/', 'r');
+    let r;
+    try {
+      r = spawnSync(process.execPath, ['--input-type=module', '-e', `
+        import { Readable } from 'node:stream';
+        const { runContent } = await import(${url('src', 'content', 'content-run.js')});
+        const { htmlRecord } = await import(${url('test', 'input', 'warc', 'helpers.js')});
+        const page = (u) => htmlRecord(u, '<html><body><p>' + 'the same words on both pages '.repeat(20) + '</p></body></html>');
+        const o = (n, stdin) => ({ stateDir: ${JSON.stringify(dir)} + '/s' + n, outDir: ${JSON.stringify(dir)} + '/o' + n, inputs: ['-'], stdin, threshold: 3, roundDocs: 100, fsync: false });
+        const said = async (p) => { try { return String((await p).exactDuplicates); } catch (e) { return e.code; } };
+        console.log(await said(runContent(o(1, Readable.from([page('http://a.example/'), page('http://b.example/')])))));
+        console.log(await said(runContent(o(2))));
+      `], { stdio: [dirFd, 'pipe', 'pipe'], encoding: 'utf8' });
+    } finally {
+      closeSync(dirFd);
+    }
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(r.stdout.trim().split('\n'), ['1', 'DRUM_INPUT']);
+  });
+});
