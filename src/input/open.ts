@@ -1,9 +1,11 @@
 // Opens one input (a path, or `-` for stdin) as bytes: a positional file
 // handle for plain regular files, or an iterator of decompressed Buffers for
-// gzip and stdin; counts raw (compressed) bytes for progress. Maps every
-// failure to DRUM_INPUT naming the file. Does not split lines or detect the
-// text format (src/input/detect.ts, src/input/split.ts do), and does not
-// inflate gzip itself (gunzip.ts does).
+// gzip and streams (stdin, FIFOs, or a stream the caller holds for the
+// path); counts raw (compressed) bytes for progress. Maps every failure to
+// DRUM_INPUT naming the file. Does not split lines or detect the text
+// format (src/input/detect.ts, src/input/split.ts do), and does not inflate
+// gzip itself (gunzip.ts does).
+// REQUIRES: a caller's stream for a path yields that input from its first byte.
 
 import { fstatSync, constants as fsConstants } from 'node:fs';
 import { access, open, stat, type FileHandle } from 'node:fs/promises';
@@ -23,6 +25,12 @@ export type ByteStream = AsyncIterable<Buffer> | NodeJS.ReadableStream;
 export interface OpenOptions {
   /** What `-` reads. Default process.stdin. The seam tests use to feed stdin. */
   stdin?: ByteStream;
+  /**
+   * Stream inputs the caller opened already, by path (`-` too): such a path
+   * is read from its stream, from its first byte, never opened here
+   * (a --graph run's streams, held while their format was read: HeldStream).
+   */
+  streams?: ReadonlyMap<string, ByteStream>;
   /** Called with each batch of raw bytes consumed (compressed bytes for gzip). */
   onBytes?: (rawBytesDelta: number) => void;
   /** Gzip and stdin: called with the raw bytes themselves, in order (a content hash while reading). */
@@ -85,15 +93,11 @@ function stdinIsDirectory(): boolean {
 
 export async function openInput(path: string, opts: OpenOptions = {}): Promise<ByteInput> {
   const onBytes = opts.onBytes ?? (() => {});
-  if (path === '-') {
+  const given = opts.streams?.get(path) ?? (path === '-' ? opts.stdin : undefined);
+  if (given !== undefined || path === '-') {
     // A directory on stdin (`drum ingest - < /`) reads as empty: refuse it as a file would be.
-    if (opts.stdin === undefined && stdinIsDirectory()) throw stdinDirectoryError();
-    const raw = iteratorOf(opts.stdin ?? process.stdin);
-    const { pieces, done } = await pull(raw, 2, path);
-    const gzip = hasGzipMagic(Buffer.concat(pieces));
-    const counted = countBytes(replay(pieces, done ? null : raw), onBytes, opts.onRaw);
-    const bytes = gzip ? gunzip(counted, path) : wrapErrors(counted, path);
-    return { path, rawSize: null, gzip, fh: null, bytes, close: async () => void (await bytes.return?.(undefined)) };
+    if (given === undefined && stdinIsDirectory()) throw stdinDirectoryError();
+    return streamInput(path, iteratorOf(given ?? process.stdin), opts, onBytes, async () => {});
   }
   let fh: FileHandle;
   let size: number;
@@ -126,13 +130,18 @@ export async function openInput(path: string, opts: OpenOptions = {}): Promise<B
   return { path, rawSize: size, gzip, fh: null, bytes, close };
 }
 
-async function openStream(path: string, fh: FileHandle, opts: OpenOptions, onBytes: (n: number) => void): Promise<ByteInput> {
+function openStream(path: string, fh: FileHandle, opts: OpenOptions, onBytes: (n: number) => void): Promise<ByteInput> {
   const raw = iteratorOf(fh.createReadStream({ highWaterMark: RAW_READ, autoClose: false }));
+  return streamInput(path, raw, opts, onBytes, () => fh.close().catch(() => {}));
+}
+
+/** A stream input from its raw bytes: gzip by name or magic, read front to back; `release` frees what holds it. */
+async function streamInput(path: string, raw: AsyncIterator<Buffer>, opts: OpenOptions, onBytes: (n: number) => void, release: () => Promise<void>): Promise<ByteInput> {
   let pulled: { pieces: Buffer[]; done: boolean };
   try {
     pulled = await pull(raw, 2, path);
   } catch (e) {
-    await fh.close().catch(() => {});
+    await release();
     throw e;
   }
   const gzip = isGzipName(path) || hasGzipMagic(Buffer.concat(pulled.pieces));
@@ -140,12 +149,30 @@ async function openStream(path: string, fh: FileHandle, opts: OpenOptions, onByt
   const bytes = gzip ? gunzip(counted, path) : wrapErrors(counted, path);
   const close = async () => {
     await bytes.return?.(undefined);
-    await fh.close().catch(() => {});
+    await release();
   };
   return { path, rawSize: null, gzip, fh: null, bytes, close };
 }
 
-function iteratorOf(s: ByteStream): AsyncIterator<Buffer> {
+/**
+ * The raw bytes of a stream input, for a caller that holds it before it is
+ * read (HeldStream): `-` is the process's stdin; a FIFO, `<(...)` or a
+ * device is opened here (closed at its end, or when the stream is
+ * destroyed). DRUM_INPUT if it cannot be opened, or stdin is a directory.
+ */
+export async function openRawStream(path: string): Promise<ByteStream> {
+  if (path === '-') {
+    if (stdinIsDirectory()) throw stdinDirectoryError();
+    return process.stdin;
+  }
+  try {
+    return (await open(path, 'r')).createReadStream({ highWaterMark: RAW_READ });
+  } catch (e) {
+    throw inputError(path, 'cannot open input', e);
+  }
+}
+
+export function iteratorOf(s: ByteStream): AsyncIterator<Buffer> {
   return (s as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
 }
 
@@ -182,7 +209,7 @@ export async function* replay(pieces: Buffer[], rest: AsyncIterator<Buffer> | nu
   }
 }
 
-function toBuffer(v: unknown): Buffer {
+export function toBuffer(v: unknown): Buffer {
   if (Buffer.isBuffer(v)) return v;
   if (typeof v === 'string') return Buffer.from(v);
   if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);

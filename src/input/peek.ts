@@ -3,13 +3,16 @@
 // stdin) is pulled until detectFormat decides and the pulled bytes are
 // replayed in front of the rest; a stream that breaks first is decided on
 // what came through, which is delivered before the error. peekFormat tells
-// a file's format before a run reads it. Does not decide
-// the format (detect.ts) or split lines (split.ts).
+// a file's format before a run reads it; holdStream tells a stream's (stdin,
+// a FIFO) and holds what it read for the run. Does not decide the format
+// (detect.ts) or split lines (split.ts).
 // REQUIRES: an input from openInput (open.ts) not yet read from.
 
 import type { FileHandle } from 'node:fs/promises';
+import { isDrumError } from '../errors.js';
 import { detectFormat, PEEK_BYTES, type ConcreteFormat, type Detection } from './detect.js';
-import { inputError, inputSize, openInput, pull, replay, type ByteInput } from './open.js';
+import { HeldStream } from './held-stream.js';
+import { inputError, inputSize, openInput, openRawStream, pull, replay, type ByteInput } from './open.js';
 
 /** Detection on a plain file's first PEEK_BYTES (or all of a shorter file). */
 export async function detectFile(fh: FileHandle, size: number, max: number, forced: ConcreteFormat | undefined, path: string): Promise<Detection> {
@@ -73,4 +76,30 @@ export async function peekFormat(path: string, maxLineBytes: number): Promise<Co
   } finally {
     await src.close();
   }
+}
+
+/**
+ * A stream input (`-`, a FIFO, `<(...)`, a device) opened and read just far
+ * enough to tell its format (gzip undone), and held: the run reads it from
+ * its first byte through held.replay(). Format null when the stream broke
+ * before detection could start (the run meets the same error reading it).
+ * DRUM_INPUT if it cannot be opened; the caller closes `held` when no run reads it.
+ */
+export async function holdStream(path: string, maxLineBytes: number): Promise<{ format: ConcreteFormat | null; held: HeldStream }> {
+  const held = new HeldStream(await openRawStream(path));
+  let format: ConcreteFormat | null = null;
+  try {
+    const src = await openInput(path, { streams: new Map([[path, held.peek()]]) });
+    try {
+      format = (await detectStream(src, maxLineBytes, undefined)).det.format;
+    } finally {
+      await src.close();
+    }
+  } catch (e) {
+    if (!isDrumError(e, 'DRUM_INPUT')) {
+      await held.close();
+      throw e;
+    }
+  }
+  return { format, held };
 }

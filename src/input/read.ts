@@ -54,6 +54,8 @@ export interface ReadInputsOptions {
   onInput?: (info: InputInfo) => void;
   /** What `-` reads. Default process.stdin. */
   stdin?: ByteStream;
+  /** Stream inputs already opened, by path: read from these, from their first byte (OpenOptions.streams). */
+  streams?: ReadonlyMap<string, ByteStream>;
   /**
    * Chunks may borrow the reader's memory (plain files: a ring of two read
    * buffers; any input: the splitter's index arrays): a chunk is valid only
@@ -74,7 +76,7 @@ export async function* readInput(spec: InputSpec, index: number, opts: ReadInput
   const startOffset = spec.startOffset ?? 0;
   const startLine = spec.startLine ?? 0;
   const onBytes = opts.onBytes ?? (() => {});
-  const src = await openInput(spec.path, { stdin: opts.stdin, onBytes, onRaw: opts.onRaw });
+  const src = await openInput(spec.path, { stdin: opts.stdin, streams: opts.streams, onBytes, onRaw: opts.onRaw });
   // Plain-file reads below count their bytes and show them to onRaw here.
   const onRead = opts.onRaw === undefined ? (b: Buffer) => onBytes(b.length) : (b: Buffer) => (onBytes(b.length), opts.onRaw!(b));
   try {

@@ -3,14 +3,17 @@
 // the pairs of graph-NNNNN.bin, turned back into URLs with `drum url`, are
 // the rows' canonical (source, target) as `drum canonicalize` gives them, in
 // input order; sources are never among the new URLs; a second run reads the
-// file again and writes the same pairs with nothing new.
+// file again and writes the same pairs with nothing new. Input that is not
+// TSV is refused before a run starts, a file's or a stream's (stdin, a pipe
+// given by name), and TSV on a stream gives the pairs the file gives.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { drum, repoRoot, uniques } from '../helpers/cli.js';
+import { bin, distRoot, drum, repoRoot, uniques } from '../helpers/cli.js';
 import { EXIT_STATUS } from '../../src/errors.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -32,6 +35,13 @@ async function canonical(dir: string, name: string, text: string, format: string
   const r = await drum(['canonicalize', '--format', format, name], { cwd: dir });
   assert.equal(r.status, 0, r.stderr);
   return r.stdout.split('\n').slice(0, -1);
+}
+
+/** bin/drum with `input` on a shell pipe (a FIFO, which /dev/stdin names; the test runner's own pipes are sockets). */
+function piped(input: string, args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
+  writeFileSync(join(cwd, 'piped.in'), input);
+  const quoted = args.map((a) => `'${a}'`).join(' ');
+  return spawnSync('sh', ['-c', `cat piped.in | "${process.execPath}" "${bin}" ${quoted}`], { cwd, env: { ...process.env, DRUM_DIST_DIR: distRoot, DRUM_STATE: '' }, encoding: 'utf8' });
 }
 
 describe('drum ingest --graph', () => {
@@ -113,6 +123,44 @@ describe('drum ingest --graph', () => {
       const g = await drum(['ingest', ...FAST, '--state', 'new-state', ...args], { cwd: dir });
       assert.equal(g.status, EXIT_STATUS.DRUM_BAD_OPTION, `${args.join(' ')}: ${g.stderr}`);
       assert.ok(!readdirSync(dir).includes('new-state'), `${args.join(' ')} created the state directory`);
+    }
+  });
+
+  it('refuses stdin, or a pipe given by name, that reads as plain lines before the run starts: no run recorded, nothing to abandon next time', { skip: !existsSync('/dev/stdin') }, async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'a.tsv'), 'http://a.example/\thttp://b.example/\n');
+    assert.equal((await drum(['ingest', ...FAST, '--quiet', 'a.tsv'], { cwd: dir })).status, 0);
+    const manifest = readFileSync(join(dir, 'drum-state', 'MANIFEST'));
+    const plain = 'http://c.example/\nhttp://d.example/\n';
+    for (const name of ['-', '/dev/stdin']) {
+      const g = piped(plain, ['ingest', ...FAST, '--graph', name], dir);
+      assert.equal(g.status, EXIT_STATUS.DRUM_BAD_OPTION, `${name}: ${g.stderr}`);
+      assert.deepEqual(readFileSync(join(dir, 'drum-state', 'MANIFEST')), manifest, `${name} changed the manifest`);
+    }
+    const runs = await drum(['runs', '--json'], { cwd: dir });
+    assert.deepEqual((JSON.parse(runs.stdout) as { status: string }[]).map((x) => x.status), ['complete']);
+    const next = await drum(['ingest', ...FAST, '--graph', '--force', 'a.tsv'], { cwd: dir });
+    assert.equal(next.status, 0, next.stderr);
+    assert.doesNotMatch(next.stderr, /abandon/);
+  });
+
+  it('writes the same pairs and new URLs for TSV on stdin, gzip on stdin and a pipe given by name as for the file', { skip: !existsSync('/dev/stdin') }, async () => {
+    const dir = tempDir();
+    const gz = readFileSync(SAMPLE);
+    const text = gunzipSync(gz).toString('utf8');
+    writeFileSync(join(dir, 'sample.gz'), gz);
+    const file = await drum(['ingest', ...FAST, '--quiet', '--graph', '--state', 's-file', '--out', 'o-file', 'sample.gz'], { cwd: dir });
+    assert.equal(file.status, 0, file.stderr);
+    const want = pairsOf(join(dir, 'o-file'));
+    assert.ok(want.length > 5000);
+    const runs: [string, string | Buffer, string][] = [['stdin', text, '-'], ['gz', gz, '-'], ['named', text, '/dev/stdin']];
+    for (const [tag, input, name] of runs) {
+      const r = name === '-'
+        ? await drum(['ingest', ...FAST, '--quiet', '--graph', '--state', `s-${tag}`, '--out', `o-${tag}`, '-'], { cwd: dir, input })
+        : piped(input as string, ['ingest', ...FAST, '--quiet', '--graph', '--state', `s-${tag}`, '--out', `o-${tag}`, name], dir);
+      assert.equal(r.status, 0, `${tag}: ${r.stderr}`);
+      assert.deepEqual(pairsOf(join(dir, `o-${tag}`)), want, `${tag}: pairs`);
+      assert.deepEqual(uniques(join(dir, `o-${tag}`)), uniques(join(dir, 'o-file')), `${tag}: new URLs`);
     }
   });
 });

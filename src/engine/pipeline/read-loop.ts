@@ -11,6 +11,7 @@
 
 import { createHash } from 'node:crypto';
 import { isDrumError } from '../../errors.js';
+import type { ByteStream } from '../../input/open.js';
 import { readInput, type InputInfo } from '../../input/read.js';
 import type { LineChunk } from '../../input/types.js';
 import type { InputRecord } from '../../store/manifest.js';
@@ -67,6 +68,8 @@ export interface ReadLoopParams {
   onRead?: (chunk: LineChunk) => void;
   /** Called once per input when it is opened and its format detected; a throw stops the loop. */
   onInput?: (info: InputInfo) => void;
+  /** Stream inputs opened and read ahead before the run (ingest --graph), by path: read from these. */
+  streams?: ReadonlyMap<string, ByteStream>;
 }
 
 export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputError[]> {
@@ -96,7 +99,7 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
     try {
       for await (const chunk of readInput(spec, i, {
         format: p.read.format ?? 'auto', maxLineBytes: s.policy.maxLineBytes, chunkBytes: s.opts.chunkBytes,
-        links: p.read.links, warcLinks: p.read.warcLinks, onBytes: p.onBytes, reuseBuffers: true, onInput: p.onInput,
+        links: p.read.links, warcLinks: p.read.warcLinks, onBytes: p.onBytes, reuseBuffers: true, onInput: p.onInput, streams: p.streams,
         onRaw: hash === null ? undefined : (b) => {
           hash.update(b);
           hashed += b.length;

@@ -1,18 +1,20 @@
 // Which inputs a --graph ingest can read: TSV rows (source<TAB>target) only.
 // Refuses a --format other than tsv, or a file that does not read as TSV,
-// before a run starts (stdin only once it is read: GraphRun.readHooks). The
-// CLI calls it before it creates a store for the run as well. Does not read
-// rows (graph-sources.ts does).
+// before a run starts (refuseGraphInputs; the CLI calls it before it creates
+// a store for the run as well), and a stream input (stdin, a FIFO) that does
+// not, by reading its first bytes before the run starts and holding them for
+// the run (holdGraphStreams). Does not read rows (graph-sources.ts does).
 // REQUIRES: nothing open; files are peeked without being consumed.
 
 import { DrumError } from '../../../errors.js';
-import { inputPath } from '../../../input/open.js';
-import { peekFormat } from '../../../input/peek.js';
+import { inputPath, inputSize, type ByteStream } from '../../../input/open.js';
+import type { HeldStream } from '../../../input/held-stream.js';
+import { holdStream, peekFormat } from '../../../input/peek.js';
 import type { IngestRequest } from '../../api.js';
 
 /**
  * Refuses --graph input that is not TSV: a --format other than tsv, or a
- * file that does not read as TSV (stdin only once it is read: readHooks).
+ * file that does not read as TSV (streams: holdGraphStreams).
  * The CLI calls it before it creates a store for the run too.
  */
 export async function refuseGraphInputs(req: Pick<IngestRequest, 'format' | 'inputs'>, maxLineBytes: number): Promise<void> {
@@ -24,6 +26,40 @@ export async function refuseGraphInputs(req: Pick<IngestRequest, 'format' | 'inp
     const format = await peekFormat(inputPath(path), maxLineBytes);
     if (format !== null && format !== 'tsv') throw graphFormatError(path, format);
   }
+}
+
+/** A --graph run's stream inputs, read ahead: what the run reads for each path, and their release. */
+export interface HeldInputs {
+  /** By input path: the input from its first byte (OpenOptions.streams). */
+  readonly streams: ReadonlyMap<string, ByteStream>;
+  /** Releases what no run read (an unread stdin or FIFO). */
+  close(): Promise<void>;
+}
+
+/**
+ * Reads the first bytes of each stream input of a --graph run (stdin, a
+ * FIFO, `<(...)`) and refuses, before the run starts, one that does not read
+ * as TSV; the others are held for the run to read from their first byte.
+ * Null when there is nothing to hold (no stream, or --format tsv).
+ */
+export async function holdGraphStreams(req: Pick<IngestRequest, 'format' | 'inputs'>, maxLineBytes: number): Promise<HeldInputs | null> {
+  if (req.format === 'tsv') return null;
+  const held = new Map<string, HeldStream>();
+  const close = async (): Promise<void> => void (await Promise.all([...held.values()].map((h) => h.close())));
+  try {
+    for (const p of new Set(req.inputs.map((x) => inputPath(x)))) {
+      if ((await inputSize(p)) !== null) continue;
+      const h = await holdStream(p, maxLineBytes);
+      held.set(p, h.held);
+      if (h.format !== null && h.format !== 'tsv') throw graphFormatError(p, h.format);
+    }
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  if (held.size === 0) return null;
+  const streams = new Map<string, ByteStream>([...held].map(([p, h]) => [p, h.replay()]));
+  return { streams, close };
 }
 
 export function graphFormatError(path: string, format: string): DrumError {

@@ -2,7 +2,8 @@
 // that refuse it (a keys-only store has no docIDs: DRUM_NEEDS_UPGRADE, as
 // --revisit-after; --bloom lossy would drop rows' URLs unanswered; inputs
 // other than TSV have no source column), the read loop's hooks (no line
-// memo, the source column read before each chunk goes to the pool), the
+// memo, the source column read before each chunk goes to the pool; stream
+// inputs read ahead to be refused before the run), the
 // routing of a parsed chunk, and the commit's hooks (new sources go to the
 // URL log and host counts but not to the unique files; every ordinal's
 // docID comes back from the merge; the pairs are written before the
@@ -10,7 +11,7 @@
 // REQUIRES: a Session opened for writing.
 
 import { DrumError } from '../../../errors.js';
-import { graphFormatError, refuseGraphInputs } from './graph-inputs.js';
+import { graphFormatError, holdGraphStreams, refuseGraphInputs, type HeldInputs } from './graph-inputs.js';
 import type { Reject } from '../../../input/types.js';
 import type { RunCounters } from '../../../stats/counters.js';
 import type { IngestRequest } from '../../api.js';
@@ -28,21 +29,33 @@ export class GraphRun {
   /** docIDs the store had handed out before the round being merged. */
   private docBase = 0;
 
-  constructor(private readonly s: Session) {
+  /** `held`: the stream inputs holdStreams read ahead, which the read loop reads from. */
+  constructor(private readonly s: Session, private readonly held: HeldInputs | null = null) {
     this.sources = new GraphSources(s.policy, s.opts.hostBits);
   }
 
-  /** Refuses --graph where it cannot work, before the run starts. */
+  /** Refuses --graph where it cannot work, before the run starts (stream inputs: holdStreams). */
   static async refuse(s: Session, req: IngestRequest): Promise<void> {
     if (!s.valued) throw new DrumError('DRUM_NEEDS_UPGRADE', '--graph writes docIDs, which this store (keys only) lacks; run drum upgrade first');
     if (s.opts.bloom === 'lossy') throw new DrumError('DRUM_BAD_OPTION', '--graph cannot be combined with --bloom lossy (it drops URLs without a docID)');
     await refuseGraphInputs(req, s.policy.maxLineBytes);
   }
 
-  /** The read loop's hooks: no line memo, each chunk's sources read before it goes to the pool, TSV inputs only. */
-  readHooks(): Pick<ReadLoopParams, 'memo' | 'onRead' | 'onInput'> {
+  /**
+   * Reads the stream inputs' first bytes (stdin, a FIFO) and refuses one that
+   * is not TSV, before the run starts; the rest is held for the run (the
+   * caller closes it, read or not). Called last before the run starts: it
+   * waits for the stream's first bytes.
+   */
+  static holdStreams(s: Session, req: IngestRequest): Promise<HeldInputs | null> {
+    return holdGraphStreams(req, s.policy.maxLineBytes);
+  }
+
+  /** The read loop's hooks: no line memo, each chunk's sources read before it goes to the pool, TSV inputs only, the held streams. */
+  readHooks(): Pick<ReadLoopParams, 'memo' | 'onRead' | 'onInput' | 'streams'> {
     return {
       memo: false,
+      streams: this.held?.streams,
       onRead: (chunk) => this.sources.prepare(chunk),
       onInput: (info) => {
         if (info.format !== 'tsv') throw graphFormatError(info.path, info.format);

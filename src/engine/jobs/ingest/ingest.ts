@@ -32,6 +32,7 @@ import { RunMeter } from './run-meter.js';
 import { catalogRecord, pushHistory } from './run-history.js';
 import { abandonedRecord, committedUrls, runningRecord, settleAbandoned } from './run-records.js';
 import { GraphRun } from './graph-run.js';
+import type { HeldInputs } from './graph-inputs.js';
 
 export async function ingest(s: Session, req: IngestRequest): Promise<RunReport> {
   const t0 = performance.now();
@@ -47,7 +48,13 @@ export async function ingest(s: Session, req: IngestRequest): Promise<RunReport>
   // Input for more than one chunk keeps a worker busy: start it now, so it loads while the store is checked and the run starts.
   if (plan.run.inputs.some((x, i) => !plan.skipped[i] && (x.path === '-' || x.bytes > s.opts.chunkBytes))) s.pool.warm();
   await refuseBadStore(s);
-  return runIngest(s, req, plan, t0);
+  // A --graph run's stream inputs are read ahead last: one that is not TSV is refused before the run starts.
+  const held = req.graph === true ? await GraphRun.holdStreams(s, req) : null;
+  try {
+    return await runIngest(s, req, plan, t0, held);
+  } finally {
+    await held?.close();
+  }
 }
 
 /** Describes the inputs and plans the run; an input a complete run took whole (manifest history or catalog) is skipped unless forced. */
@@ -112,8 +119,8 @@ interface IngestRun {
   readonly graph: GraphRun | null;
 }
 
-async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: number): Promise<RunReport> {
-  const r = await startRun(s, req, plan, t0);
+async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: number, held: HeldInputs | null): Promise<RunReport> {
+  const r = await startRun(s, req, plan, t0, held);
   try {
     r.inputErrors = await readInputs(r);
     await commitRound(r, true);
@@ -136,7 +143,7 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
  * from then on resumes it) and in the catalog, settles the unfinished run it
  * abandons, and opens its outputs.
  */
-async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: number): Promise<IngestRun> {
+async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: number, held: HeldInputs | null): Promise<IngestRun> {
   const run = plan.run;
   const c: RunCounters = plan.resume ? restoreCounters(run.counters) : newRunCounters();
   const bytesTotal = run.inputs.some((i) => i.path === '-' || i.sha256 === '') ? null : run.inputs.reduce((a, i) => a + i.bytes, 0);
@@ -173,7 +180,7 @@ async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: numbe
   return {
     s, req, plan, run, c, base, meter, out, history, position: { ...run.position },
     roundFrom: { file: run.unique.file, bytes: run.unique.bytes }, inputErrors: [], report: null, lastRound: null,
-    graph: run.graph === undefined ? null : new GraphRun(s),
+    graph: run.graph === undefined ? null : new GraphRun(s, held),
   };
 }
 
