@@ -59,10 +59,14 @@ export function checkFiles(dir: string, body: ManifestBody): void {
   }
 }
 
-/** Deletes files no manifest names (an interrupted commit's) and empties work/. */
+/**
+ * Deletes files no manifest names (an interrupted commit's) and empties
+ * work/. A directory drum did not make there is left as it is (deleting a
+ * directory is never drum's to do, and unlinking one failed every open).
+ */
 export function collectGarbage(dir: string, body: ManifestBody, dfs: DrumFs): void {
   const named = namedFiles(body);
-  for (const f of safeList(join(dir, 'store'))) {
+  for (const f of fileNames(join(dir, 'store'))) {
     if (!named.has(`store/${f}`)) dfs.unlink(join(dir, 'store', f));
   }
   for (const f of safeList(dir)) {
@@ -70,10 +74,17 @@ export function collectGarbage(dir: string, body: ManifestBody, dfs: DrumFs): vo
       dfs.unlink(join(dir, f));
     }
   }
-  for (const f of safeList(join(dir, 'work'))) {
-    // A fold's own buckets and aux log go to work/fold/ (engine/url-seen/journal-round.ts).
-    if (f === 'fold') for (const g of safeList(join(dir, 'work', f))) dfs.unlink(join(dir, 'work', f, g));
-    else dfs.unlink(join(dir, 'work', f));
+  for (const f of fileNames(join(dir, 'work'))) dfs.unlink(join(dir, 'work', f));
+  // A fold's own buckets and aux log go to work/fold/ (engine/url-seen/journal-round.ts).
+  for (const g of fileNames(join(dir, 'work', 'fold'))) dfs.unlink(join(dir, 'work', 'fold', g));
+}
+
+/** The names in `dir` that are not directories, or none when it cannot be listed (absent). */
+function fileNames(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true }).filter((e) => !e.isDirectory()).map((e) => e.name);
+  } catch {
+    return [];
   }
 }
 
