@@ -122,7 +122,8 @@ export async function openInput(path: string, opts: OpenOptions = {}): Promise<B
   if (!regular) return openStream(path, fh, opts, onBytes);
   const gzip = isGzipName(path) || hasGzipMagic(head);
   if (!gzip) return { path, rawSize: size, gzip, fh, bytes: null, close: () => fh.close() };
-  const bytes = gunzip(countBytes(readRaw(fh, path), onBytes, opts.onRaw), path);
+  // A file can be read again: gunzip's second pass recovers what zlib drops at a damage.
+  const bytes = gunzip(countBytes(readRaw(fh, path), onBytes, opts.onRaw), path, () => readRaw(fh, path));
   const close = async () => {
     await bytes.return?.(undefined);
     await fh.close().catch(() => {});

@@ -1,5 +1,6 @@
 // End-to-end input handling of bin/drum: /dev/stdin (a pipe) as a named
-// input, and a run that rejects every line warns on stderr even with --quiet.
+// input, a .gz with trailing garbage keeps all its URLs, and a run that
+// rejects every line warns on stderr even with --quiet.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,6 +8,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { totalmem } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { EXIT_STATUS } from '../../src/errors.js';
 import { minimumMemoryBytes } from '../../src/options.js';
 import { bin, distRoot, drum, uniques } from '../helpers/cli.js';
@@ -23,6 +25,17 @@ describe('drum on unusual inputs', () => {
     const r = spawnSync('sh', ['-c', cmd], { cwd: dir, env: { ...process.env, DRUM_DIST_DIR: distRoot, DRUM_STATE: '' }, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(uniques(out), ['http://a.example/1', 'http://b.example/2']);
+  });
+
+  it('keeps every URL of a .gz followed by trailing garbage, records it as damaged and exits 14', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'links.gz');
+    const urls = Array.from({ length: 30_000 }, (_, i) => `http://h.example/${i}`);
+    fs.writeFileSync(file, Buffer.concat([gzipSync(urls.join('\n') + '\n'), Buffer.from('garbage')]));
+    const r = await drum(['ingest', ...FAST, '--state', join(dir, 's'), '--out', join(dir, 'out'), file]);
+    assert.equal(r.status, EXIT_STATUS.DRUM_INPUT, r.stderr);
+    assert.match(r.stderr, /DRUM_INPUT: .*links\.gz/);
+    assert.deepEqual(uniques(join(dir, 'out')), urls);
   });
 
   it('warns, even with --quiet, when every line of the run was rejected', async () => {

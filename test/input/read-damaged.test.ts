@@ -1,7 +1,7 @@
-// Tests of readInputs on inputs cut short: a truncated gzip, a gzip cut at
-// 90% read slower than zlib inflates it, and a cut single-stream .warc.gz.
-// Each yields every complete line (or whole record) before the damage, then
-// fails with DRUM_INPUT.
+// Tests of readInputs on damaged inputs: a truncated gzip, a gzip cut at
+// 90% read slower than zlib inflates it, a gzip file with trailing garbage,
+// and a cut single-stream .warc.gz. Each yields every complete line (or
+// whole record) before the damage, then fails with DRUM_INPUT.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -58,6 +58,21 @@ describe('readInputs on damaged inputs', () => {
     );
     assert.equal(lines, complete.length);
     assert.equal(last, complete.at(-1));
+  });
+
+  it('yields every line of a .gz file before trailing garbage after its last member, then fails with DRUM_INPUT', async () => {
+    // ~300 KB compressed: the garbage lands in the stream's fifth 64 KiB slice, whose lines zlib drops with its error.
+    const big = Array.from({ length: 40_000 }, (_, i) => `http://example.com/${i}/${((i * 2654435761) >>> 0).toString(36)}`);
+    const p = file('trailing.gz', Buffer.concat([gzipSync(big.join('\n') + '\n'), Buffer.from('garbage')]));
+    const got: LineChunk[] = [];
+    await rejectsWith(
+      (async () => {
+        for await (const c of readInputs([{ path: p }], { ...OPTS, chunkBytes: 1 << 16 })) got.push(c);
+      })(),
+      'DRUM_INPUT',
+    );
+    assert.equal(urls(got).length, big.length);
+    assert.deepEqual(urls(got).slice(-2), big.slice(-2));
   });
 
   it('yields the links of every whole record of a cut single-stream .warc.gz, then fails with DRUM_INPUT', async () => {
