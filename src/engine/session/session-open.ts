@@ -1,7 +1,8 @@
 // The stages of opening a store, which Session.open (session.ts) runs in
 // order: the store opened and locked with the options' parameters, a store
 // written by a drum without values given them, the run catalog opened and
-// brought in line with the manifest (lost run records written again, a
+// brought in line with the manifest (a rebuild `drum repair --catalog` did
+// not finish refused, lost run records written again, a
 // forget's host counts taken off, piled-up host deltas folded in a child
 // process), the options the store's own parameters override, the tiers in
 // front of the store loaded, the work directory made. Does not build the
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { Catalog, DELTAS_BEFORE_FOLD } from '../../catalog/catalog.js';
 import { foldInChild } from '../../catalog/hosts/fold-child.js';
 import { reconcileRuns } from '../../catalog/reconcile.js';
+import { REBUILD_MARKER, unfinishedRebuild } from '../../catalog/rebuild-marker.js';
 import type { CanonicalPolicy, CanonicalPolicyOptions } from '../../canonicalize/types.js';
 import { DrumError } from '../../errors.js';
 import { HASH_ID } from '../../fingerprint/key.js';
@@ -71,6 +73,10 @@ export function upgradeOldStore(dir: string, store: Store, dfs: DrumFs, opts: Re
  * its piled-up host deltas folded.
  */
 export async function openCatalog(dir: string, store: Store, opts: ResolvedOptions, held: HeldCatalog): Promise<void> {
+  if (!opts.readOnly && unfinishedRebuild(dir) !== null) {
+    // A rebuild cut short holds some runs' host counts and not others: writing on would keep the host table short for good.
+    throw new DrumError('DRUM_CORRUPT_FILE', `${join(dir, 'catalog')}: a \`drum repair --catalog\` did not finish (${REBUILD_MARKER} is present): run it again`, { file: join(dir, 'catalog') });
+  }
   if (!opts.readOnly && store.body.history.length > 0 && !existsSync(join(dir, 'catalog', 'CURRENT'))) {
     // Never paper over a lost catalog with an empty one: the run history and host table would vanish silently.
     throw new DrumError('DRUM_CORRUPT_FILE', `${join(dir, 'catalog')}: the run catalog is missing although runs were committed`, { file: join(dir, 'catalog') });

@@ -5,12 +5,15 @@
 // and its length committed in a new manifest. The run
 // catalog is moved aside (never deleted) and a fresh one is filled from the
 // manifest's run history and the host counts of each run's surviving
-// unique-*.txt files, less those of each forget's forgotten.txt. REQUIRES: the key files verify (else DRUM_CORRUPT_FILE).
+// unique-*.txt files, less those of each forget's forgotten.txt; a marker
+// file stands for the whole rebuild, so one cut short is refused by writers
+// and verify until it is run again (rebuild-marker.ts). REQUIRES: the key files verify (else DRUM_CORRUPT_FILE).
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { Catalog } from '../../../catalog/catalog.js';
 import { runRecordFromSummary } from '../../../catalog/reconcile.js';
+import { clearRebuild, markRebuild } from '../../../catalog/rebuild-marker.js';
 import { DrumError } from '../../../errors.js';
 import { DrumFs, type FaultHook } from '../../../io/fs.js';
 import { listUniqueFiles } from '../../../output/unique-writer.js';
@@ -88,6 +91,8 @@ async function rebuildBloom(dfs: DrumFs, dir: string, body: ManifestBody, bits?:
 async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promise<RepairResult['catalog']> {
   const cat = join(dir, 'catalog');
   const movedTo = join(dir, `catalog.damaged-${new Date().toISOString().replace(/[:.]/g, '')}`);
+  // Until the rebuilt catalog holds every run's host counts, writers and verify refuse it (rebuild-marker.ts).
+  markRebuild(dfs, dir, movedTo, true);
   // A failed move (EBUSY, EACCES, ...) is DRUM_IO and leaves the catalog where it was.
   if (fs.existsSync(cat)) dfs.rename(cat, movedTo);
   const c = await Catalog.open(dir, { sync: true });
@@ -114,5 +119,6 @@ async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promi
   } finally {
     await c.close();
   }
+  clearRebuild(dfs, dir, true);
   return { movedTo, runs: body.history.length, hostRuns };
 }

@@ -1,5 +1,6 @@
 // The run catalog's part of `drum verify`: reads the whole catalog (runs,
-// inputs, host table and its file under hosts/) read-only and turns what LevelDB reports into one
+// inputs, host table and its file under hosts/) read-only and turns what LevelDB reports, or a
+// rebuild `drum repair --catalog` did not finish (rebuild-marker.ts), into one
 // verify problem, or none. Does not check the URL store (Drum.verify does)
 // and writes nothing.
 // REQUIRES: stateDir is a drum state directory (its MANIFEST was read).
@@ -8,6 +9,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { isDrumError } from '../../../errors.js';
 import { Catalog } from '../../../catalog/catalog.js';
+import { REBUILD_MARKER, unfinishedRebuild } from '../../../catalog/rebuild-marker.js';
 import type { VerifyProblem } from '../../api.js';
 
 /**
@@ -19,6 +21,9 @@ import type { VerifyProblem } from '../../api.js';
  */
 export async function checkCatalog(stateDir: string, expected: boolean): Promise<VerifyProblem | null> {
   const dir = join(stateDir, 'catalog');
+  if (unfinishedRebuild(stateDir) !== null) {
+    return { file: dir, code: 'DRUM_CORRUPT_FILE', message: `a \`drum repair --catalog\` did not finish (${REBUILD_MARKER} is present): the host counts are partial; run it again` };
+  }
   if (!fs.existsSync(join(dir, 'CURRENT'))) {
     return expected
       ? { file: dir, code: 'DRUM_CORRUPT_FILE', message: 'the run catalog is missing (no CURRENT) although runs were committed' }

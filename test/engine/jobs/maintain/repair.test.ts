@@ -164,6 +164,38 @@ describe('drum repair', () => {
     }
   });
 
+  it('refuses writers and fails verify after a catalog rebuild that stopped part-way, until repair --catalog runs again', async () => {
+    const { state } = await build();
+    // A second run, on other hosts, whose unique file the rebuild reads after it has counted the first run's.
+    const second = join(state, '..', 'second.txt');
+    fs.writeFileSync(second, Array.from({ length: 500 }, (_, i) => `http://second${i % 5}.example/${i}`).join('\n'));
+    const d0 = await Drum.open(state, { workers: 0, fsync: false, journalKeys: 0 });
+    await d0.ingest({ inputs: [second], outDir: join(state, '..', 'out2') });
+    await d0.close();
+    // The rebuild stops at the second run (as a kill -9 there would): its unique file cannot be read.
+    const unique = join(state, '..', 'out2', 'unique-00001.txt');
+    fs.renameSync(unique, `${unique}.aside`);
+    fs.mkdirSync(unique);
+    await assert.rejects(repair(state, { catalog: true }));
+    // The new catalog has the first run's host counts and not the second's: nothing may write on top of it.
+    await assert.rejects(Drum.open(state, { workers: 0, fsync: false }), (e) => isDrumError(e, 'DRUM_CORRUPT_FILE') && /repair --catalog/.test(e.message));
+    const v = await verifyStateDir(state);
+    assert.deepEqual(v.problems.map((p) => [p.code, p.file]), [['DRUM_CORRUPT_FILE', join(state, 'catalog')]]);
+    fs.rmdirSync(unique);
+    fs.renameSync(`${unique}.aside`, unique);
+    await repair(state, { catalog: true });
+    assert.equal((await verifyStateDir(state)).ok, true);
+    const d = await Drum.open(state, { workers: 0, fsync: false });
+    await d.add(['http://after-repair.example/x']);
+    await d.close();
+    const c = await Catalog.open(state, { readOnly: true });
+    try {
+      assert.equal((await c.topHosts(100)).reduce((a, h) => a + h.uniqueUrls, 0), readManifest(state)!.storeUrls);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('fails with DRUM_IO when the damaged catalog cannot be moved aside, leaving it in place and the store unlocked', async () => {
     const { state } = await build();
     const eacces = (op: string): void => {
