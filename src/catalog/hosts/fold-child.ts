@@ -11,7 +11,9 @@
 // {"error": {"code", "message", "file"}}, and a failure comes back as the
 // DrumError it was (a crash or a signal as DRUM_INTERNAL). The fold is
 // crash-safe on its own (host-fold.ts), so a child killed midway leaves the
-// old table and its deltas. Does not decide when to fold (session.ts does).
+// old table and its deltas; a child whose parent dies (its IPC channel
+// closes) stops at once the same way, instead of folding on as an orphan
+// that holds the catalog's lock. Does not decide when to fold (session.ts does).
 // REQUIRES: the caller holds the state directory's writer lock and has the
 // catalog closed (LevelDB admits one opener); `stateDir` exists.
 
@@ -28,11 +30,12 @@ interface ChildAnswer {
 /** Folds the catalog of `stateDir` in a child process, keeping the round markers of `keepRuns` only; resolves with the number of deltas folded. */
 export function foldInChild(stateDir: string, sync: boolean, keepRuns: readonly string[]): Promise<number> {
   const args = [fileURLToPath(import.meta.url), stateDir, sync ? 'sync' : 'nosync', ...keepRuns];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // The IPC channel is only there to close when this process dies: the child then stops (childMain's guard).
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   let out = '';
   let err = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => void (out += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => void (err += s));
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => void (out += s));
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => void (err += s));
   return new Promise((resolve, reject) => {
     child.on('error', (e) => reject(new DrumError('DRUM_INTERNAL', `cannot start the host-table fold: ${e.message}`, { cause: e })));
     child.on('close', (code, signal) => {
@@ -70,4 +73,13 @@ async function childMain(stateDir: string, sync: boolean, keepRuns: readonly str
   process.stdout.write(`${JSON.stringify(answer)}\n`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) void childMain(process.argv[2]!, process.argv[3] === 'sync', process.argv.slice(4));
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  // The writer that started the fold is gone (kill -9): stop as a crash would, leaving the old table and its deltas,
+  // so that no orphan keeps the catalog's lock from the next writer (DRUM_LOCKED with no drum command running).
+  // A parent killed before this process set up its channel sends no 'disconnect': it reads as not connected.
+  process.on('disconnect', () => process.exit(1));
+  if (process.connected !== true) process.exit(1);
+  // The channel alone must not keep the child alive once it has answered.
+  process.channel?.unref();
+  void childMain(process.argv[2]!, process.argv[3] === 'sync', process.argv.slice(4));
+}

@@ -1,9 +1,12 @@
 // Tests of the host-table fold in a child process: it folds what an
-// in-process fold would, and a failure in the child comes back as the
-// DrumError code it had there.
+// in-process fold would, a failure in the child comes back as the
+// DrumError code it had there, and the child does not outlive its parent.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { foldInChild } from '../../../src/catalog/hosts/fold-child.js';
 import { encodeHostMap } from '../../../src/catalog/hosts/host-delta.js';
 import { isDrumError } from '../../../src/errors.js';
@@ -33,5 +36,47 @@ describe('foldInChild', () => {
     await withCatalog(state, async () => {
       await assert.rejects(foldInChild(state, false, []), (e) => isDrumError(e, 'DRUM_LOCKED'));
     });
+  });
+
+  it('stops when the process that started it is killed, leaving the deltas for the next fold and the catalog free', async () => {
+    const state = tempDir();
+    await withCatalog(state, async (c) => {
+      for (let r = 0; r < 5; r++) await c.applyHostCounts('run', r, [encodeHostMap(new Map([[`h${r}.example`, r + 1]]))]);
+    });
+    // A writer that starts a fold and is then killed -9 (as `drum ingest` at its open).
+    const module = pathToFileURL(new URL('../../../src/catalog/hosts/fold-child.js', import.meta.url).pathname).href;
+    const parent = spawn(process.execPath, ['--input-type=module', '-e', `import { foldInChild } from ${JSON.stringify(module)}; void foldInChild(${JSON.stringify(state)}, false, []); setInterval(() => {}, 1000);`], { stdio: 'ignore' });
+    const childOf = (pid: number): number | null => {
+      for (const d of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+        try {
+          const st = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+          if (Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]) === pid) return Number(d);
+        } catch {
+          // gone meanwhile
+        }
+      }
+      return null;
+    };
+    let child: number | null = null;
+    for (let i = 0; i < 5000 && child === null; i++) {
+      child = childOf(parent.pid!);
+      if (child === null) await new Promise((r) => setTimeout(r, 1));
+    }
+    assert.notEqual(child, null, 'the fold child started');
+    const exited = new Promise((r) => parent.on('exit', r));
+    parent.kill('SIGKILL');
+    await exited;
+    const alive = (): boolean => {
+      try {
+        process.kill(child!, 0);
+        return !/^\S+ \(.*\) Z/.test(fs.readFileSync(`/proc/${child}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 200 && alive(); i++) await new Promise((r) => setTimeout(r, 25));
+    assert.equal(alive(), false, 'the fold child outlived its parent');
+    await withCatalog(state, async (after) => assert.equal(await after.pendingDeltas(), 5));
+    assert.equal(await foldInChild(state, false, []), 5);
   });
 });
