@@ -21,6 +21,7 @@ import { forgetRound, mergeAndCommit, mergeDue } from '../../url-seen/commit.js'
 import type { Session } from '../../session/session.js';
 import { recoverHostCounts } from '../../hosts/host-recovery.js';
 import { pushHistory } from './run-history.js';
+import { settleAbandoned } from './run-records.js';
 import { RunOutputs } from './run-outputs.js';
 import { buildReport, writeReport } from './report-build.js';
 import { newRunId, URLS_PER_FILE } from './run-setup.js';
@@ -80,6 +81,9 @@ export class LibraryRun {
     let history = body.history;
     if (body.run !== null && body.run.status === 'running') {
       const old = body.run;
+      // Its outputs are cut to its last commit first, as an ingest cuts them: a round a crash cut off may have written
+      // new URLs past it that were never stored, which this run may find new again.
+      settleAbandoned(s.dfs, old);
       history = pushHistory(history, { ...old, status: 'abandoned' }, restoreCounters(old.counters));
     }
     run.seq = (body.runSeq ?? 0) + 1;
