@@ -1,7 +1,8 @@
 // The marker of a run catalog rebuild in progress: `drum repair --catalog`
 // writes `<state>/catalog.rebuilding` (tmp, fsync, rename) before it moves
 // the old catalog aside, and removes it once the new catalog holds every
-// run and its host counts. A rebuild cut short (kill -9, power loss, a
+// run and its host counts, or at once when the old one could not be moved
+// (nothing was rebuilt). A rebuild cut short (kill -9, power loss, a
 // failure part-way) leaves a catalog with some runs' host counts and not
 // others, which LevelDB reads as sound: the marker is how a writer's open
 // and `drum verify` tell it from a finished one. Does not rebuild anything

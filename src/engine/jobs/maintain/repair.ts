@@ -93,8 +93,15 @@ async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promi
   const movedTo = join(dir, `catalog.damaged-${new Date().toISOString().replace(/[:.]/g, '')}`);
   // Until the rebuilt catalog holds every run's host counts, writers and verify refuse it (rebuild-marker.ts).
   markRebuild(dfs, dir, movedTo, true);
-  // A failed move (EBUSY, EACCES, ...) is DRUM_IO and leaves the catalog where it was.
-  if (fs.existsSync(cat)) dfs.rename(cat, movedTo);
+  // A failed move (EBUSY, EACCES, ...) is DRUM_IO and leaves the catalog where it was, whole: no rebuild began.
+  if (fs.existsSync(cat)) {
+    try {
+      dfs.rename(cat, movedTo);
+    } catch (e) {
+      clearRebuild(dfs, dir, true);
+      throw e;
+    }
+  }
   const c = await Catalog.open(dir, { sync: true });
   let hostRuns = 0;
   // The manifest's current run (finished or not) is counted as a writer's host recovery counts a round:

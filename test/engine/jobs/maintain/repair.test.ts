@@ -207,6 +207,18 @@ describe('drum repair', () => {
     await (await Drum.open(state, { workers: 0, fsync: false })).close();
   });
 
+  it('leaves writers and verify the catalog it could not move aside (no rebuild began)', async () => {
+    const { state } = await build();
+    // Only the catalog's own move fails (a mount point's EBUSY); the rebuild marker is written as usual.
+    const ebusy = (op: string, path: string): void => {
+      if (op === 'rename' && path.includes('catalog.damaged-')) throw Object.assign(new Error('EBUSY: resource busy'), { code: 'EBUSY' });
+    };
+    await assert.rejects(repair(state, { catalog: true }, { faultHook: ebusy }), (e) => isDrumError(e, 'DRUM_IO'));
+    assert.ok(fs.existsSync(join(state, 'catalog', 'CURRENT')));
+    assert.equal((await verifyStateDir(state)).ok, true);
+    await (await Drum.open(state, { workers: 0, fsync: false })).close();
+  });
+
   it('exits with the DRUM_IO status, not a stack trace, when `drum repair --catalog` cannot move the catalog', async (t) => {
     const { state } = await build();
     const undo = pinAsMountPoint(join(state, 'catalog'));
