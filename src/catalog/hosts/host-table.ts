@@ -24,15 +24,13 @@
 //   moves the sublevel into a file.
 
 import { encodeHostMap, forEachHost, forEachHostIn, hostSlice } from './host-delta.js';
-import { del, put, type Op, type Sub } from '../records.js';
+import { del, put, type HostCount, type Op, type Sub } from '../records.js';
 import { CURRENT_KEY, foldIntoFile, HOST_DIR, type FoldSource, type FoldTarget } from './host-fold.js';
 import { deltaFileName, forEachDeltaPart, writeDeltaFile, type DeltaFileRecord } from './delta-file.js';
 import { finishLegacyFold, FOLD_KEY, type FoldState } from './legacy-fold.js';
 import { pruneRoundMarkers } from './round-markers.js';
-
 import { HostFileReader } from './host-file.js';
 import { TopHeap } from './top-heap.js';
-import type { HostCount } from '../records.js';
 import { DrumError } from '../../errors.js';
 import { join } from 'node:path';
 

@@ -4,7 +4,9 @@
 // round started at and the committed point, so they are re-read and counted.
 // Idempotent (the catalog refuses a round it already has). Reads only the
 // run's own output files; writes only the catalog (and, with `spill`, the
-// counter's transient work file, deleted before returning).
+// counter's transient work file, deleted before returning). An output file
+// that cannot be read is DRUM_IO naming it; a missing one leaves nothing to
+// recover.
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +14,7 @@ import type { Catalog } from '../../catalog/catalog.js';
 import { uniqueFileName } from '../../output/unique-writer.js';
 import type { RunState } from '../../store/manifest.js';
 import { HostCounter } from './host-counter.js';
+import { ioError, osCode } from '../../errors.js';
 import type { HostPartsSpill } from './host-parts.js';
 
 const READ_BYTES = 1 << 20;
@@ -25,13 +28,13 @@ export async function recoverHostCounts(run: RunState | null, catalog: Catalog |
   try {
     for (let f = from.file; f <= to.file; f++) {
       const start = f === from.file ? from.bytes : 0;
-      const end = f === to.file ? to.bytes : fs.statSync(join(run.outDir, uniqueFileName(f))).size;
+      const end = f === to.file ? to.bytes : fileSize(join(run.outDir, uniqueFileName(f)));
       countLines(join(run.outDir, uniqueFileName(f)), start, end, hosts);
     }
   } catch (e) {
     hosts.discard();
     // The run's outputs were moved or deleted: its host counts cannot be recovered; the store is unaffected.
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if (osCode(e) === 'ENOENT') return false;
     throw e;
   }
   const parts = hosts.take();
@@ -43,11 +46,29 @@ export async function recoverHostCounts(run: RunState | null, catalog: Catalog |
 }
 
 /** Counts the hosts of every line of a whole unique-*.txt file. */
+/** Counts every line of a unique file; DRUM_IO naming the file when it cannot be read (a directory, no permission). */
 export function countUniqueFile(path: string, hosts: HostCounter): void {
-  countLines(path, 0, fs.statSync(path).size, hosts);
+  countLines(path, 0, fileSize(path), hosts);
 }
 
+function fileSize(path: string): number {
+  try {
+    return fs.statSync(path).size;
+  } catch (e) {
+    throw ioError('cannot read', e, path);
+  }
+}
+
+/** Counts the lines of `path` between the byte offsets; DRUM_IO naming the file when it cannot be read. */
 function countLines(path: string, start: number, end: number, hosts: HostCounter): void {
+  try {
+    countLinesIn(path, start, end, hosts);
+  } catch (e) {
+    throw ioError('cannot read', e, path);
+  }
+}
+
+function countLinesIn(path: string, start: number, end: number, hosts: HostCounter): void {
   if (end <= start) return;
   const fd = fs.openSync(path, 'r');
   try {
