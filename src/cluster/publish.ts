@@ -143,7 +143,11 @@ class ShardBatches {
     this.counts[shard] = 0;
     const msgID = `${this.run}.${this.report.messages++}`;
     const send = (): Promise<PubAck> => this.js.publish(linksSubject(shard), payload, { headers: h, msgID });
-    this.inFlight.push({ ack: send(), send });
+    const ack = send();
+    // settle() reads how it ended; one failing before then (a PubAck timeout while the input is quiet) must not be
+    // an unhandled rejection, which ends the process instead of sending the message again.
+    ack.catch(() => undefined);
+    this.inFlight.push({ ack, send });
     if (this.inFlight.length >= IN_FLIGHT) await settle(this.inFlight.splice(0, this.inFlight.length));
   }
 }

@@ -1,0 +1,64 @@
+// drum publish against a real nats-server on 127.0.0.1: a link message whose
+// PubAck times out while the publisher waits for more input (a crawler
+// writing to its stdin; the server here stopped with SIGSTOP past the
+// JetStream client's 5 s timeout) is sent again with its message id once the
+// server answers, so the stream holds every link once and publish exits 0.
+// Skips without nats-server (fails instead when CI is set).
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { bin, distRoot } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+import { clusterPerSuite, haveNats, INSTALL_HINT, type NatsCluster } from '../helpers/nats.js';
+
+const HAVE = haveNats();
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** n links of one host (so of one shard), numbered from `from`, as URL lines. */
+const lines = (from: number, n: number): string => Array.from({ length: n }, (_, i) => `http://a.example/page/${from + i}\n`).join('');
+
+describe('drum publish on a real nats-server', { skip: HAVE ? false : INSTALL_HINT, timeout: 60_000 }, () => {
+  let c!: NatsCluster;
+  clusterPerSuite(1, (x) => (c = x));
+
+  it('sends a message again when its PubAck times out while stdin is quiet, storing every link once', async () => {
+    const nc = await connect({ servers: c.urls.split(',') });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const p = spawn(process.execPath, [bin, 'publish', '--nats', c.urls, '--shards', '1', '-'], {
+        cwd: tempDir(), env: { ...process.env, DRUM_DIST_DIR: distRoot, DRUM_STATE: '' }, stdio: ['pipe', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      p.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+      const exited = new Promise<number | null>((done) => p.on('close', (code) => done(code)));
+      while ((await jsm.streams.info('DRUM_LINKS').catch(() => null)) === null) await sleep(50); // publish made its streams
+      const node = c.nodes[0]!.proc!;
+      node.kill('SIGSTOP');
+      try {
+        // Over one 1 MiB read: its full 256 KiB messages go out and get no PubAck; the publisher then waits on stdin.
+        p.stdin.write(lines(0, 40_000));
+        await sleep(6500);
+      } finally {
+        node.kill('SIGCONT');
+      }
+      p.stdin.end(lines(40_000, 1000));
+      assert.equal(await exited, 0, stderr);
+
+      const info = await jsm.streams.info('DRUM_LINKS');
+      let links = 0;
+      const ids = new Set<string>();
+      for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+        const m = await jsm.streams.getMessage('DRUM_LINKS', { seq });
+        links += Number(m!.header.get('Drum-Count'));
+        ids.add(m!.header.get('Nats-Msg-Id'));
+      }
+      assert.equal(links, 41_000, 'every link stored once');
+      assert.equal(ids.size, info.state.messages, 'no message stored twice');
+    } finally {
+      await nc.close();
+    }
+  });
+});
