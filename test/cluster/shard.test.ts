@@ -43,13 +43,19 @@ interface NewMsg {
   urls: string[];
 }
 
-/** Waits until every link message is acked (the work-queue stream is empty), then reads all of DRUM_NEW. */
+/**
+ * Waits until every link message is answered, then reads all of DRUM_NEW.
+ * Answered: the work-queue stream is empty, or every shard's consumer has
+ * nothing pending or unacked (after a node's kill -9, nats-server 2.9 can
+ * keep work-queue messages its consumers acked: nats-server PR #5227). The
+ * callers compare DRUM_NEW with the expected URLs, so a loss still fails.
+ */
 async function drained(urls: string, timeoutMs = 60_000): Promise<NewMsg[]> {
   const nc = await connect({ servers: urls.split(',') });
   try {
     const jsm = await jetstreamManager(nc);
     const until = Date.now() + timeoutMs;
-    while ((await jsm.streams.info('DRUM_LINKS')).state.messages > 0) {
+    while (!(await linksAnswered(jsm))) {
       if (Date.now() > until) throw new Error('links were not all answered in time');
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -64,6 +70,12 @@ async function drained(urls: string, timeoutMs = 60_000): Promise<NewMsg[]> {
   } finally {
     await nc.close();
   }
+}
+
+async function linksAnswered(jsm: Awaited<ReturnType<typeof jetstreamManager>>): Promise<boolean> {
+  if ((await jsm.streams.info('DRUM_LINKS')).state.messages === 0) return true;
+  const consumers = await jsm.consumers.list('DRUM_LINKS').next();
+  return consumers.length > 0 && consumers.every((c) => c.num_pending === 0 && c.num_ack_pending === 0);
 }
 
 async function readNew(nc: Awaited<ReturnType<typeof connect>>): Promise<NewMsg[]> {
