@@ -25,9 +25,9 @@ import {
   del, openLevel, put, DELTAS_BEFORE_FOLD, type CatalogOpenOptions, type Db, type HostCount, type HostDelta, type Op, type RunRecord, type Sub,
 } from './records.js';
 import {
-  applyRound, foldDeltas, hostCountOf, pendingDeltaCount, sortedHostCounts, topHostCounts, FOLD_SLICE_BYTES,
-  type FoldState, type HostCounts, type HostTable,
+  applyRound, foldDeltas, pendingDeltaCount, FOLD_SLICE_BYTES, type FoldState, type HostCounts, type HostTable,
 } from './hosts/host-table.js';
+import { hostCountOf, sortedHostCounts, topHostCounts } from './hosts/host-reads.js';
 import type { HostFilePointer } from './hosts/host-fold.js';
 import type { DeltaFileRecord } from './hosts/delta-file.js';
 

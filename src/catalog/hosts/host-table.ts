@@ -1,7 +1,7 @@
 // The host table's catalog logic behind Catalog: recording one round's
 // host-count parts, folding the pending rounds into the host table file
-// (host-fold.ts), and the reads that see exactly the counts of completed
-// rounds: the table plus the pending deltas. Does not open or close the
+// (host-fold.ts), and which pending deltas the reads (host-reads.ts) add
+// on top of the table: exactly those of completed rounds. Does not open or close the
 // database or serialize writers (Catalog does: every function here that
 // writes must run inside Catalog's write queue).
 //
@@ -24,13 +24,11 @@
 //   moves the sublevel into a file.
 
 import { encodeHostMap, forEachHost, forEachHostIn, hostSlice } from './host-delta.js';
-import { del, put, type HostCount, type Op, type Sub } from '../records.js';
-import { CURRENT_KEY, foldIntoFile, HOST_DIR, type FoldSource, type FoldTarget } from './host-fold.js';
+import { del, put, type Op, type Sub } from '../records.js';
+import { foldIntoFile, HOST_DIR, type FoldSource, type FoldTarget } from './host-fold.js';
 import { deltaFileName, forEachDeltaPart, writeDeltaFile, type DeltaFileRecord } from './delta-file.js';
 import { finishLegacyFold, FOLD_KEY, type FoldState } from './legacy-fold.js';
 import { pruneRoundMarkers } from './round-markers.js';
-import { HostFileReader } from './host-file.js';
-import { TopHeap } from './top-heap.js';
 import { DrumError } from '../../errors.js';
 import { join } from 'node:path';
 
@@ -132,8 +130,8 @@ function forEachFilePart(t: HostTable, files: [string, DeltaFileRecord][], fn: (
   }
 }
 
-/** Calls fn for every (host, count) the reads must add on top of the table. */
-async function forEachPending(t: HostTable, fn: (host: string, n: number) => void, only?: string): Promise<void> {
+/** Calls fn for every (host, count) the reads (host-reads.ts) must add on top of the table. */
+export async function forEachPending(t: HostTable, fn: (host: string, n: number) => void, only?: string): Promise<void> {
   const v = await deltaView(t);
   const slices = v.fold?.slices ?? 1;
   const done = v.fold?.done ?? 0;
@@ -151,96 +149,6 @@ async function forEachPending(t: HostTable, fn: (host: string, n: number) => voi
     }
   }
   forEachFilePart(t, v.files, (part, file) => forEachHost(part, fn, file));
-}
-
-/** The current table file, or null while the table is still the legacy sublevel. */
-async function tableFile(t: HostTable): Promise<HostFileReader | null> {
-  const cur = await t.pointer.get(CURRENT_KEY);
-  return cur === undefined ? null : HostFileReader.open(join(t.stateDir, HOST_DIR, cur.name));
-}
-
-/** Every (host, count) of the table, in name order. */
-async function* tableEntries(t: HostTable): AsyncGenerator<[string, number]> {
-  const f = await tableFile(t);
-  if (f === null) {
-    yield* t.hosts.iterator();
-    return;
-  }
-  try {
-    yield* f.entries();
-  } finally {
-    f.close();
-  }
-}
-
-/** Unique URLs of one host: its table entry plus the deltas not yet in it. */
-export async function hostCountOf(t: HostTable, host: string): Promise<number> {
-  const f = await tableFile(t);
-  let n: number;
-  if (f === null) n = (await t.hosts.get(host)) ?? 0;
-  else {
-    try {
-      n = f.get(host);
-    } finally {
-      f.close();
-    }
-  }
-  await forEachPending(t, (h, c) => {
-    if (h === host) n += c;
-  }, host);
-  return n;
-}
-
-/** Every host of the pending deltas with the sum of its counts there. */
-async function pendingCounts(t: HostTable): Promise<Map<string, number>> {
-  const pending = new Map<string, number>();
-  await forEachPending(t, (h, c) => pending.set(h, (pending.get(h) ?? 0) + c));
-  return pending;
-}
-
-/**
- * The n hosts with most URLs (table plus pending deltas; hosts at 0 left
- * out). A table host whose count plus the largest pending count is below
- * the n-th kept so far cannot enter: it is passed without looking up its
- * pending count (its pending part alone, met again at the end, is then
- * below it too). At 10^7 hosts most of the table is passed so.
- */
-export async function topHostCounts(t: HostTable, n: number): Promise<HostCount[]> {
-  const pending = await pendingCounts(t);
-  let maxPending = 0;
-  for (const c of pending.values()) if (c > maxPending) maxPending = c;
-  const top = new TopHeap(n);
-  const each = (h: string, c: number): void => {
-    if (c + maxPending < top.floor()) return;
-    const p = pending.get(h);
-    if (p !== undefined) pending.delete(h);
-    if (c + (p ?? 0) > 0) top.offer(h, c + (p ?? 0));
-  };
-  const f = await tableFile(t);
-  if (f === null) {
-    for await (const [h, c] of t.hosts.iterator()) each(h, c);
-  } else {
-    try {
-      f.forEach(each);
-    } finally {
-      f.close();
-    }
-  }
-  for (const [h, c] of pending) if (c > 0) top.offer(h, c);
-  return top.result();
-}
-
-/** Every host and its count in name order: the table merged with the sorted pending hosts. */
-export async function* sortedHostCounts(t: HostTable): AsyncGenerator<[string, number]> {
-  const pending = await pendingCounts(t);
-  const names = [...pending.keys()].sort();
-  let j = 0;
-  for await (const [h, c] of tableEntries(t)) {
-    while (j < names.length && names[j]! < h) yield [names[j]!, pending.get(names[j++]!)!];
-    if (j < names.length && names[j] === h) yield [h, c + pending.get(names[j++]!)!];
-    else yield [h, c];
-  }
-  while (j < names.length) yield [names[j]!, pending.get(names[j++]!)!];
 }
 
 /** Deltas of marked rounds not yet folded (what a fold would take). */
