@@ -64,7 +64,7 @@ export function inputPath(path: string, cwd = '.'): string {
  */
 export async function inputSize(path: string, opts: { stdin?: ByteStream } = {}): Promise<number | null> {
   if (path === '-') {
-    if (opts.stdin === undefined && stdinIsDirectory()) throw stdinDirectoryError();
+    if (opts.stdin === undefined) refuseStdinDirectory();
     return null;
   }
   try {
@@ -78,17 +78,15 @@ export async function inputSize(path: string, opts: { stdin?: ByteStream } = {})
   }
 }
 
-function stdinDirectoryError(): DrumError {
-  return inputError('-', 'cannot read input', Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
-}
-
-/** True when the process's stdin is a directory (`drum ingest - < /`), which would read as empty. */
-function stdinIsDirectory(): boolean {
+/** Refuses the process's stdin when it is a directory (`drum ingest - < /`), which would read as empty. */
+function refuseStdinDirectory(): void {
+  let dir = false;
   try {
-    return fstatSync(0).isDirectory();
+    dir = fstatSync(0).isDirectory();
   } catch {
-    return false; // no stdin at all: reading it says so
+    // no stdin at all: reading it says so
   }
+  if (dir) throw inputError('-', 'cannot read input', Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
 }
 
 export async function openInput(path: string, opts: OpenOptions = {}): Promise<ByteInput> {
@@ -96,7 +94,7 @@ export async function openInput(path: string, opts: OpenOptions = {}): Promise<B
   const given = opts.streams?.get(path) ?? (path === '-' ? opts.stdin : undefined);
   if (given !== undefined || path === '-') {
     // A directory on stdin (`drum ingest - < /`) reads as empty: refuse it as a file would be.
-    if (given === undefined && stdinIsDirectory()) throw stdinDirectoryError();
+    if (given === undefined) refuseStdinDirectory();
     return streamInput(path, iteratorOf(given ?? process.stdin), opts, onBytes, async () => {});
   }
   let fh: FileHandle;
@@ -163,7 +161,7 @@ async function streamInput(path: string, raw: AsyncIterator<Buffer>, opts: OpenO
  */
 export async function openRawStream(path: string): Promise<ByteStream> {
   if (path === '-') {
-    if (stdinIsDirectory()) throw stdinDirectoryError();
+    refuseStdinDirectory();
     return process.stdin;
   }
   try {
