@@ -29,6 +29,19 @@ async function build(): Promise<{ state: string; input: string }> {
   return { state, input };
 }
 
+/** A writer adds a URL after the repair; the host table then counts exactly the store's URLs (nothing counted twice or lost). */
+async function expectHostsWholeAfterAWrite(state: string): Promise<void> {
+  const w = await Drum.open(state, { workers: 0, fsync: false });
+  await w.add(['http://after-repair.example/x']);
+  await w.close();
+  const c = await Catalog.open(state, { readOnly: true });
+  try {
+    assert.equal((await c.topHosts(100)).reduce((a, h) => a + h.uniqueUrls, 0), readManifest(state)!.storeUrls);
+  } finally {
+    await c.close();
+  }
+}
+
 describe('drum repair', () => {
   it('rebuilds a damaged Bloom file from the key files, after which the store verifies and answers as before', async () => {
     const { state, input } = await build();
@@ -153,15 +166,7 @@ describe('drum repair', () => {
     assert.equal(readManifest(state)!.run!.status, 'running');
     assert.ok(readManifest(state)!.run!.rounds >= 4, `${readManifest(state)!.run!.rounds} rounds committed`);
     await repair(state, { catalog: true });
-    const w = await Drum.open(state, { workers: 0, fsync: false });
-    await w.add(['http://after-repair.example/x']);
-    await w.close();
-    const c = await Catalog.open(state, { readOnly: true });
-    try {
-      assert.equal((await c.topHosts(100)).reduce((a, h) => a + h.uniqueUrls, 0), readManifest(state)!.storeUrls);
-    } finally {
-      await c.close();
-    }
+    await expectHostsWholeAfterAWrite(state);
   });
 
   it('refuses writers and fails verify after a catalog rebuild that stopped part-way, until repair --catalog runs again', async () => {
@@ -186,15 +191,7 @@ describe('drum repair', () => {
     fs.renameSync(`${unique}.aside`, unique);
     await repair(state, { catalog: true });
     assert.equal((await verifyStateDir(state)).ok, true);
-    const d = await Drum.open(state, { workers: 0, fsync: false });
-    await d.add(['http://after-repair.example/x']);
-    await d.close();
-    const c = await Catalog.open(state, { readOnly: true });
-    try {
-      assert.equal((await c.topHosts(100)).reduce((a, h) => a + h.uniqueUrls, 0), readManifest(state)!.storeUrls);
-    } finally {
-      await c.close();
-    }
+    await expectHostsWholeAfterAWrite(state);
   });
 
   it('fails with DRUM_IO when the damaged catalog cannot be moved aside, leaving it in place and the store unlocked', async () => {
