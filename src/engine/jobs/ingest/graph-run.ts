@@ -11,7 +11,7 @@
 // REQUIRES: a Session opened for writing.
 
 import { DrumError } from '../../../errors.js';
-import { graphFormatError, holdGraphStreams, refuseGraphInputs, type HeldInputs } from './graph-inputs.js';
+import { graphFormatError, refuseGraphInputs, type HeldInputs } from './graph-inputs.js';
 import type { Reject } from '../../../input/types.js';
 import type { RunCounters } from '../../../stats/counters.js';
 import type { IngestRequest } from '../../api.js';
@@ -29,26 +29,16 @@ export class GraphRun {
   /** docIDs the store had handed out before the round being merged. */
   private docBase = 0;
 
-  /** `held`: the stream inputs holdStreams read ahead, which the read loop reads from. */
+  /** `held`: the stream inputs holdGraphStreams read ahead, which the read loop reads from. */
   constructor(private readonly s: Session, private readonly held: HeldInputs | null = null) {
     this.sources = new GraphSources(s.policy, s.opts.hostBits);
   }
 
-  /** Refuses --graph where it cannot work, before the run starts (stream inputs: holdStreams). */
+  /** Refuses --graph where it cannot work, before the run starts (stream inputs: holdGraphStreams). */
   static async refuse(s: Session, req: IngestRequest): Promise<void> {
     if (!s.valued) throw new DrumError('DRUM_NEEDS_UPGRADE', '--graph writes docIDs, which this store (keys only) lacks; run drum upgrade first');
     if (s.opts.bloom === 'lossy') throw new DrumError('DRUM_BAD_OPTION', '--graph cannot be combined with --bloom lossy (it drops URLs without a docID)');
     await refuseGraphInputs(req, s.policy.maxLineBytes);
-  }
-
-  /**
-   * Reads the stream inputs' first bytes (stdin, a FIFO) and refuses one that
-   * is not TSV, before the run starts; the rest is held for the run (the
-   * caller closes it, read or not). Called last before the run starts: it
-   * waits for the stream's first bytes.
-   */
-  static holdStreams(s: Session, req: IngestRequest): Promise<HeldInputs | null> {
-    return holdGraphStreams(req, s.policy.maxLineBytes);
   }
 
   /** The read loop's hooks: no line memo, each chunk's sources read before it goes to the pool, TSV inputs only, the held streams. */

@@ -32,7 +32,7 @@ import { RunMeter } from './run-meter.js';
 import { catalogRecord, pushHistory } from './run-history.js';
 import { abandonedRecord, committedUrls, runningRecord, settleAbandoned } from './run-records.js';
 import { GraphRun } from './graph-run.js';
-import type { HeldInputs } from './graph-inputs.js';
+import { holdGraphStreams, type HeldInputs } from './graph-inputs.js';
 
 export async function ingest(s: Session, req: IngestRequest): Promise<RunReport> {
   const t0 = performance.now();
@@ -49,7 +49,7 @@ export async function ingest(s: Session, req: IngestRequest): Promise<RunReport>
   if (plan.run.inputs.some((x, i) => !plan.skipped[i] && (x.path === '-' || x.bytes > s.opts.chunkBytes))) s.pool.warm();
   await refuseBadStore(s);
   // A --graph run's stream inputs are read ahead last: one that is not TSV is refused before the run starts.
-  const held = req.graph === true ? await GraphRun.holdStreams(s, req) : null;
+  const held = req.graph === true ? await holdGraphStreams(req, s.policy.maxLineBytes) : null;
   try {
     return await runIngest(s, req, plan, t0, held);
   } finally {
