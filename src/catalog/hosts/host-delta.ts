@@ -15,7 +15,12 @@ const SLICE_SEED = 0x68737473;
 export function hostSlice(host: string, slices: number): number {
   if (slices <= 1) return 0;
   const b = Buffer.from(host, 'latin1');
-  return murmur3(b, 0, b.length, SLICE_SEED) % slices;
+  return entrySlice(b, 0, b.length, slices);
+}
+
+/** hostSlice of the name in b[start, end). */
+export function entrySlice(b: Uint8Array, start: number, end: number, slices: number): number {
+  return slices <= 1 ? 0 : murmur3(b, start, end, SLICE_SEED) % slices;
 }
 
 export const HOST_DELTA_HEADER_BYTES = 4; // n
@@ -85,6 +90,6 @@ export function forEachEntry(b: Uint8Array, fn: (v: Buffer, nameStart: number, n
  */
 export function forEachHostIn(b: Uint8Array, slice: number, slices: number, fn: (host: string, count: number) => void, file = 'catalog'): void {
   forEachEntry(b, (v, s, e, count) => {
-    if (slices <= 1 || murmur3(v, s, e, SLICE_SEED) % slices === slice) fn(v.toString('latin1', s, e), count);
+    if (entrySlice(v, s, e, slices) === slice) fn(v.toString('latin1', s, e), count);
   }, file);
 }

@@ -208,6 +208,11 @@ export class HostFileReader {
 
   /** Decodes block i after checking its CRC; calls fn per record. */
   private block(i: number, fn: (host: string, count: number) => void): void {
+    this.rawBlock(i, (b, s, e, count) => fn(b.toString('latin1', s, e), count));
+  }
+
+  /** Block i's records after checking its CRC, each as its name's byte range in the block and its count. */
+  private rawBlock(i: number, fn: (b: Buffer, nameStart: number, nameEnd: number, count: number) => void): void {
     const e = this.index[i]!;
     const b = this.read(e.offset, e.bytes);
     const body = e.bytes - CRC_BYTES;
@@ -218,7 +223,7 @@ export class HostFileReader {
       if (at + RECORD_FIXED_BYTES > body) corrupt(this.path, `host table block ${i} too short`);
       const len = b.readUInt16LE(at);
       if (at + RECORD_FIXED_BYTES + len > body) corrupt(this.path, `host table block ${i} too short`);
-      fn(b.toString('latin1', at + 2, at + 2 + len), b.readDoubleLE(at + 2 + len));
+      fn(b, at + 2, at + 2 + len, b.readDoubleLE(at + 2 + len));
       at += RECORD_FIXED_BYTES + len;
     }
   }
@@ -265,6 +270,11 @@ export class HostFileReader {
   /** Calls fn with every (host, count) in name order, a block at a time. */
   forEach(fn: (host: string, count: number) => void): void {
     for (let i = 0; i < this.index.length; i++) this.block(i, fn);
+  }
+
+  /** forEach with each name as its byte range in a block buffer (valid only during fn): a scan that decodes no name. */
+  forEachEntry(fn: (b: Buffer, nameStart: number, nameEnd: number, count: number) => void): void {
+    for (let i = 0; i < this.index.length; i++) this.rawBlock(i, fn);
   }
 
   /** The first name of every k-th block: range boundaries for a fold. */

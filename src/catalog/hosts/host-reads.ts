@@ -8,8 +8,8 @@
 import { join } from 'node:path';
 import { CURRENT_KEY, HOST_DIR } from './host-fold.js';
 import { HostFileReader } from './host-file.js';
-import { forEachPending, type HostTable } from './host-table.js';
-import { TopHeap } from './top-heap.js';
+import { forEachPending, pendingEntries, type HostTable } from './host-table.js';
+import { topHosts, type EntryScan } from './top-hosts.js';
 import type { HostCount } from '../records.js';
 
 /** The current table file, or null while the table is still the legacy sublevel. */
@@ -57,36 +57,23 @@ async function pendingCounts(t: HostTable): Promise<Map<string, number>> {
   return pending;
 }
 
-/**
- * The n hosts with most URLs (table plus pending deltas; hosts at 0 left
- * out). A table host whose count plus the largest pending count is below
- * the n-th kept so far cannot enter: it is passed without looking up its
- * pending count (its pending part alone, met again at the end, is then
- * below it too). At 10^7 hosts most of the table is passed so.
- */
+/** The n hosts with most URLs (table plus pending deltas; hosts at 0 left out), in RAM bounded by n, not by the hosts (top-hosts.ts). */
 export async function topHostCounts(t: HostTable, n: number): Promise<HostCount[]> {
-  const pending = await pendingCounts(t);
-  let maxPending = 0;
-  for (const c of pending.values()) if (c > maxPending) maxPending = c;
-  const top = new TopHeap(n);
-  const each = (h: string, c: number): void => {
-    if (c + maxPending < top.floor()) return;
-    const p = pending.get(h);
-    if (p !== undefined) pending.delete(h);
-    if (c + (p ?? 0) > 0) top.offer(h, c + (p ?? 0));
-  };
   const f = await tableFile(t);
-  if (f === null) {
-    for await (const [h, c] of t.hosts.iterator()) each(h, c);
-  } else {
-    try {
-      f.forEach(each);
-    } finally {
-      f.close();
+  const table: EntryScan = f === null
+    ? async (fn) => {
+      for await (const [h, c] of t.hosts.iterator()) {
+        const b = Buffer.from(h, 'latin1');
+        fn(b, 0, b.length, c);
+      }
     }
+    : async (fn) => f.forEachEntry(fn);
+  try {
+    const pending = await pendingEntries(t);
+    return await topHosts({ table, pending: pending.scan, pendingEntries: pending.entries }, n);
+  } finally {
+    f?.close();
   }
-  for (const [h, c] of pending) if (c > 0) top.offer(h, c);
-  return top.result();
 }
 
 /** Every host and its count in name order: the table merged with the sorted pending hosts. */

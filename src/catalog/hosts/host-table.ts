@@ -23,7 +23,7 @@
 //   short is finished the old way first (legacy-fold.ts); the next fold
 //   moves the sublevel into a file.
 
-import { encodeHostMap, forEachHost, forEachHostIn, hostSlice } from './host-delta.js';
+import { encodeHostMap, entrySlice, forEachEntry } from './host-delta.js';
 import { del, put, type Op, type Sub } from '../records.js';
 import { foldIntoFile, HOST_DIR, type FoldSource, type FoldTarget } from './host-fold.js';
 import { deltaFileName, forEachDeltaPart, writeDeltaFile, type DeltaFileRecord } from './delta-file.js';
@@ -130,25 +130,44 @@ function forEachFilePart(t: HostTable, files: [string, DeltaFileRecord][], fn: (
   }
 }
 
-/** Calls fn for every (host, count) the reads (host-reads.ts) must add on top of the table. */
+/** Calls fn for every (host, count) the reads (host-reads.ts) must add on top of the table; with `only`, for that host's only. */
 export async function forEachPending(t: HostTable, fn: (host: string, n: number) => void, only?: string): Promise<void> {
+  if (only === undefined) return forEachPendingEntry(t, (b, s, e, n) => fn(b.toString('latin1', s, e), n));
+  const want = Buffer.from(only, 'latin1');
+  await forEachPendingEntry(t, (b, s, e, n) => {
+    if (e - s === want.length && want.compare(b, s, e) === 0) fn(only, n);
+  });
+}
+
+/** A name's bytes b[nameStart, nameEnd) (valid only during the call) and its count. */
+type EntryFn = (b: Buffer, nameStart: number, nameEnd: number, n: number) => void;
+
+/**
+ * The pending deltas as they are now: their host entries (a host counted
+ * once per part it is in) and a scan of them that can be run again and
+ * reads the same deltas each time, names never decoded.
+ */
+export async function pendingEntries(t: HostTable): Promise<{ entries: number; scan: (fn: EntryFn) => Promise<void> }> {
   const v = await deltaView(t);
+  let entries = v.files.reduce((a, [, f]) => a + f.hosts, 0);
+  for await (const [k, delta] of t.deltas.iterator()) if (v.marked.has(k)) entries += hostsIn(delta);
+  return { entries, scan: (fn) => scanPending(t, v, fn) };
+}
+
+async function forEachPendingEntry(t: HostTable, fn: EntryFn): Promise<void> {
+  await scanPending(t, await deltaView(t), fn);
+}
+
+async function scanPending(t: HostTable, v: DeltaView, fn: EntryFn): Promise<void> {
   const slices = v.fold?.slices ?? 1;
   const done = v.fold?.done ?? 0;
-  const onlySlice = only === undefined ? -1 : hostSlice(only, slices);
   for await (const [k, delta] of t.deltas.iterator()) {
     if (!v.marked.has(k)) continue;
-    if (!v.folded.has(k)) {
-      forEachHost(delta, fn, t.dir);
-    } else if (only !== undefined) {
-      if (onlySlice >= done) forEachHostIn(delta, onlySlice, slices, fn, t.dir);
-    } else {
-      forEachHost(delta, (h, n) => {
-        if (hostSlice(h, slices) >= done) fn(h, n);
-      }, t.dir);
-    }
+    if (!v.folded.has(k)) forEachEntry(delta, fn, t.dir);
+    // An unfinished legacy fold already added this delta's hosts of slices < done.
+    else forEachEntry(delta, (b, s, e, n) => void (entrySlice(b, s, e, slices) >= done && fn(b, s, e, n)), t.dir);
   }
-  forEachFilePart(t, v.files, (part, file) => forEachHost(part, fn, file));
+  forEachFilePart(t, v.files, (part, file) => forEachEntry(part, fn, file));
 }
 
 /** Deltas of marked rounds not yet folded (what a fold would take). */
