@@ -134,6 +134,8 @@ function forEachFilePart(t: HostTable, files: [string, DeltaFileRecord][], fn: (
 export async function forEachPending(t: HostTable, fn: (host: string, n: number) => void, only?: string): Promise<void> {
   if (only === undefined) return forEachPendingEntry(t, (b, s, e, n) => fn(b.toString('latin1', s, e), n));
   const want = Buffer.from(only, 'latin1');
+  // Names are latin1 bytes: a name with a char above U+00FF names no host (latin1 encoding would cut each char to its low byte).
+  if (want.toString('latin1') !== only) return;
   await forEachPendingEntry(t, (b, s, e, n) => {
     if (e - s === want.length && want.compare(b, s, e) === 0) fn(only, n);
   });

@@ -91,6 +91,15 @@ describe('host counts of a round recorded as a delta file', () => {
     );
   });
 
+  it('counts nothing for a name with a char above U+00FF, even where its chars cut to bytes spell a pending host', async () => {
+    await withCatalog(tempDir(), async (c) => {
+      await c.applyHostCounts('run', 0, new Map([[').example', 7]]));
+      // U+0129 cut to its low byte is ')': no host has this name.
+      assert.equal(await c.hostCount('\u0129.example'), 0);
+      assert.equal(await c.hostCount(').example'), 7);
+    });
+  });
+
   it('lists the top n hosts like a Map model, with a folded table and pending deltas of any size, for any n (property)', async () => {
     const host = fc.integer({ min: 0, max: 60 }).map((i) => `h${i}.example`);
     // A round: counts up to 10^6 (a big pending count meets small table counts), now and then a fold first.
