@@ -57,7 +57,7 @@ async function pendingCounts(t: HostTable): Promise<Map<string, number>> {
   return pending;
 }
 
-/** The n hosts with most URLs (table plus pending deltas; hosts at 0 left out), in RAM bounded by n, not by the hosts (top-hosts.ts). */
+/** The n hosts with most URLs (table plus pending deltas; hosts at 0 left out), without a map of every pending host (top-hosts.ts). */
 export async function topHostCounts(t: HostTable, n: number): Promise<HostCount[]> {
   const f = await tableFile(t);
   const table: EntryScan = f === null

@@ -146,8 +146,10 @@ type EntryFn = (b: Buffer, nameStart: number, nameEnd: number, n: number) => voi
 
 /**
  * The pending deltas as they are now: their host entries (a host counted
- * once per part it is in) and a scan of them that can be run again and
- * reads the same deltas each time, names never decoded.
+ * once per part it is in) and a scan of them that can be run again, names
+ * never decoded. It reads the same deltas each time unless a fold of this
+ * same catalog commits in between (the engine folds in a child process,
+ * with its own catalog closed).
  */
 export async function pendingEntries(t: HostTable): Promise<{ entries: number; scan: (fn: EntryFn) => Promise<void> }> {
   const v = await deltaView(t);

@@ -16,7 +16,8 @@
 // the number of hosts, nearly every host is a candidate: RAM is then what a
 // map of them all takes. Does not read files itself (host-reads.ts hands
 // over the scans) and does not list hosts in name order.
-// REQUIRES: table counts are >= 0 and each table name appears once.
+// REQUIRES: table counts are >= 0 and each table name appears once; n is an
+// integer; the pending scan gives the same entries both times.
 
 import { murmur3 } from '../../fingerprint/hash.js';
 import { TopHeap } from './top-heap.js';
@@ -84,6 +85,7 @@ class LowerBounds {
 
 /** The n hosts with most URLs (hosts at 0 or below left out), most first, then by name. */
 export async function topHosts(src: TopSources, n: number, bucketBits = bucketBitsFor(src.pendingEntries)): Promise<HostCount[]> {
+  if (n <= 0) return [];
   const mask = (1 << bucketBits) - 1;
   const bucket = (b: Uint8Array, s: number, e: number): number => murmur3(b, s, e, BUCKET_SEED) & mask;
   const up = new Float64Array(mask + 1);
