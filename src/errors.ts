@@ -72,6 +72,18 @@ export function osCode(e: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** The messages of an error and of its cause chain, outermost first, joined by ': ' (a library's OS error often sits in a cause). */
+export function causeMessages(e: unknown, depth = 5): string {
+  const out: string[] = [];
+  let cur: unknown = e;
+  for (let d = 0; d < depth && cur && typeof cur === 'object'; d++) {
+    const m = (cur as { message?: unknown }).message;
+    if (typeof m === 'string' && m !== '') out.push(m);
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return out.join(': ');
+}
+
 export function exitStatusFor(e: unknown): number {
   return e instanceof DrumError ? EXIT_STATUS[e.code] : 1;
 }

@@ -3,7 +3,7 @@
 // corruption is DRUM_CORRUPT_FILE, anything else from level or the OS is
 // DRUM_IO. Does not retry or log. An existing DrumError passes through as is.
 
-import { DrumError } from '../errors.js';
+import { causeMessages, DrumError } from '../errors.js';
 
 interface CodedError {
   code?: unknown;
@@ -23,22 +23,11 @@ function codesOf(e: unknown): string[] {
   return out;
 }
 
-function messagesOf(e: unknown): string {
-  const out: string[] = [];
-  let cur: unknown = e;
-  for (let depth = 0; depth < 5 && cur && typeof cur === 'object'; depth++) {
-    const m = (cur as CodedError).message;
-    if (typeof m === 'string' && m !== '') out.push(m);
-    cur = (cur as CodedError).cause;
-  }
-  return out.join(': ');
-}
-
 /** Turns anything level throws into a DrumError about `file` (the catalog dir). */
 export function levelError(what: string, e: unknown, file: string): DrumError {
   if (e instanceof DrumError) return e;
   const codes = codesOf(e);
-  const text = messagesOf(e);
+  const text = causeMessages(e);
   if (codes.includes('LEVEL_LOCKED') || /\block\b/i.test(text) && /resource temporarily unavailable|already held/i.test(text)) {
     return new DrumError('DRUM_LOCKED', `${what}: the run catalog is in use by another drum process`, { cause: e, file });
   }

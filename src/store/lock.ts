@@ -13,7 +13,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
-import { DrumError } from '../errors.js';
+import { causeMessages, DrumError } from '../errors.js';
 
 /** The lock's directory under the state directory (a LevelDB database holding no data). */
 export const WRITER_LOCK_DIR = 'writer-lock';
@@ -36,8 +36,7 @@ export async function acquireLock(stateDir: string): Promise<WriterLock> {
     if (lockedError(e)) {
       throw new DrumError('DRUM_LOCKED', `${stateDir} is open for writing by another drum process or store (its writer lock ${dir} is held)`, { cause: e, file: dir });
     }
-    const why = e instanceof Error ? e.message : String(e);
-    throw new DrumError('DRUM_IO', `cannot take the writer lock ${dir}: ${why}`, { cause: e, file: dir });
+    throw new DrumError('DRUM_IO', `cannot take the writer lock ${dir}: ${causeMessages(e) || String(e)}`, { cause: e, file: dir });
   }
   removeLegacyLock(stateDir);
   let released: Promise<void> | null = null;
