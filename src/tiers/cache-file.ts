@@ -8,7 +8,7 @@
 // file module does (tier-file.ts, memo-file.ts, docs/file-format.md).
 
 import { crc32 } from 'node:zlib';
-import { isDrumError } from '../errors.js';
+import { isDrumError, type DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { replaceFile } from '../io/replace-file.js';
 import type { CommitId } from '../store/store.js';
@@ -51,12 +51,16 @@ export function cacheCrcStart(h: Uint8Array, headBytes: number): number {
   return crc32(h.subarray(0, headBytes - 4));
 }
 
-/** Runs a cache save: an IO failure (DRUM_IO) only means no cache this time; anything else propagates. */
-export function saveCache(save: () => void): void {
+/**
+ * Runs a cache save: an IO failure (DRUM_IO) only means no cache this time,
+ * handed to `skipped` when given; anything else propagates.
+ */
+export function saveCache(save: () => void, skipped?: (e: DrumError) => void): void {
   try {
     save();
   } catch (e) {
     if (!isDrumError(e, 'DRUM_IO')) throw e;
+    skipped?.(e);
   }
 }
 

@@ -12,6 +12,7 @@
 
 import { join } from 'node:path';
 import { saveCache } from '../../tiers/cache-file.js';
+import { osCode, type DrumError } from '../../errors.js';
 import { loadMemos, MEMO_FILE, saveMemos } from '../../tiers/memo-file.js';
 import { saveTiers, TIER_FILE } from '../../tiers/tier-file.js';
 import type { Session } from './session.js';
@@ -23,6 +24,8 @@ export class WarmCaches {
   /** A commit changed the tiers since they were last saved (or loaded). */
   dirty = false;
   private lastSave = performance.now();
+  /** Caches whose save failed in this session (told once). */
+  private readonly unsaved = new Set<string>();
 
   constructor(private readonly s: Session) {}
 
@@ -46,10 +49,17 @@ export class WarmCaches {
     const t = performance.now();
     this.dirty = false;
     this.lastSave = t;
-    saveCache(() => saveTiers(s.dfs, join(s.dir, TIER_FILE), s.store.committed, [s.front.cache, s.front.recent]));
+    saveCache(() => saveTiers(s.dfs, join(s.dir, TIER_FILE), s.store.committed, [s.front.cache, s.front.recent]), (e) => this.skipped(TIER_FILE, e));
     s.saveVerified();
     await this.saveMemos();
     s.timer.add('save-caches', performance.now() - t, 0);
+  }
+
+  /** A cache the OS would not let be written (a full disk): said once per file and session, as it changes nothing stored. */
+  private skipped(file: string, e: DrumError): void {
+    if (this.unsaved.has(file)) return;
+    this.unsaved.add(file);
+    this.s.opts.onNotice(`${join(this.s.dir, file)} not saved (${osCode(e) ?? e.message}): the next process starts without it; nothing stored is lost`);
   }
 
   /** Saves the line memos. REQUIRES: no chunk in flight (then every line a memo holds gave a URL that is now stored). */
@@ -60,7 +70,7 @@ export class WarmCaches {
     try {
       tables = await s.pool.lendMemoTables();
       if (tables.length === 0) return; // memos off, or a failed pool: nothing whole to save
-      saveCache(() => saveMemos(s.dfs, join(s.dir, MEMO_FILE), s.store.committed, s.policy.id, s.pool.memoEntries, tables));
+      saveCache(() => saveMemos(s.dfs, join(s.dir, MEMO_FILE), s.store.committed, s.policy.id, s.pool.memoEntries, tables), (e) => this.skipped(MEMO_FILE, e));
     } finally {
       s.pool.returnMemoTables(tables);
     }

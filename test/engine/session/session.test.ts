@@ -49,6 +49,27 @@ describe('a long-running process', () => {
     });
   });
 
+  it('tells when a full disk keeps a warm-start cache from being saved, names it and the error, and the runs complete', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    for (const k of [0, 1]) fs.writeFileSync(join(dir, `b${k}.txt`), lines(k * 500, 800));
+    const notices: string[] = [];
+    const full = (op: string, path: string): void => {
+      if (op === 'open-write' && path.includes(TIER_FILE)) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    };
+    await withDrum(state, { ...o, faultHook: full, onNotice: (m) => notices.push(m) }, async (d) => {
+      for (const k of [0, 1]) {
+        const r = await d.ingest({ inputs: [join(dir, `b${k}.txt`)], outDir: join(dir, `out-${k}`) });
+        assert.equal(r.status, 'complete');
+      }
+    });
+    const told = notices.filter((m) => m.includes(TIER_FILE));
+    assert.equal(told.length, 1, notices.join('\n'));
+    assert.match(told[0]!, /ENOSPC/);
+    assert.equal(fs.existsSync(join(state, TIER_FILE)), false);
+    assert.equal(cacheCommit(state, MEMO_FILE), readManifest(state)!.commit, 'the other cache is saved');
+  });
+
   it('refuses a key file damaged after its first batch: the next merge finds it by CRC and the store keeps its URLs', async () => {
     const dir = tempDir();
     const state = join(dir, 'state');
