@@ -5,7 +5,7 @@
 // when a commit changed them and CACHE_SAVE_MS passed (or when asked to now:
 // a process closing). Only a warm start for the next process: a failed save
 // means a cold start, never a wrong answer (a cache saved after another
-// commit is ignored). Does not load the tiers (Session.open does, with the
+// commit is ignored), and a notice says so once per file and session. Does not load the tiers (Session.open does, with the
 // Bloom filter) or decide what the tiers hold.
 // REQUIRES: saves only with no round in flight (every key the tiers and
 // memos hold is stored).
