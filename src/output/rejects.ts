@@ -150,12 +150,16 @@ export class RejectsWriter {
     this.committed = this.written;
   }
 
+  /** Flushes and closes; the descriptor is released even when the flush fails (a full disk), and the error thrown. */
   async close(): Promise<void> {
     if (this.fd === null) return;
-    this.flushSync();
     const fd = this.fd;
-    this.fd = null;
-    this.dfs.close(fd);
+    try {
+      this.flushSync();
+    } finally {
+      this.fd = null;
+      this.dfs.close(fd);
+    }
   }
 
   private append(s: string): void {

@@ -95,11 +95,15 @@ export async function forget(s: Session, req: ForgetRequest): Promise<ForgetRepo
   const inputs = listInputs(s, req);
   const madeOutDir = !fs.existsSync(outDir);
   let failed = false;
-  s.dfs.mkdirp(outDir);
+  let error: unknown;
+  // Refused before its commit (a bad host, a list too long for one round, a full disk): no run, so no outputs.
+  const dropOutputs = (): void => {
+    if (madeOutDir) fs.rmSync(outDir, { recursive: true, force: true });
+    else for (const f of [FORGOTTEN_FILE, 'rejects.tsv']) fs.rmSync(join(outDir, f), { force: true });
+  };
+  const { rejectsOut, forgotten } = openOutputs(s, outDir, dropOutputs);
   const r: ForgetRun = {
-    s, runId, startedAt: new Date().toISOString(), outDir, inputs,
-    rejectsOut: RejectsWriter.open(s.dfs, join(outDir, 'rejects.tsv'), { resumeLength: 0, fsync: s.opts.fsync }),
-    forgotten: new LineFile(s.dfs, join(outDir, FORGOTTEN_FILE), s.opts.fsync),
+    s, runId, startedAt: new Date().toISOString(), outDir, inputs, rejectsOut, forgotten,
     hosts: new HostCounter(), c: newRunCounters(), asked: 0, repeats: 0, rejected: 0, rejects: [], targets: [],
   };
   try {
@@ -113,14 +117,36 @@ export async function forget(s: Session, req: ForgetRequest): Promise<ForgetRepo
   } catch (e) {
     // Committed once the manifest names it, even if the commit call failed after its rename.
     failed = !s.store.body.history.some((h) => h.runId === r.runId);
+    error = e;
     throw e;
   } finally {
-    r.forgotten.close();
-    await r.rejectsOut.close();
+    // Closing writes what is still buffered, which a full disk refuses as well: that must neither
+    // hide the error that stopped the forget nor keep its outputs from being removed.
+    let closeError: unknown;
+    for (const close of [() => r.forgotten.close(), () => r.rejectsOut.close()]) {
+      try {
+        await close();
+      } catch (e) {
+        closeError ??= e;
+      }
+    }
     fs.rmSync(join(s.workDir, 'forget-urls.txt'), { force: true });
-    // Refused before its commit (a bad host, a list too long for one round): no run, so no outputs.
-    if (failed && madeOutDir) fs.rmSync(outDir, { recursive: true, force: true });
-    else if (failed) for (const f of [FORGOTTEN_FILE, 'rejects.tsv']) fs.rmSync(join(outDir, f), { force: true });
+    if (failed) dropOutputs();
+    if (error === undefined && closeError !== undefined) throw closeError;
+  }
+}
+
+/** The forget's rejects.tsv and forgotten.txt in `outDir` (made here); on failure both are closed and `drop` runs. */
+function openOutputs(s: Session, outDir: string, drop: () => void): { rejectsOut: RejectsWriter; forgotten: LineFile } {
+  let rejectsOut: RejectsWriter | undefined;
+  try {
+    s.dfs.mkdirp(outDir);
+    rejectsOut = RejectsWriter.open(s.dfs, join(outDir, 'rejects.tsv'), { resumeLength: 0, fsync: s.opts.fsync });
+    return { rejectsOut, forgotten: new LineFile(s.dfs, join(outDir, FORGOTTEN_FILE), s.opts.fsync) };
+  } catch (e) {
+    void rejectsOut?.close().catch(() => undefined);
+    drop();
+    throw e;
   }
 }
 

@@ -254,6 +254,36 @@ describe('Drum.forget', () => {
     }
   });
 
+  it('leaves no output files when a full disk stops it before its commit, so the same forget into the same outDir runs again', async () => {
+    const urls = urlsOf('f.example', 40);
+    for (let at = 1; ; at++) {
+      const root = tempDir();
+      const dir = join(root, 'state');
+      const outDir = join(root, 'forgot');
+      await withDrum(dir, OPTS, (d) => ingestUrls(d, dir, urls));
+      let ops = 0;
+      // A full disk: from operation `at` on, every write, open for writing and mkdir fails.
+      const hook = (op: string): void => {
+        if (++ops >= at && (op === 'write' || op === 'open-write' || op === 'mkdir')) throw Object.assign(new Error('injected ENOSPC'), { code: 'ENOSPC' });
+      };
+      const stopped = await withDrum(dir, { ...OPTS, faultHook: hook } as DrumOptions, async (d) => {
+        return d.forget({ hosts: ['f.example'], outDir }).then(() => false, (e) => {
+          assert.ok(isDrumError(e, 'DRUM_IO'), String(e));
+          return true;
+        });
+      }).catch((e) => {
+        assert.ok(isDrumError(e, 'DRUM_IO'), String(e));
+        return true;
+      });
+      if (!stopped) break;
+      await withDrum(dir, OPTS, async (d) => {
+        if ((await d.stats()).storeUrls === 0) return; // committed before the disk filled: done
+        const r = await d.forget({ hosts: ['f.example'], outDir });
+        assert.equal(r.forgotten, 40, `full disk from op ${at}`);
+      });
+    }
+  });
+
   it('agrees with a Set model over random ingests, forgets of URLs and of hosts, and reopens', async () => {
     const pool = [...urlsOf('m1.example', 8), ...urlsOf('m2.example', 8)];
     const op = fc.oneof(
