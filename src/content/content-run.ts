@@ -15,7 +15,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { inputSize, type ByteStream } from '../input/open.js';
-import { isDrumError } from '../errors.js';
+import { ioError, isDrumError } from '../errors.js';
 import { DrumFs } from '../io/fs.js';
 import { mkdirpSync } from '../io/mkdirp.js';
 import { replaceFile } from '../io/replace-file.js';
@@ -91,7 +91,7 @@ interface ContentRound {
   /** URL of each document in the batch. */
   urls: string[];
   /** content-duplicates.tsv, open for writing. */
-  out: number;
+  out: DuplicatesFile;
   r: { documents: number; exact: number; near: number; rounds: number };
   /** Earliest docID -> its cluster's size (itself plus its duplicates of this run). */
   clusters: Map<number, number>;
@@ -108,8 +108,7 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
   const store = await ContentStore.open(o.stateDir, { fsync: o.fsync, near: o.near, threshold: o.threshold, minJaccard, dfs, onNotice: o.onNotice });
   const minhash = store.near === 'minhash';
   try {
-    mkdirpSync(o.outDir);
-    const out = fs.openSync(join(o.outDir, DUPLICATES_FILE), 'w');
+    const out = new DuplicatesFile(o.outDir);
     const counts = newDocCounts();
     const r = { documents: 0, exact: 0, near: 0, rounds: 0 };
     const clusters = new Map<number, number>();
@@ -138,10 +137,12 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
         }
       }
       await mergeRound(run);
-      if (o.fsync) fs.fsyncSync(out);
-    } finally {
-      fs.closeSync(out);
+      if (o.fsync) out.fsync();
+    } catch (e) {
+      out.close(false); // the error that stopped the run is the one to report
+      throw e;
     }
+    out.close(true);
     store.endRun();
     const report = { ...contentReport(run, counts, dfs, { t0, minJaccard, outDir: o.outDir }), inputErrors };
     const body = Buffer.from(JSON.stringify(report, null, 2) + '\n');
@@ -177,7 +178,7 @@ async function mergeRound(run: ContentRound): Promise<void> {
     }
     clusters.set(rep, (clusters.get(rep) ?? 1) + 1);
   }
-  if (lines.length > 0) fs.writeSync(run.out, lines.join('\n') + '\n');
+  if (lines.length > 0) run.out.write(lines.join('\n') + '\n');
   batch.reset(store.docs);
   urls.length = 0;
 }
@@ -199,4 +200,55 @@ function contentReport(run: ContentRound, counts: DocCounts, dfs: DrumFs, at: { 
     io: { bytesRead: dfs.counters.bytesRead, bytesWritten: dfs.counters.bytesWritten, fsyncs: dfs.counters.fsyncs },
     outDir: at.outDir,
   };
+}
+
+/**
+ * content-duplicates.tsv: its OS errors (a full disk, no permission) are DRUM_IO naming the file, as
+ * for every file of the store, never a bare errno error. Not through the run's DrumFs: its counters are
+ * the store's IO (the report's `io`).
+ */
+class DuplicatesFile {
+  readonly path: string;
+  private fd: number;
+
+  constructor(outDir: string) {
+    try {
+      mkdirpSync(outDir);
+    } catch (e) {
+      throw ioError('cannot create directory', e, outDir);
+    }
+    this.path = join(outDir, DUPLICATES_FILE);
+    this.fd = this.os('cannot open', () => fs.openSync(this.path, 'w'));
+  }
+
+  write(text: string): void {
+    const buf = Buffer.from(text);
+    this.os('cannot write', () => {
+      for (let done = 0; done < buf.length; ) done += fs.writeSync(this.fd, buf, done, buf.length - done);
+    });
+  }
+
+  fsync(): void {
+    this.os('cannot fsync', () => fs.fsyncSync(this.fd));
+  }
+
+  /** Closes the file; `report`: throw a failed close (else ignore it). */
+  close(report: boolean): void {
+    if (this.fd < 0) return;
+    const fd = this.fd;
+    this.fd = -1;
+    try {
+      this.os('cannot close', () => fs.closeSync(fd));
+    } catch (e) {
+      if (report) throw e;
+    }
+  }
+
+  private os<T>(what: string, f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      throw ioError(what, e, this.path);
+    }
+  }
 }

@@ -1,16 +1,22 @@
 // runContent (src/content/content-run.ts) given its own `stdin` stream for
 // `-`: the run reads that stream, whatever the process's stdin is (a
 // directory there refuses only a run that reads the process's stdin). Run in
-// a child whose stdin is a directory (`< /`).
+// a child whose stdin is a directory (`< /`). A full disk under the
+// duplicates file (content-duplicates.tsv linked to /dev/full, which refuses
+// every write with ENOSPC) is a DRUM_IO naming the file.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, symlinkSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { distRoot } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { DUPLICATES_FILE, runContent } from '../../src/content/content-run.js';
+import { isDrumError } from '../../src/errors.js';
+import { htmlRecord } from '../input/warc/helpers.js';
 
 const url = (...p: string[]): string => JSON.stringify(pathToFileURL(join(distRoot, ...p)).href);
 
@@ -35,5 +41,21 @@ describe('runContent reading a caller\'s stdin stream', () => {
     }
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(r.stdout.trim().split('\n'), ['1', 'DRUM_INPUT']);
+  });
+});
+
+describe('runContent on a full disk', () => {
+  it('refuses with DRUM_IO naming the duplicates file when the disk will not take it', async (t) => {
+    if (!existsSync('/dev/full')) return t.skip('needs /dev/full (Linux)');
+    const dir = tempDir();
+    const outDir = join(dir, 'out');
+    mkdirSync(outDir);
+    symlinkSync('/dev/full', join(outDir, DUPLICATES_FILE));
+    const page = (u: string): Buffer => htmlRecord(u, `<html><body><p>${'the same words on both pages '.repeat(20)}</p></body></html>`);
+    const stdin = Readable.from([page('http://a.example/'), page('http://b.example/')]);
+    await assert.rejects(
+      runContent({ stateDir: join(dir, 'state'), outDir, inputs: ['-'], stdin, threshold: 3, roundDocs: 100, fsync: false }),
+      (e) => isDrumError(e, 'DRUM_IO') && (e as { file?: string }).file === join(outDir, DUPLICATES_FILE),
+    );
   });
 });
