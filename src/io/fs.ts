@@ -245,6 +245,17 @@ export class DrumFs {
     await Promise.all([...this.later]);
   }
 
+  /** Writes `data` as the whole of a work file at `path` (created or truncated; not fsynced). */
+  writeFile(path: string, data: string | Uint8Array): void {
+    const buf = typeof data === 'string' ? Buffer.from(data) : data;
+    const fd = this.open(path, 'w');
+    try {
+      this.write(fd, buf, 0, buf.length, 0);
+    } finally {
+      this.close(fd);
+    }
+  }
+
   mkdirp(path: string): void {
     this.fault('mkdir', path);
     try {

@@ -137,9 +137,9 @@ export async function routeHosts(s: Session, hosts: readonly string[], add: (hi:
   for (const h of given) if (h === '' || /[\s/?#@\\]/.test(h)) throw new DrumError('DRUM_BAD_OPTION', `--host ${JSON.stringify(h)} is not a host[:port]`);
   const path = join(s.workDir, 'forget-hosts.txt');
   const text = given.map((h) => `http://${h}/\n`).join('');
-  fs.writeFileSync(path, text);
   const targets: HostTarget[] = [];
   try {
+    s.dfs.writeFile(path, text);
     await readLoop(s, {
       inputs: [{ path, bytes: Buffer.byteLength(text), sha256: '', sampled: false }], from: { input: 0, offset: 0, line: 0 }, skip: [false],
       read: { format: 'lines' }, onBytes: () => {}, onInputDone: () => {}, learn: false,

@@ -157,7 +157,7 @@ function listInputs(s: Session, req: ForgetRequest): InputRecord[] {
     // One URL per line: a line break inside an element would shift every later line number, so it becomes a space.
     const lines = [...req.urls].map((u) => `${u.replace(/[\r\n]/g, ' ')}\n`).join('');
     const path = join(s.workDir, 'forget-urls.txt');
-    fs.writeFileSync(path, lines);
+    s.dfs.writeFile(path, lines);
     out.push({ path, bytes: Buffer.byteLength(lines), sha256: '', sampled: false });
   }
   return out;

@@ -18,6 +18,7 @@ import { keyOfString } from '../../../../src/fingerprint/key.js';
 import { readUrlValues } from '../../../helpers/values.js';
 import { isDrumError } from '../../../../src/errors.js';
 import type { DrumOptions } from '../../../../src/options.js';
+import type { ForgetRequest } from '../../../../src/engine/api.js';
 import { readManifest } from '../../../../src/store/manifest.js';
 import { tempDir } from '../../../helpers/tmp.js';
 import { withDrum } from '../../../helpers/drum.js';
@@ -282,6 +283,24 @@ describe('Drum.forget', () => {
         assert.equal(r.forgotten, 40, `full disk from op ${at}`);
       });
     }
+  });
+
+  it('refuses with DRUM_IO and forgets nothing when the disk will not take its work file of hosts or of URLs', async (t) => {
+    if (!fs.existsSync('/dev/full')) return t.skip('needs /dev/full (Linux)');
+    const urls = urlsOf('w.example', 10);
+    const dir = join(tempDir(), 'state');
+    await withDrum(dir, OPTS, async (d) => {
+      await ingestUrls(d, dir, urls);
+      // /dev/full refuses every write with ENOSPC: a disk with no room for the work file.
+      const cases: [string, ForgetRequest][] = [['forget-hosts.txt', { hosts: ['w.example'] }], ['forget-urls.txt', { urls: urls.slice(0, 3) }]];
+      for (const [file, req] of cases) {
+        fs.symlinkSync('/dev/full', join(dir, 'work', file));
+        await assert.rejects(d.forget(req), (e) => isDrumError(e, 'DRUM_IO'), file);
+        fs.rmSync(join(dir, 'work', file), { force: true });
+        assert.equal((await d.stats()).storeUrls, 10, file);
+      }
+      assert.equal((await d.forget({ hosts: ['w.example'] })).forgotten, 10);
+    });
   });
 
   it('agrees with a Set model over random ingests, forgets of URLs and of hosts, and reopens', async () => {
