@@ -14,6 +14,7 @@
 // with the run's documents (one URL and key each).
 
 import { writeFileSync } from 'node:fs';
+import { ioError } from '../errors.js';
 
 interface Candidate {
   host: string;
@@ -156,6 +157,10 @@ export function writeSuggestedRules(path: string, rules: readonly SuggestedRule[
       active++;
     } else lines.push(`# ${r.rule}`);
   }
-  writeFileSync(path, lines.join('\n') + '\n');
+  try {
+    writeFileSync(path, lines.join('\n') + '\n');
+  } catch (e) {
+    throw ioError('cannot write', e, path); // a full disk, no permission: DRUM_IO naming the file
+  }
   return active;
 }

@@ -2,7 +2,8 @@
 // that two byte-identical documents of one host differ by becomes a rule
 // with its support; a rule that would fold two URLs of the host whose
 // documents differ is counted against and written commented out; rules
-// never come from pairs of two hosts.
+// never come from pairs of two hosts. A rules file the disk will not take
+// is DRUM_IO naming it.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { RuleMiner, writeSuggestedRules } from '../../src/content/rule-suggest.js';
 import { parseRules } from '../../src/canonicalize/user-rules.js';
 import { tempDir } from '../helpers/tmp.js';
+import { isDrumError } from '../../src/errors.js';
 
 describe('rule suggestion', () => {
   it('learns parameters and path variants with support and counter-examples', () => {
@@ -53,5 +55,11 @@ describe('rule suggestion', () => {
     m.pair('http://a.example/x?ref=1', 'http://a.example/x');
     assert.equal(m.suggest(2).length, 0);
     assert.equal(m.suggest(1).length, 1);
+  });
+
+  it('refuses with DRUM_IO naming the rules file when the disk will not take it', (t) => {
+    if (!fs.existsSync('/dev/full')) return t.skip('needs /dev/full (Linux)');
+    // /dev/full refuses every write with ENOSPC, as a full disk does.
+    assert.throws(() => writeSuggestedRules('/dev/full', []), (e) => isDrumError(e, 'DRUM_IO') && (e as { file?: string }).file === '/dev/full');
   });
 });
