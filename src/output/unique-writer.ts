@@ -134,12 +134,16 @@ export class UniqueWriter {
     return out;
   }
 
+  /** Flushes and closes; the descriptor is released even when the flush fails (a full disk), and the error thrown. */
   close(): void {
     if (this.fd < 0) return;
-    this.flush();
     const fd = this.fd;
-    this.fd = -1;
-    this.dfs.close(fd);
+    try {
+      this.flush();
+    } finally {
+      this.fd = -1;
+      this.dfs.close(fd);
+    }
   }
 }
 

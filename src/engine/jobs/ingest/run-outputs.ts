@@ -117,11 +117,17 @@ export class RunOutputs {
   /** The graph files' point as of the last sync(), or null. */
   graphAt: UniquePoint | null = null;
 
+  /** Closes every file, each even when one before it fails (a full disk refuses a last flush); throws the first error. */
   async close(): Promise<void> {
-    this.unique.close();
-    this.revisit?.close();
-    this.graph?.close();
-    await this.rejects.close();
+    let first: unknown;
+    for (const close of [() => this.unique.close(), () => this.revisit?.close(), () => this.graph?.close(), () => this.rejects.close()]) {
+      try {
+        await close();
+      } catch (e) {
+        first ??= e;
+      }
+    }
+    if (first !== undefined) throw first;
   }
 
   /** After a failure: closes what it can without masking the error that stopped the run. */
