@@ -12,12 +12,10 @@
 // (rule-suggest.ts, fed through onExact).
 // REQUIRES: inputs are WARC (.warc, .warc.gz, or such on stdin).
 
-import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { inputSize, type ByteStream } from '../input/open.js';
-import { ioError, isDrumError } from '../errors.js';
+import { isDrumError } from '../errors.js';
 import { DrumFs } from '../io/fs.js';
-import { mkdirpSync } from '../io/mkdirp.js';
 import { replaceFile } from '../io/replace-file.js';
 import { ContentBatch } from './batch.js';
 import { ContentStore } from './content-store.js';
@@ -90,8 +88,8 @@ interface ContentRound {
   batch: ContentBatch;
   /** URL of each document in the batch. */
   urls: string[];
-  /** content-duplicates.tsv, open for writing. */
-  out: DuplicatesFile;
+  /** content-duplicates.tsv, open for writing through a DrumFs of its own (its IO is not the store's, which the report counts). */
+  out: { fs: DrumFs; fd: number };
   r: { documents: number; exact: number; near: number; rounds: number };
   /** Earliest docID -> its cluster's size (itself plus its duplicates of this run). */
   clusters: Map<number, number>;
@@ -108,7 +106,10 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
   const store = await ContentStore.open(o.stateDir, { fsync: o.fsync, near: o.near, threshold: o.threshold, minJaccard, dfs, onNotice: o.onNotice });
   const minhash = store.near === 'minhash';
   try {
-    const out = new DuplicatesFile(o.outDir);
+    // Its OS errors (a full disk) are DRUM_IO naming the file, as the store's are.
+    const outFs = new DrumFs();
+    outFs.mkdirp(o.outDir);
+    const out = { fs: outFs, fd: outFs.open(join(o.outDir, DUPLICATES_FILE), 'w') };
     const counts = newDocCounts();
     const r = { documents: 0, exact: 0, near: 0, rounds: 0 };
     const clusters = new Map<number, number>();
@@ -137,12 +138,16 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
         }
       }
       await mergeRound(run);
-      if (o.fsync) out.fsync();
+      if (o.fsync) outFs.fsync(out.fd);
     } catch (e) {
-      out.close(false); // the error that stopped the run is the one to report
+      try {
+        outFs.close(out.fd);
+      } catch {
+        // the error that stopped the run is the one to report
+      }
       throw e;
     }
-    out.close(true);
+    outFs.close(out.fd);
     store.endRun();
     const report = { ...contentReport(run, counts, dfs, { t0, minJaccard, outDir: o.outDir }), inputErrors };
     const body = Buffer.from(JSON.stringify(report, null, 2) + '\n');
@@ -178,7 +183,10 @@ async function mergeRound(run: ContentRound): Promise<void> {
     }
     clusters.set(rep, (clusters.get(rep) ?? 1) + 1);
   }
-  if (lines.length > 0) run.out.write(lines.join('\n') + '\n');
+  if (lines.length > 0) {
+    const b = Buffer.from(lines.join('\n') + '\n');
+    run.out.fs.write(run.out.fd, b, 0, b.length, null);
+  }
   batch.reset(store.docs);
   urls.length = 0;
 }
@@ -200,55 +208,4 @@ function contentReport(run: ContentRound, counts: DocCounts, dfs: DrumFs, at: { 
     io: { bytesRead: dfs.counters.bytesRead, bytesWritten: dfs.counters.bytesWritten, fsyncs: dfs.counters.fsyncs },
     outDir: at.outDir,
   };
-}
-
-/**
- * content-duplicates.tsv: its OS errors (a full disk, no permission) are DRUM_IO naming the file, as
- * for every file of the store, never a bare errno error. Not through the run's DrumFs: its counters are
- * the store's IO (the report's `io`).
- */
-class DuplicatesFile {
-  readonly path: string;
-  private fd: number;
-
-  constructor(outDir: string) {
-    try {
-      mkdirpSync(outDir);
-    } catch (e) {
-      throw ioError('cannot create directory', e, outDir);
-    }
-    this.path = join(outDir, DUPLICATES_FILE);
-    this.fd = this.os('cannot open', () => fs.openSync(this.path, 'w'));
-  }
-
-  write(text: string): void {
-    const buf = Buffer.from(text);
-    this.os('cannot write', () => {
-      for (let done = 0; done < buf.length; ) done += fs.writeSync(this.fd, buf, done, buf.length - done);
-    });
-  }
-
-  fsync(): void {
-    this.os('cannot fsync', () => fs.fsyncSync(this.fd));
-  }
-
-  /** Closes the file; `report`: throw a failed close (else ignore it). */
-  close(report: boolean): void {
-    if (this.fd < 0) return;
-    const fd = this.fd;
-    this.fd = -1;
-    try {
-      this.os('cannot close', () => fs.closeSync(fd));
-    } catch (e) {
-      if (report) throw e;
-    }
-  }
-
-  private os<T>(what: string, f: () => T): T {
-    try {
-      return f();
-    } catch (e) {
-      throw ioError(what, e, this.path);
-    }
-  }
 }
