@@ -8,13 +8,13 @@
 // that cannot be read is DRUM_IO naming it; a missing one leaves nothing to
 // recover.
 
-import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { Catalog } from '../../catalog/catalog.js';
 import { uniqueFileName } from '../../output/unique-writer.js';
 import type { RunState } from '../../store/manifest.js';
 import { HostCounter } from './host-counter.js';
-import { ioError, osCode } from '../../errors.js';
+import { osCode } from '../../errors.js';
+import { DrumFs } from '../../io/fs.js';
 import type { HostPartsSpill } from './host-parts.js';
 
 const READ_BYTES = 1 << 20;
@@ -23,13 +23,15 @@ export async function recoverHostCounts(run: RunState | null, catalog: Catalog |
   if (run === null || catalog === null || run.rounds === 0 || !run.lastRoundFrom) return false;
   if (await catalog.hasRound(run.runId, run.rounds)) return false;
   const hosts = new HostCounter(spill);
+  // The run's output files are read through a DrumFs of their own: an OS error is DRUM_IO naming the file.
+  const dfs = new DrumFs();
   const from = run.lastRoundFrom;
   const to = run.unique;
   try {
     for (let f = from.file; f <= to.file; f++) {
       const start = f === from.file ? from.bytes : 0;
-      const end = f === to.file ? to.bytes : fileSize(join(run.outDir, uniqueFileName(f)));
-      countLines(join(run.outDir, uniqueFileName(f)), start, end, hosts);
+      const end = f === to.file ? to.bytes : dfs.size(join(run.outDir, uniqueFileName(f)));
+      countLines(dfs, join(run.outDir, uniqueFileName(f)), start, end, hosts);
     }
   } catch (e) {
     hosts.discard();
@@ -45,38 +47,22 @@ export async function recoverHostCounts(run: RunState | null, catalog: Catalog |
   }
 }
 
-/** Counts the hosts of every line of a whole unique-*.txt file. */
 /** Counts every line of a unique file; DRUM_IO naming the file when it cannot be read (a directory, no permission). */
 export function countUniqueFile(path: string, hosts: HostCounter): void {
-  countLines(path, 0, fileSize(path), hosts);
+  const dfs = new DrumFs();
+  countLines(dfs, path, 0, dfs.size(path), hosts);
 }
 
-function fileSize(path: string): number {
-  try {
-    return fs.statSync(path).size;
-  } catch (e) {
-    throw ioError('cannot read', e, path);
-  }
-}
-
-/** Counts the lines of `path` between the byte offsets; DRUM_IO naming the file when it cannot be read. */
-function countLines(path: string, start: number, end: number, hosts: HostCounter): void {
-  try {
-    countLinesIn(path, start, end, hosts);
-  } catch (e) {
-    throw ioError('cannot read', e, path);
-  }
-}
-
-function countLinesIn(path: string, start: number, end: number, hosts: HostCounter): void {
+/** Counts the lines of `path` between the byte offsets; its OS errors are DRUM_IO naming it (DrumFs). */
+function countLines(dfs: DrumFs, path: string, start: number, end: number, hosts: HostCounter): void {
   if (end <= start) return;
-  const fd = fs.openSync(path, 'r');
+  const fd = dfs.open(path, 'r');
   try {
     let buf = Buffer.allocUnsafe(READ_BYTES);
     let have = 0;
     let pos = start;
     while (pos < end || have > 0) {
-      const n = pos < end ? fs.readSync(fd, buf, have, Math.min(buf.length - have, end - pos), pos) : 0;
+      const n = pos < end ? dfs.read(fd, buf, have, Math.min(buf.length - have, end - pos), pos) : 0;
       pos += n;
       have += n;
       let at = 0;
@@ -96,6 +82,6 @@ function countLinesIn(path: string, start: number, end: number, hosts: HostCount
       }
     }
   } finally {
-    fs.closeSync(fd);
+    dfs.close(fd);
   }
 }
