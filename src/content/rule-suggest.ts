@@ -13,8 +13,7 @@
 // REQUIRES: URLs as absolute http(s) URLs (others are ignored); RAM grows
 // with the run's documents (one URL and key each).
 
-import { writeFileSync } from 'node:fs';
-import { ioError } from '../errors.js';
+import { DrumFs } from '../io/fs.js';
 
 interface Candidate {
   host: string;
@@ -157,10 +156,6 @@ export function writeSuggestedRules(path: string, rules: readonly SuggestedRule[
       active++;
     } else lines.push(`# ${r.rule}`);
   }
-  try {
-    writeFileSync(path, lines.join('\n') + '\n');
-  } catch (e) {
-    throw ioError('cannot write', e, path); // a full disk, no permission: DRUM_IO naming the file
-  }
+  new DrumFs().writeFile(path, lines.join('\n') + '\n'); // a full disk, no permission: DRUM_IO naming the file
   return active;
 }

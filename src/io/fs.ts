@@ -245,7 +245,7 @@ export class DrumFs {
     await Promise.all([...this.later]);
   }
 
-  /** Writes `data` as the whole of a work file at `path` (created or truncated; not fsynced). */
+  /** Writes `data` as the whole of the file at `path` (created or truncated; not fsynced): a work file, a small output. */
   writeFile(path: string, data: string | Uint8Array): void {
     const buf = typeof data === 'string' ? Buffer.from(data) : data;
     const fd = this.open(path, 'w');
