@@ -24,7 +24,7 @@ import { TopHeap } from './top-heap.js';
 import type { HostCount } from '../records.js';
 
 /** Calls fn with every entry, its name as the byte range b[start, end) (valid only during fn). */
-export type EntryScan = (fn: (b: Uint8Array, start: number, end: number, count: number) => void) => Promise<void>;
+export type EntryScan = (fn: (b: Buffer, start: number, end: number, count: number) => void) => Promise<void>;
 
 export interface TopSources {
   /** The table's entries, each name once. */
@@ -87,7 +87,7 @@ class LowerBounds {
 export async function topHosts(src: TopSources, n: number, bucketBits = bucketBitsFor(src.pendingEntries)): Promise<HostCount[]> {
   if (n <= 0) return [];
   const mask = (1 << bucketBits) - 1;
-  const bucket = (b: Uint8Array, s: number, e: number): number => murmur3(b, s, e, BUCKET_SEED) & mask;
+  const bucket = (b: Buffer, s: number, e: number): number => murmur3(b, s, e, BUCKET_SEED) & mask;
   const up = new Float64Array(mask + 1);
   const down = new Float64Array(mask + 1);
   await src.pending((b, s, e, c) => {
@@ -102,7 +102,7 @@ export async function topHosts(src: TopSources, n: number, bucketBits = bucketBi
     const k = bucket(b, s, e);
     if (c + up[k]! < lows.floor()) return;
     lows.offer(c + down[k]!);
-    candidates.set(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1', s, e), c);
+    candidates.set(b.toString('latin1', s, e), c);
     held[k] = 1;
   });
   const floor = lows.floor();
@@ -110,7 +110,7 @@ export async function topHosts(src: TopSources, n: number, bucketBits = bucketBi
   await src.pending((b, s, e, c) => {
     const k = bucket(b, s, e);
     if (held[k] === 0 && up[k]! < floor) return;
-    const h = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1', s, e);
+    const h = b.toString('latin1', s, e);
     sums.set(h, (sums.get(h) ?? 0) + c);
   });
   const top = new TopHeap(n);
