@@ -8,7 +8,6 @@ import { causeMessages, DrumError } from '../errors.js';
 interface CodedError {
   code?: unknown;
   cause?: unknown;
-  message?: unknown;
 }
 
 /** All level/OS codes on the error and its cause chain (outermost first). */

@@ -17,6 +17,9 @@ import { replaceFile } from '../io/replace-file.js';
 
 export const REBUILD_MARKER = 'catalog.rebuilding';
 
+/** What writers and verify say of an unfinished rebuild. */
+export const UNFINISHED_REBUILD = `a \`drum repair --catalog\` did not finish (${REBUILD_MARKER} is present)`;
+
 /** Where the catalog the unfinished rebuild replaced was moved (as the marker says), or null when no rebuild is unfinished. */
 export function unfinishedRebuild(stateDir: string): string | null {
   const path = join(stateDir, REBUILD_MARKER);

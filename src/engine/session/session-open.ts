@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { Catalog, DELTAS_BEFORE_FOLD } from '../../catalog/catalog.js';
 import { foldInChild } from '../../catalog/hosts/fold-child.js';
 import { reconcileRuns } from '../../catalog/reconcile.js';
-import { REBUILD_MARKER, unfinishedRebuild } from '../../catalog/rebuild-marker.js';
+import { UNFINISHED_REBUILD, unfinishedRebuild } from '../../catalog/rebuild-marker.js';
 import type { CanonicalPolicy, CanonicalPolicyOptions } from '../../canonicalize/types.js';
 import { DrumError } from '../../errors.js';
 import { HASH_ID } from '../../fingerprint/key.js';
@@ -75,7 +75,7 @@ export function upgradeOldStore(dir: string, store: Store, dfs: DrumFs, opts: Re
 export async function openCatalog(dir: string, store: Store, opts: ResolvedOptions, held: HeldCatalog): Promise<void> {
   if (!opts.readOnly && unfinishedRebuild(dir) !== null) {
     // A rebuild cut short holds some runs' host counts and not others: writing on would keep the host table short for good.
-    throw new DrumError('DRUM_CORRUPT_FILE', `${join(dir, 'catalog')}: a \`drum repair --catalog\` did not finish (${REBUILD_MARKER} is present): run it again`, { file: join(dir, 'catalog') });
+    throw new DrumError('DRUM_CORRUPT_FILE', `${join(dir, 'catalog')}: ${UNFINISHED_REBUILD}: run it again`, { file: join(dir, 'catalog') });
   }
   if (!opts.readOnly && store.body.history.length > 0 && !existsSync(join(dir, 'catalog', 'CURRENT'))) {
     // Never paper over a lost catalog with an empty one: the run history and host table would vanish silently.

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { isDrumError } from '../../../errors.js';
 import { Catalog } from '../../../catalog/catalog.js';
-import { REBUILD_MARKER, unfinishedRebuild } from '../../../catalog/rebuild-marker.js';
+import { UNFINISHED_REBUILD, unfinishedRebuild } from '../../../catalog/rebuild-marker.js';
 import type { VerifyProblem } from '../../api.js';
 
 /**
@@ -22,7 +22,7 @@ import type { VerifyProblem } from '../../api.js';
 export async function checkCatalog(stateDir: string, expected: boolean): Promise<VerifyProblem | null> {
   const dir = join(stateDir, 'catalog');
   if (unfinishedRebuild(stateDir) !== null) {
-    return { file: dir, code: 'DRUM_CORRUPT_FILE', message: `a \`drum repair --catalog\` did not finish (${REBUILD_MARKER} is present): the host counts are partial; run it again` };
+    return { file: dir, code: 'DRUM_CORRUPT_FILE', message: `${UNFINISHED_REBUILD}: the host counts are partial; run it again` };
   }
   if (!fs.existsSync(join(dir, 'CURRENT'))) {
     return expected
