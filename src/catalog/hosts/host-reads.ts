@@ -44,9 +44,7 @@ export async function hostCountOf(t: HostTable, host: string): Promise<number> {
       f.close();
     }
   }
-  await forEachPending(t, (h, c) => {
-    if (h === host) n += c;
-  }, host);
+  await forEachPending(t, (_, c) => void (n += c), host); // called for `host`'s entries only
   return n;
 }
 
