@@ -1,12 +1,21 @@
 // Stable LSD radix sort of 64-bit keys (hi/lo Uint32Array words) carrying a
 // uint32 payload (the arrival ordinal) and, in a store with values, a second
-// one (the key's seed), 16 bits per pass (8 for small
-// buckets, where a 2^16-bin histogram would dominate), skipping passes
-// whose digit is the same for every key (e.g. a bucket's top bits). Then
-// drops repeated keys keeping the first (smallest-ordinal) one. Works on
-// caller-provided scratch arrays; its histograms are one module-level array
-// reused by every call on a thread (not reentrant: nothing here awaits).
+// one (the key's seed), skipping passes whose digit is the same for every
+// key (e.g. a bucket's top bits). Then drops repeated keys keeping the
+// first (smallest-ordinal) one. Two ways, same result:
+// - interleaved (radix-interleaved.ts), when the key, ordinal and seed
+//   arrays and the scratch arrays each lie end to end in one buffer (the
+//   sort area's slots): records of 3 or 4 words, 11-bit digits. A pass then
+//   scatters each record to one place instead of three or four, and a 10 M-link
+//   ingest's final merge sorted ~35 % faster;
+// - array by array (this file, the reference), 16 bits per pass (8 for
+//   small buckets, where a 2^16-bin histogram would dominate).
+// Works on caller-provided scratch arrays; its histograms are one
+// module-level array reused by every call on a thread (not reentrant:
+// nothing here awaits).
 // REQUIRES: entries appended in ascending ordinal order (stability keeps it).
+
+import { interleavedOf, radixSortInterleaved, INTERLEAVED_MIN } from './radix-interleaved.js';
 
 /** Below this many keys, 8-bit digits: a 16-bit pass's 2^16-bin histogram would cost more than the keys. */
 const SMALL = 1 << 16;
@@ -29,6 +38,30 @@ function histogram(size: number): Uint32Array {
  * and byte of the round.
  */
 export function radixSortKeys(
+  hi: Uint32Array,
+  lo: Uint32Array,
+  ord: Uint32Array,
+  n: number,
+  tHi: Uint32Array,
+  tLo: Uint32Array,
+  tOrd: Uint32Array,
+  seed: Uint32Array | null = null,
+  tSeed: Uint32Array | null = null,
+): void {
+  if (n < 2) return;
+  if (n >= INTERLEAVED_MIN) {
+    const records = interleavedOf(hi, lo, ord, seed);
+    const scratch = interleavedOf(tHi, tLo, tOrd, tSeed);
+    if (records !== null && scratch !== null && records.length / hi.length === scratch.length / tHi.length) {
+      radixSortInterleaved(hi, lo, ord, seed, n, records, scratch);
+      return;
+    }
+  }
+  radixSortArrays(hi, lo, ord, n, tHi, tLo, tOrd, seed, tSeed);
+}
+
+/** radixSortKeys array by array: the reference the interleaved sort is tested against. */
+export function radixSortArrays(
   hi: Uint32Array,
   lo: Uint32Array,
   ord: Uint32Array,

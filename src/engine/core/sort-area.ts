@@ -18,8 +18,14 @@ export interface SortSlot {
   seed: Uint32Array | null;
 }
 
-function shared(n: number): Uint32Array {
-  return new Uint32Array(new SharedArrayBuffer(4 * n));
+/**
+ * `count` arrays of n entries laid end to end in one shared buffer: the
+ * radix sort then moves whole records between a slot and the scratch
+ * (bucket/radix-interleaved.ts).
+ */
+function shared(n: number, count: number): Uint32Array[] {
+  const sab = new SharedArrayBuffer(4 * n * count);
+  return Array.from({ length: count }, (_, k) => new Uint32Array(sab, 4 * n * k, n));
 }
 
 /**
@@ -54,13 +60,12 @@ export class SortArea {
     if (this.size < n) {
       this.size = Math.max(n, 1024);
       this.slots.length = 0;
-      this.tHi = shared(this.size);
-      this.tLo = shared(this.size);
-      this.tOrd = shared(this.size);
-      this.tSeed = this.seeded ? shared(this.size) : null;
+      const words = this.seeded ? 4 : 3;
+      [this.tHi, this.tLo, this.tOrd, this.tSeed = null] = shared(this.size, words);
     }
     while (this.slots.length < slots) {
-      this.slots.push({ hi: shared(this.size), lo: shared(this.size), ord: shared(this.size), seed: this.seeded ? shared(this.size) : null });
+      const [hi, lo, ord, seed = null] = shared(this.size, this.seeded ? 4 : 3);
+      this.slots.push({ hi: hi!, lo: lo!, ord: ord!, seed });
     }
   }
 }
