@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
 import { RangeCopier } from '../io/range-copy.js';
+import { WriteBehind } from '../io/write-behind.js';
 
 export interface UniquePoint {
   file: number;
@@ -28,6 +29,10 @@ const NL = 0x0a;
 
 export class UniqueWriter {
   private fd = -1;
+  /** Starts the current file's writeback as it grows. */
+  private wb: WriteBehind;
+  /** Full files' fsyncs under way on the thread pool (each closes its file when done); sync() waits for them. */
+  private rotated: Promise<void>[] = [];
   private readonly buf: Buffer;
   private readonly copier = new RangeCopier();
   private used = 0;
@@ -56,6 +61,7 @@ export class UniqueWriter {
     dropLaterFiles(dfs, outDir, at.file, prefix, ext);
     const first = join(outDir, uniqueFileName(this.file, prefix, ext));
     this.fd = dfs.open(first, fs.existsSync(first) ? 'r+' : 'w');
+    this.wb = new WriteBehind(dfs, this.fd, doFsync);
     dfs.truncate(this.fd, at.bytes);
   }
 
@@ -96,6 +102,7 @@ export class UniqueWriter {
     if (this.urls + n > this.urlsPerFile) throw new RangeError(`writeLines: ${n} URLs do not fit the ${this.urlsPerFile - this.urls} left in this file`);
     this.flush();
     this.dfs.write(this.fd, bytes, 0, len, this.bytes);
+    this.wb.wrote(len);
     this.bytes += len;
     this.urls += n;
     this.written += n;
@@ -104,25 +111,38 @@ export class UniqueWriter {
   private flush(): void {
     if (this.used === 0) return;
     this.dfs.write(this.fd, this.buf, 0, this.used, this.bytes);
+    this.wb.wrote(this.used);
     this.bytes += this.used;
     this.used = 0;
   }
 
+  /** Starts the full file's last fsync on the thread pool (it closes the file when done) and opens the next file. */
   private rotate(): void {
     this.flush();
-    if (this.doFsync) this.dfs.fsync(this.fd);
-    const fd = this.fd;
+    const { fd, wb } = this;
     this.fd = -1;
-    this.dfs.close(fd);
+    const done = (async () => {
+      await wb.settle();
+      if (this.doFsync) await this.dfs.fsyncAsync(fd);
+    })();
+    void done.then(() => wb.close(), () => wb.close());
+    done.catch(() => undefined); // thrown by sync(), or dropped by an abandoned run
+    this.rotated.push(done);
     this.file++;
     this.bytes = 0;
     this.urls = 0;
     this.fd = this.dfs.open(join(this.outDir, uniqueFileName(this.file, this.prefix, this.ext)), 'w');
+    this.wb = new WriteBehind(this.dfs, this.fd, this.doFsync);
   }
 
-  /** Flushes and fsyncs; returns the commit point to record in the manifest. */
-  sync(): UniquePoint {
+  /** Flushes and fsyncs every file written since the last sync; returns the commit point to record in the manifest. */
+  async sync(): Promise<UniquePoint> {
     this.flush();
+    const rotated = this.rotated.splice(0);
+    const results = await Promise.allSettled(rotated);
+    const failed = results.find((x) => x.status === 'rejected');
+    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+    await this.wb.settle();
     if (this.doFsync) this.dfs.fsync(this.fd);
     return { file: this.file, bytes: this.bytes, urls: this.urls, urlsPerFile: this.urlsPerFile };
   }
@@ -137,12 +157,11 @@ export class UniqueWriter {
   /** Flushes and closes; the descriptor is released even when the flush fails (a full disk), and the error thrown. */
   close(): void {
     if (this.fd < 0) return;
-    const fd = this.fd;
     try {
       this.flush();
     } finally {
       this.fd = -1;
-      this.dfs.close(fd);
+      this.wb.close();
     }
   }
 }

@@ -83,7 +83,7 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);
   const owned = await p.beforeCommit(storeUrls);
   const docIDs = s.valued ? { docIDs: (body.docIDs ?? 0) + res.newUrls } : {};
-  const urlLog = log === null ? {} : { urlLog: log.sync() };
+  const urlLog = log === null ? {} : { urlLog: await log.sync() };
   s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls, ...docIDs, ...urlLog });
   if (res.bloom !== null) s.front.bloom = res.bloom;
   s.front.recent.onMerged();

@@ -62,7 +62,7 @@ export async function journalRound(s: Session, p: CommitParams): Promise<number>
   p.counters.journalRounds++; // before beforeCommit: a final round's report counts it
   const owned = await p.beforeCommit(storeUrls);
   const docIDs = s.valued ? { docIDs: (body.docIDs ?? 0) + res.newUrls } : {};
-  const urlLog = log === null ? {} : { urlLog: log.sync() };
+  const urlLog = log === null ? {} : { urlLog: await log.sync() };
   const next = { ...body, ...owned, storeUrls, ...docIDs, ...urlLog, ...(point === null ? {} : { journal: point }) };
   try {
     s.store.commit(next);

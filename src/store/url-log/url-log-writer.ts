@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { DrumFs } from '../../io/fs.js';
 import { RangeCopier } from '../../io/range-copy.js';
+import { WriteBehind } from '../../io/write-behind.js';
 import {
   encodeIndexHeader, encodeSegmentHeader, indexPath, samePoint, segmentNumber, segmentPath, writeBlockHeader, writeIndexEntry,
   URL_BLOCK_HEADER_BYTES, URL_BLOCK_TEXT_BYTES, URL_INDEX_ENTRY_BYTES, URL_INDEX_HEADER_BYTES, URL_INDEX_NAME, URL_LOG_DIR, URL_SEGMENT_BYTES,
@@ -45,6 +46,8 @@ export class UrlLogWriter {
   /** Where the files are (everything written), or null when unknown (before the first begin, after a failure). */
   private at: UrlLogPoint | null = null;
   private segFd = -1;
+  /** The last segment's writeback, started as it grows (null when no segment is open). */
+  private segWb: WriteBehind | null = null;
   private idxFd = -1;
   /** Text bytes of the open block (after its header slot in `block`). */
   private used = 0;
@@ -52,8 +55,8 @@ export class UrlLogWriter {
   private indexUsed = 0;
   /** Files created since the last sync: the directory needs an fsync. */
   private created = false;
-  /** Descriptors of segments sealed since the last sync, still to fsync and close. */
-  private sealed: number[] = [];
+  /** Segments sealed since the last sync, still to fsync and close. */
+  private sealed: WriteBehind[] = [];
 
   constructor(
     private readonly dfs: DrumFs,
@@ -118,17 +121,19 @@ export class UrlLogWriter {
   }
 
   /** Seals the open block, writes the index entries and fsyncs; returns the point to name in the manifest. */
-  sync(): UrlLogPoint {
+  async sync(): Promise<UrlLogPoint> {
     this.seal();
     this.flushIndex();
     const at = this.need();
     if (this.opts.fsync) {
-      for (const fd of this.sealed) this.dfs.fsync(fd);
-      if (this.segFd >= 0) this.dfs.fsync(this.segFd);
+      for (const wb of [...this.sealed, ...(this.segWb === null ? [] : [this.segWb])]) {
+        await wb.settle();
+        this.dfs.fsync(wb.fd);
+      }
       if (this.idxFd >= 0) this.dfs.fsync(this.idxFd);
       if (this.created) this.dfs.fsyncDir(join(this.stateDir, URL_LOG_DIR));
     }
-    for (const fd of this.sealed.splice(0)) this.dfs.close(fd);
+    for (const wb of this.sealed.splice(0)) wb.close();
     this.created = false;
     return { ...at };
   }
@@ -158,6 +163,7 @@ export class UrlLogWriter {
     // Counted only once written: a failed write leaves `at` unknown (this.at reset by the next begin()).
     const written = { ...at };
     this.dfs.write(this.segFd, this.block, 0, bytes, at.tailBytes);
+    this.segWb!.wrote(bytes);
     written.tailBytes += bytes;
     written.docs += this.blockDocs;
     this.at = written;
@@ -166,13 +172,15 @@ export class UrlLogWriter {
   }
 
   private nextSegment(): void {
-    if (this.segFd >= 0) this.sealed.push(this.segFd);
+    if (this.segWb !== null) this.sealed.push(this.segWb);
     this.segFd = -1;
+    this.segWb = null;
     if (this.idxFd < 0) this.openIndex();
     const at = this.need();
     this.dfs.mkdirp(join(this.stateDir, URL_LOG_DIR));
     const n = at.segments;
     this.segFd = this.dfs.open(segmentPath(this.stateDir, n), 'w');
+    this.segWb = new WriteBehind(this.dfs, this.segFd, this.opts.fsync);
     this.created = true;
     const h = encodeSegmentHeader(n);
     this.dfs.write(this.segFd, h, 0, h.length, 0);
@@ -217,7 +225,10 @@ export class UrlLogWriter {
       if (n >= p.segments) this.dfs.unlink(join(dir, name));
     }
     if (p.indexBytes === 0 && names.includes(URL_INDEX_NAME)) this.dfs.unlink(indexPath(this.stateDir));
-    if (p.segments > 0) this.segFd = this.cut(segmentPath(this.stateDir, p.segments - 1), p.tailBytes);
+    if (p.segments > 0) {
+      this.segFd = this.cut(segmentPath(this.stateDir, p.segments - 1), p.tailBytes);
+      this.segWb = new WriteBehind(this.dfs, this.segFd, this.opts.fsync);
+    }
     if (p.indexBytes > 0) this.idxFd = this.cut(indexPath(this.stateDir), p.indexBytes);
   }
 
@@ -229,13 +240,15 @@ export class UrlLogWriter {
   }
 
   private closeFiles(): void {
-    const fds = [...this.sealed.splice(0), this.segFd, this.idxFd];
+    const segments = [...this.sealed.splice(0), ...(this.segWb === null ? [] : [this.segWb])];
+    const idxFd = this.idxFd;
     this.segFd = -1;
+    this.segWb = null;
     this.idxFd = -1;
-    for (const fd of fds) {
-      if (fd < 0) continue;
+    const closes = [...segments.map((wb) => () => wb.close()), () => idxFd >= 0 && this.dfs.close(idxFd)];
+    for (const close of closes) {
       try {
-        this.dfs.close(fd);
+        close();
       } catch {
         // a descriptor that will not close holds nothing committed
       }

@@ -19,17 +19,17 @@ import { appendUrls, readAll } from '../../helpers/url-log.js';
 
 const url = fc.stringMatching(/^http:\/\/[a-z]{1,3}\.example\/[a-z0-9]{0,40}$/);
 
-describe('rebuildUrlIndex', () => {
-  it('writes from the segments the very index the writer wrote, over any commits (property)', () => {
-    fc.assert(
-      fc.property(fc.array(fc.array(url, { maxLength: 40 }), { minLength: 1, maxLength: 6 }), (commits) => {
+describe('rebuildUrlIndex', async () => {
+  it('writes from the segments the very index the writer wrote, over any commits (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(url, { maxLength: 40 }), { minLength: 1, maxLength: 6 }), async (commits) => {
         const dir = tempDir();
         const w = new UrlLogWriter(new DrumFs(), dir, { fsync: false, segmentBytes: 400, blockTextBytes: 64 });
         let p = emptyUrlLog(0);
         for (const urls of commits) {
           w.begin(p);
           appendUrls(w, urls, false);
-          p = w.sync();
+          p = (await w.sync());
         }
         w.close();
         const written = p.segments === 0 ? null : fs.readFileSync(indexPath(dir));
@@ -43,12 +43,12 @@ describe('rebuildUrlIndex', () => {
     );
   });
 
-  it('refuses a damaged segment with DRUM_CORRUPT_FILE naming it, and leaves the old index and no tmp file', () => {
+  it('refuses a damaged segment with DRUM_CORRUPT_FILE naming it, and leaves the old index and no tmp file', async () => {
     const dir = tempDir();
     const w = new UrlLogWriter(new DrumFs(), dir, { fsync: false, segmentBytes: 400, blockTextBytes: 64 });
     w.begin(emptyUrlLog(0));
     appendUrls(w, Array.from({ length: 50 }, (_, i) => `http://h.example/${i}`), false);
-    const p = w.sync();
+    const p = (await w.sync());
     w.close();
     const before = fs.readFileSync(indexPath(dir));
     const seg = segmentPath(dir, 1);

@@ -11,15 +11,15 @@ import { appendUrls } from '../../helpers/url-log.js';
 
 const URLS = Array.from({ length: 300 }, (_, i) => `http://h${i % 5}.example/p/${i}`);
 
-function logOf() {
+async function logOf() {
   const dir = tempDir();
   const w = new UrlLogWriter(new DrumFs(), dir, { fsync: false, segmentBytes: 2000, blockTextBytes: 100 });
   w.begin(emptyUrlLog(0));
   appendUrls(w, URLS.slice(0, 100), true);
-  w.sync();
-  w.begin({ ...w.sync() });
+  (await w.sync());
+  w.begin({ ...(await w.sync()) });
   appendUrls(w, URLS.slice(100), false);
-  const p = w.sync();
+  const p = (await w.sync());
   w.close();
   assert.ok(p.segments > 2);
   return { dir, p };
@@ -27,9 +27,9 @@ function logOf() {
 
 const codes = (r: ReturnType<typeof verifyUrlLog>) => r.problems.map((x) => x.code);
 
-describe('verifyUrlLog', () => {
-  it('finds a sound log sound, past bytes of a commit that never reached its manifest too', () => {
-    const { dir, p } = logOf();
+describe('verifyUrlLog', async () => {
+  it('finds a sound log sound, past bytes of a commit that never reached its manifest too', async () => {
+    const { dir, p } = await logOf();
     const r = verifyUrlLog(new DrumFs(), dir, p, URLS.length);
     assert.deepEqual(r.problems, []);
     assert.equal(r.filesChecked, p.segments + 1);
@@ -38,8 +38,8 @@ describe('verifyUrlLog', () => {
     assert.deepEqual(verifyUrlLog(new DrumFs(), dir, p, URLS.length).problems, []);
   });
 
-  it('reports a changed byte in a sealed segment', () => {
-    const { dir, p } = logOf();
+  it('reports a changed byte in a sealed segment', async () => {
+    const { dir, p } = await logOf();
     const f = segmentPath(dir, 1);
     const b = fs.readFileSync(f);
     b[b.length - 5] ^= 1;
@@ -47,22 +47,22 @@ describe('verifyUrlLog', () => {
     assert.deepEqual(codes(verifyUrlLog(new DrumFs(), dir, p, URLS.length)), ['DRUM_CORRUPT_FILE']);
   });
 
-  it('reports a sealed segment cut short, a missing segment, and an index entry that points elsewhere', () => {
-    const a = logOf();
+  it('reports a sealed segment cut short, a missing segment, and an index entry that points elsewhere', async () => {
+    const a = await logOf();
     fs.truncateSync(segmentPath(a.dir, 0), fs.statSync(segmentPath(a.dir, 0)).size - 3);
     assert.deepEqual(codes(verifyUrlLog(new DrumFs(), a.dir, a.p, URLS.length)), ['DRUM_CORRUPT_FILE']);
-    const b = logOf();
+    const b = await logOf();
     fs.rmSync(segmentPath(b.dir, 1));
     assert.deepEqual(codes(verifyUrlLog(new DrumFs(), b.dir, b.p, URLS.length)), ['DRUM_CORRUPT_FILE']);
-    const c = logOf();
+    const c = await logOf();
     const idx = fs.readFileSync(indexPath(c.dir));
     idx[URL_INDEX_HEADER_BYTES + 16 + 12] += 1; // entry 1's offset
     fs.writeFileSync(indexPath(c.dir), idx);
     assert.deepEqual(codes(verifyUrlLog(new DrumFs(), c.dir, c.p, URLS.length)), ['DRUM_CORRUPT_FILE']);
   });
 
-  it('names the index, with the repair that mends it, for a block without an entry or a missing index; not for a damaged segment', () => {
-    const { dir, p } = logOf();
+  it('names the index, with the repair that mends it, for a block without an entry or a missing index; not for a damaged segment', async () => {
+    const { dir, p } = await logOf();
     const short = verifyUrlLog(new DrumFs(), dir, { ...p, indexBytes: p.indexBytes - 16 }, URLS.length).problems;
     assert.deepEqual(short.map((x) => x.file), [indexPath(dir)]);
     assert.match(short[0]!.message, /repair --url-index/);
@@ -78,8 +78,8 @@ describe('verifyUrlLog', () => {
     assert.doesNotMatch(damaged[0]!.message, /repair --url-index/);
   });
 
-  it('reports a log with fewer docIDs than the store has keys', () => {
-    const { dir, p } = logOf();
+  it('reports a log with fewer docIDs than the store has keys', async () => {
+    const { dir, p } = await logOf();
     assert.deepEqual(codes(verifyUrlLog(new DrumFs(), dir, p, URLS.length + 1)), ['DRUM_CORRUPT_FILE']);
     assert.deepEqual(codes(verifyUrlLog(new DrumFs(), dir, { ...p, docs: p.docs - 1 }, 0)), ['DRUM_CORRUPT_FILE']);
   });

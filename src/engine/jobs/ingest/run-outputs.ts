@@ -89,9 +89,9 @@ export class RunOutputs {
 
   /** Makes the files durable; returns the unique files' commit point (revisitAt and graphAt hold the others'). */
   async sync(): Promise<UniquePoint> {
-    const point = this.unique.sync();
-    this.revisitAt = this.revisit?.sync() ?? null;
-    this.graphAt = this.graph?.sync() ?? null;
+    const point = await this.unique.sync();
+    this.revisitAt = (await this.revisit?.sync()) ?? null;
+    this.graphAt = (await this.graph?.sync()) ?? null;
     await this.rejects.sync();
     return point;
   }

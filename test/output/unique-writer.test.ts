@@ -1,0 +1,58 @@
+// Tests of the unique files' durability (src/output/unique-writer.ts): a
+// full file's fsync runs on the thread pool when the writer moves on, and
+// sync() throws when that fsync or a write-behind fsync of the current file
+// failed, even though its own last fsync succeeds (the commit must not name
+// bytes the disk may have dropped).
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { DrumFs } from '../../src/io/fs.js';
+import { UniqueWriter } from '../../src/output/unique-writer.js';
+import { WRITE_BEHIND_BYTES } from '../../src/io/write-behind.js';
+import { isDrumError } from '../../src/errors.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const URL_BYTES = Buffer.from('http://example.com/a/path/of/some/length');
+
+/** Fails the first fsync of a file whose name ends with `suffix`, then lets every other through. */
+function failFirstFsyncOf(suffix: string): (op: string, path: string) => void {
+  let failed = false;
+  return (op, path) => {
+    if (op !== 'fsync' || failed || !path.endsWith(suffix)) return;
+    failed = true;
+    throw Object.assign(new Error('injected'), { code: 'EIO' });
+  };
+}
+
+describe('UniqueWriter', () => {
+  it('writes each full file and the current one, all durable at sync', async () => {
+    const dir = tempDir();
+    const dfs = new DrumFs();
+    const w = new UniqueWriter(dfs, dir, { file: 1, bytes: 0, urls: 0, urlsPerFile: 3 }, true);
+    for (let i = 0; i < 8; i++) w.write(URL_BYTES, 0, URL_BYTES.length);
+    const p = await w.sync();
+    assert.deepEqual(p, { file: 3, bytes: 2 * (URL_BYTES.length + 1), urls: 2, urlsPerFile: 3 });
+    assert.equal(dfs.counters.fsyncs, 3);
+    w.close();
+    assert.deepEqual(w.fileNames().map((f) => fs.statSync(join(dir, f)).size), [3, 3, 2].map((n) => n * (URL_BYTES.length + 1)));
+  });
+
+  it('fails its sync when a full file\'s fsync failed', async () => {
+    const dfs = new DrumFs(undefined, failFirstFsyncOf('unique-00001.txt'));
+    const w = new UniqueWriter(dfs, tempDir(), { file: 1, bytes: 0, urls: 0, urlsPerFile: 2 }, true);
+    for (let i = 0; i < 5; i++) w.write(URL_BYTES, 0, URL_BYTES.length);
+    await assert.rejects(w.sync(), (e) => isDrumError(e, 'DRUM_IO'));
+    w.close();
+  });
+
+  it('fails its sync when a write-behind fsync failed, though its last fsync succeeds', async () => {
+    const dfs = new DrumFs(undefined, failFirstFsyncOf('unique-00001.txt'));
+    const w = new UniqueWriter(dfs, tempDir(), { file: 1, bytes: 0, urls: 0, urlsPerFile: 1_000_000 }, true);
+    const n = Math.ceil((2 * WRITE_BEHIND_BYTES) / (URL_BYTES.length + 1));
+    for (let i = 0; i < n; i++) w.write(URL_BYTES, 0, URL_BYTES.length);
+    await assert.rejects(w.sync(), (e) => isDrumError(e, 'DRUM_IO'));
+    w.close();
+  });
+});
