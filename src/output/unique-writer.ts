@@ -125,7 +125,15 @@ export class UniqueWriter {
       await wb.settle();
       if (this.doFsync) await this.dfs.fsyncAsync(fd);
     })();
-    void done.then(() => wb.close(), () => wb.close());
+    // Never throws: a rejection here would be nobody's, and Node ends the process on one.
+    const release = (): void => {
+      try {
+        wb.close();
+      } catch {
+        // its fsync is over (and sync() reports a failed one): a close error loses nothing it made durable
+      }
+    };
+    void done.then(release, release);
     done.catch(() => undefined); // thrown by sync(), or dropped by an abandoned run
     this.rotated.push(done);
     this.file++;

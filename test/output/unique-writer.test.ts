@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { DrumFs } from '../../src/io/fs.js';
 import { UniqueWriter } from '../../src/output/unique-writer.js';
 import { WRITE_BEHIND_BYTES } from '../../src/io/write-behind.js';
-import { isDrumError } from '../../src/errors.js';
+import { ioError, isDrumError } from '../../src/errors.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const URL_BYTES = Buffer.from('http://example.com/a/path/of/some/length');
@@ -24,6 +24,28 @@ function failFirstFsyncOf(suffix: string): (op: string, path: string) => void {
     failed = true;
     throw Object.assign(new Error('injected'), { code: 'EIO' });
   };
+}
+
+/** A DrumFs whose close() of a file named `suffix` releases it and then reports EIO, as close(2) may (NFS). */
+class CloseFails extends DrumFs {
+  private readonly names = new Map<number, string>();
+
+  constructor(private readonly suffix: string) {
+    super();
+  }
+
+  override open(path: string, flags: string): number {
+    const fd = super.open(path, flags);
+    this.names.set(fd, path);
+    return fd;
+  }
+
+  override close(fd: number): void {
+    const path = this.names.get(fd);
+    this.names.delete(fd);
+    super.close(fd);
+    if (path?.endsWith(this.suffix)) throw ioError('cannot close', Object.assign(new Error('EIO: i/o error, close'), { code: 'EIO' }), path);
+  }
 }
 
 describe('UniqueWriter', () => {
@@ -54,5 +76,21 @@ describe('UniqueWriter', () => {
     for (let i = 0; i < n; i++) w.write(URL_BYTES, 0, URL_BYTES.length);
     await assert.rejects(w.sync(), (e) => isDrumError(e, 'DRUM_IO'));
     w.close();
+  });
+
+  it('leaves no rejected promise behind when a full file will not close after its fsync (Node would end the process)', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown): void => void unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const w = new UniqueWriter(new CloseFails('unique-00001.txt'), tempDir(), { file: 1, bytes: 0, urls: 0, urlsPerFile: 1 }, true);
+      for (let i = 0; i < 3; i++) w.write(URL_BYTES, 0, URL_BYTES.length);
+      await w.sync(); // the file is durable: its fsync succeeded
+      w.close();
+      for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    assert.deepEqual(unhandled, []);
   });
 });
