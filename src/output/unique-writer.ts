@@ -26,13 +26,22 @@ export function uniqueFileName(i: number, prefix = 'unique', ext = 'txt'): strin
 }
 
 const NL = 0x0a;
+/**
+ * Full files whose last fsync may run on the thread pool at once. Each holds
+ * its descriptor until its fsync's callback, which runs only once the event
+ * loop turns: a round that dispatches its new URLs on this thread, in one
+ * loop, would otherwise hold a descriptor for every file it fills.
+ */
+const MAX_ROTATING = 4;
 
 export class UniqueWriter {
   private fd = -1;
   /** Starts the current file's writeback as it grows. */
   private wb: WriteBehind;
-  /** Full files' fsyncs under way on the thread pool (each closes its file when done); sync() waits for them. */
+  /** Full files' fsyncs under way (each closes its file when done); sync() waits for them. */
   private rotated: Promise<void>[] = [];
+  /** Full files whose fsync runs on the thread pool now (each holds its descriptor until then). */
+  private rotating = 0;
   private readonly buf: Buffer;
   private readonly copier = new RangeCopier();
   private used = 0;
@@ -116,17 +125,30 @@ export class UniqueWriter {
     this.used = 0;
   }
 
-  /** Starts the full file's last fsync on the thread pool (it closes the file when done) and opens the next file. */
+  /** Starts the full file's last fsync (on the thread pool while few are under way) and opens the next file. */
   private rotate(): void {
     this.flush();
+    if (this.doFsync && this.rotating < MAX_ROTATING) this.rotateBehind();
+    else this.rotateHere();
+    this.file++;
+    this.bytes = 0;
+    this.urls = 0;
+    this.fd = this.dfs.open(join(this.outDir, uniqueFileName(this.file, this.prefix, this.ext)), 'w');
+    this.wb = new WriteBehind(this.dfs, this.fd, this.doFsync);
+  }
+
+  /** The full file's last fsync on the thread pool; the file is closed when it is done. */
+  private rotateBehind(): void {
     const { fd, wb } = this;
     this.fd = -1;
+    this.rotating++;
     const done = (async () => {
       await wb.settle();
-      if (this.doFsync) await this.dfs.fsyncAsync(fd);
+      await this.dfs.fsyncAsync(fd);
     })();
     // Never throws: a rejection here would be nobody's, and Node ends the process on one.
     const release = (): void => {
+      this.rotating--;
       try {
         wb.close();
       } catch {
@@ -136,11 +158,23 @@ export class UniqueWriter {
     void done.then(release, release);
     done.catch(() => undefined); // thrown by sync(), or dropped by an abandoned run
     this.rotated.push(done);
-    this.file++;
-    this.bytes = 0;
-    this.urls = 0;
-    this.fd = this.dfs.open(join(this.outDir, uniqueFileName(this.file, this.prefix, this.ext)), 'w');
-    this.wb = new WriteBehind(this.dfs, this.fd, this.doFsync);
+  }
+
+  /**
+   * Without fsync, or with MAX_ROTATING fsyncs under way: the full file is
+   * fsynced and closed here, as before write-behind (the close waits only
+   * for a write-behind fsync still running on it, whose failure sync() throws).
+   */
+  private rotateHere(): void {
+    if (this.doFsync) this.dfs.fsync(this.fd); // throws: the file stays the current one, and close() releases it
+    const wb = this.wb;
+    this.fd = -1;
+    if (this.doFsync) {
+      const settled = wb.settle();
+      settled.catch(() => undefined); // thrown by sync(), or dropped by an abandoned run
+      this.rotated.push(settled);
+    }
+    wb.close();
   }
 
   /** Flushes and fsyncs every file written since the last sync; returns the commit point to record in the manifest. */

@@ -48,6 +48,18 @@ class CloseFails extends DrumFs {
   }
 }
 
+/** Open descriptors of this process on files under `dir` (Linux: /proc/self/fd). */
+function openUnder(dir: string): string[] {
+  return fs.readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      return target.startsWith(dir) ? [target] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 describe('UniqueWriter', () => {
   it('writes each full file and the current one, all durable at sync', async () => {
     const dir = tempDir();
@@ -92,5 +104,37 @@ describe('UniqueWriter', () => {
       process.off('unhandledRejection', onUnhandled);
     }
     assert.deepEqual(unhandled, []);
+  });
+
+  it('keeps a few descriptors open, not one a full file, while writes fill many files before the event loop turns', async (t) => {
+    if (!fs.existsSync('/proc/self/fd')) return t.skip('needs /proc/self/fd (Linux)');
+    for (const doFsync of [false, true]) {
+      const dir = tempDir();
+      const w = new UniqueWriter(new DrumFs(), dir, { file: 1, bytes: 0, urls: 0, urlsPerFile: 1 }, doFsync);
+      // As a round dispatched on this thread (AuxLog.forEachWanted) writes its new URLs: in one synchronous loop.
+      for (let i = 0; i < 300; i++) w.write(URL_BYTES, 0, URL_BYTES.length);
+      const open = openUnder(dir).length;
+      const p = await w.sync();
+      w.close();
+      assert.ok(open <= 8, `${open} descriptors open after 300 files filled (fsync ${doFsync})`);
+      assert.deepEqual(p, { file: 300, bytes: URL_BYTES.length + 1, urls: 1, urlsPerFile: 1 });
+      assert.equal(w.fileNames().filter((f) => fs.statSync(join(dir, f)).size === URL_BYTES.length + 1).length, 300);
+      for (let i = 0; i < 10 && openUnder(dir).length > 0; i++) await new Promise((r) => setImmediate(r));
+      assert.deepEqual(openUnder(dir), []);
+    }
+  });
+
+  it('fails the commit on a full file\'s failed fsync also when enough are under way that it runs on this thread', async () => {
+    const dfs = new DrumFs(undefined, failFirstFsyncOf('unique-00007.txt'));
+    const w = new UniqueWriter(dfs, tempDir(), { file: 1, bytes: 0, urls: 0, urlsPerFile: 1 }, true);
+    let failed: unknown = null;
+    try {
+      for (let i = 0; i < 10; i++) w.write(URL_BYTES, 0, URL_BYTES.length);
+      await w.sync();
+    } catch (e) {
+      failed = e;
+    }
+    assert.ok(isDrumError(failed, 'DRUM_IO'), `no DRUM_IO before the commit: ${String(failed)}`);
+    w.close();
   });
 });
