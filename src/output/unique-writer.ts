@@ -71,7 +71,17 @@ export class UniqueWriter {
     const first = join(outDir, uniqueFileName(this.file, prefix, ext));
     this.fd = dfs.open(first, fs.existsSync(first) ? 'r+' : 'w');
     this.wb = new WriteBehind(dfs, this.fd, doFsync);
-    dfs.truncate(this.fd, at.bytes);
+    try {
+      dfs.truncate(this.fd, at.bytes);
+    } catch (e) {
+      // Nobody else can close it: the writer is never handed out. The truncate's error is the one to report.
+      try {
+        this.wb.close();
+      } catch {
+        // see above
+      }
+      throw e;
+    }
   }
 
   readonly urlsPerFile: number;

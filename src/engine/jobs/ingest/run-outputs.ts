@@ -53,10 +53,30 @@ export class RunOutputs {
 
   constructor(dfs: DrumFs, run: RunState, resume: boolean, workDir: string, fsync: boolean) {
     dfs.mkdirp(run.outDir);
-    this.rejects = RejectsWriter.open(dfs, join(run.outDir, 'rejects.tsv'), { resumeLength: resume ? run.rejectsBytes : 0, fsync });
-    const unique = (this.unique = new UniqueWriter(dfs, run.outDir, run.unique, fsync));
-    this.revisit = run.revisit === undefined ? null : new UniqueWriter(dfs, run.outDir, run.revisit, fsync, 1 << 20, 'revisit');
-    this.graph = run.graph === undefined ? null : new UniqueWriter(dfs, run.outDir, run.graph, fsync, 1 << 20, 'graph', 'bin');
+    const rejects = (this.rejects = RejectsWriter.open(dfs, join(run.outDir, 'rejects.tsv'), { resumeLength: resume ? run.rejectsBytes : 0, fsync }));
+    // A file that will not open (EMFILE, a full disk) must not strand the ones opened before it: nobody else can close them.
+    const opened: UniqueWriter[] = [];
+    const open = (at: UniquePoint, prefix?: string, ext?: string): UniqueWriter => {
+      const w = new UniqueWriter(dfs, run.outDir, at, fsync, 1 << 20, prefix, ext);
+      opened.push(w);
+      return w;
+    };
+    try {
+      this.unique = open(run.unique);
+      this.revisit = run.revisit === undefined ? null : open(run.revisit, 'revisit');
+      this.graph = run.graph === undefined ? null : open(run.graph, 'graph', 'bin');
+    } catch (e) {
+      for (const w of opened) {
+        try {
+          w.close();
+        } catch {
+          // the open's error is the one to report
+        }
+      }
+      rejects.close().catch(() => undefined); // its descriptor is released before this settles
+      throw e;
+    }
+    const unique = this.unique;
     const hosts = (this.hosts = new HostCounter({ dfs, path: join(workDir, 'hosts.parts') }));
     this.emitStored = (buf, start, end) => hosts.add(buf, start, end);
     this.emit = (buf, start, end) => {

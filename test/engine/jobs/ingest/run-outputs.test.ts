@@ -50,4 +50,18 @@ describe('a run\'s output files on a full disk', () => {
     await assert.rejects(out.close(), (e) => isDrumError(e, 'DRUM_IO'));
     assert.deepEqual(openUnder(outDir), []);
   });
+
+  it('releases the descriptors it opened when opening a later output file fails, and throws that DRUM_IO', async (t: TestContext) => {
+    if (!fs.existsSync('/proc/self/fd')) return t.skip('needs /proc/self/fd (Linux)');
+    // The graph file's open (rejects.tsv and the unique file are open by then), and the unique file's truncate (its own descriptor open).
+    for (const [failOp, failPath] of [['open-write', 'graph-00001.bin'], ['truncate', 'unique-00001.txt']] as const) {
+      const dir = tempDir();
+      const outDir = join(dir, 'out');
+      const dfs = new DrumFs(undefined, (op, path) => {
+        if (op === failOp && path.endsWith(failPath)) throw Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
+      });
+      assert.throws(() => new RunOutputs(dfs, runState(outDir), false, dir, false), (e) => isDrumError(e, 'DRUM_IO'));
+      assert.deepEqual(openUnder(outDir), [], `after a failed ${failOp} of ${failPath}`);
+    }
+  });
 });
