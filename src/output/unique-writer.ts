@@ -3,13 +3,16 @@
 // one large buffer. Exposes a commit point (file, bytes, urls) that the
 // engine records in the manifest after sync(); reopening at a commit point
 // truncates the current file to it and deletes later files, so a resumed run
-// writes byte-identical files. Does not decide which URLs are new.
+// writes byte-identical files. Durability: each file's writeback starts as
+// it grows (io/write-behind.ts), a full file's last fsync runs on the
+// thread pool, and sync() waits for all of them, fsyncs the current file and,
+// after a file was created, the directory. Does not decide which URLs are new.
 // The same writer, with a prefix and extension of its own, writes the
 // revisit-NNNNN.txt files and the binary graph-NNNNN.bin files (fixed-size
 // records through writeRecord, counted like URLs).
 
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
 import { RangeCopier } from '../io/range-copy.js';
 import { WriteBehind } from '../io/write-behind.js';
@@ -50,6 +53,8 @@ export class UniqueWriter {
   private urls: number; // URLs in the current file
   /** URLs written through this writer since it was opened. */
   written = 0;
+  /** Files created since the last sync: their names become durable with an fsync of the directory. */
+  private created = false;
 
   constructor(
     private readonly dfs: DrumFs,
@@ -69,7 +74,8 @@ export class UniqueWriter {
     // Drop whatever an interrupted attempt wrote past the commit point.
     dropLaterFiles(dfs, outDir, at.file, prefix, ext);
     const first = join(outDir, uniqueFileName(this.file, prefix, ext));
-    this.fd = dfs.open(first, fs.existsSync(first) ? 'r+' : 'w');
+    this.created = !fs.existsSync(first);
+    this.fd = dfs.open(first, this.created ? 'w' : 'r+');
     this.wb = new WriteBehind(dfs, this.fd, doFsync);
     try {
       dfs.truncate(this.fd, at.bytes);
@@ -144,6 +150,7 @@ export class UniqueWriter {
     this.bytes = 0;
     this.urls = 0;
     this.fd = this.dfs.open(join(this.outDir, uniqueFileName(this.file, this.prefix, this.ext)), 'w');
+    this.created = true;
     this.wb = new WriteBehind(this.dfs, this.fd, this.doFsync);
   }
 
@@ -187,7 +194,7 @@ export class UniqueWriter {
     wb.close();
   }
 
-  /** Flushes and fsyncs every file written since the last sync; returns the commit point to record in the manifest. */
+  /** Flushes and fsyncs every file written since the last sync (and the directory, after a file was created); returns the commit point to record in the manifest. */
   async sync(): Promise<UniquePoint> {
     this.flush();
     const rotated = this.rotated.splice(0);
@@ -195,7 +202,12 @@ export class UniqueWriter {
     const failed = results.find((x) => x.status === 'rejected');
     if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
     await this.wb.settle();
-    if (this.doFsync) this.dfs.fsync(this.fd);
+    if (this.doFsync) {
+      this.dfs.fsync(this.fd);
+      // The new files' names, and the directory's own (a run's directory is new with its first file).
+      if (this.created) for (const d of [this.outDir, dirname(this.outDir)]) this.dfs.fsyncDir(d);
+    }
+    this.created = false;
     return { file: this.file, bytes: this.bytes, urls: this.urls, urlsPerFile: this.urlsPerFile };
   }
 

@@ -18,6 +18,7 @@
 // works; nothing else uses the SortArea or the pool's worker 0 while
 // mergeBuckets runs (it returns or throws only once no sort is in flight).
 
+import { dirname } from 'node:path';
 import type { PendingBuckets } from '../../bucket/pending.js';
 import type { SlicePartition } from '../../bucket/slice-partition.js';
 import { sortUnique } from '../../bucket/radix-sort.js';
@@ -240,10 +241,20 @@ function closeBucket(r: Round, b: number): number {
   return res.storeKeys;
 }
 
-/** Every written bucket file durable and renamed (fsyncs overlapping on the thread pool) before the caller commits; throws the first failure. */
+/**
+ * Every written bucket file durable and renamed (fsyncs overlapping on the
+ * thread pool), then the directories they were renamed into fsynced, so the
+ * names are durable too before the caller's manifest names them (the
+ * manifest's own directory fsync covers only the state directory); throws
+ * the first failure.
+ */
 async function settleWritten(r: Round): Promise<void> {
   const tf = performance.now();
   await r.finishing.settle();
+  if (r.p.fsync) {
+    const dirs = new Set([...r.written.values()].flatMap((w) => (w.values === undefined ? [w.path] : [w.path, w.values.path])).map((f) => dirname(f)));
+    for (const d of dirs) r.p.dfs.fsyncDir(d);
+  }
   r.p.time?.('merge-store', performance.now() - tf, 0);
 }
 

@@ -1,6 +1,8 @@
 // The pipelined bucket phase of a merge round (src/engine/core/sort-stage.ts):
 // what it leaves behind when the main thread's merge fails while the worker
-// is sorting the next unit in shared memory.
+// is sorting the next unit in shared memory; and that the names of the files
+// it wrote are durable (their directory fsynced after the renames) before
+// it returns.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -49,5 +51,38 @@ describe('mergeBuckets', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it('fsyncs the directory the new key files were renamed into, after the renames, before it returns', async () => {
+    const dir = tempDir();
+    const ops: string[] = [];
+    const dfs = new DrumFs(undefined, (op, path) => {
+      if (op === 'rename' || op === 'fsync') ops.push(`${op} ${path === dir ? 'DIR' : path.slice(dir.length + 1)}`);
+    });
+    const pending = new PendingBuckets(dfs, dir, 2, 64);
+    for (let i = 0; i < 40; i++) pending.add((i % 2) * 0x80000000 + i, i, i);
+    await mergeBuckets({
+      dfs, pending, write: true, fsync: true, counters: newRunCounters(), newBits: new Uint8Array(8), onHit: null, keySink: null, worker: null,
+      files: { openReader: () => null, outputPath: (b) => join(dir, `k${b}`), keysIn: () => 0 },
+    }, new SortArea(64));
+    const lastRename = ops.map((o) => o.startsWith('rename')).lastIndexOf(true);
+    assert.ok(lastRename >= 0, ops.join(', '));
+    assert.deepEqual(ops.slice(lastRename + 1), ['fsync DIR']);
+    assert.equal(ops.filter((o) => o.startsWith('rename')).length, 2);
+  });
+
+  it('fsyncs no directory when fsync is off', async () => {
+    const dir = tempDir();
+    const ops: string[] = [];
+    const dfs = new DrumFs(undefined, (op, path) => {
+      if (op === 'fsync') ops.push(path);
+    });
+    const pending = new PendingBuckets(dfs, dir, 1, 64);
+    for (let i = 0; i < 10; i++) pending.add(i, i, i);
+    await mergeBuckets({
+      dfs, pending, write: true, fsync: false, counters: newRunCounters(), newBits: new Uint8Array(8), onHit: null, keySink: null, worker: null,
+      files: { openReader: () => null, outputPath: (b) => join(dir, `k${b}`), keysIn: () => 0 },
+    }, new SortArea(64));
+    assert.deepEqual(ops, []);
   });
 });
