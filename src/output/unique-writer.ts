@@ -55,6 +55,8 @@ export class UniqueWriter {
   written = 0;
   /** Files created since the last sync: their names become durable with an fsync of the directory. */
   private created = false;
+  /** What made a sync fail: every later sync throws it too. */
+  private syncFailed: unknown = null;
 
   constructor(
     private readonly dfs: DrumFs,
@@ -196,16 +198,23 @@ export class UniqueWriter {
 
   /** Flushes and fsyncs every file written since the last sync (and the directory, after a file was created); returns the commit point to record in the manifest. */
   async sync(): Promise<UniquePoint> {
-    this.flush();
-    const rotated = this.rotated.splice(0);
-    const results = await Promise.allSettled(rotated);
-    const failed = results.find((x) => x.status === 'rejected');
-    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
-    await this.wb.settle();
-    if (this.doFsync) {
-      this.dfs.fsync(this.fd);
-      // The new files' names, and the directory's own (a run's directory is new with its first file).
-      if (this.created) for (const d of [this.outDir, dirname(this.outDir)]) this.dfs.fsyncDir(d);
+    // A failed sync stays failed: a later fsync of the same file may report success for bytes the first one lost.
+    if (this.syncFailed !== null) throw this.syncFailed;
+    try {
+      this.flush();
+      const rotated = this.rotated.splice(0);
+      const results = await Promise.allSettled(rotated);
+      const failed = results.find((x) => x.status === 'rejected');
+      if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+      await this.wb.settle();
+      if (this.doFsync) {
+        this.dfs.fsync(this.fd);
+        // The new files' names, and the directory's own (a run's directory is new with its first file).
+        if (this.created) for (const d of [this.outDir, dirname(this.outDir)]) this.dfs.fsyncDir(d);
+      }
+    } catch (e) {
+      this.syncFailed = e;
+      throw e;
     }
     this.created = false;
     return { file: this.file, bytes: this.bytes, urls: this.urls, urlsPerFile: this.urlsPerFile };

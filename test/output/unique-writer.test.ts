@@ -90,6 +90,15 @@ describe('UniqueWriter', () => {
     w.close();
   });
 
+  it('keeps failing its sync once one failed, though the files fsync again without error', async () => {
+    const dfs = new DrumFs(undefined, failFirstFsyncOf('unique-00001.txt'));
+    const w = new UniqueWriter(dfs, tempDir(), { file: 1, bytes: 0, urls: 0, urlsPerFile: 2 }, true);
+    for (let i = 0; i < 5; i++) w.write(URL_BYTES, 0, URL_BYTES.length);
+    await assert.rejects(w.sync(), (e) => isDrumError(e, 'DRUM_IO'));
+    await assert.rejects(w.sync(), (e) => isDrumError(e, 'DRUM_IO'));
+    w.close();
+  });
+
   it('leaves no rejected promise behind when a full file will not close after its fsync (Node would end the process)', async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (e: unknown): void => void unhandled.push(e);
