@@ -13,6 +13,7 @@ import { UniqueWriter } from '../../src/output/unique-writer.js';
 import { WRITE_BEHIND_BYTES } from '../../src/io/write-behind.js';
 import { ioError, isDrumError } from '../../src/errors.js';
 import { tempDir } from '../helpers/tmp.js';
+import { openUnder } from '../helpers/fds.js';
 
 const URL_BYTES = Buffer.from('http://example.com/a/path/of/some/length');
 
@@ -46,18 +47,6 @@ class CloseFails extends DrumFs {
     super.close(fd);
     if (path?.endsWith(this.suffix)) throw ioError('cannot close', Object.assign(new Error('EIO: i/o error, close'), { code: 'EIO' }), path);
   }
-}
-
-/** Open descriptors of this process on files under `dir` (Linux: /proc/self/fd). */
-function openUnder(dir: string): string[] {
-  return fs.readdirSync('/proc/self/fd').flatMap((fd) => {
-    try {
-      const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
-      return target.startsWith(dir) ? [target] : [];
-    } catch {
-      return [];
-    }
-  });
 }
 
 describe('UniqueWriter', () => {

@@ -12,18 +12,7 @@ import { isDrumError } from '../../../../src/errors.js';
 import { RunOutputs } from '../../../../src/engine/jobs/ingest/run-outputs.js';
 import type { RunState } from '../../../../src/store/manifest.js';
 import { tempDir } from '../../../helpers/tmp.js';
-
-/** Open descriptors of this process on files under `dir`. */
-function openUnder(dir: string): string[] {
-  return fs.readdirSync('/proc/self/fd').flatMap((fd) => {
-    try {
-      const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
-      return target.startsWith(dir) ? [target] : [];
-    } catch {
-      return [];
-    }
-  });
-}
+import { openUnder } from '../../../helpers/fds.js';
 
 function runState(outDir: string): RunState {
   return {
