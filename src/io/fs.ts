@@ -6,6 +6,7 @@
 // blocks on the main thread while worker threads parse. Does not buffer.
 
 import * as fs from 'node:fs';
+import { dirname } from 'node:path';
 import { mkdirpSync } from './mkdirp.js';
 import { ioError } from '../errors.js';
 import { newIoCounters, type FaultHook, type FsOp, type IoCounters } from './io-counters.js';
@@ -263,6 +264,12 @@ export class DrumFs {
     } catch (e) {
       throw ioError('cannot create directory', e, path);
     }
+  }
+
+  /** fsyncs `dir` and its parent: names created in `dir`, and `dir`'s own when new (a run's outputs), survive a power loss. */
+  fsyncNames(dir: string): void {
+    this.fsyncDir(dir);
+    this.fsyncDir(dirname(dir));
   }
 
   /** fsyncs a directory so a rename or create inside it is durable. */

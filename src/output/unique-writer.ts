@@ -12,7 +12,7 @@
 // records through writeRecord, counted like URLs).
 
 import * as fs from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
 import { RangeCopier } from '../io/range-copy.js';
 import { WriteBehind } from '../io/write-behind.js';
@@ -210,7 +210,7 @@ export class UniqueWriter {
       if (this.doFsync) {
         this.dfs.fsync(this.fd);
         // The new files' names, and the directory's own (a run's directory is new with its first file).
-        if (this.created) for (const d of [this.outDir, dirname(this.outDir)]) this.dfs.fsyncDir(d);
+        if (this.created) this.dfs.fsyncNames(this.outDir);
       }
     } catch (e) {
       this.syncFailed = e;

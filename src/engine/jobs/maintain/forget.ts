@@ -281,6 +281,7 @@ async function commitForget(
   }
   r.forgotten.sync();
   await r.rejectsOut.sync();
+  if (s.opts.fsync) s.dfs.fsyncNames(r.outDir); // forgotten.txt and rejects.tsv were created for this commit
   const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);
   const history = [...body.history, summary].slice(-HISTORY_KEEP);
   // A filter this open did not rebuild still names forgotten keys: the commit drops it (the next merge with a Bloom mode builds one).

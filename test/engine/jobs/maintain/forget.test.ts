@@ -47,6 +47,25 @@ async function hostCounts(dir: string): Promise<Map<string, number>> {
 const urlsOf = (host: string, n: number): string[] => Array.from({ length: n }, (_, i) => `http://${host}/p${i}`);
 
 describe('Drum.forget', () => {
+  it('fsyncs its output directory, which it made, and the one above before the manifest names its run', async () => {
+    const dir = join(tempDir(), 'state');
+    const outDir = join(dir, '..', 'forget-out');
+    const ops: string[] = [];
+    let recording = false;
+    const hook = (op: string, path: string): void => {
+      if (!recording) return;
+      if (op === 'fsync' && (path === outDir || path === join(dir, '..'))) ops.push(path === outDir ? 'fsync out' : 'fsync parent');
+      if (op === 'rename' && path === join(dir, 'MANIFEST')) ops.push('manifest');
+    };
+    await withDrum(dir, { ...OPTS, fsync: true, faultHook: hook }, async (d) => {
+      await ingestUrls(d, dir, urlsOf('a.example', 5));
+      recording = true;
+      await d.forget({ urls: ['http://a.example/p1'], outDir });
+    });
+    // (The forget folds the key journal first, a commit of its own.)
+    assert.deepEqual(ops.slice(-3), ['fsync out', 'fsync parent', 'manifest']);
+  });
+
   it('removes the listed URLs in one round, and the next ingest finds them new again', async () => {
     const dir = join(tempDir(), 'state');
     await withDrum(dir, OPTS, async (d) => {
