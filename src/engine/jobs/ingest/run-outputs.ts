@@ -21,6 +21,7 @@ import type { BlockSink } from '../../workers/dispatch.js';
 import { HostCounter } from '../../hosts/host-counter.js';
 import { ioError } from '../../../errors.js';
 import { probeMkdirp } from '../../../io/mkdirp.js';
+import { closeEach } from '../../../io/close-each.js';
 
 /**
  * Refuses an output directory the OS would not let a run make (a path under
@@ -139,14 +140,7 @@ export class RunOutputs {
 
   /** Closes every file, each even when one before it fails (a full disk refuses a last flush); throws the first error. */
   async close(): Promise<void> {
-    let first: unknown;
-    for (const close of [() => this.unique.close(), () => this.revisit?.close(), () => this.graph?.close(), () => this.rejects.close()]) {
-      try {
-        await close();
-      } catch (e) {
-        first ??= e;
-      }
-    }
+    const first = await closeEach([() => this.unique.close(), () => this.revisit?.close(), () => this.graph?.close(), () => this.rejects.close()]);
     if (first !== undefined) throw first;
   }
 

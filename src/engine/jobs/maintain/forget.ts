@@ -37,6 +37,7 @@ import type { ParsedChunk } from '../../pipeline/parse.js';
 import { readLoop } from '../../pipeline/read-loop.js';
 import { recoverHostCounts } from '../../hosts/host-recovery.js';
 import { HostCounter } from '../../hosts/host-counter.js';
+import { closeEach } from '../../../io/close-each.js';
 import { refuseBadStore } from '../ingest/ingest.js';
 import { HOST_PAYLOAD_MARK, routeHosts, type HostTarget } from './forget-hosts.js';
 import { HISTORY_KEEP } from '../ingest/run-history.js';
@@ -122,14 +123,7 @@ export async function forget(s: Session, req: ForgetRequest): Promise<ForgetRepo
   } finally {
     // Closing writes what is still buffered, which a full disk refuses as well: that must neither
     // hide the error that stopped the forget nor keep its outputs from being removed.
-    let closeError: unknown;
-    for (const close of [() => r.forgotten.close(), () => r.rejectsOut.close()]) {
-      try {
-        await close();
-      } catch (e) {
-        closeError ??= e;
-      }
-    }
+    const closeError = await closeEach([() => r.forgotten.close(), () => r.rejectsOut.close()]);
     fs.rmSync(join(s.workDir, 'forget-urls.txt'), { force: true });
     if (failed) dropOutputs();
     if (error === undefined && closeError !== undefined) throw closeError;
