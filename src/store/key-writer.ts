@@ -7,6 +7,7 @@ import type { DrumFs } from '../io/fs.js';
 import { BLOCK_CRC_BYTES, BLOCK_KEYS, KEY_BYTES, KEYS_HEADER_BYTES, encodeKeysHeader } from './format.js';
 import { BlockOut } from './block-out.js';
 import { TmpFileWriter, type WrittenFile } from './tmp-file-writer.js';
+import { copyWords } from './word-copy.js';
 
 const WRITE_BLOCKS = 16;
 
@@ -53,7 +54,7 @@ export class KeyWriter extends TmpFileWriter {
   pushRange(keys: Uint32Array, from: number, to: number): void {
     while (from < to) {
       const take = Math.min(to - from, BLOCK_KEYS - this.inBlock);
-      this.block.set(keys.subarray(2 * from, 2 * (from + take)), this.inBlock * 2);
+      copyWords(keys, 2 * from, 2 * (from + take), this.block, this.inBlock * 2);
       this.inBlock += take;
       from += take;
       if (this.inBlock === BLOCK_KEYS) this.endBlock();

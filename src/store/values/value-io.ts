@@ -12,6 +12,7 @@ import { DrumError } from '../../errors.js';
 import type { DrumFs } from '../../io/fs.js';
 import { TmpFileWriter, type WrittenFile } from '../tmp-file-writer.js';
 import { BlockOut } from '../block-out.js';
+import { copyWords } from '../word-copy.js';
 import {
   VALUE_BLOCK, VALUE_CRC_BYTES, VALUES_HEADER_BYTES, decodeValuesHeader, encodeValuesHeader, valuesFileBytes, type ValuesHeader,
 } from './values-format.js';
@@ -184,7 +185,7 @@ export class ValueWriter extends TmpFileWriter {
     const w = this.words;
     while (from < to) {
       const take = Math.min(to - from, VALUE_BLOCK - this.inBlock);
-      this.block.set(vals.subarray(from * w, (from + take) * w), this.inBlock * w);
+      copyWords(vals, from * w, (from + take) * w, this.block, this.inBlock * w);
       this.inBlock += take;
       from += take;
       if (this.inBlock === VALUE_BLOCK) this.endBlock();
