@@ -1,13 +1,15 @@
 // The body of a block-framed store file (key files and values files alike,
 // docs/file-format.md): each block's bytes followed by their CRC-32 (u32
 // little-endian), gathered in one write buffer and written at increasing
-// offsets after the header; keeps the running CRC of every body byte. Does
+// offsets after the header; keeps the running CRC of every body byte,
+// carried from each block's CRC (crc-combine.ts) rather than read again. Does
 // not write the header, fsync, close or rename (the writers do).
 // REQUIRES: `out` at least one whole block plus its CRC long; one writer per fd.
 
 import { crc32 } from 'node:zlib';
 import type { DrumFs } from '../io/fs.js';
 import { BLOCK_CRC_BYTES } from './format.js';
+import { crc32Combine } from './crc-combine.js';
 
 export class BlockOut {
   private used = 0;
@@ -30,6 +32,7 @@ export class BlockOut {
     this.out[o + 1] = (c >>> 8) & 0xff;
     this.out[o + 2] = (c >>> 16) & 0xff;
     this.out[o + 3] = c >>> 24;
+    this.bodyCrc = crc32(this.out.subarray(o, o + BLOCK_CRC_BYTES), crc32Combine(this.bodyCrc, c, data.length));
     this.used = o + BLOCK_CRC_BYTES;
   }
 
@@ -37,7 +40,6 @@ export class BlockOut {
   flush(): void {
     if (this.used === 0) return;
     const bytes = this.out.subarray(0, this.used);
-    this.bodyCrc = crc32(bytes, this.bodyCrc);
     this.fs.write(this.fd, bytes, 0, bytes.length, this.pos);
     this.pos += bytes.length;
     this.used = 0;

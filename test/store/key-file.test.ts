@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { DrumFs } from '../../src/io/fs.js';
 import { BLOCK_KEYS, keysFileBytes, KEYS_HEADER_BYTES } from '../../src/store/format.js';
 import { KeyReader } from '../../src/store/key-reader.js';
@@ -9,7 +10,7 @@ import { KeyWriter } from '../../src/store/key-writer.js';
 import { isDrumError } from '../../src/errors.js';
 import { tempDir } from '../helpers/tmp.js';
 
-function writeKeys(path: string, n: number, bucket = 3): { keys: number; bytes: number } {
+function writeKeys(path: string, n: number, bucket = 3): { keys: number; bytes: number; crc: number } {
   const w = new KeyWriter(new DrumFs(), path, bucket, null, false);
   for (let i = 0; i < n; i++) w.push(((bucket << 26) | (i >>> 20)) >>> 0, (i * 4096 + 7) >>> 0);
   return w.finish();
@@ -42,6 +43,14 @@ describe('store key files', () => {
     assert.equal(lo.length, n);
     assert.equal(lo[n - 1], ((n - 1) * 4096 + 7) >>> 0);
     assert.equal(fs.existsSync(`${path}.tmp`), false);
+  });
+
+  it('returns the CRC of every byte after the header, as the manifest records it', () => {
+    for (const n of [1, BLOCK_KEYS, 3 * BLOCK_KEYS + 5, 17 * BLOCK_KEYS + 1]) {
+      const path = join(tempDir(), 'b.keys');
+      const w = writeKeys(path, n);
+      assert.equal(w.crc, crc32(fs.readFileSync(path).subarray(KEYS_HEADER_BYTES)), `${n} keys`);
+    }
   });
 
   it('reports a flipped byte in a block as DRUM_CORRUPT_FILE naming the file', () => {
