@@ -8,9 +8,10 @@
 // pays them. Writes to the store it is given: pass a copy.
 // `--journal-keys N` opens with that key journal (0: every batch merges).
 // `--whole` ingests the same batch files in one Drum.ingest (one run): the
-// baseline the batches are weighed against.
+// baseline the batches are weighed against. `--no-values` opens a keys-only
+// store and `--no-fsync` skips fsync (what values and durability add).
 // Usage (after `tsc -p .`):
-//   node dist/scripts/small-batches.js --state DIR --input FILE [--batch 10000] [--batches 10] [--journal-keys N] [--whole]
+//   node dist/scripts/small-batches.js --state DIR --input FILE [--batch 10000] [--batches 10] [--journal-keys N] [--whole] [--no-values] [--no-fsync]
 
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +29,15 @@ export interface SmallBatchResult {
   openMs: number;
   newUrls: number[];
   peakRssBytes: number;
+  /** CPU time of the process (every thread) over the ingests, ms. */
+  cpuMs: number;
+}
+
+/** Store options a measurement varies. */
+export interface BatchStoreOptions {
+  journalKeys?: number;
+  values?: boolean;
+  fsync?: boolean;
 }
 
 /** Writes `batches` files of `batch` lines each from the start of `input`, reading it `readBytes` at a time. */
@@ -70,16 +80,18 @@ export function cutBatches(input: string, dir: string, batch: number, batches: n
   return files;
 }
 
-export async function smallBatches(state: string, input: string, batch: number, batches: number, journalKeys?: number, whole = false): Promise<SmallBatchResult> {
+export async function smallBatches(state: string, input: string, batch: number, batches: number, store: BatchStoreOptions = {}, whole = false): Promise<SmallBatchResult> {
   const dir = `${state}.batches`;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const files = cutBatches(input, dir, batch, batches);
   const t0 = performance.now();
-  const drum = await Drum.open(state, journalKeys === undefined ? {} : { journalKeys });
+  const drum = await Drum.open(state, store);
   const openMs = performance.now() - t0;
+  const cpu0 = process.cpuUsage();
   const runsMs: number[] = [];
   const newUrls: number[] = [];
+  let cpu = { user: 0, system: 0 };
   try {
     for (const [i, inputs] of (whole ? [files] : files.map((f) => [f])).entries()) {
       const t = performance.now();
@@ -88,11 +100,12 @@ export async function smallBatches(state: string, input: string, batch: number, 
       newUrls.push(r.uniqueUrls);
     }
   } finally {
+    cpu = process.cpuUsage(cpu0);
     await drum.close();
     rmSync(dir, { recursive: true, force: true });
   }
   const medianMs = median(runsMs);
-  return { batchLinks: batch, batches: files.length, runsMs, medianMs, openMs: Math.round(openMs), newUrls, peakRssBytes: process.resourceUsage().maxRSS * 1024 };
+  return { batchLinks: batch, batches: files.length, runsMs, medianMs, openMs: Math.round(openMs), newUrls, peakRssBytes: process.resourceUsage().maxRSS * 1024, cpuMs: Math.round((cpu.user + cpu.system) / 1000) };
 }
 
 if (process.argv[1]?.endsWith('small-batches.js')) {
@@ -100,6 +113,7 @@ if (process.argv[1]?.endsWith('small-batches.js')) {
     options: {
       state: { type: 'string' }, input: { type: 'string' }, batch: { type: 'string', default: '10000' }, batches: { type: 'string', default: '10' },
       'journal-keys': { type: 'string' }, whole: { type: 'boolean', default: false },
+      'no-values': { type: 'boolean', default: false }, 'no-fsync': { type: 'boolean', default: false },
     },
   });
   if (!values.state || !values.input) {
@@ -107,7 +121,12 @@ if (process.argv[1]?.endsWith('small-batches.js')) {
     process.exit(2);
   }
   const jk = values['journal-keys'];
-  smallBatches(values.state, values.input, Number(values.batch), Number(values.batches), jk === undefined ? undefined : Number(jk), values.whole)
+  const store: BatchStoreOptions = {
+    ...(jk === undefined ? {} : { journalKeys: Number(jk) }),
+    ...(values['no-values'] ? { values: false } : {}),
+    ...(values['no-fsync'] ? { fsync: false } : {}),
+  };
+  smallBatches(values.state, values.input, Number(values.batch), Number(values.batches), store, values.whole)
     .then((r) => process.stdout.write(JSON.stringify(r) + '\n'))
     .catch((e: unknown) => { process.stderr.write(`small-batches: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`); process.exit(1); });
 }

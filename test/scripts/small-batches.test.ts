@@ -18,7 +18,7 @@ describe('small-batches', () => {
     const lines = Array.from({ length: 2500 }, (_, i) => `http://h${i % 17}.example/p/${i % 1900}`);
     writeFileSync(input, `${lines.join('\n')}\n`);
     const batches = await smallBatches(join(dir, 'a'), input, 1000, 5);
-    const whole = await smallBatches(join(dir, 'b'), input, 1000, 5, undefined, true);
+    const whole = await smallBatches(join(dir, 'b'), input, 1000, 5, {}, true);
     assert.equal(batches.batches, 3, 'three batches: 1,000 + 1,000 + 500 lines');
     assert.equal(batches.runsMs.length, 3);
     assert.equal(whole.runsMs.length, 1);
