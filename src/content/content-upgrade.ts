@@ -17,7 +17,7 @@
 
 import { join } from 'node:path';
 import type { DrumFs } from '../io/fs.js';
-import { KeyWriter } from '../store/key-writer.js';
+import { KeyWriter } from '../store/keys/key-writer.js';
 import type { BucketEntry } from '../store/manifest.js';
 import { ValueWriter } from '../store/values/value-io.js';
 import {

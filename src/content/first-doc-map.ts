@@ -25,7 +25,7 @@ import type { BucketFiles } from '../engine/core/sort-stage.js';
 import type { SortArea } from '../engine/core/sort-area.js';
 import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
-import { KeyReader } from '../store/key-reader.js';
+import { KeyReader } from '../store/keys/key-reader.js';
 import type { BucketEntry } from '../store/manifest.js';
 import { ValueReader } from '../store/values/value-io.js';
 import type { MapFiles } from './content-manifest.js';

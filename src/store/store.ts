@@ -2,7 +2,7 @@
 // bucket, named by the MANIFEST. Opens (lock, manifest, parameter and file
 // checks, garbage collection of interrupted commits), hands out readers,
 // names new files, and commits a new manifest then deletes what it replaced.
-// Does not merge (merge.ts) or decide when to (src/engine); the checks an
+// Does not merge (keys/merge.ts) or decide when to (src/engine); the checks an
 // open runs live in store-open.ts and store-files.ts.
 // REQUIRES: one writer per state directory (the writer lock, taken here);
 // close() once done, so a reader's pins or a writer's lock are released.
@@ -12,8 +12,8 @@ import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
-import { keysFileName } from './format.js';
-import { KeyReader } from './key-reader.js';
+import { keysFileName } from './keys/format.js';
+import { KeyReader } from './keys/key-reader.js';
 import { ValueReader, type ValueBuffers } from './values/value-io.js';
 import { valuesFileName } from './values/values-format.js';
 import { acquireLock, type WriterLock } from './lock.js';

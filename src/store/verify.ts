@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { isDrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
-import { KeyReader, READ_BUFFER_BYTES } from './key-reader.js';
+import { KeyReader, READ_BUFFER_BYTES } from './keys/key-reader.js';
 import type { BucketEntry, ManifestBody } from './manifest.js';
 import { ValueReader } from './values/value-io.js';
 

@@ -15,7 +15,7 @@ import type { MapFiles } from '../../src/content/content-manifest.js';
 import { FirstDocMap, mapFileNames } from '../../src/content/first-doc-map.js';
 import { SortArea } from '../../src/engine/core/sort-area.js';
 import { DrumFs } from '../../src/io/fs.js';
-import { KeyReader } from '../../src/store/key-reader.js';
+import { KeyReader } from '../../src/store/keys/key-reader.js';
 import { ValueReader } from '../../src/store/values/value-io.js';
 import { verifyBucketFiles } from '../../src/store/verify.js';
 import { tempDir } from '../helpers/tmp.js';

@@ -7,7 +7,7 @@
 
 import { join } from 'node:path';
 import { DrumFs } from '../../src/io/fs.js';
-import { KeyReader } from '../../src/store/key-reader.js';
+import { KeyReader } from '../../src/store/keys/key-reader.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { ValueReader } from '../../src/store/values/value-io.js';
 import { loadJournal } from '../../src/store/journal/journal-file.js';

@@ -3,7 +3,7 @@
 // byte string carried in arrival order in the aux log); each key gets the
 // next arrival ordinal. merge(op) runs one round: every bucket's pending keys
 // are sorted, deduplicated and merged sequentially with the bucket's sorted
-// key file (sort-stage.ts, store/merge.ts), and the round's verdicts are one
+// key file (sort-stage.ts, store/keys/merge.ts), and the round's verdicts are one
 // bit per ordinal (set: the key was in neither the file nor earlier in the
 // round). Then, for 'check' and 'check+update', the aux payloads of the new
 // ordinals are dispatched in arrival order: per record to `emit`, or in
@@ -17,7 +17,7 @@
 // Values (stores created with them): each key has a fixed-width value of
 // `valueWords` u32 words, in a values file per bucket beside its key file
 // (same order; docs/file-format.md). A round given `values` records where
-// each merged key lands (merge.ts), and once every verdict is known — a new
+// each merged key lands (store/keys/merge.ts), and once every verdict is known — a new
 // key's rank among the round's new ordinals needs all of them — writes each
 // touched bucket's values file in a second sequential pass while the key
 // files' fsyncs run on the thread pool, then waits for both

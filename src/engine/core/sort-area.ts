@@ -7,8 +7,8 @@
 // (sort-stage.ts does).
 // REQUIRES: one round at a time uses it (sort-stage.ts's mergeBuckets).
 
-import { READ_BUFFER_BYTES } from '../../store/key-reader.js';
-import { newWriteBuffers } from '../../store/key-writer.js';
+import { READ_BUFFER_BYTES } from '../../store/keys/key-reader.js';
+import { newWriteBuffers } from '../../store/keys/key-writer.js';
 
 /** One slot of the sort area: a unit's keys, ordinals and (seeded) seeds, in shared memory so a worker can sort them in place. */
 export interface SortSlot {

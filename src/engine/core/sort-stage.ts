@@ -1,6 +1,6 @@
 // The bucket half of a merge round: for each bucket with pending keys, load
 // them (spill file + RAM buffer), sort and deduplicate them, and merge them
-// sequentially with the bucket's sorted key file (store/merge.ts), writing
+// sequentially with the bucket's sorted key file (store/keys/merge.ts), writing
 // the union when asked. A bucket larger than a sort slot is loaded, sorted
 // and merged one key slice at a time (bucket/key-range.ts; split into
 // per-slice files in one pass first when there are several,
@@ -24,10 +24,10 @@ import type { SlicePartition } from '../../bucket/slice-partition.js';
 import { sortUnique } from '../../bucket/radix-sort.js';
 import type { DrumFs } from '../../io/fs.js';
 import type { RunCounters } from '../../stats/counters.js';
-import type { KeyReader } from '../../store/key-reader.js';
-import { KeyWriter, type WrittenFile } from '../../store/key-writer.js';
-import { FinishingFiles } from '../../store/tmp-file-writer.js';
-import { BucketMerge } from '../../store/merge.js';
+import type { KeyReader } from '../../store/keys/key-reader.js';
+import { KeyWriter, type WrittenFile } from '../../store/keys/key-writer.js';
+import { FinishingFiles } from '../../store/blocks/tmp-file-writer.js';
+import { BucketMerge } from '../../store/keys/merge.js';
 import type { ParsePool } from '../workers/parse-pool.js';
 import type { ValueEvents } from './value-events.js';
 import type { SortArea, SortSlot } from './sort-area.js';

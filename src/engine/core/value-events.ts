@@ -1,5 +1,5 @@
 // A round's value events: the (position in the new key file, ordinal, seed)
-// triples the key merges record for each bucket (store/merge.ts
+// triples the key merges record for each bucket (store/keys/merge.ts
 // ValueEventSink), kept until the values pass reads them back bucket by
 // bucket. The first EVENTS_RAM events stay in RAM; later ones are appended to a work file
 // (`work/values-events.dat`, transient, no checksum: a crash redoes the
@@ -8,7 +8,7 @@
 // round; reset() before the next round.
 
 import type { DrumFs } from '../../io/fs.js';
-import type { ValueEventSink } from '../../store/merge.js';
+import type { ValueEventSink } from '../../store/keys/merge.js';
 
 /** Words of an event: position, ordinal, seed. */
 export const EVENT_WORDS = 3;

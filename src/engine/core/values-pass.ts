@@ -10,7 +10,7 @@
 import { DrumError } from '../../errors.js';
 import type { DrumFs } from '../../io/fs.js';
 import { ValueWriter, type ValueBuffers } from '../../store/values/value-io.js';
-import { FinishingFiles } from '../../store/tmp-file-writer.js';
+import { FinishingFiles } from '../../store/blocks/tmp-file-writer.js';
 import { mergeValues, rankIndex } from '../../store/values/value-merge.js';
 import type { CoreOp, CoreRound, CoreValues, WrittenBucket } from './drum-core.js';
 import type { ValueEvents } from './value-events.js';

@@ -7,11 +7,11 @@
 
 import { crc32 } from 'node:zlib';
 import { DrumError } from '../../errors.js';
-import { checkTaggedHeader, encodeTaggedHeader, TAGGED_HEADER_BYTES } from '../file-header.js';
+import { checkTaggedHeader, encodeTaggedHeader, TAGGED_HEADER_BYTES } from '../blocks/file-header.js';
 
 export const JOURNAL_MAGIC = 0x4a4d5244; // "DRMJ" read as little-endian u32
 export const JOURNAL_VERSION = 1;
-export const JOURNAL_HEADER_BYTES = TAGGED_HEADER_BYTES; // magic, version, flags, value words, headerCrc (file-header.ts)
+export const JOURNAL_HEADER_BYTES = TAGGED_HEADER_BYTES; // magic, version, flags, value words, headerCrc (store/blocks/file-header.ts)
 export const JOURNAL_BATCH_HEADER_BYTES = 4 + 4; // entries, crc of the entries' bytes
 /** u32 words of one entry before its value: key hi, key lo. */
 export const JOURNAL_KEY_WORDS = 2;

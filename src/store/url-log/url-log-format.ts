@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { DrumError } from '../../errors.js';
-import { checkTaggedHeader, encodeTaggedHeader } from '../file-header.js';
+import { checkTaggedHeader, encodeTaggedHeader } from '../blocks/file-header.js';
 
 export const URL_SEGMENT_MAGIC = 0x554d5244; // "DRMU" read as little-endian u32
 export const URL_SEGMENT_VERSION = 1;

@@ -10,9 +10,9 @@
 import { crc32 } from 'node:zlib';
 import { DrumError } from '../../errors.js';
 import type { DrumFs } from '../../io/fs.js';
-import { TmpFileWriter, type WrittenFile } from '../tmp-file-writer.js';
-import { BlockOut } from '../block-out.js';
-import { copyWords } from '../word-copy.js';
+import { TmpFileWriter, type WrittenFile } from '../blocks/tmp-file-writer.js';
+import { BlockOut } from '../blocks/block-out.js';
+import { copyWords } from '../blocks/word-copy.js';
 import {
   VALUE_BLOCK, VALUE_CRC_BYTES, VALUES_HEADER_BYTES, decodeValuesHeader, encodeValuesHeader, valuesFileBytes, type ValuesHeader,
 } from './values-format.js';

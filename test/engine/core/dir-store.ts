@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { ValueFiles, WrittenBucket } from '../../../src/engine/core/drum-core.js';
 import type { BucketFiles } from '../../../src/engine/core/sort-stage.js';
 import type { DrumFs } from '../../../src/io/fs.js';
-import { KeyReader } from '../../../src/store/key-reader.js';
+import { KeyReader } from '../../../src/store/keys/key-reader.js';
 import { ValueReader } from '../../../src/store/values/value-io.js';
 
 export interface DirFile {

@@ -16,7 +16,7 @@ import { DrumCore, type CoreOp, type CoreValues } from '../../../src/engine/core
 import { SortArea } from '../../../src/engine/core/sort-area.js';
 import { DrumFs } from '../../../src/io/fs.js';
 import { newRunCounters } from '../../../src/stats/counters.js';
-import { KeyReader } from '../../../src/store/key-reader.js';
+import { KeyReader } from '../../../src/store/keys/key-reader.js';
 import { ValueReader } from '../../../src/store/values/value-io.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { dirStore } from './dir-store.js';

@@ -17,7 +17,7 @@ import { clearRebuild, markRebuild } from '../../../catalog/rebuild-marker.js';
 import { DrumError } from '../../../errors.js';
 import { DrumFs, type FaultHook } from '../../../io/fs.js';
 import { listUniqueFiles } from '../../../output/unique-writer.js';
-import { KeyReader, READ_BUFFER_BYTES } from '../../../store/key-reader.js';
+import { KeyReader, READ_BUFFER_BYTES } from '../../../store/keys/key-reader.js';
 import { acquireLock } from '../../../store/lock.js';
 import { readManifest, writeManifest, type ManifestBody } from '../../../store/manifest.js';
 import { verifyKeyFiles } from '../../../store/verify.js';

@@ -1,13 +1,13 @@
-// Writes a new store key file the LevelDB way (tmp-file-writer.ts): to
+// Writes a new store key file the LevelDB way (blocks/tmp-file-writer.ts): to
 // `<name>.tmp`, in CRC'd blocks through one large buffer, then the real
 // header, fsync, rename to the final name. Reports each completed block to an optional sink (the
 // Bloom rebuild). Does not check order. REQUIRES: keys pushed ascending.
 
-import type { DrumFs } from '../io/fs.js';
+import type { DrumFs } from '../../io/fs.js';
 import { BLOCK_CRC_BYTES, BLOCK_KEYS, KEY_BYTES, KEYS_HEADER_BYTES, encodeKeysHeader } from './format.js';
-import { BlockOut } from './block-out.js';
-import { TmpFileWriter, type WrittenFile } from './tmp-file-writer.js';
-import { copyWords } from './word-copy.js';
+import { BlockOut } from '../blocks/block-out.js';
+import { TmpFileWriter, type WrittenFile } from '../blocks/tmp-file-writer.js';
+import { copyWords } from '../blocks/word-copy.js';
 
 const WRITE_BLOCKS = 16;
 

@@ -7,8 +7,8 @@
 // DRUM_CORRUPT_FILE naming the file; never treated as empty.
 
 import { crc32 } from 'node:zlib';
-import { DrumError } from '../errors.js';
-import type { DrumFs } from '../io/fs.js';
+import { DrumError } from '../../errors.js';
+import type { DrumFs } from '../../io/fs.js';
 import {
   BLOCK_CRC_BYTES, KEY_BYTES, KEYS_HEADER_BYTES, decodeKeysHeader, keysFileBytes, type KeysHeader,
 } from './format.js';

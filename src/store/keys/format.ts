@@ -3,7 +3,7 @@
 // functions; no IO. Every constant here is spelled out in the doc.
 
 import { crc32 } from 'node:zlib';
-import { DrumError } from '../errors.js';
+import { DrumError } from '../../errors.js';
 
 export const KEYS_MAGIC = 0x4b4d5244; // "DRMK" read as little-endian u32
 export const KEYS_VERSION = 1;

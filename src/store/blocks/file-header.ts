@@ -5,7 +5,7 @@
 // naming the file. Pure functions; no IO.
 
 import { crc32 } from 'node:zlib';
-import { DrumError } from '../errors.js';
+import { DrumError } from '../../errors.js';
 
 export const TAGGED_HEADER_BYTES = 4 + 2 + 2 + 4 + 4; // magic, version, flags, word, headerCrc
 

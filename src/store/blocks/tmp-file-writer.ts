@@ -6,7 +6,7 @@
 // decide the bytes.
 // REQUIRES: the subclass writes only through `fd`, and written() is called once.
 
-import type { DrumFs } from '../io/fs.js';
+import type { DrumFs } from '../../io/fs.js';
 
 /** What a finished store file holds: its keys (or values) and body bytes. */
 export interface WrittenFile {

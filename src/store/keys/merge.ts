@@ -23,7 +23,7 @@
 // REQUIRES: pending keys ascending and unique within and across add() calls;
 // store file ascending.
 
-import { DrumError } from '../errors.js';
+import { DrumError } from '../../errors.js';
 import type { KeyReader } from './key-reader.js';
 import type { KeyWriter } from './key-writer.js';
 

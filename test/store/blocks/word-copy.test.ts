@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { copyWords, LOOP_MAX_WORDS } from '../../src/store/word-copy.js';
+import { copyWords, LOOP_MAX_WORDS } from '../../../src/store/blocks/word-copy.js';
 
 describe('copyWords', () => {
   it('copies any range as TypedArray.set does, by loop and by set alike', () => {

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
-import { crc32Combine } from '../../src/store/crc-combine.js';
+import { crc32Combine } from '../../../src/store/blocks/crc-combine.js';
 
 describe('crc32Combine', () => {
   it('gives the CRC of two byte strings joined from the CRC of each', () => {

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { DrumFs } from '../../src/io/fs.js';
-import { KeyReader } from '../../src/store/key-reader.js';
-import { KeyWriter } from '../../src/store/key-writer.js';
-import { BucketMerge, mergeBucket } from '../../src/store/merge.js';
-import { tempDir } from '../helpers/tmp.js';
+import { DrumFs } from '../../../src/io/fs.js';
+import { KeyReader } from '../../../src/store/keys/key-reader.js';
+import { KeyWriter } from '../../../src/store/keys/key-writer.js';
+import { BucketMerge, mergeBucket } from '../../../src/store/keys/merge.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 const big = (hi: number, lo: number): bigint => (BigInt(hi) << 32n) | BigInt(lo);
 const key = fc.tuple(fc.nat({ max: 50 }), fc.nat({ max: 20000 }));

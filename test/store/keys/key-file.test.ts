@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { DrumFs } from '../../src/io/fs.js';
-import { BLOCK_KEYS, keysFileBytes, KEYS_HEADER_BYTES } from '../../src/store/format.js';
-import { KeyReader } from '../../src/store/key-reader.js';
-import { KeyWriter } from '../../src/store/key-writer.js';
-import { isDrumError } from '../../src/errors.js';
-import { tempDir } from '../helpers/tmp.js';
+import { DrumFs } from '../../../src/io/fs.js';
+import { BLOCK_KEYS, keysFileBytes, KEYS_HEADER_BYTES } from '../../../src/store/keys/format.js';
+import { KeyReader } from '../../../src/store/keys/key-reader.js';
+import { KeyWriter } from '../../../src/store/keys/key-writer.js';
+import { isDrumError } from '../../../src/errors.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 function writeKeys(path: string, n: number, bucket = 3): { keys: number; bytes: number; crc: number } {
   const w = new KeyWriter(new DrumFs(), path, bucket, null, false);

@@ -7,8 +7,8 @@
 // REQUIRES: `out` at least one whole block plus its CRC long; one writer per fd.
 
 import { crc32 } from 'node:zlib';
-import type { DrumFs } from '../io/fs.js';
-import { BLOCK_CRC_BYTES } from './format.js';
+import type { DrumFs } from '../../io/fs.js';
+import { BLOCK_CRC_BYTES } from '../keys/format.js';
 import { crc32Combine } from './crc-combine.js';
 
 export class BlockOut {
