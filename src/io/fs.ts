@@ -4,23 +4,23 @@
 // and lets tests inject faults (a simulated crash, ENOSPC, EIO) before any
 // mutating operation. Synchronous by design: drum's IO is large sequential
 // blocks on the main thread while worker threads parse. Does not buffer.
+// A read-only store's pinned files are kept by pins.ts.
 
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { mkdirpSync } from './mkdirp.js';
 import { ioError } from '../errors.js';
 import { newIoCounters, type FaultHook, type FsOp, type IoCounters } from './io-counters.js';
+import { PinnedFiles } from './pins.js';
 
 export { newIoCounters, type FaultHook, type FsOp, type IoCounters };
-
 
 export class DrumFs {
   readonly counters: IoCounters;
   faultHook: FaultHook | null;
   private readonly pos = new Map<number, number>();
   private readonly paths = new Map<number, string>();
-  private readonly pinned = new Map<string, number>();
-  private readonly pinnedFds = new Set<number>();
+  private readonly pins = new PinnedFiles();
   private readonly later = new Set<Promise<unknown>>();
 
   constructor(counters: IoCounters = newIoCounters(), faultHook: FaultHook | null = null) {
@@ -49,36 +49,21 @@ export class DrumFs {
    * next commit cannot pull them away. Throws DRUM_IO (e.g. ENOENT, EMFILE).
    */
   pin(path: string): void {
-    if (this.pinned.has(path)) return;
-    let fd: number;
-    try {
-      fd = fs.openSync(path, 'r');
-    } catch (e) {
-      throw ioError('cannot open', e, path);
-    }
-    this.pinned.set(path, fd);
-    this.pinnedFds.add(fd);
-    this.paths.set(fd, path);
+    const fd = this.pins.pin(path);
+    if (fd !== null) this.paths.set(fd, path);
   }
 
   /** Closes every pinned descriptor. */
   unpinAll(): void {
-    for (const fd of this.pinnedFds) {
+    for (const fd of this.pins.closeAll()) {
       this.pos.delete(fd);
       this.paths.delete(fd);
-      try {
-        fs.closeSync(fd);
-      } catch {
-        // read-only descriptors: nothing to lose
-      }
     }
-    this.pinned.clear();
-    this.pinnedFds.clear();
   }
 
   /** Size in bytes of `path` (of the pinned file when pinned, even if since deleted). */
   size(path: string): number {
-    const fd = this.pinned.get(path);
+    const fd = this.pins.fdOf(path);
     if (fd !== undefined) return this.sizeOf(fd, path);
     try {
       return fs.statSync(path).size;
@@ -98,7 +83,7 @@ export class DrumFs {
 
   /** Opens a file; flags as in fs.openSync. Counts as one open and one seek. */
   open(path: string, flags: string): number {
-    const pin = flags === 'r' ? this.pinned.get(path) : undefined;
+    const pin = flags === 'r' ? this.pins.fdOf(path) : undefined;
     if (pin !== undefined) {
       this.counters.fileOpens++;
       this.counters.seeks++;
@@ -198,7 +183,7 @@ export class DrumFs {
   }
 
   close(fd: number): void {
-    if (this.pinnedFds.has(fd)) return; // stays open until unpinAll()
+    if (this.pins.has(fd)) return; // stays open until unpinAll()
     this.pos.delete(fd);
     const path = this.paths.get(fd);
     this.paths.delete(fd);
