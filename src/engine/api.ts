@@ -7,6 +7,7 @@ import type { RejectReason } from '../input/types.js';
 import type { RunReport } from '../stats/report.js';
 import type { DiskUsage } from '../stats/disk-usage.js';
 import type { ForgetCounts } from '../store/manifest.js';
+import type { ByteStream } from '../input/open.js';
 
 export type InputFormat = 'auto' | 'lines' | 'tsv' | 'warc';
 
@@ -52,6 +53,16 @@ export interface IngestRequest extends ReadOptions {
    * report's `graph` names the files. Default false.
    */
   graph?: boolean;
+  /**
+   * Stream inputs (stdin `-`, a FIFO, `<(...)`) the caller opened already,
+   * by input path: the run reads such an input from its stream, from its
+   * first byte, instead of opening the path (a regular file's entry is not
+   * used). With `graph` their first bytes are still read ahead and one that
+   * is not TSV refused before the run starts. The drum CLI reads a --graph
+   * run's streams ahead this way before it opens (or creates) the store.
+   * The caller closes a stream no run read. Default: none.
+   */
+  streams?: ReadonlyMap<string, ByteStream>;
   onProgress?: (p: Progress) => void;
   /**
    * Called as the run starts, just before it is recorded (and before its

@@ -12,7 +12,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { isDrumError } from '../errors.js';
 import { detectFormat, PEEK_BYTES, type ConcreteFormat, type Detection } from './detect.js';
 import { HeldStream } from './held-stream.js';
-import { inputError, inputSize, openInput, openRawStream, pull, replay, type ByteInput } from './open.js';
+import { inputError, inputSize, openInput, openRawStream, pull, replay, type ByteInput, type ByteStream } from './open.js';
 
 /** Detection on a plain file's first PEEK_BYTES (or all of a shorter file). */
 export async function detectFile(fh: FileHandle, size: number, max: number, forced: ConcreteFormat | undefined, path: string): Promise<Detection> {
@@ -84,9 +84,10 @@ export async function peekFormat(path: string, maxLineBytes: number): Promise<Co
  * its first byte through held.replay(). Format null when the stream broke
  * before detection could start (the run meets the same error reading it).
  * DRUM_INPUT if it cannot be opened; the caller closes `held` when no run reads it.
+ * `source`: the path's raw bytes from its first byte, already opened by the caller (not opened here then).
  */
-export async function holdStream(path: string, maxLineBytes: number): Promise<{ format: ConcreteFormat | null; held: HeldStream }> {
-  const held = new HeldStream(await openRawStream(path));
+export async function holdStream(path: string, maxLineBytes: number, source?: ByteStream): Promise<{ format: ConcreteFormat | null; held: HeldStream }> {
+  const held = new HeldStream(source ?? (await openRawStream(path)));
   let format: ConcreteFormat | null = null;
   try {
     const src = await openInput(path, { streams: new Map([[path, held.peek()]]) });

@@ -68,7 +68,7 @@ export interface ReadLoopParams {
   onRead?: (chunk: LineChunk) => void;
   /** Called once per input when it is opened and its format detected; a throw stops the loop. */
   onInput?: (info: InputInfo) => void;
-  /** Stream inputs opened and read ahead before the run (ingest --graph), by path: read from these. */
+  /** Stream inputs already open (read ahead by ingest --graph, or a caller's IngestRequest.streams), by path: read from these. */
   streams?: ReadonlyMap<string, ByteStream>;
 }
 

@@ -3,7 +3,8 @@
 // before a run starts (refuseGraphInputs; the CLI calls it before it creates
 // a store for the run as well), and a stream input (stdin, a FIFO) that does
 // not, by reading its first bytes before the run starts and holding them for
-// the run (holdGraphStreams). Does not read rows (graph-sources.ts does).
+// the run (holdGraphStreams; a caller's own streams, IngestRequest.streams,
+// are held and checked the same way). Does not read rows (graph-sources.ts does).
 // REQUIRES: nothing open; files are peeked without being consumed.
 
 import { DrumError } from '../../../errors.js';
@@ -40,16 +41,18 @@ export interface HeldInputs {
  * Reads the first bytes of each stream input of a --graph run (stdin, a
  * FIFO, `<(...)`) and refuses, before the run starts, one that does not read
  * as TSV; the others are held for the run to read from their first byte.
+ * A stream the caller opened (req.streams) is read from, not opened again.
  * Null when there is nothing to hold (no stream, or --format tsv).
  */
-export async function holdGraphStreams(req: Pick<IngestRequest, 'format' | 'inputs'>, maxLineBytes: number): Promise<HeldInputs | null> {
+export async function holdGraphStreams(req: Pick<IngestRequest, 'format' | 'inputs' | 'streams'>, maxLineBytes: number): Promise<HeldInputs | null> {
   if (req.format === 'tsv') return null;
+  const given = new Map([...(req.streams ?? [])].map(([p, x]) => [inputPath(p), x]));
   const held = new Map<string, HeldStream>();
   const close = async (): Promise<void> => void (await Promise.all([...held.values()].map((h) => h.close())));
   try {
     for (const p of new Set(req.inputs.map((x) => inputPath(x)))) {
       if ((await inputSize(p)) !== null) continue;
-      const h = await holdStream(p, maxLineBytes);
+      const h = await holdStream(p, maxLineBytes, given.get(p));
       held.set(p, h.held);
       if (h.format !== null && h.format !== 'tsv') throw graphFormatError(p, h.format);
     }

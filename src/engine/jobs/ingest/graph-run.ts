@@ -3,7 +3,7 @@
 // --revisit-after; --bloom lossy would drop rows' URLs unanswered; inputs
 // other than TSV have no source column), the read loop's hooks (no line
 // memo, the source column read before each chunk goes to the pool; stream
-// inputs read ahead to be refused before the run), the
+// inputs are read ahead to be refused before the run by graph-inputs.ts), the
 // routing of a parsed chunk, and the commit's hooks (new sources go to the
 // URL log and host counts but not to the unique files; every ordinal's
 // docID comes back from the merge; the pairs are written before the
@@ -11,7 +11,7 @@
 // REQUIRES: a Session opened for writing.
 
 import { DrumError } from '../../../errors.js';
-import { graphFormatError, refuseGraphInputs, type HeldInputs } from './graph-inputs.js';
+import { graphFormatError, refuseGraphInputs } from './graph-inputs.js';
 import type { Reject } from '../../../input/types.js';
 import type { RunCounters } from '../../../stats/counters.js';
 import type { IngestRequest } from '../../api.js';
@@ -29,8 +29,7 @@ export class GraphRun {
   /** docIDs the store had handed out before the round being merged. */
   private docBase = 0;
 
-  /** `held`: the stream inputs holdGraphStreams read ahead, which the read loop reads from. */
-  constructor(private readonly s: Session, private readonly held: HeldInputs | null = null) {
+  constructor(private readonly s: Session) {
     this.sources = new GraphSources(s.policy, s.opts.hostBits);
   }
 
@@ -41,11 +40,10 @@ export class GraphRun {
     await refuseGraphInputs(req, s.policy.maxLineBytes);
   }
 
-  /** The read loop's hooks: no line memo, each chunk's sources read before it goes to the pool, TSV inputs only, the held streams. */
-  readHooks(): Pick<ReadLoopParams, 'memo' | 'onRead' | 'onInput' | 'streams'> {
+  /** The read loop's hooks: no line memo, each chunk's sources read before it goes to the pool, TSV inputs only. */
+  readHooks(): Pick<ReadLoopParams, 'memo' | 'onRead' | 'onInput'> {
     return {
       memo: false,
-      streams: this.held?.streams,
       onRead: (chunk) => this.sources.prepare(chunk),
       onInput: (info) => {
         if (info.format !== 'tsv') throw graphFormatError(info.path, info.format);

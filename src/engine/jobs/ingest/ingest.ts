@@ -22,7 +22,7 @@ import type { ParsedChunk } from '../../pipeline/parse.js';
 import { mergeAndCommit, mergeDue } from '../../url-seen/commit.js';
 import { foldJournal } from '../../url-seen/journal-round.js';
 import { buildReport, writeReport } from './report-build.js';
-import { damagedInputs, describeInputs, planRun, type RunPlan } from './run-setup.js';
+import { callerStreams, damagedInputs, describeInputs, planRun, type RunPlan } from './run-setup.js';
 import { knownInputs, withWholeHash } from './known-inputs.js';
 import type { Session } from '../../session/session.js';
 import { readLoop, type InputError } from '../../pipeline/read-loop.js';
@@ -32,7 +32,8 @@ import { RunMeter } from './run-meter.js';
 import { catalogRecord, pushHistory } from './run-history.js';
 import { abandonedRecord, committedUrls, runningRecord, settleAbandoned } from './run-records.js';
 import { GraphRun } from './graph-run.js';
-import { holdGraphStreams, type HeldInputs } from './graph-inputs.js';
+import { holdGraphStreams } from './graph-inputs.js';
+import type { ByteStream } from '../../../input/open.js';
 
 export async function ingest(s: Session, req: IngestRequest): Promise<RunReport> {
   const t0 = performance.now();
@@ -51,7 +52,7 @@ export async function ingest(s: Session, req: IngestRequest): Promise<RunReport>
   // A --graph run's stream inputs are read ahead last: one that is not TSV is refused before the run starts.
   const held = req.graph === true ? await holdGraphStreams(req, s.policy.maxLineBytes) : null;
   try {
-    return await runIngest(s, req, plan, t0, held);
+    return await runIngest(s, req, plan, t0, held?.streams ?? callerStreams(req, plan.run.inputs));
   } finally {
     await held?.close();
   }
@@ -117,10 +118,15 @@ interface IngestRun {
   lastRound: CommittedRound | null;
   /** --graph: the link graph's round, else null. */
   readonly graph: GraphRun | null;
+  /** Stream inputs read from a stream already open (held by --graph, or the caller's), by path. */
+  readonly streams: Streams;
 }
 
-async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: number, held: HeldInputs | null): Promise<RunReport> {
-  const r = await startRun(s, req, plan, t0, held);
+type Streams = ReadonlyMap<string, ByteStream> | undefined;
+
+/** `streams`: what the run reads its stream inputs from, by path (held ones, or the caller's), else they are opened. */
+async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: number, streams: Streams): Promise<RunReport> {
+  const r = await startRun(s, req, plan, t0, streams);
   try {
     r.inputErrors = await readInputs(r);
     await commitRound(r, true);
@@ -143,7 +149,7 @@ async function runIngest(s: Session, req: IngestRequest, plan: RunPlan, t0: numb
  * from then on resumes it) and in the catalog, settles the unfinished run it
  * abandons, and opens its outputs.
  */
-async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: number, held: HeldInputs | null): Promise<IngestRun> {
+async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: number, streams: Streams): Promise<IngestRun> {
   const run = plan.run;
   const c: RunCounters = plan.resume ? restoreCounters(run.counters) : newRunCounters();
   const bytesTotal = run.inputs.some((i) => i.path === '-' || i.sha256 === '') ? null : run.inputs.reduce((a, i) => a + i.bytes, 0);
@@ -180,7 +186,7 @@ async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: numbe
   return {
     s, req, plan, run, c, base, meter, out, history, position: { ...run.position },
     roundFrom: { file: run.unique.file, bytes: run.unique.bytes }, inputErrors: [], report: null, lastRound: null,
-    graph: run.graph === undefined ? null : new GraphRun(s, held),
+    graph: run.graph === undefined ? null : new GraphRun(s), streams,
   };
 }
 
@@ -189,7 +195,7 @@ function readInputs(r: IngestRun): Promise<InputError[]> {
   const { s, c, meter } = r;
   const tooLong: Reject[] = [];
   return readLoop(s, {
-    inputs: r.run.inputs, from: { ...r.position }, skip: r.plan.skipped, read: r.req, ...r.graph?.readHooks(),
+    inputs: r.run.inputs, from: { ...r.position }, skip: r.plan.skipped, read: r.req, streams: r.streams, ...r.graph?.readHooks(),
     onBytes: (d) => {
       meter.bytesRead += d;
       c.inputBytes += d;

@@ -1,15 +1,16 @@
 // Decides what an ingest request means against the committed state: which
 // inputs (with size and content identity), whether it resumes the store's
 // unfinished run or starts a new one, which inputs were already ingested and
-// are skipped, and where outputs go (refusing to clobber an unrelated
-// non-empty directory). Reads only; writes nothing.
+// are skipped, which stream inputs read from a caller's stream, and where
+// outputs go (refusing to clobber an unrelated non-empty directory). Reads
+// only; writes nothing.
 
 import * as fs from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DrumError } from '../../../errors.js';
 import { inputIdentity } from '../../../input/identity.js';
-import { inputPath, inputSize } from '../../../input/open.js';
+import { inputPath, inputSize, type ByteStream } from '../../../input/open.js';
 import type { InputRecord, ManifestBody, RunState } from '../../../store/manifest.js';
 import type { IngestRequest } from '../../api.js';
 import type { InputError } from '../../pipeline/read-loop.js';
@@ -46,6 +47,13 @@ export async function describeInputs(paths: string[], fullHashMaxBytes = FULL_HA
     out.push({ path: abs, bytes: size, sha256: id.sha256, sampled, ...(sampled ? { sample: id.sha256 } : {}) });
   }
   return out;
+}
+
+/** The caller's streams (IngestRequest.streams) for the run's stream inputs, by input path; a regular file's is not used. */
+export function callerStreams(req: Pick<IngestRequest, 'streams'>, inputs: readonly InputRecord[]): ReadonlyMap<string, ByteStream> | undefined {
+  if (req.streams === undefined) return undefined;
+  const given = new Map([...req.streams].map(([p, x]) => [inputPath(p), x]));
+  return new Map(inputs.filter((i) => i.sha256 === '' && given.has(i.path)).map((i) => [i.path, given.get(i.path)!]));
 }
 
 /** Runs this process has named: part of every id, so two of its runs never share one. */
