@@ -5,14 +5,15 @@
 // input order; sources are never among the new URLs; a second run reads the
 // file again and writes the same pairs with nothing new. Input that is not
 // TSV is refused before a run starts, a file's or a stream's (stdin, a pipe
-// given by name), and TSV on a stream gives the pairs the file gives.
+// given by name), and before a new store is created for it; TSV on a stream
+// gives the pairs the file gives.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { bin, distRoot, drum, repoRoot, uniques } from '../helpers/cli.js';
 import { EXIT_STATUS } from '../../src/errors.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -142,6 +143,26 @@ describe('drum ingest --graph', () => {
     const next = await drum(['ingest', ...FAST, '--graph', '--force', 'a.tsv'], { cwd: dir });
     assert.equal(next.status, 0, next.stderr);
     assert.doesNotMatch(next.stderr, /abandon/);
+  });
+
+  it('leaves no store behind when --graph reads a stream that is not TSV into a new state', { skip: !existsSync('/dev/stdin') }, async () => {
+    const dir = tempDir();
+    const plain = 'http://c.example/\nhttp://d.example/\n';
+    const runs: [string, () => Promise<{ status: number | null; stderr: string }> | { status: number | null; stderr: string }][] = [
+      ['stdin', () => drum(['ingest', ...FAST, '--graph', '--state', 's-stdin', '-'], { cwd: dir, input: plain })],
+      ['gz', () => drum(['ingest', ...FAST, '--graph', '--state', 's-gz', '-'], { cwd: dir, input: gzipSync(plain) })],
+      ['named', () => piped(plain, ['ingest', ...FAST, '--graph', '--state', 's-named', '/dev/stdin'], dir)],
+      ['empty', () => piped(plain, ['ingest', ...FAST, '--graph', '--state', 's-empty', '-'], dir)],
+    ];
+    mkdirSync(join(dir, 's-empty'));
+    for (const [tag, run] of runs) {
+      const g = await run();
+      assert.equal(g.status, EXIT_STATUS.DRUM_BAD_OPTION, `${tag}: ${g.stderr}`);
+      assert.match(g.stderr, /DRUM_BAD_OPTION/, tag);
+    }
+    // The state directory that was there (empty) stays empty; the others were never made.
+    assert.deepEqual(readdirSync(join(dir, 's-empty')), []);
+    assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('s-')), ['s-empty']);
   });
 
   it('writes the same pairs and new URLs for TSV on stdin, gzip on stdin and a pipe given by name as for the file', { skip: !existsSync('/dev/stdin') }, async () => {

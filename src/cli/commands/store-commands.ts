@@ -15,7 +15,7 @@ import { settleRuns } from '../../catalog/run-list.js';
 import { readManifest, type ManifestBody } from '../../store/manifest.js';
 import { writerLockHeld } from '../../store/lock.js';
 import { inputSize } from '../../input/open.js';
-import { refuseGraphInputs } from '../../engine/jobs/ingest/graph-inputs.js';
+import { holdGraphStreams, refuseGraphInputs, type HeldInputs } from '../../engine/jobs/ingest/graph-inputs.js';
 import { checkOutDirPlace, refuseInputsInState } from '../../engine/jobs/ingest/run-setup.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../canonicalize/policy.js';
 import { loadEngine, withDrum } from '../engine.js';
@@ -36,7 +36,7 @@ import { fmtCount, fmtDuration, fmtInt } from '../format.js';
 import { ProgressLine } from '../progress.js';
 import { abandonedLine, printRound, resumedLine, stopLine } from '../run-notes.js';
 import { inputErrorStatus, json, LineSink, verifyStatus, warnAllRejected, type CliIo, type InputError } from '../command-io.js';
-import type { RunStart } from '../../engine/api.js';
+import type { IngestRequest, RunStart } from '../../engine/api.js';
 import { removeOwnTemps } from '../../io/private-temp.js';
 import { formatHosts, formatRunReport, formatRuns, formatStats, formatVerify } from '../report-table.js';
 import { contentSummary, contentVerify, formatContentSummary, formatContentVerify, urlStoreOrNull } from '../content-summary.js';
@@ -55,22 +55,31 @@ function announceNewStore(raw: RawOptions, io: CliIo, state: string, existed: bo
   io.stderr.write(`drum: created a new store at ${shown}\n`);
 }
 
+/**
+ * What fails an ingest before a store is created for it (the engine checks
+ * again at the run's start): a missing input, one inside the state, an --out
+ * in the state, a --graph file that is not TSV and values asked of a new
+ * keys-only store. (A --graph stream is read ahead later: ingestCommand.)
+ */
+async function refuseBeforeStore(state: string, req: IngestRequest, raw: RawOptions, maxLineBytes: number): Promise<void> {
+  for (const f of req.inputs) await inputSize(f);
+  refuseInputsInState(state, req.inputs);
+  // An --out in the state's store/, work/ or catalog/ is refused before the store's open empties work/.
+  if (req.outDir !== undefined) checkOutDirPlace(state, req.outDir);
+  if (req.graph === true) await refuseGraphInputs(req, maxLineBytes);
+  if (raw.values === false && (req.graph === true || req.revisitAfter !== undefined) && readManifest(state) === null) {
+    throw new DrumError('DRUM_BAD_OPTION', `--no-values makes a keys-only store, which keeps no docIDs or emission times: ${req.graph === true ? '--graph' : '--revisit-after'} needs them`);
+  }
+}
+
 export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {
   const state = stateDirFrom(raw, io.env, io.cwd);
   const opts = drumOptionsFrom(raw, { cwd: io.cwd });
   // --out - : the new URLs go to stdout as rounds commit (kept in <state>/runs/<run-id>/ too); everything else to stderr.
   const toStdout = raw.out === '-';
   const req = ingestRequestFrom(toStdout ? { ...raw, out: undefined } : raw, inputs, io.cwd);
-  // A missing input fails before a store is created for it (the engine checks again at the run's start),
-  // and so do --graph input that is not TSV, values asked of a new keys-only store and an --out in the state.
-  for (const f of req.inputs) await inputSize(f);
-  refuseInputsInState(state, req.inputs);
-  // An --out in the state's store/, work/ or catalog/ is refused before the store's open empties work/.
-  if (req.outDir !== undefined) checkOutDirPlace(state, req.outDir);
-  if (req.graph === true) await refuseGraphInputs(req, opts.canonical?.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
-  if (raw.values === false && (req.graph === true || req.revisitAfter !== undefined) && readManifest(state) === null) {
-    throw new DrumError('DRUM_BAD_OPTION', `--no-values makes a keys-only store, which keeps no docIDs or emission times: ${req.graph === true ? '--graph' : '--revisit-after'} needs them`);
-  }
+  const maxLineBytes = opts.canonical?.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  await refuseBeforeStore(state, req, raw, maxLineBytes);
   const progress = new ProgressLine(io.stderr, raw.progress !== false && !raw.quiet);
   let started: RunStart | null = null;
   const off = io.onStop?.((reason) => {
@@ -84,12 +93,17 @@ export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo
     if (toStdout && r.resumed && r.committedUrls > 0) io.stderr.write(resumedLine(r));
   };
   const existed = existsSync(state);
+  let held: HeldInputs | null = null;
   let report;
   try {
+    // A --graph run's stream inputs are read ahead before the store is opened (or created) and handed to the run:
+    // one that is not TSV is refused with no store made for it.
+    if (req.graph === true) held = await holdGraphStreams(req, maxLineBytes);
     report = await withDrum(state, opts, (d) => d.ingest({
-      ...req, onProgress: (p) => progress.update(p), onRunStart, onCommit: toStdout ? (c) => printRound(c, io.stdout) : undefined,
+      ...req, streams: held?.streams, onProgress: (p) => progress.update(p), onRunStart, onCommit: toStdout ? (c) => printRound(c, io.stdout) : undefined,
     }));
   } finally {
+    await held?.close();
     progress.done();
     off?.();
     announceNewStore(raw, io, state, existed);

@@ -3,8 +3,9 @@
 // before a run starts (refuseGraphInputs; the CLI calls it before it creates
 // a store for the run as well), and a stream input (stdin, a FIFO) that does
 // not, by reading its first bytes before the run starts and holding them for
-// the run (holdGraphStreams; a caller's own streams, IngestRequest.streams,
-// are held and checked the same way). Does not read rows (graph-sources.ts does).
+// the run (holdGraphStreams; the CLI calls it before it opens the store too,
+// and hands the run what it held as IngestRequest.streams, which are held
+// and checked again). Does not read rows (graph-sources.ts does).
 // REQUIRES: nothing open; files are peeked without being consumed.
 
 import { DrumError } from '../../../errors.js';
