@@ -258,9 +258,16 @@ export interface FeedOptions {
    * recorded but not stored; feeding them again stores them).
    */
   beforeCommit?: (newUrls: readonly string[]) => Promise<void>;
+  /**
+   * checkUpdate: entries recorded with the run's options (its MANIFEST state
+   * and catalog record) beside `format: 'library'`, which they cannot
+   * replace: a program that must find its own runs again names itself here
+   * (`drum serve` records its shard).
+   */
+  runOptions?: Readonly<Record<string, string>>;
 }
 
-export interface UrlStreamOptions extends Omit<FeedOptions, 'onReject' | 'beforeCommit'> {
+export interface UrlStreamOptions extends Omit<FeedOptions, 'onReject' | 'beforeCommit' | 'runOptions'> {
   /** Accept Link objects and lists of links as chunks (the writable side in object mode). Default false. */
   objectMode?: boolean;
 }

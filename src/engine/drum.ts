@@ -21,7 +21,7 @@ import { storeStats } from './jobs/read/store-stats.js';
 import { forgetRound } from './url-seen/commit.js';
 import { ingest } from './jobs/ingest/ingest.js';
 import { Session } from './session/session.js';
-import { assertFeedSource, Feeder, FEED_ROUND_URLS, feedRun, type FeedItem } from './pipeline/feed.js';
+import { assertFeedSource, assertRunOptions, Feeder, FEED_ROUND_URLS, feedRun, type FeedItem } from './pipeline/feed.js';
 import { LinkStream } from './jobs/ingest/stream.js';
 import { LinkAdder } from './jobs/ingest/add-links.js';
 import { isDrumError } from '../errors.js';
@@ -176,6 +176,7 @@ export class Drum {
    */
   async *checkUpdate(source: Iterable<FeedItem> | AsyncIterable<FeedItem>, opts: FeedOptions = {}): AsyncGenerator<string, RunReport | null> {
     assertFeedSource(source);
+    assertRunOptions(opts.runOptions);
     const s = this.writer(this.gate.use(this.session));
     const release = this.gate.hold();
     return yield* feedRun(new Feeder(s, opts, FEED_ROUND_URLS, this.endRun()), source, release);

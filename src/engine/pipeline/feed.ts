@@ -6,7 +6,8 @@
 // when it is full (at most `roundUrls` pending URLs, so the new URLs handed
 // back stay bounded in RAM) and at the end; each push hands back the new URLs
 // of the rounds it committed, in arrival order; feedRun drives a whole
-// checkUpdate over its source. Does not commit per push: Drum.add
+// checkUpdate over its source; a run records the caller's runOptions among
+// its options. Does not commit per push: Drum.add
 // (add-links.ts) does that.
 
 import { DrumError } from '../../errors.js';
@@ -149,7 +150,16 @@ export class Feeder {
   }
 
   private async started(): Promise<LibraryRun> {
-    return (this.run ??= await LibraryRun.start(this.s));
+    return (this.run ??= await LibraryRun.start(this.s, this.opts.runOptions));
+  }
+}
+
+/** Refuses checkUpdate() runOptions that are not a record of strings with DRUM_BAD_OPTION. */
+export function assertRunOptions(runOptions: unknown): void {
+  if (runOptions === undefined) return;
+  if (typeof runOptions !== 'object' || runOptions === null) throw new DrumError('DRUM_BAD_OPTION', 'runOptions must be an object of strings');
+  for (const [k, v] of Object.entries(runOptions)) {
+    if (typeof v !== 'string') throw new DrumError('DRUM_BAD_OPTION', `runOptions.${k} must be a string`);
   }
 }
 

@@ -1,11 +1,13 @@
 // Feeder through Drum.checkUpdate: each merge hands its new URLs, in
 // arrival order, to the beforeCommit hook before the store commits them;
-// a source that is not iterable is refused with a stable code.
+// a source that is not iterable is refused with a stable code; runOptions
+// are recorded with the run's options.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { Drum } from '../../../src/engine/drum.js';
+import { readManifest } from '../../../src/store/manifest.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 describe('checkUpdate beforeCommit', () => {
@@ -51,6 +53,22 @@ describe('checkUpdate sources', () => {
       const got: string[] = [];
       for await (const u of d.checkUpdate(['http://ok.example/\n'])) got.push(u);
       assert.deepEqual(got, ['http://ok.example/']);
+    } finally {
+      await d.close();
+    }
+  });
+});
+
+describe('checkUpdate runOptions', () => {
+  it('records them with the run\'s options in its manifest state, beside a format they cannot replace', async () => {
+    const state = join(tempDir(), 's');
+    const d = await Drum.open(state, { workers: 0, fsync: false });
+    try {
+      for await (const u of d.checkUpdate(['http://a.example/\n'], { runOptions: { shard: '3/8', format: 'lines' } })) void u;
+      assert.deepEqual(readManifest(state)?.run?.options, { shard: '3/8', format: 'library' });
+      await assert.rejects(async () => {
+        for await (const u of d.checkUpdate(['http://b.example/\n'], { runOptions: { shard: 3 } as unknown as Record<string, string> })) void u;
+      }, { code: 'DRUM_BAD_OPTION' });
     } finally {
       await d.close();
     }

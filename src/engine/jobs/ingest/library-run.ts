@@ -66,14 +66,17 @@ export class LibraryRun {
     this.roundFrom = { file: run.unique.file, bytes: run.unique.bytes };
   }
 
-  /** Starts a run: records it in the MANIFEST (a 'running' run left by an earlier job is abandoned into the history). */
-  static async start(s: Session): Promise<LibraryRun> {
+  /**
+   * Starts a run: records it in the MANIFEST (a 'running' run left by an
+   * earlier job is abandoned into the history), `runOptions` among its options.
+   */
+  static async start(s: Session, runOptions: Readonly<Record<string, string>> = {}): Promise<LibraryRun> {
     s.timer.startRun();
     await recoverHostCounts(s.store.body.run, s.catalog, { dfs: s.dfs, path: join(s.workDir, 'hosts-recovery.parts') });
     const runId = newRunId();
     const run: RunState = {
       runId, status: 'running', startedAt: new Date().toISOString(), finishedAt: null,
-      inputs: [{ path: LIBRARY_INPUT, bytes: 0, sha256: '', sampled: false }], skipped: [false], options: { format: 'library' },
+      inputs: [{ path: LIBRARY_INPUT, bytes: 0, sha256: '', sampled: false }], skipped: [false], options: { ...runOptions, format: 'library' },
       outDir: join(resolve(s.dir), 'runs', runId), position: { input: 0, offset: 0, line: 0 }, rounds: 0,
       unique: { file: 1, bytes: 0, urls: 0, urlsPerFile: s.opts.tuning.urlsPerFile ?? URLS_PER_FILE }, rejectsBytes: 0, counters: {},
     };
