@@ -1,9 +1,12 @@
 // What a shard keeps beside its drum store, under <state>/cluster/: which
-// shard of how many the state serves and the next new-URL ordinal whose
-// publication is not confirmed yet (shard.json), and the outbox: the new
-// URLs of the round being committed, written before the store commits them
-// (outbox.txt). Both are written the LevelDB way (tmp, fsync, rename).
-// Does not talk to NATS and does not run rounds (shard.ts does).
+// shard of how many the state serves, the next new-URL ordinal whose
+// publication is not confirmed yet and the run ids of the shard's rounds a
+// crash cut short whose directories are still to go (shard.json), and the
+// outbox: the new URLs of the round being committed, written before the
+// store commits them (outbox.txt). Both are written the LevelDB way (tmp,
+// fsync, rename).
+// Does not talk to NATS, does not run rounds (shard.ts does) and removes no
+// directory (leftover-rounds.ts does).
 // REQUIRES: one writer per state directory (the drum store's lock).
 
 import * as fs from 'node:fs';
@@ -19,6 +22,11 @@ export interface ShardMeta {
   shards: number;
   /** Ordinal of the next new URL; every smaller ordinal's message has its PubAck. */
   next: number;
+  /**
+   * Run ids of this shard's rounds a crash cut short whose directories under
+   * <state>/runs/ are still to be removed (leftover-rounds.ts); absent: none.
+   */
+  leftover?: string[];
 }
 
 export interface Outbox {
@@ -28,6 +36,8 @@ export interface Outbox {
 }
 
 const OUTBOX_MAGIC = '#drum-outbox';
+/** A run id as drum names them (no path separator, no dot: it names a directory under runs/). */
+export const RUN_ID = /^[0-9A-Za-z][0-9A-Za-z-]*$/;
 
 export class ShardState {
   readonly dir: string;
@@ -64,6 +74,13 @@ export class ShardState {
     writeDurably(join(this.dir, 'shard.json'), JSON.stringify(this.meta) + '\n');
   }
 
+  /** Records the run ids whose round directories are still to go (none: the field goes). */
+  setLeftover(runIds: readonly string[]): void {
+    const { leftover: _, ...rest } = this.meta;
+    this.meta = runIds.length === 0 ? rest : { ...rest, leftover: [...runIds] };
+    writeDurably(join(this.dir, 'shard.json'), JSON.stringify(this.meta) + '\n');
+  }
+
   writeOutbox(o: Outbox): void {
     writeDurably(join(this.dir, 'outbox.txt'), `${OUTBOX_MAGIC} ${o.base} ${o.urls.length}\n${o.urls.map((u) => u + '\n').join('')}`);
   }
@@ -93,7 +110,8 @@ function readMeta(file: string): ShardMeta {
   } catch (e) {
     throw new DrumError('DRUM_CORRUPT_FILE', `${file}: not a shard record`, { file, cause: e });
   }
-  if (m.version !== SHARD_STATE_VERSION || !Number.isInteger(m.shard) || !Number.isInteger(m.shards) || !Number.isSafeInteger(m.next)) {
+  const leftover = m.leftover === undefined || (Array.isArray(m.leftover) && m.leftover.every((id) => typeof id === 'string' && RUN_ID.test(id)));
+  if (m.version !== SHARD_STATE_VERSION || !Number.isInteger(m.shard) || !Number.isInteger(m.shards) || !Number.isSafeInteger(m.next) || !leftover) {
     throw new DrumError('DRUM_CORRUPT_FILE', `${file}: unknown version or bad fields`, { file });
   }
   return m;

@@ -6,8 +6,10 @@
 // confirmed ordinal is recorded, then the round's input messages are acked.
 // A restart first finishes a round left in the outbox (stores its URLs again,
 // an idempotent feed; republishes what the stream does not hold yet). Each
-// round is a library run of the store (`drum runs` lists it); its output
-// directory is removed once the round is confirmed.
+// round is a library run of the store (`drum runs` lists it, with the
+// shard among its options); its output directory is removed once the round
+// is confirmed, and those of rounds a crash cut short once the restarted
+// shard's first round that made a run is (leftover-rounds.ts).
 // stop() drains: the messages already fetched make a last round.
 // Does not create the store's policy or options (the caller opens the Drum).
 // REQUIRES: one process per shard state (the store lock makes sure).
@@ -18,6 +20,7 @@ import { AckPolicy, DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg 
 import type { Drum } from '../engine/drum.js';
 import type { RunReport } from '../engine/api.js';
 import { DrumError } from '../errors.js';
+import { noteCrashedRound, removeLeftoverRounds, shardRunOptions } from './leftover-rounds.js';
 import { NewUrlPublisher } from './new-urls.js';
 import { ShardState } from './shard-state.js';
 import { ensureStreams, LINKS_STREAM, linksSubject, shardConsumer } from './subjects.js';
@@ -36,6 +39,8 @@ export interface ShardOptions {
   onRound?: (r: { links: number; newUrls: number; ms: number }) => void;
   /** Called once the consumer is reading (recovery done). */
   onReady?: () => void;
+  /** Told what went wrong but does not stop the shard (a leftover directory that could not be removed). */
+  onNotice?: (message: string) => void;
 }
 
 export class Shard {
@@ -47,6 +52,8 @@ export class Shard {
   private readonly held = new Set<JsMsg>();
   private readonly publisher: NewUrlPublisher;
   private state!: ShardState;
+  /** The directories of rounds cut short before this process were removed (or tried). */
+  private leftoverTried = false;
   rounds = 0;
 
   constructor(
@@ -61,6 +68,7 @@ export class Shard {
   async run(): Promise<void> {
     const stats = await this.drum.stats();
     this.state = ShardState.open(this.o.stateDir, this.o.shard, this.o.shards, stats.storeUrls);
+    noteCrashedRound(this.state, this.o.stateDir); // before recover() starts a run
     const jsm = await ensureStreams(this.nc, this.o.shards, this.o.replicas);
     await this.recover();
     const name = shardConsumer(this.o.shard);
@@ -154,6 +162,7 @@ export class Shard {
     const outbox: string[] = [];
     const feed = msgs.map((m) => withNewline(m.data));
     const run = this.drum.checkUpdate(feed, {
+      runOptions: shardRunOptions(this.o.shard, this.o.shards),
       beforeCommit: async (fresh) => {
         if (fresh.length === 0) return;
         outbox.push(...fresh);
@@ -180,7 +189,7 @@ export class Shard {
     }
     if (ob.base !== this.state.meta.next) throw new DrumError('DRUM_CORRUPT_FILE', `outbox starts at ordinal ${ob.base}, shard record at ${this.state.meta.next}`);
     // Commits them if the crash came before the store did.
-    const { outDir } = await drain(this.drum.checkUpdate([ob.urls]));
+    const { outDir } = await drain(this.drum.checkUpdate([ob.urls], { runOptions: shardRunOptions(this.o.shard, this.o.shards) }));
     await this.publisher.publish(ob.base, ob.urls); // skips what the stream already holds
     this.confirmed(ob.base + ob.urls.length, outDir);
   }
@@ -189,11 +198,17 @@ export class Shard {
    * The stream holds a round's URLs: the next ordinal is recorded, the outbox
    * goes, and so does the round's run directory (its unique file, report), or
    * a shard would leave one per round (one a second at the default --max-delay).
+   * After the first round that made a run, the directories of rounds cut short
+   * before this process go too (that run's start was their last reader).
    */
   private confirmed(next: number, outDir: string | null): void {
     this.state.confirm(next);
     this.state.dropOutbox();
-    if (outDir !== null) rmSync(outDir, { recursive: true, force: true });
+    if (outDir === null) return;
+    rmSync(outDir, { recursive: true, force: true });
+    if (this.leftoverTried) return;
+    this.leftoverTried = true;
+    removeLeftoverRounds(this.state, this.o.stateDir, this.o.onNotice ?? (() => undefined));
   }
 }
 

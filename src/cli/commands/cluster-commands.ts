@@ -98,6 +98,7 @@ export async function serveCommand(raw: ClusterRaw, io: CliIo): Promise<number> 
     roundLinks: parseCount('--round-links', raw.roundLinks ?? '200000', 1),
     ackWaitMs: Math.max(1000, seconds('--ack-wait', raw.ackWait, 30)),
     onReady: () => io.stderr.write(`drum: shard ${shard} of ${shards} serving ${stateDir}\n`),
+    onNotice: (m: string) => io.stderr.write(`drum: shard ${shard}: ${m}\n`),
     onRound: raw.quiet ? undefined : (r: { links: number; newUrls: number; ms: number }) =>
       io.stderr.write(`drum: shard ${shard}: round of ${r.links} links, ${r.newUrls} new, ${r.ms.toFixed(0)} ms\n`),
   };
