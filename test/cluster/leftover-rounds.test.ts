@@ -56,7 +56,8 @@ async function killInRound(c: NatsCluster, state: string, file: string, keep: st
   const p = serve(c, state);
   while (!/serving/.test(p.stderr())) await sleep(20);
   const pub = drum(['publish', '--nats', c.urls, '--shards', '1', '--quiet', file]);
-  while (runDirs(state).length === keep.length && p.proc.exitCode === null) await sleep(1);
+  const until = Date.now() + 30_000;
+  while (runDirs(state).length === keep.length && p.proc.exitCode === null && Date.now() < until) await sleep(1);
   p.proc.kill('SIGKILL');
   await p.exited;
   assert.equal((await pub).status, 0);
