@@ -60,7 +60,9 @@ export interface IngestRequest extends ReadOptions {
    * used). With `graph` their first bytes are still read ahead and one that
    * is not TSV refused before the run starts. The drum CLI reads a --graph
    * run's streams ahead this way before it opens (or creates) the store.
-   * The caller closes a stream no run read. Default: none.
+   * A --graph run releases every stream it was given (a Readable is
+   * destroyed) as it ends or refuses it; otherwise the caller closes a
+   * stream the run did not read. Default: none.
    */
   streams?: ReadonlyMap<string, ByteStream>;
   onProgress?: (p: Progress) => void;

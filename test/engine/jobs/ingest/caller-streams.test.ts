@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { isDrumError } from '../../../../src/errors.js';
 import { withDrum } from '../../../helpers/drum.js';
 import { uniques } from '../../../helpers/cli.js';
@@ -37,12 +37,15 @@ describe('an ingest of stream inputs the caller opened (IngestRequest.streams)',
     await withDrum(state, OPTS, async (d) => {
       await d.ingest({ inputs: ['-'], streams: stdinOf('http://a.example/\n'), outDir: join(dir, 'o1') });
       const manifest = fs.readFileSync(join(state, 'MANIFEST'));
+      const refused = new PassThrough();
+      refused.write('http://b.example/\nhttp://c.example/\n'); // left open: the run must release it
       await assert.rejects(
-        d.ingest({ graph: true, inputs: ['-'], streams: stdinOf('http://b.example/\nhttp://c.example/\n'), outDir: join(dir, 'o2') }),
+        d.ingest({ graph: true, inputs: ['-'], streams: new Map([['-', refused]]), outDir: join(dir, 'o2') }),
         (e) => isDrumError(e, 'DRUM_BAD_OPTION'),
       );
       assert.deepEqual(fs.readFileSync(join(state, 'MANIFEST')), manifest);
       assert.ok(!fs.existsSync(join(dir, 'o2')));
+      assert.ok(refused.destroyed, 'a --graph run releases the stream it refused, as documented');
     });
   });
 });
