@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { scriptArgs } from './lib/script-args.js';
 import { median } from './lib/measure.js';
 import { Drum } from '../src/engine/drum.js';
+import type { DrumOptions } from '../src/options.js';
 
 export interface SmallBatchResult {
   batchLinks: number;
@@ -34,11 +35,7 @@ export interface SmallBatchResult {
 }
 
 /** Store options a measurement varies. */
-export interface BatchStoreOptions {
-  journalKeys?: number;
-  values?: boolean;
-  fsync?: boolean;
-}
+export type BatchStoreOptions = Pick<DrumOptions, 'journalKeys' | 'values' | 'fsync'>;
 
 /** Writes `batches` files of `batch` lines each from the start of `input`, reading it `readBytes` at a time. */
 export function cutBatches(input: string, dir: string, batch: number, batches: number, readBytes = 8 << 20): string[] {

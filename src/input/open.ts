@@ -54,6 +54,11 @@ export function inputPath(path: string, cwd = '.'): string {
   return path === '-' ? path : resolve(cwd, path);
 }
 
+/** A map by input path (as given) re-keyed by inputPath, as a run's input records name them; empty for none. */
+export function byInputPath<T>(m: ReadonlyMap<string, T> | undefined): Map<string, T> {
+  return new Map([...(m ?? [])].map(([p, x]) => [inputPath(p), x]));
+}
+
 /**
  * Raw size of an input in bytes, or null for stdin and other streams (FIFOs,
  * devices); DRUM_INPUT for one that is missing, refused or a directory, so a

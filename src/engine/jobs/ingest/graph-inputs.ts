@@ -9,7 +9,7 @@
 // REQUIRES: nothing open; files are peeked without being consumed.
 
 import { DrumError } from '../../../errors.js';
-import { inputPath, inputSize, type ByteStream } from '../../../input/open.js';
+import { byInputPath, inputPath, inputSize, type ByteStream } from '../../../input/open.js';
 import type { HeldStream } from '../../../input/held-stream.js';
 import { holdStream, peekFormat } from '../../../input/peek.js';
 import type { IngestRequest } from '../../api.js';
@@ -47,7 +47,7 @@ export interface HeldInputs {
  */
 export async function holdGraphStreams(req: Pick<IngestRequest, 'format' | 'inputs' | 'streams'>, maxLineBytes: number): Promise<HeldInputs | null> {
   if (req.format === 'tsv') return null;
-  const given = new Map([...(req.streams ?? [])].map(([p, x]) => [inputPath(p), x]));
+  const given = byInputPath(req.streams);
   const held = new Map<string, HeldStream>();
   const close = async (): Promise<void> => void (await Promise.all([...held.values()].map((h) => h.close())));
   try {

@@ -10,7 +10,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DrumError } from '../../../errors.js';
 import { inputIdentity } from '../../../input/identity.js';
-import { inputPath, inputSize, type ByteStream } from '../../../input/open.js';
+import { byInputPath, inputPath, inputSize, type ByteStream } from '../../../input/open.js';
 import type { InputRecord, ManifestBody, RunState } from '../../../store/manifest.js';
 import type { IngestRequest } from '../../api.js';
 import type { InputError } from '../../pipeline/read-loop.js';
@@ -52,7 +52,7 @@ export async function describeInputs(paths: string[], fullHashMaxBytes = FULL_HA
 /** The caller's streams (IngestRequest.streams) for the run's stream inputs, by input path; a regular file's is not used. */
 export function callerStreams(req: Pick<IngestRequest, 'streams'>, inputs: readonly InputRecord[]): ReadonlyMap<string, ByteStream> | undefined {
   if (req.streams === undefined) return undefined;
-  const given = new Map([...req.streams].map(([p, x]) => [inputPath(p), x]));
+  const given = byInputPath(req.streams);
   return new Map(inputs.filter((i) => i.sha256 === '' && given.has(i.path)).map((i) => [i.path, given.get(i.path)!]));
 }
 
