@@ -71,13 +71,18 @@ export class ShardState {
   /** Records that every ordinal below `next` is published and acknowledged. */
   confirm(next: number): void {
     this.meta = { ...this.meta, next };
-    writeDurably(join(this.dir, 'shard.json'), JSON.stringify(this.meta) + '\n');
+    this.saveMeta();
   }
 
   /** Records the run ids whose round directories are still to go (none: the field goes). */
   setLeftover(runIds: readonly string[]): void {
     const { leftover: _, ...rest } = this.meta;
     this.meta = runIds.length === 0 ? rest : { ...rest, leftover: [...runIds] };
+    this.saveMeta();
+  }
+
+  /** Writes shard.json from `meta` (tmp, fsync, rename). */
+  private saveMeta(): void {
     writeDurably(join(this.dir, 'shard.json'), JSON.stringify(this.meta) + '\n');
   }
 
