@@ -96,9 +96,12 @@ export function runtimeFloor(workers: number): number {
   return PROCESS_FLOOR_BYTES + workers * WORKER_FLOOR_BYTES;
 }
 
+/** The sort area of the smallest plan; no plan gives it less. */
+export const SMALLEST_SORT_AREA_BYTES = 1 << 20;
+
 /** Bucket buffers and sort area of the smallest plan: 1,024 entries per bucket buffer, 1 MiB of sort area (Bloom: a third more). */
 function smallestBuckets(o: Pick<ResolvedOptions, 'buckets' | 'bloom'>): number {
-  const minLeft = o.buckets * 1024 * BUFFER_BYTES_PER_ENTRY + (1 << 20);
+  const minLeft = o.buckets * 1024 * BUFFER_BYTES_PER_ENTRY + SMALLEST_SORT_AREA_BYTES;
   return o.bloom === 'off' ? minLeft : Math.ceil((minLeft * 4) / 3); // the Bloom filter takes a quarter of what is left
 }
 
@@ -139,12 +142,14 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = f
     Math.min(RUNTIME_RESERVE_BYTES, Math.floor(total * RESERVE_SHARE), total - hotCache - recentTable - journal - IO_BUFFER_BYTES - smallest),
   );
   const threads = o.workers + 1;
+  // A round's fixed working set, whatever its size: the host-count parts it keeps in RAM and, with values, the value events' RAM.
+  const roundWanted = HOST_PARTS_RAM_BYTES + (valued ? EVENTS_RAM_BYTES : 0);
   // What is left for the Bloom filter and the buckets once the line memos take `memo` entries per thread.
   const rest = (memo: number): number => total - runtimeReserve - hotCache - recentTable - journal - threads * LineMemo.bytesFor(memo) - IO_BUFFER_BYTES;
   let lineMemoEntries = o.lineMemoEntries ?? DEFAULT_LINE_MEMO_ENTRIES;
   if (o.lineMemoEntries === null) {
-    // Sized here: at most 1/16 of the budget, and never at the buckets' expense.
-    while (lineMemoEntries > 0 && (threads * LineMemo.bytesFor(lineMemoEntries) > total / 16 || bucketsLeft(rest(lineMemoEntries), o) < minLeft)) {
+    // Sized here: at most 1/16 of the budget, and never at the expense of the buckets or the round's working set.
+    while (lineMemoEntries > 0 && (threads * LineMemo.bytesFor(lineMemoEntries) > total / 16 || bucketsLeft(rest(lineMemoEntries), o) < minLeft + roundWanted)) {
       lineMemoEntries = lineMemoEntries > 1024 ? lineMemoEntries / 2 : 0;
     }
   }
@@ -162,9 +167,9 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = f
   const newBitmap = Math.floor(left / 16);
   // Bucket buffers only batch spill writes (sequential appends): a sixth is plenty.
   const bucketBuffers = Math.floor((left - newBitmap) / 6);
-  // A round's fixed working set, whatever its size: the host-count parts it keeps in RAM and, with
-  // values, the value events' RAM; out of the sort area's share (a round's size is the bitmap's), as far as the smallest buckets allow.
-  const roundWork = Math.max(0, Math.min(HOST_PARTS_RAM_BYTES + (valued ? EVENTS_RAM_BYTES : 0), left - minLeft));
+  // The round's working set comes out of the sort area's share (a round's size is the bitmap's), as far
+  // as the sort area keeps its smallest size (on the smallest budgets the working set is planned short).
+  const roundWork = Math.max(0, Math.min(roundWanted, left - newBitmap - bucketBuffers - SMALLEST_SORT_AREA_BYTES));
   const sortArea = left - newBitmap - bucketBuffers - roundWork;
   const bufferEntries = Math.max(16, Math.floor(bucketBuffers / (o.buckets * entryBytes(valued))));
   // A bucket bigger than the sort area is sorted one key slice at a time, so no bucket size forces a merge.

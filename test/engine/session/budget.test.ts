@@ -1,7 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import {
-  budgetSplit, chunkLinksMax, DEFAULT_LINE_MEMO_ENTRIES, JOURNAL_ROUND_RECORDS, minimumBudgetBytes, planBudget, RUNTIME_RESERVE_BYTES, runtimeFloor, sortBytesPerEntry,
+  budgetSplit, chunkLinksMax, DEFAULT_LINE_MEMO_ENTRIES, JOURNAL_ROUND_RECORDS, minimumBudgetBytes, planBudget, RUNTIME_RESERVE_BYTES, runtimeFloor,
+  SMALLEST_SORT_AREA_BYTES, sortBytesPerEntry,
 } from '../../../src/engine/session/budget.js';
 import { EVENTS_RAM_BYTES } from '../../../src/engine/core/value-events.js';
 import { HOST_PARTS_RAM_BYTES } from '../../../src/engine/hosts/host-parts.js';
@@ -46,6 +48,36 @@ describe('planBudget and a round\'s working set', () => {
     assert.equal(valued.maxRoundEntries, keys.maxRoundEntries);
     assert.equal(valued.sortArea, keys.sortArea - EVENTS_RAM_BYTES);
     assert.equal(budgetSplit(valued).roundWork, valued.roundWork);
+  });
+});
+
+describe('planBudget at every budget it accepts', () => {
+  it('splits the budget into parts that are none negative, sum to at most the budget and leave the sort area its smallest size', () => {
+    const options = fc.record({
+      workers: fc.integer({ min: 0, max: 3 }),
+      bloom: fc.constantFrom('off' as const, 'gate' as const),
+      journalKeys: fc.constantFrom(0, 1 << 16, 1 << 18, 1 << 20),
+      valued: fc.boolean(),
+      // MiB above the minimum this configuration accepts: the tight plans are the first few.
+      above: fc.oneof(fc.integer({ min: 0, max: 64 }), fc.integer({ min: 0, max: 1024 })),
+    });
+    fc.assert(fc.property(options, ({ valued, above, ...o }) => {
+      const memoryBytes = minimumMemoryBytes(o) + above * 2 ** 20;
+      const r = resolveOptions({ ...o, memoryBytes }, 2);
+      const p = planBudget(r, chunkLinksMax(r.chunkBytes), valued);
+      const parts = budgetSplit(p);
+      for (const [name, bytes] of Object.entries(parts)) assert.ok(bytes >= 0, `${name} ${bytes} at ${memoryBytes}`);
+      const sum = Object.values(parts).reduce((a, b) => a + b, 0);
+      assert.ok(sum <= memoryBytes, `parts ${sum} > budget ${memoryBytes}`);
+      assert.ok(p.sortArea >= SMALLEST_SORT_AREA_BYTES, `sort area ${p.sortArea} at ${memoryBytes} (${JSON.stringify(o)}, valued ${valued})`);
+    }), { numRuns: 300 });
+  });
+
+  it('keeps a sort area at the budget where the round\'s working set used to take all of it', () => {
+    // 156 MiB with one worker and values: the plan once gave the sort area -973 KiB.
+    const o = resolveOptions({ memoryBytes: 156 * 2 ** 20 }, 2);
+    const p = planBudget(o, chunkLinksMax(o.chunkBytes), true);
+    assert.ok(p.sortArea >= SMALLEST_SORT_AREA_BYTES, `sort area ${p.sortArea}`);
   });
 });
 
