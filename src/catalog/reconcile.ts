@@ -20,7 +20,7 @@ export function runRecordFromSummary(h: RunSummary, options: RunRecord['options'
     // damaged or never-wholly-hashed input as ingested, and the next run would skip it.
     inputs: h.inputs.map((i) => ({
       path: i.path, bytes: i.bytes, sha256: i.path === '-' ? null : i.sha256,
-      ...(i.damaged ? { damaged: i.damaged } : {}), ...(i.sampled ? { sampled: true } : {}), ...(i.sample ? { sample: i.sample } : {}),
+      ...(i.damaged ? { damaged: i.damaged } : {}), ...(i.sampled ? { sampled: true } : {}), ...(i.sample ? { sample: i.sample } : {}), ...(i.read ? { read: i.read } : {}),
     })),
     counts: { linksRead: h.linksRead, uniqueUrls: h.uniqueUrls, duplicateUrls: 0, rejectedLines: 0 },
     outDir: h.outDir, outputFiles: listUniqueFiles(h.outDir).map((f) => f.name), options,

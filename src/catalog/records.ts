@@ -25,6 +25,8 @@ export interface RunInput {
   sampled?: boolean;
   /** Inputs over the whole-hash limit: the sampled hash (size, first and last MiB) that finds candidates to confirm. */
   sample?: string;
+  /** How the run read it (InputRecord.read): an input counts as ingested only for a run that reads it the same way. */
+  read?: string;
 }
 
 export interface RunRecord {

@@ -57,6 +57,11 @@ export interface InputRecord {
   sample?: string;
   /** Set when reading this input ended in an error: read up to this decompressed offset and line. Never counts as ingested. */
   damaged?: InputDamage;
+  /**
+   * How the run read it (format, links, warc-links, max line bytes, policy id; run-setup.ts readKeyOf): the same
+   * bytes read another way are other links, so an input counts as ingested only for a run that reads it the same way.
+   */
+  read?: string;
 }
 
 export interface InputDamage {

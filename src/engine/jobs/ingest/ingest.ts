@@ -22,7 +22,7 @@ import type { ParsedChunk } from '../../pipeline/parse.js';
 import { mergeAndCommit, mergeDue } from '../../url-seen/commit.js';
 import { foldJournal } from '../../url-seen/journal-round.js';
 import { buildReport, writeReport } from './report-build.js';
-import { callerStreams, damagedInputs, describeInputs, planRun, type RunPlan } from './run-setup.js';
+import { callerStreams, damagedInputs, describeInputs, planRun, readKeyOf, type RunPlan } from './run-setup.js';
 import { knownInputs, withWholeHash } from './known-inputs.js';
 import type { Session } from '../../session/session.js';
 import { readLoop, type InputError } from '../../pipeline/read-loop.js';
@@ -63,7 +63,8 @@ async function planIngest(s: Session, req: IngestRequest): Promise<RunPlan> {
   if (req.revisitAfter !== undefined && (!Number.isSafeInteger(req.revisitAfter) || req.revisitAfter < 0)) {
     throw new DrumError('DRUM_BAD_OPTION', `revisitAfter must be whole seconds >= 0, got ${String(req.revisitAfter)}`);
   }
-  const inputs = await describeInputs(req.inputs, s.opts.tuning.fullHashMaxBytes);
+  const read = readKeyOf(req, s.policy);
+  const inputs: InputRecord[] = (await describeInputs(req.inputs, s.opts.tuning.fullHashMaxBytes)).map((i) => ({ ...i, read }));
   const known = req.force ? inputs.map(() => false) : await knownInputs(s.store.body, s.catalog, inputs);
   if (req.revisitAfter !== undefined) {
     if (!s.valued) throw new DrumError('DRUM_NEEDS_UPGRADE', '--revisit-after needs the time each URL was last emitted, which this store (keys only) lacks; run drum upgrade first');

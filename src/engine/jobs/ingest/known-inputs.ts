@@ -1,7 +1,9 @@
 // Which inputs of a request an earlier complete run already ingested, so the
 // run may skip them, and a large input's whole-content identity once it has
 // been read. An input is skipped only when its whole content is known to be
-// identical to one ingested before: an input up to the whole-hash limit is
+// identical to one ingested before, read the same way (format, WARC links,
+// line limit, policy: InputRecord.read; a run that rejected every line as the
+// wrong format does not keep the corrected rerun from reading it): an input up to the whole-hash limit is
 // hashed whole before the run and matched by that SHA-256; a larger one is
 // matched first by its sample (size, first and last MiB) and the match is
 // confirmed by one sequential read (SHA-256 of every byte) before it is
@@ -17,13 +19,17 @@ import { inputIdentity } from '../../../input/identity.js';
 import type { InputRecord, ManifestBody } from '../../../store/manifest.js';
 import type { WholeHash } from '../../pipeline/read-loop.js';
 
-type Recorded = { sha256: string | null; bytes: number; sample?: string; sampled?: boolean; damaged?: unknown };
+type Recorded = { sha256: string | null; bytes: number; sample?: string; sampled?: boolean; damaged?: unknown; read?: string };
 
-/** True when an earlier complete run read whole an input with this identity: `key` is a whole hash, or (bySample) a sample. */
-async function recorded(body: ManifestBody, catalog: Catalog | null, key: string, bytes: number, bySample: boolean): Promise<boolean> {
+/**
+ * True when an earlier complete run read whole, the same way (`read`: format, links, line limit, policy),
+ * an input with this identity: `key` is a whole hash, or (bySample) a sample. A record without `read`
+ * (an older drum) never matches: the input is read again, and its URLs are then duplicates.
+ */
+async function recorded(body: ManifestBody, catalog: Catalog | null, key: string, bytes: number, bySample: boolean, read: string | undefined): Promise<boolean> {
   const match = (x: Recorded): boolean =>
     x.bytes === bytes && x.damaged === undefined && x.sampled !== true && x.sha256 !== null && x.sha256 !== '' &&
-    (bySample ? x.sample === key : x.sha256 === key);
+    x.read !== undefined && x.read === read && (bySample ? x.sample === key : x.sha256 === key);
   // A forget made URLs new again: only runs after the last one vouch for an input (the catalog drops its index then too).
   let since = body.history.length;
   while (since > 0 && body.history[since - 1]!.kind !== 'forget') since--;
@@ -46,7 +52,7 @@ export async function knownInputs(body: ManifestBody, catalog: Catalog | null, i
       continue;
     }
     if (i.sampled) {
-      if (!(await recorded(body, catalog, i.sample!, i.bytes, true))) {
+      if (!(await recorded(body, catalog, i.sample!, i.bytes, true, i.read))) {
         known.push(false);
         continue;
       }
@@ -57,7 +63,7 @@ export async function knownInputs(body: ManifestBody, catalog: Catalog | null, i
       }
       i = inputs[k] = { ...i, sha256: id.sha256, sampled: false };
     }
-    known.push(await recorded(body, catalog, i.sha256, i.bytes, false));
+    known.push(await recorded(body, catalog, i.sha256, i.bytes, false, i.read));
   }
   return known;
 }

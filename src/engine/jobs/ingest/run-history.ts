@@ -23,6 +23,7 @@ export function catalogInput(i: InputRecord, skipped: boolean): RunInput {
   return {
     path: i.path, bytes: i.bytes, sha256: i.path === '-' || i.sha256 === '' ? null : i.sha256, skipped,
     ...(i.sampled ? { sampled: true } : {}), ...(i.sample ? { sample: i.sample } : {}), ...(i.damaged ? { damaged: i.damaged } : {}),
+    ...(i.read ? { read: i.read } : {}),
   };
 }
 

@@ -49,6 +49,14 @@ export async function describeInputs(paths: string[], fullHashMaxBytes = FULL_HA
   return out;
 }
 
+/**
+ * How a run reads its inputs, as recorded with each (InputRecord.read): the same bytes read with another
+ * format, WARC link choice, line limit or policy give other links, so they are not "already ingested".
+ */
+export function readKeyOf(req: Pick<IngestRequest, 'format' | 'links' | 'warcLinks'>, policy: { id: string; maxLineBytes: number }): string {
+  return `format=${req.format ?? 'auto'} links=${req.links ?? 'nav'} warcLinks=${req.warcLinks ?? 'html'} maxLineBytes=${policy.maxLineBytes} policy=${policy.id}`;
+}
+
 /** The caller's streams (IngestRequest.streams) for the run's stream inputs, by input path; a regular file's is not used. */
 export function callerStreams(req: Pick<IngestRequest, 'streams'>, inputs: readonly InputRecord[]): ReadonlyMap<string, ByteStream> | undefined {
   if (req.streams === undefined) return undefined;
