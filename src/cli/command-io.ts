@@ -60,8 +60,8 @@ export function json(io: CliIo, value: unknown): void {
  */
 export function warnAllRejected(linksRead: number, rejected: number, byReason: Record<string, number>, io: CliIo): void {
   if (linksRead === 0 || rejected < linksRead) return;
-  const reasons = Object.entries(byReason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${n} ${r}`).join(', ');
-  io.stderr.write(`drum: warning: all ${linksRead} link lines were rejected (${reasons}); nothing was ingested. Is --format right for this input? See rejects.tsv\n`);
+  const reasons = Object.entries(byReason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${fmtInt(n)} ${r}`).join(', ');
+  io.stderr.write(`drum: warning: all ${fmtInt(linksRead)} link lines were rejected (${reasons}); nothing was ingested. Is --format right for this input? See rejects.tsv\n`);
 }
 
 /** An input the engine could not read to its end (e.g. truncated gzip); the run kept every complete line before `line`. */
