@@ -82,7 +82,9 @@ export function newRunId(now = new Date()): string {
 function sameInputs(a: InputRecord[], b: InputRecord[]): boolean {
   // A large input's record carries its whole hash once read; its sample identifies it on both sides.
   const id = (x: InputRecord): string => x.sample ?? x.sha256;
-  return a.length === b.length && a.every((x, i) => x.path === b[i]!.path && x.bytes === b[i]!.bytes && id(x) === id(b[i]!) && x.path !== '-' && x.sha256 !== '');
+  // Read the same way too (InputRecord.read): a rest read under another line limit would be recorded under the first one.
+  return a.length === b.length && a.every((x, i) => x.path === b[i]!.path && x.bytes === b[i]!.bytes && id(x) === id(b[i]!) && x.read === b[i]!.read &&
+    x.path !== '-' && x.sha256 !== '');
 }
 
 function readOptionsOf(req: IngestRequest): Record<string, string> {
