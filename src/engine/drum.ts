@@ -21,6 +21,7 @@ import { storeStats } from './jobs/read/store-stats.js';
 import { forgetRound } from './url-seen/commit.js';
 import { ingest } from './jobs/ingest/ingest.js';
 import { Session } from './session/session.js';
+import { assertDocIds, assertFeedFormat, assertForgetRequest, assertReadRequest } from './job-args.js';
 import { assertFeedSource, assertRunOptions, Feeder, FEED_ROUND_URLS, feedRun, type FeedItem } from './pipeline/feed.js';
 import { LinkStream } from './jobs/ingest/stream.js';
 import { LinkAdder } from './jobs/ingest/add-links.js';
@@ -81,10 +82,11 @@ export class Drum {
    * Runs a job alone; the run of earlier add() calls ends first. A `reader` (it shares the session's round,
    * so never runs beside one) keeps their run: it waits for the calls made before it, later ones wait for it.
    */
-  private job<T>(fn: (s: Session) => Promise<T>, reader = false): Promise<T> {
+  private job<T>(fn: (s: Session) => Promise<T>, reader = false, assertArgs?: () => void): Promise<T> {
     let s: Session;
     try {
       s = this.gate.use(this.session);
+      assertArgs?.();
     } catch (e) {
       // A closed or busy store rejects the promise, as every other failure does: `.catch()` sees it.
       return Promise.reject(e);
@@ -106,7 +108,7 @@ export class Drum {
         await forgetRound(s);
         throw e;
       }
-    });
+    }, false, () => assertReadRequest('ingest', req));
   }
 
   /**
@@ -117,7 +119,7 @@ export class Drum {
    * its URLs come off the host counts. Ends the run of earlier add() calls.
    */
   forget(req: ForgetRequest | Iterable<string>): Promise<ForgetReport> {
-    return this.job((s) => forgetJob(s, req));
+    return this.job((s) => forgetJob(s, req), false, () => assertForgetRequest(req));
   }
 
   /**
@@ -134,7 +136,7 @@ export class Drum {
   /** Read-only check: calls req.onNew for each URL not yet stored, in input order. Adds nothing. */
   check(req: CheckRequest): Promise<CheckResult> {
     if (this.tempFault !== null) return Promise.reject(this.tempFault);
-    return this.job((s) => check(s, req));
+    return this.job((s) => check(s, req), false, () => assertReadRequest('check', req));
   }
 
   /**
@@ -176,6 +178,7 @@ export class Drum {
    */
   async *checkUpdate(source: Iterable<FeedItem> | AsyncIterable<FeedItem>, opts: FeedOptions = {}): AsyncGenerator<string, RunReport | null> {
     assertFeedSource(source);
+    assertFeedFormat('checkUpdate', opts);
     assertRunOptions(opts.runOptions);
     const s = this.writer(this.gate.use(this.session));
     const release = this.gate.hold();
@@ -189,6 +192,7 @@ export class Drum {
    * stream drops what it routed but had not committed.
    */
   stream(opts: UrlStreamOptions = {}): UrlStream {
+    assertFeedFormat('stream', opts);
     const s = this.writer(this.gate.use(this.session));
     const release = this.gate.hold();
     const t = new LinkStream(s, opts, this.endRun());
@@ -213,7 +217,7 @@ export class Drum {
    * committed state; does not end the run of add() calls (waits for the calls made before it).
    */
   urls(docIds: Iterable<number>): Promise<(string | null)[]> {
-    return this.job(async (s) => docUrls(s, docIds), true);
+    return this.job(async (s) => docUrls(s, docIds), true, () => assertDocIds(docIds));
   }
 
   /**
@@ -222,7 +226,7 @@ export class Drum {
    * when the store does not hold the URL. Reads only (a store with values), beside the add() run as urls().
    */
   resolve(req: ResolveRequest): Promise<ResolveResult> {
-    return this.job((s) => resolve(s, req, s.opts.tuning.resolveRoundLinks), true);
+    return this.job((s) => resolve(s, req, s.opts.tuning.resolveRoundLinks), true, () => assertReadRequest('resolve', req));
   }
 
   /**
