@@ -266,7 +266,10 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Nu
  * The smallest memoryBytes drum accepts for these options (whole MiB): the
  * measured process floor for the workers, the configured hot cache and
  * recent table, IO buffers and the smallest buckets (minimumBudgetBytes).
- * `cores` decides the default worker count, as in resolveOptions.
+ * Without `workers`, the worker count is the default one at `o.memoryBytes`
+ * (256 MiB if absent) on `cores` cores, as in resolveOptions; a smaller
+ * budget still opens, with fewer default workers (down to the 0-worker
+ * floor, `minimumMemoryBytes({ ...o, workers: 0 })`).
  */
 export function minimumMemoryBytes(o: DrumOptions = {}, cores = 2): number {
   return minimumBudgetBytes({
