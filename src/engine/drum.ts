@@ -21,7 +21,7 @@ import { storeStats } from './jobs/read/store-stats.js';
 import { forgetRound } from './url-seen/commit.js';
 import { ingest } from './jobs/ingest/ingest.js';
 import { Session } from './session/session.js';
-import { assertDocIds, assertFeedFormat, assertForgetRequest, assertReadRequest } from './job-args.js';
+import { assertDocIds, assertOpenArgs, assertFeedFormat, assertForgetRequest, assertReadRequest } from './job-args.js';
 import { assertFeedSource, assertRunOptions, Feeder, FEED_ROUND_URLS, feedRun, type FeedItem } from './pipeline/feed.js';
 import { LinkStream } from './jobs/ingest/stream.js';
 import { LinkAdder } from './jobs/ingest/add-links.js';
@@ -64,6 +64,7 @@ export class Drum {
    * DRUM_IO).
    */
   static async open(stateDir: string, opts: DrumOptions = {}): Promise<Drum> {
+    assertOpenArgs(stateDir, opts);
     const work = opts.readOnly ? readOnlyWorkDir() : { dir: null, fault: null };
     try {
       return new Drum(await Session.open(stateDir, opts, opts.readOnly ? work.dir : undefined), work.dir, work.fault);

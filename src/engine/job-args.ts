@@ -1,5 +1,5 @@
-// Checks the arguments a library caller gives a job (ingest, check, resolve,
-// forget, urls, stream, checkUpdate) against their documented shape, and
+// Checks the arguments a library caller gives Drum.open and a job (ingest,
+// check, resolve, forget, urls, stream, checkUpdate) against their documented shape, and
 // refuses the others with DRUM_BAD_OPTION before the job starts, so that a
 // wrong call (`forget('http://…')`, `ingest({ inputs: 'links.txt' })`, a
 // format drum does not read) changes nothing and ends no run of add() calls.
@@ -26,6 +26,12 @@ function assertPaths(call: string, inputs: unknown): void {
 
 function assertFormat(call: string, format: unknown, allowed: readonly unknown[]): void {
   if (!allowed.includes(format)) throw bad(`${call}: format must be one of ${allowed.filter(Boolean).join(', ')}, got ${String(format)}`);
+}
+
+/** Drum.open: a state directory path and an options object (whose values resolveOptions checks). */
+export function assertOpenArgs(stateDir: unknown, opts: unknown): void {
+  if (typeof stateDir !== 'string' || stateDir === '') throw bad('Drum.open() takes the state directory path as a non-empty string');
+  if (opts === null || typeof opts !== 'object') throw bad('Drum.open() options must be an object');
 }
 
 /** ingest, check, resolve: an object whose `inputs` is a list of paths, with a format drum reads. */

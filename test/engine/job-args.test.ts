@@ -1,8 +1,9 @@
-// The arguments of the library's jobs (src/engine/job-args.ts), seen through
-// Drum: a call whose argument is not of the documented shape (one URL string
-// where a list is meant, inputs that are not a list of paths, a format drum
-// does not read) is refused with DRUM_BAD_OPTION before it starts, so it
-// stores, forgets and records nothing and the run of add() calls goes on.
+// The arguments of Drum.open and of the library's jobs
+// (src/engine/job-args.ts), seen through Drum: an argument not of its
+// documented shape (no state directory path, one URL string where a list is
+// meant, inputs that are not a list of paths, a format drum does not read) is
+// refused with DRUM_BAD_OPTION before the call starts, so it stores, forgets
+// and records nothing and the run of add() calls goes on.
 // Does not test the options a job checks itself (revisitAfter, hosts).
 // REQUIRES: a writable temp dir.
 
@@ -23,6 +24,12 @@ async function refused(p: () => Promise<unknown>, what: string): Promise<void> {
 }
 
 describe('the arguments of library jobs', () => {
+  it('refuses Drum.open without a state directory path or with options that are not an object', async () => {
+    await refused(() => Drum.open(loose(undefined)), 'open()');
+    await refused(() => Drum.open(''), "open('')");
+    await refused(() => Drum.open(tempDir(), loose(null)), 'open(dir, null)');
+  });
+
   it('refuses forget() given one URL as a string and forgets nothing', async () => {
     const d = await Drum.open(tempDir(), OPTS);
     try {
