@@ -1,8 +1,9 @@
 // Runs the example crawler against the synthetic site: starts the site on
 // 127.0.0.1, crawls it into a drum store, prints what was fetched and what
 // the site saw, and stops the site. Usage:
-//   node dist/examples/crawler/main.js [--pages N] [--state DIR]
-// A second run with the same --state fetches nothing: drum remembers.
+//   node dist/examples/crawler/main.js [--pages N] [--state DIR] [--port P]
+// A second run with the same --state and --port fetches nothing: drum
+// remembers (without --port the site takes a free port, so each run is a new site).
 
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,8 +12,8 @@ import { parseArgs } from 'node:util';
 import { crawl } from './crawl.js';
 import { startSite } from './site.js';
 
-const { values } = parseArgs({ options: { pages: { type: 'string', default: '2000' }, state: { type: 'string' } } });
-const site = await startSite({ pages: Number(values.pages) });
+const { values } = parseArgs({ options: { pages: { type: 'string', default: '2000' }, state: { type: 'string' }, port: { type: 'string', default: '0' } } });
+const site = await startSite({ pages: Number(values.pages), port: Number(values.port) });
 const stateDir = values.state ?? join(mkdtempSync(join(tmpdir(), 'drum-crawl-')), 'state');
 try {
   const t0 = performance.now();

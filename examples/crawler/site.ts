@@ -28,6 +28,8 @@ export interface SiteOptions {
   seed?: number;
   /** Random links per page on top of the tree links. Default 6. */
   extraLinks?: number;
+  /** The port to listen on; its URLs name it, so a second run on the same port is the same site. Default 0: a free port. */
+  port?: number;
 }
 
 /** Off-site links, in the spellings pages use; the crawler records them and never requests them. */
@@ -49,7 +51,7 @@ export async function startSite(opts: SiteOptions = {}): Promise<Site> {
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
   return {
     url: `http://localhost:${port}/`, port, log,

@@ -4,12 +4,16 @@
 // reachable from / was requested exactly once whatever spelling its links
 // used, the calendar trap was cut at the per-path budget, nothing was
 // requested twice, and the crawler fetched nothing outside the site. A
-// second crawl into the same store fetches nothing new. Skips with an
+// second crawl into the same store fetches nothing new, also as a second
+// run of main.js with the same --state and --port. Skips with an
 // install hint where @crawlee/cheerio is missing, and fails instead under CI.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { tempDir } from '../helpers/tmp.js';
 
 const crawlee = await import('@crawlee/cheerio').then(() => true, () => false);
@@ -41,5 +45,19 @@ describe('the example crawler', { skip: missing }, () => {
     } finally {
       await site.close();
     }
+  });
+
+  it('fetches nothing on a second run of main.js with the same --state and --port', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const main = join(process.cwd(), 'dist', 'examples', 'crawler', 'main.js');
+    const args = [main, '--pages', '40', '--state', join(tempDir(), 'state'), '--port', String(port)];
+    const run = async (): Promise<string> => (await promisify(execFile)(process.execPath, args)).stdout;
+    assert.match(await run(), /^fetched [1-9]\d* pages/m);
+    assert.match(await run(), /^fetched 0 pages/m, 'the second run is the same site: drum remembers every page');
   });
 });
