@@ -54,7 +54,8 @@ function inputRows(r: RunReport): [string, string][] {
   const rows: [string, string][] = [];
   const shown = r.inputs.length > LISTED_INPUTS ? r.inputs.slice(0, LISTED_INPUTS - 1) : r.inputs;
   for (const i of shown) {
-    rows.push([rows.length === 0 ? 'inputs' : '', `${i.path} (${i.skipped ? 'skipped: already ingested, --force to redo' : fmtBytes(i.bytes)})`]);
+    const what = i.skipped ? 'skipped: already ingested, --force to redo' : i.path === '-' ? 'stdin' : fmtBytes(i.bytes);
+    rows.push([rows.length === 0 ? 'inputs' : '', `${i.path} (${what})`]);
   }
   if (shown.length < r.inputs.length) {
     const rest = r.inputs.slice(shown.length);

@@ -100,6 +100,11 @@ describe('run report summary', () => {
     assert.match(t, /inputs\s+\/in\/0\.txt \(skipped: already ingested, --force to redo\)\n\s+\/in\/1\.txt \(1\.00 KiB\)/);
     assert.match(t, /\.\.\. and 5 more \(5\.00 KiB\)/);
   });
+
+  it('says stdin for an input read from stdin, which has no size on disk', () => {
+    const t = formatRunReport(sampleReport({ inputs: [{ path: '-', bytes: 0, sha256: null, skipped: false }] }));
+    assert.match(t, /inputs\s+- \(stdin\)\n/);
+  });
 });
 
 describe('run report details (--verbose)', () => {
