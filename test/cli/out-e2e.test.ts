@@ -2,8 +2,9 @@
 // run could not use (a path the OS will not make, a regular file, the state
 // directory or its store/, work/, catalog/) is refused with the same status
 // whether there is work to do or every input was already ingested, before a
-// run starts and before the store's open could touch what is there; with
-// nothing to do nothing is made, and a non-empty --out is fine.
+// run starts and before the store's open could touch what is there (or a
+// new store is created for it); with nothing to do nothing is made, and a
+// non-empty --out is fine.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -58,6 +59,15 @@ describe('drum ingest --out', () => {
       assert.deepEqual(await runStatuses(dir), ['complete']);
     });
   }
+
+  it('refuses an --out the OS will not make before it creates a new store for the run', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'links.txt'), 'http://a.example/1\n');
+    writeFileSync(join(dir, 'file'), 'mine\n');
+    const r = await drum(['ingest', ...FAST, '--state', 'st', '--out', 'file/out', 'links.txt'], { cwd: dir });
+    assert.equal(r.status, EXIT_STATUS.DRUM_IO, r.stderr);
+    assert.equal(existsSync(join(dir, 'st')), false, 'a store was created for a run that was refused');
+  });
 
   it('refuses a folder in the state\'s work/ before the store\'s open empties it', async () => {
     const dir = await store();

@@ -16,7 +16,8 @@ import { readManifest, type ManifestBody } from '../../store/manifest.js';
 import { writerLockHeld } from '../../store/lock.js';
 import { inputSize } from '../../input/open.js';
 import { holdGraphStreams, refuseGraphInputs, type HeldInputs } from '../../engine/jobs/ingest/graph-inputs.js';
-import { checkOutDirPlace, refuseInputsInState } from '../../engine/jobs/ingest/run-setup.js';
+import { checkOutDir, checkOutDirPlace, refuseInputsInState } from '../../engine/jobs/ingest/run-setup.js';
+import { probeOutDir } from '../../engine/jobs/ingest/run-outputs.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../canonicalize/policy.js';
 import { loadEngine, withDrum } from '../engine.js';
 import {
@@ -58,14 +59,19 @@ function announceNewStore(raw: RawOptions, io: CliIo, state: string, existed: bo
 /**
  * What fails an ingest before a store is created for it (the engine checks
  * again at the run's start): a missing input, one inside the state, an --out
- * in the state, a --graph file that is not TSV and values asked of a new
+ * in the state or one the OS will not make, a --graph file that is not TSV and values asked of a new
  * keys-only store. (A --graph stream is read ahead later: ingestCommand.)
  */
 async function refuseBeforeStore(state: string, req: IngestRequest, raw: RawOptions, maxLineBytes: number): Promise<void> {
   for (const f of req.inputs) await inputSize(f);
   refuseInputsInState(state, req.inputs);
-  // An --out in the state's store/, work/ or catalog/ is refused before the store's open empties work/.
-  if (req.outDir !== undefined) checkOutDirPlace(state, req.outDir);
+  // An --out in the state's store/, work/ or catalog/ is refused before the store's open empties work/;
+  // one the OS will not make, before a new store is made for the run (the probe leaves nothing behind).
+  if (req.outDir !== undefined) {
+    checkOutDirPlace(state, req.outDir);
+    checkOutDir(req.outDir, false);
+    probeOutDir(req.outDir);
+  }
   if (req.graph === true) await refuseGraphInputs(req, maxLineBytes);
   if (raw.values === false && (req.graph === true || req.revisitAfter !== undefined) && readManifest(state) === null) {
     throw new DrumError('DRUM_BAD_OPTION', `--no-values makes a keys-only store, which keeps no docIDs or emission times: ${req.graph === true ? '--graph' : '--revisit-after'} needs them`);
