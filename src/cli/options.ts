@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DrumError } from '../errors.js';
 import { inputPath } from '../input/open.js';
-import { parseSize, type DrumOptions, type Tuning } from '../options.js';
+import { minimumMemoryBytes, parseSize, type DrumOptions, type Tuning } from '../options.js';
 import type { CanonicalPolicyOptions, ProfileName } from '../canonicalize/types.js';
 import type { InputFormat, IngestRequest, ReadOptions } from '../engine/api.js';
 
@@ -145,7 +145,6 @@ export function drumOptionsFrom(raw: RawOptions, opts: { readOnly?: boolean; cwd
   const o: DrumOptions = {};
   if (raw.memory !== undefined) {
     o.memoryBytes = parseSize(raw.memory);
-    if (o.memoryBytes < 1 << 20) bad(`--memory must be at least 1MiB, got ${raw.memory}`);
   }
   if (raw.hostBits !== undefined) o.hostBits = parseCount('--host-bits', raw.hostBits, 0, 32);
   if (raw.buckets !== undefined) {
@@ -168,6 +167,10 @@ export function drumOptionsFrom(raw: RawOptions, opts: { readOnly?: boolean; cwd
   if (raw.fsync === false) o.fsync = false;
   if (raw.values === false) o.values = false;
   if (opts.readOnly) o.readOnly = true;
+  // Under 1 MiB the engine's range check would answer first; name the floor these options need, as it does above.
+  if (o.memoryBytes !== undefined && o.memoryBytes < 1 << 20) {
+    bad(`--memory ${raw.memory} is under the ${minimumMemoryBytes(o) / 2 ** 20} MiB drum needs with these options (docs/cli.md, --memory)`);
+  }
   return o;
 }
 

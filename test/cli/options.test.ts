@@ -18,6 +18,7 @@ import {
   topFrom,
 } from '../../src/cli/options.js';
 import { isDrumError, EXIT_STATUS } from '../../src/errors.js';
+import { minimumMemoryBytes } from '../../src/options.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const badOption = (e: unknown) => isDrumError(e, 'DRUM_BAD_OPTION');
@@ -90,6 +91,12 @@ describe('store options', () => {
       assert.throws(() => drumOptionsFrom(raw), badOption);
     });
   }
+
+  it('names the smallest budget these options need when --memory is under 1 MiB', () => {
+    const min = minimumMemoryBytes({ workers: 0 }) / 2 ** 20;
+    assert.throws(() => drumOptionsFrom({ memory: '1k', workers: '0' }), (e: Error & { code?: string }) =>
+      e.code === 'DRUM_BAD_OPTION' && e.message.includes(`${min} MiB`));
+  });
 
   it('reads --tuning as the engine\'s internal limits', () => {
     assert.deepEqual(drumOptionsFrom({ tuning: '{"bufferEntries":2048,"sortEntries":32768}' }).tuning, { bufferEntries: 2048, sortEntries: 32768 });
