@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultWorkers, resolveOptions, type DrumOptions } from '../src/options.js';
-import { planBudget } from '../src/engine/session/budget.js';
+import { planBudget, SMALLEST_SORT_AREA_BYTES } from '../src/engine/session/budget.js';
 
 describe('resolveOptions', () => {
   const wrong: [string, DrumOptions][] = [
@@ -46,10 +46,10 @@ describe('defaultWorkers', () => {
     assert.equal(defaultWorkers(2, 200 << 20), 1);
     assert.equal(defaultWorkers(2, 176 << 20), 0);
     assert.equal(defaultWorkers(8, 264 << 20), 3);
-    // The plan at the default budget on a big machine keeps a real sort area (a third worker left it none).
+    // The plan at the default budget on a big machine keeps a real sort area (a third worker leaves it only the smallest).
     const o = resolveOptions({}, 8, 64 * 2 ** 30);
     assert.equal(o.workers, 2);
     assert.ok(planBudget(o, 1 << 16, true).sortEntries > 100_000);
-    assert.equal(planBudget(resolveOptions({ workers: 3 }, 8, 64 * 2 ** 30), 1 << 16, true).sortEntries, 1024);
+    assert.equal(planBudget(resolveOptions({ workers: 3 }, 8, 64 * 2 ** 30), 1 << 16, true).sortArea, SMALLEST_SORT_AREA_BYTES);
   });
 });
