@@ -1,0 +1,39 @@
+// Where a `drum content` run may write its outputs: refuses (DRUM_CLOBBER),
+// before the store is opened, an --out that is a state directory or inside
+// its managed parts (store/, work/, catalog/, and content/, whose work/ the
+// next open empties), one that is not a directory, and a non-empty directory
+// holding anything but a content run's own two files (an earlier or crashed
+// run's outputs, which the same command run again replaces).
+// Does not make the directory (content-run.ts does, after the store opens).
+// REQUIRES: absolute or cwd-relative paths; the ingest checks of run-setup.ts.
+
+import * as fs from 'node:fs';
+import { join, resolve, sep } from 'node:path';
+import { DrumError } from '../errors.js';
+import { checkOutDirPlace } from '../engine/jobs/ingest/run-setup.js';
+import { CONTENT_DIR } from './content-manifest.js';
+
+/** The files a content run writes into its output directory. */
+export const CONTENT_OUT_FILES: readonly string[] = ['content-duplicates.tsv', 'content-report.json'];
+
+/** Throws DRUM_CLOBBER when a content run must not write into `outDir` (see the header). */
+export function checkContentOutDir(stateDir: string, outDir: string): void {
+  const out = resolve(outDir);
+  const content = resolve(stateDir, CONTENT_DIR);
+  if (out === content || out.startsWith(`${content}${sep}`)) {
+    throw new DrumError('DRUM_CLOBBER', `--out ${out} is inside the content store ${content} (drum deletes or owns what is there)`, { file: out });
+  }
+  checkOutDirPlace(stateDir, out);
+  let entries: string[];
+  try {
+    if (!fs.statSync(out).isDirectory()) throw new DrumError('DRUM_CLOBBER', `--out ${out} exists and is not a directory`, { file: out });
+    entries = fs.readdirSync(out);
+  } catch (e) {
+    if (e instanceof DrumError) throw e;
+    return; // absent: made by the run
+  }
+  const foreign = entries.filter((f) => !CONTENT_OUT_FILES.includes(f));
+  if (foreign.length > 0) {
+    throw new DrumError('DRUM_CLOBBER', `--out ${out} holds files drum content did not write (${join(out, foreign[0]!)}); give a new or empty directory`, { file: out });
+  }
+}
