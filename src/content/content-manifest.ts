@@ -129,7 +129,8 @@ export function readContentManifest(dir: string): AnyContentManifest | null {
     b = fs.readFileSync(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    if (code === 'ENOTDIR') return null;
+    if (code === 'ENOENT') return orphansRefused(dir, path);
     throw new DrumError('DRUM_IO', `cannot read ${path}`, { cause: e, file: path });
   }
   const bad = (what: string): DrumError => new DrumError('DRUM_CORRUPT_FILE', `content manifest ${path}: ${what}`, { file: path });
@@ -142,6 +143,38 @@ export function readContentManifest(dir: string): AnyContentManifest | null {
   const m = JSON.parse(body.toString('utf8')) as AnyContentManifest;
   if (m.format !== 'drum-content/1' && m.format !== 'drum-content/2') throw bad(`format ${String((m as { format: unknown }).format)}`);
   return m;
+}
+
+/**
+ * A missing manifest is a new store (null) unless the directory holds what
+ * only a committed store has: a non-empty document log or signatures file, a
+ * map bucket file or a table. Treating that as a new store would cut the logs
+ * and delete the files (a new store's open commits an empty manifest before
+ * it writes anything else), so it is DRUM_CORRUPT_FILE.
+ */
+function orphansRefused(dir: string, path: string): null {
+  const sizeOf = (f: string): number => {
+    try {
+      return fs.statSync(join(dir, f)).size;
+    } catch {
+      return 0;
+    }
+  };
+  const listed = (d: string): string[] => {
+    try {
+      return fs.readdirSync(join(dir, d)).map((f) => (d === '.' ? f : `${d}/${f}`));
+    } catch {
+      return [];
+    }
+  };
+  const found = [
+    ...['docs.urls', 'docs.idx', 'docs.sigs'].filter((f) => sizeOf(f) > 0),
+    ...listed('.').filter((f) => f.endsWith('.tbl')),
+    ...listed('exact').filter((f) => !f.endsWith('.tmp')),
+    ...listed('bands').filter((f) => !f.endsWith('.tmp')),
+  ];
+  if (found.length === 0) return null;
+  throw new DrumError('DRUM_CORRUPT_FILE', `content manifest ${path}: missing, but ${dir} holds content store files (${found.slice(0, 3).join(', ')}); refusing to treat it as a new store`, { file: path });
 }
 
 export function writeContentManifest(dfs: DrumFs, dir: string, m: ContentManifest, fsync: boolean): void {

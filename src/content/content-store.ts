@@ -92,8 +92,11 @@ export class ContentStore {
       const read = readContentManifest(dir);
       removeUncommitted(dfs, dir, read);
       let m: ContentManifest;
-      if (read === null) m = emptyContentManifest(o.near ?? 'minhash', o.threshold);
-      else if (read.format === 'drum-content/1') {
+      if (read === null) {
+        // Committed before any other file, so files without a manifest are damage, never a new store's first round.
+        m = emptyContentManifest(o.near ?? 'minhash', o.threshold);
+        writeContentManifest(dfs, dir, m, o.fsync);
+      } else if (read.format === 'drum-content/1') {
         m = upgradeContentStore(dfs, dir, read, o.fsync);
         o.onNotice?.(`${dir}: converted the content store to drum-content/2 (its exact and band tables now on DRUM core buckets, docs/file-format.md)`);
       } else m = read;
