@@ -19,7 +19,7 @@ import { DrumFs } from '../io/fs.js';
 import { replaceFile } from '../io/replace-file.js';
 import { ContentBatch } from './batch.js';
 import { ContentStore } from './content-store.js';
-import { checkContentOutDir } from './content-out.js';
+import { checkContentOutDir, refuseContentInputs } from './content-out.js';
 import type { NearMethod } from './content-manifest.js';
 import { MINHASH_K } from './near/minhash.js';
 import { DocFeaturer, FP_WORDS } from './document/features.js';
@@ -102,6 +102,7 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
   const t0 = performance.now();
   // A missing input fails before the store is touched, as ingest's does.
   for (const p of o.inputs) await inputSize(p, { stdin: o.stdin });
+  refuseContentInputs(o.stateDir, o.inputs);
   // So does an --out it must not write into (the store's own directory, a stranger's files).
   checkContentOutDir(o.stateDir, o.outDir);
   const dfs = new DrumFs();

@@ -2,7 +2,8 @@
 // other files, the state directory itself and a folder of the content store
 // are refused with DRUM_CLOBBER before the store changes; a directory with
 // only an earlier content run's outputs (the same command run again) is
-// replaced.
+// replaced. An input kept inside the content store is refused with
+// DRUM_BAD_OPTION and not deleted.
 
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -48,5 +49,14 @@ describe('drum content --out', () => {
     const out = join(dir, 'again');
     for (let i = 0; i < 2; i++) assert.equal((await drum(['content', '--quiet', '--no-fsync', '--state', state, '--out', out, warc])).status, 0);
     assert.deepEqual(fs.readdirSync(out).sort(), ['content-duplicates.tsv', 'content-report.json']);
+  });
+
+  it('refuses an input inside the content store with DRUM_BAD_OPTION and leaves the file there', async () => {
+    const kept = join(state, 'content', 'work', 'exact', 'kept.warc.gz');
+    fs.mkdirSync(join(state, 'content', 'work', 'exact'), { recursive: true });
+    fs.copyFileSync(warc, kept);
+    const r = await drum(['content', '--quiet', '--no-fsync', '--state', state, '--out', join(dir, 'o-in'), kept]);
+    assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, r.stderr);
+    assert.ok(fs.existsSync(kept));
   });
 });
