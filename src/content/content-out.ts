@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { DrumError } from '../errors.js';
-import { checkOutDirPlace, refuseInputsInState } from '../engine/jobs/ingest/run-setup.js';
+import { checkOutDir, checkOutDirPlace, refuseInputsInState } from '../engine/jobs/ingest/run-setup.js';
 import { CONTENT_DIR } from './content-manifest.js';
 
 /** The files a content run writes into its output directory. */
@@ -26,18 +26,7 @@ export function checkContentOutDir(stateDir: string, outDir: string): void {
     throw new DrumError('DRUM_CLOBBER', `--out ${out} is inside the content store ${content} (drum deletes or owns what is there)`, { file: out });
   }
   checkOutDirPlace(stateDir, out);
-  let entries: string[];
-  try {
-    if (!fs.statSync(out).isDirectory()) throw new DrumError('DRUM_CLOBBER', `--out ${out} exists and is not a directory`, { file: out });
-    entries = fs.readdirSync(out);
-  } catch (e) {
-    if (e instanceof DrumError) throw e;
-    return; // absent: made by the run
-  }
-  const foreign = entries.filter((f) => !CONTENT_OUT_FILES.includes(f));
-  if (foreign.length > 0) {
-    throw new DrumError('DRUM_CLOBBER', `--out ${out} holds files drum content did not write (${join(out, foreign[0]!)}); give a new or empty directory`, { file: out });
-  }
+  checkOutDir(out, true, CONTENT_OUT_FILES);
 }
 
 /** Throws DRUM_BAD_OPTION for an input inside the state's store/, work/, catalog/ or content/ (through symlinks). */

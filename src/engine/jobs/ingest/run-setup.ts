@@ -209,9 +209,11 @@ export function refuseInputsInState(stateDir: string, inputs: readonly string[])
 
 /**
  * A new run's output directory must be absent or a directory, and empty when
- * the run writes into it (`writes`): drum never mixes its files into unrelated ones.
+ * the run writes into it (`writes`) but for the files named in `own` (a
+ * command's own outputs, which running it again replaces): drum never mixes
+ * its files into unrelated ones.
  */
-export function checkOutDir(dir: string, writes = true): void {
+export function checkOutDir(dir: string, writes = true, own: readonly string[] = []): void {
   let entries: string[];
   try {
     if (!fs.statSync(dir).isDirectory()) throw new DrumError('DRUM_CLOBBER', `--out ${dir} exists and is not a directory`, { file: dir });
@@ -220,8 +222,9 @@ export function checkOutDir(dir: string, writes = true): void {
     if (e instanceof DrumError) throw e;
     return; // absent: created later
   }
-  if (writes && entries.length > 0) {
-    throw new DrumError('DRUM_CLOBBER', `--out ${dir} is not empty; drum writes a run's files only into a new or empty directory`, { file: dir });
+  const foreign = entries.filter((f) => !own.includes(f));
+  if (writes && foreign.length > 0) {
+    throw new DrumError('DRUM_CLOBBER', `--out ${dir} holds ${join(dir, foreign[0]!)}; drum writes a run's files only into a new or empty directory`, { file: dir });
   }
 }
 
