@@ -33,7 +33,8 @@ export function resumedLine(r: RunStart): string {
   return `drum: resuming run ${r.runId}: its ${urls(r.committedUrls)} committed before the interruption are in ${join(r.outDir, 'unique-*.txt')}; stdout gets the ones committed from now on\n`;
 }
 
-function why(reason: StopReason): string {
+/** What stopped a command, as its line after the stop says it. */
+export function why(reason: StopReason): string {
   return reason === 'EPIPE' ? 'stdout was closed' : `stopped by ${reason}`;
 }
 

@@ -3,7 +3,8 @@
 // Declares the command and its options, resolves them, runs the job
 // (src/content/content-run.ts, loaded only when the command runs), prints
 // a short summary on stderr (or the report as JSON on stdout), and writes
-// the suggested URL rules when asked. Does not read argv itself.
+// the suggested URL rules when asked; after a signal, one line on what the
+// store kept. Does not read argv itself.
 // REQUIRES: main.ts's program and its act wrapper.
 
 import { join, resolve } from 'node:path';
@@ -13,6 +14,7 @@ import { inputErrorStatus, type CliIo } from '../command-io.js';
 import { inputsFrom, outDirFrom, parseCount, stateDirFrom } from '../options.js';
 import { fmtCount, fmtInt } from '../format.js';
 import type { Act } from '../option-groups.js';
+import { why, type StopReason } from '../run-notes.js';
 
 export interface ContentRawOptions {
   state?: string;
@@ -80,12 +82,19 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
   const outDir = outDirFrom(o.out, 'content', io.cwd) ?? join(stateDir, 'content-runs', `run-${runNo}`);
   if (o.suggestRules !== undefined && o.suggestRules.trim() === '') throw new DrumError('DRUM_BAD_OPTION', '--suggest-rules needs a file');
   const miner = o.suggestRules !== undefined ? new RuleMiner() : null;
-  const report = await runContent({
-    stateDir, outDir, inputs: files, near: o.near as 'minhash' | 'simhash' | undefined, threshold, minJaccard, roundDocs, fsync: o.fsync !== false,
-    onExact: miner ? (url, rep) => miner.pair(url, rep) : undefined,
-    onDoc: miner ? (url, key) => miner.doc(url, key) : undefined,
-    onNotice: (m) => void (o.quiet ? undefined : io.stderr.write(`drum content: ${m}\n`)),
-  });
+  // A signal stops the run at once: say what the store kept and what running it again does (also under --quiet).
+  const off = io.onStop?.((reason) => io.stderr.write(stopLine(reason, () => readContentManifest(join(stateDir, CONTENT_DIR))?.docs ?? 0)));
+  let report;
+  try {
+    report = await runContent({
+      stateDir, outDir, inputs: files, near: o.near as 'minhash' | 'simhash' | undefined, threshold, minJaccard, roundDocs, fsync: o.fsync !== false,
+      onExact: miner ? (url, rep) => miner.pair(url, rep) : undefined,
+      onDoc: miner ? (url, key) => miner.doc(url, key) : undefined,
+      onNotice: (m) => void (o.quiet ? undefined : io.stderr.write(`drum content: ${m}\n`)),
+    });
+  } finally {
+    off?.();
+  }
   let rules = 0;
   if (miner !== null) rules = writeSuggestedRules(resolve(io.cwd, o.suggestRules!), miner.suggest(minSupport));
   if (o.json) io.stdout.write(JSON.stringify(report) + '\n');
@@ -101,6 +110,18 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
     io.stderr.write(`drum content: warning: ${fmtInt(report.malformedRecords)} malformed records and no document: are the inputs WARC files?\n`);
   }
   return inputErrorStatus(report.inputErrors, io);
+}
+
+/** The line after a signal stopped a run: the documents its committed rounds left in the store, and what running it again does. */
+function stopLine(reason: StopReason, committedDocs: () => number): string {
+  let kept = 'the rounds committed before it';
+  try {
+    kept = `the ${fmtCount(committedDocs(), 'document')} of ${kept}`;
+  } catch {
+    // an unreadable manifest: say what is known
+  }
+  return `drum content: ${why(reason)}: the content store keeps ${kept}; the same command run again goes on, ` +
+    'listing those documents as exact duplicates of themselves (docs/content.md)\n';
 }
 
 /**
