@@ -149,11 +149,12 @@ export function planRun(
 }
 
 /** State folders drum empties or owns: an output directory there would be deleted or mixed with state. */
-const MANAGED = ['store', 'work', 'catalog'];
+/** The folders of a state directory that opening its store empties or owns (drum content adds its content/). */
+export const MANAGED_PARTS: readonly string[] = ['store', 'work', 'catalog'];
 
-/** The managed folder of `state` that `path` is or is inside, if any. */
-function managedPart(state: string, path: string): string | undefined {
-  return MANAGED.map((m) => join(state, m)).find((d) => path === d || path.startsWith(`${d}${sep}`));
+/** The managed folder of `state` (one of `parts`) that `path` is or is inside, if any. */
+function managedPart(state: string, path: string, parts: readonly string[]): string | undefined {
+  return parts.map((m) => join(state, m)).find((d) => path === d || path.startsWith(`${d}${sep}`));
 }
 
 /** True when `dir` is a drum state directory: it holds a MANIFEST or a writer LOCK. */
@@ -167,12 +168,12 @@ function isStateDir(dir: string): boolean {
  * state found walking up from the output directory (that store's next open
  * would delete them).
  */
-export function checkOutDirPlace(stateDir: string, outDir: string): void {
+export function checkOutDirPlace(stateDir: string, outDir: string, parts: readonly string[] = MANAGED_PARTS): void {
   const out = resolve(outDir);
   const refuse = (state: string): never => {
-    throw new DrumError('DRUM_CLOBBER', `--out ${out} is the drum state directory ${state} or inside its ${MANAGED.join('/, ')}/ (drum deletes or owns what is there); use <state>/runs/ or a directory outside ${state}`, { file: out });
+    throw new DrumError('DRUM_CLOBBER', `--out ${out} is the drum state directory ${state} or inside its ${parts.join('/, ')}/ (drum deletes or owns what is there); use <state>/runs/ or a directory outside ${state}`, { file: out });
   };
-  const inManaged = (state: string): boolean => out === state || managedPart(state, out) !== undefined;
+  const inManaged = (state: string): boolean => out === state || managedPart(state, out, parts) !== undefined;
   const own = resolve(stateDir);
   if (inManaged(own)) refuse(own);
   for (let dir = out, up = dirname(out); ; dir = up, up = dirname(up)) {
@@ -187,7 +188,7 @@ export function checkOutDirPlace(stateDir: string, outDir: string): void {
  * does not name, so the input would be deleted before it is read. Checked
  * before the store opens (the CLI); streams and stdin pass.
  */
-export function refuseInputsInState(stateDir: string, inputs: readonly string[]): void {
+export function refuseInputsInState(stateDir: string, inputs: readonly string[], parts: readonly string[] = MANAGED_PARTS): void {
   // Through symlinks on either side: a link to the state directory, or to an input kept in it.
   const real = (p: string): string => {
     try {
@@ -200,7 +201,7 @@ export function refuseInputsInState(stateDir: string, inputs: readonly string[])
   for (const p of inputs) {
     if (p === '-') continue;
     const abs = real(p);
-    const m = managedPart(state, abs);
+    const m = managedPart(state, abs, parts);
     if (m !== undefined) {
       throw new DrumError('DRUM_BAD_OPTION', `input ${abs} is inside ${m}/, which drum empties or owns when it opens the store; move it out of ${state} first`, { file: abs });
     }
