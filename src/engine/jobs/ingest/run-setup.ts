@@ -54,7 +54,13 @@ export async function describeInputs(paths: string[], fullHashMaxBytes = FULL_HA
  * format, WARC link choice, line limit or policy give other links, so they are not "already ingested".
  */
 export function readKeyOf(req: Pick<IngestRequest, 'format' | 'links' | 'warcLinks'>, policy: { id: string; maxLineBytes: number }): string {
-  return `format=${req.format ?? 'auto'} links=${req.links ?? 'nav'} warcLinks=${req.warcLinks ?? 'html'} maxLineBytes=${policy.maxLineBytes} policy=${policy.id}`;
+  const r = readingOf(req);
+  return `format=${r.format} links=${r.links} warcLinks=${r.warcLinks} maxLineBytes=${policy.maxLineBytes} policy=${policy.id}`;
+}
+
+/** The read options of a request with their defaults filled in: what a run records of how it reads. */
+function readingOf(req: Pick<IngestRequest, 'format' | 'links' | 'warcLinks'>): { format: string; links: string; warcLinks: string } {
+  return { format: req.format ?? 'auto', links: req.links ?? 'nav', warcLinks: req.warcLinks ?? 'html' };
 }
 
 /** The caller's streams (IngestRequest.streams) for the run's stream inputs, by input path; a regular file's is not used. */
@@ -88,7 +94,7 @@ function sameInputs(a: InputRecord[], b: InputRecord[]): boolean {
 }
 
 function readOptionsOf(req: IngestRequest): Record<string, string> {
-  const o: Record<string, string> = { format: req.format ?? 'auto', links: req.links ?? 'nav', warcLinks: req.warcLinks ?? 'html' };
+  const o: Record<string, string> = { ...readingOf(req) };
   if (req.revisitAfter !== undefined) o.revisitAfter = String(req.revisitAfter);
   if (req.graph === true) o.graph = 'true';
   return o;
