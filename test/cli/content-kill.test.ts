@@ -7,12 +7,11 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { bin, distRoot, drum } from '../helpers/cli.js';
+import { drum } from '../helpers/cli.js';
+import { signalAfterDocs } from '../helpers/content-signal.js';
 import { tempDir } from '../helpers/tmp.js';
-import { readContentManifest } from '../../src/content/content-manifest.js';
 import { generateWarc, parseTruth } from '../../scripts/gen-warc.js';
 
 const ROUND_DOCS = 20;
@@ -25,30 +24,6 @@ function linesByUrl(outDir: string, once: Set<string>): Map<string, string[]> {
     if (f.length === 4 && once.has(f[0]!)) m.set(f[0]!, f);
   }
   return m;
-}
-
-/** Starts drum content and kills it with SIGKILL once the store has committed `rounds` rounds; the committed document count. */
-async function killAfter(args: string[], state: string, rounds: number): Promise<number> {
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, DRUM_DIST_DIR: distRoot, DRUM_STATE: '' }, stdio: 'ignore' });
-  const exited = new Promise<void>((done) => child.on('exit', () => done()));
-  let alive = true;
-  void exited.then(() => (alive = false));
-  const dir = join(state, 'content');
-  while (alive) {
-    let docs = 0;
-    try {
-      docs = readContentManifest(dir)?.docs ?? 0;
-    } catch {
-      // the manifest is being replaced; ask again
-    }
-    if (docs >= rounds * ROUND_DOCS) {
-      child.kill('SIGKILL');
-      break;
-    }
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  await exited;
-  return readContentManifest(dir)?.docs ?? 0;
 }
 
 describe('drum content killed mid-run', () => {
@@ -66,7 +41,7 @@ describe('drum content killed mid-run', () => {
     const want = linesByUrl(join(dir, 'uo'), once);
 
     const state = join(dir, 'k');
-    const m = await killAfter(['content', '--quiet', '--round-docs', String(ROUND_DOCS), '--state', state, '--out', join(dir, 'ko'), warc], state, 3);
+    const m = (await signalAfterDocs(['content', '--quiet', '--round-docs', String(ROUND_DOCS), '--state', state, '--out', join(dir, 'ko'), warc], state, 3 * ROUND_DOCS, 'SIGKILL')).docs;
     assert.ok(m >= 3 * ROUND_DOCS && m < truth.length && m % ROUND_DOCS === 0, `killed after ${m} documents`);
     const v = await drum(['content', '--verify', '--state', state]);
     assert.equal(v.status, 0, v.stdout + v.stderr);

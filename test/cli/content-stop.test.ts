@@ -7,11 +7,9 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { bin, distRoot } from '../helpers/cli.js';
+import { signalAfterDocs } from '../helpers/content-signal.js';
 import { tempDir } from '../helpers/tmp.js';
-import { readContentManifest } from '../../src/content/content-manifest.js';
 import { generateWarc } from '../../scripts/gen-warc.js';
 
 const ROUND_DOCS = 20;
@@ -22,30 +20,9 @@ describe('drum content stopped by a signal', () => {
     const warc = join(dir, 'g.warc.gz');
     generateWarc({ docs: 600, seed: 3, out: warc });
     const state = join(dir, 's');
-    const child = spawn(process.execPath, [bin, 'content', '--quiet', '--round-docs', String(ROUND_DOCS), '--state', state, '--out', join(dir, 'o'), warc], {
-      env: { ...process.env, DRUM_DIST_DIR: distRoot, DRUM_STATE: '' }, stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    let alive = true;
-    void exited.then(() => (alive = false));
-    while (alive) {
-      let docs = 0;
-      try {
-        docs = readContentManifest(join(state, 'content'))?.docs ?? 0;
-      } catch {
-        // the manifest is being replaced; ask again
-      }
-      if (docs >= 2 * ROUND_DOCS) {
-        child.kill('SIGINT');
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 2));
-    }
-    assert.equal(await exited, 130, stderr);
-    const docs = readContentManifest(join(state, 'content'))!.docs;
-    assert.ok(docs >= 2 * ROUND_DOCS && docs < 600, `stopped after ${docs} documents`);
-    assert.match(stderr, new RegExp(`SIGINT: the content store keeps the ${docs} documents`));
+    const r = await signalAfterDocs(['content', '--quiet', '--round-docs', String(ROUND_DOCS), '--state', state, '--out', join(dir, 'o'), warc], state, 2 * ROUND_DOCS, 'SIGINT');
+    assert.equal(r.code, 130, r.stderr);
+    assert.ok(r.docs >= 2 * ROUND_DOCS && r.docs < 600, `stopped after ${r.docs} documents`);
+    assert.match(r.stderr, new RegExp(`SIGINT: the content store keeps the ${r.docs} documents`));
   });
 });
