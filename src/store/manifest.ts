@@ -19,14 +19,33 @@ export const MANIFEST_MAGIC = 0x4d4d5244; // "DRMM" read as little-endian u32
 export const MANIFEST_VERSION = 1;
 export const MANIFEST_HEADER_BYTES = 4 + 2 + 2 + 4 + 4; // magic, version, flags, bodyLength, bodyCrc
 export const FORMAT_VERSION = 1;
+/** The body's format when a bucket names values deltas (a drum that reads only FORMAT_VERSION refuses it). */
+export const DELTA_FORMAT_VERSION = 2;
 
 export interface BucketEntry {
   file: string;
   keys: number;
   bytes: number;
   crc: number;
-  /** Stores with values: the bucket's values file (one value per key, same order). */
-  values?: { file: string; bytes: number; crc: number };
+  /** Stores with values: the bucket's values file (one value per key, same order), with any deltas. */
+  values?: ValuesEntry;
+}
+
+/** A bucket's values: a base file and, after rounds that only inserted, the deltas they wrote (value-chain.ts). */
+export interface ValuesEntry {
+  file: string;
+  bytes: number;
+  crc: number;
+  /** Insert deltas, oldest first; the base holds the bucket's keys less their entries. Absent: none. */
+  deltas?: DeltaEntry[];
+}
+
+/** One values delta file: `count` (position, value) entries. */
+export interface DeltaEntry {
+  file: string;
+  bytes: number;
+  crc: number;
+  count: number;
 }
 
 export interface StoreParams {
@@ -185,9 +204,10 @@ export function decodeManifest(b: Buffer, file: string): ManifestBody {
   } catch (e) {
     return corrupt('body is not JSON', e);
   }
-  if (parsed.formatVersion !== FORMAT_VERSION || !Array.isArray(parsed.buckets) || typeof parsed.params !== 'object') {
-    corrupt('body lacks required fields');
+  if (parsed.formatVersion !== FORMAT_VERSION && parsed.formatVersion !== DELTA_FORMAT_VERSION) {
+    corrupt(`format version ${String(parsed.formatVersion)}: this drum reads versions ${FORMAT_VERSION} and ${DELTA_FORMAT_VERSION}`);
   }
+  if (!Array.isArray(parsed.buckets) || typeof parsed.params !== 'object') corrupt('body lacks required fields');
   if (parsed.buckets.length !== parsed.params.buckets) corrupt('bucket list length differs from params.buckets');
   return parsed;
 }
@@ -207,7 +227,7 @@ export function stateWithoutManifest(stateDir: string): string[] {
       return [];
     }
   };
-  for (const f of list(join(stateDir, 'store'))) if (/^(b\d{4,}-g\d{6,}\.(keys|vals)|journal-g\d{6,}\.jnl)$/.test(f) && found.length < 3) found.push(`store/${f}`);
+  for (const f of list(join(stateDir, 'store'))) if (/^(b\d{4,}-g\d{6,}\.(keys|vals|vdel)|journal-g\d{6,}\.jnl)$/.test(f) && found.length < 3) found.push(`store/${f}`);
   for (const f of list(stateDir)) if (/^bloom-g\d{6,}\.bloom$/.test(f) && found.length < 3) found.push(f);
   for (const f of list(join(stateDir, 'urls'))) if (/^u\d{6,}\.seg$/.test(f) && found.length < 3) found.push(`urls/${f}`);
   if (fs.existsSync(join(stateDir, 'catalog', 'CURRENT'))) found.push('catalog/CURRENT');
@@ -241,8 +261,14 @@ export function readManifest(stateDir: string): ManifestBody | null {
   return decodeManifest(b, file);
 }
 
+/** The format version `body` needs: DELTA_FORMAT_VERSION when a bucket names values deltas. */
+export function formatVersionOf(body: ManifestBody): number {
+  return body.buckets.some((e) => (e?.values?.deltas?.length ?? 0) > 0) ? DELTA_FORMAT_VERSION : FORMAT_VERSION;
+}
+
 /** Atomically replaces the manifest: MANIFEST.tmp, fsync, rename, fsync dir. */
 export function writeManifest(dfs: DrumFs, stateDir: string, body: ManifestBody, doFsync: boolean): void {
+  body.formatVersion = formatVersionOf(body);
   const bytes = encodeManifest(body);
   replaceFile(dfs, join(stateDir, MANIFEST_NAME), (fd) => dfs.write(fd, bytes, 0, bytes.length, 0), { fsync: doFsync, fsyncDir: doFsync ? stateDir : undefined });
 }

@@ -1,5 +1,5 @@
 // The files a committed manifest names, as the store's open and commit see
-// them: which names it holds (key, values, Bloom and key journal files), the cheap checks
+// them: which names it holds (key, values and values delta, Bloom and key journal files), the cheap checks
 // of an open (each named file present and of the recorded size; the URL
 // log's files at least as long as committed), and the garbage collection of
 // a writer's open (files of an interrupted commit, work/). Does not read a
@@ -14,13 +14,14 @@ import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import type { ManifestBody } from './manifest.js';
 import { indexPath, segmentPath } from './url-log/url-log-format.js';
+import { chainFiles } from './values/value-chain.js';
 
 /** Names (relative to the state directory) of every key, values and Bloom file `body` names. */
 export function namedFiles(body: ManifestBody): Set<string> {
   const named = new Set<string>();
   for (const e of body.buckets) {
     if (e) named.add(e.file);
-    if (e?.values) named.add(e.values.file);
+    if (e?.values) for (const f of chainFiles(e.values)) named.add(f.file);
   }
   if (body.bloom) named.add(body.bloom.file);
   if (body.journal) named.add(body.journal.file);
@@ -40,9 +41,11 @@ export function checkFiles(dir: string, body: ManifestBody): void {
     }
     if (valueBytes > 0 && e.keys > 0) {
       if (e.values === undefined) throw new DrumError('DRUM_CORRUPT_FILE', `${join(dir, 'MANIFEST')}: bucket ${b} has keys but no values file`, { file: join(dir, 'MANIFEST') });
-      const vp = join(dir, e.values.file);
-      const vs = sizeOf(vp);
-      if (vs !== e.values.bytes) throw new DrumError('DRUM_CORRUPT_FILE', `${vp}: ${vs} bytes, manifest says ${e.values.bytes}`, { file: vp });
+      for (const f of chainFiles(e.values)) {
+        const vp = join(dir, f.file);
+        const vs = sizeOf(vp);
+        if (vs !== f.bytes) throw new DrumError('DRUM_CORRUPT_FILE', `${vp}: ${vs} bytes, manifest says ${f.bytes}`, { file: vp });
+      }
     }
   }
   if (body.bloom !== null) {

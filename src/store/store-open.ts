@@ -17,6 +17,7 @@ import {
   FORMAT_VERSION, MANIFEST_NAME, readManifest, stateWithoutManifest, type ManifestBody, type StoreParams,
 } from './manifest.js';
 import { safeList } from './store-files.js';
+import { chainFiles } from './values/value-chain.js';
 
 /**
  * A reader's view: the manifest plus every key file, the key journal and the Bloom file it
@@ -34,7 +35,7 @@ export function readPinned(dir: string, dfs: DrumFs): ManifestBody | null {
     try {
       for (const e of body.buckets) {
         if (e) dfs.pin(join(dir, e.file));
-        if (e?.values) dfs.pin(join(dir, e.values.file));
+        if (e?.values) for (const f of chainFiles(e.values)) dfs.pin(join(dir, f.file));
       }
       // A fold deletes the key journal it merged: pinned like the key files.
       if (body.journal) dfs.pin(join(dir, body.journal.file));

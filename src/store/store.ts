@@ -14,8 +14,9 @@ import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { keysFileName } from './keys/format.js';
 import { KeyReader } from './keys/key-reader.js';
-import { ValueReader, type ValueBuffers } from './values/value-io.js';
-import { valuesFileName } from './values/values-format.js';
+import type { ValueBuffers, ValueSource } from './values/value-io.js';
+import { openValueChain } from './values/value-chain.js';
+import { deltaFileName, valuesFileName } from './values/values-format.js';
 import { acquireLock, type WriterLock } from './lock.js';
 import { MANIFEST_NAME, readManifest, writeManifest, type ManifestBody, type StoreParams } from './manifest.js';
 import { checkFiles, collectGarbage, namedFiles } from './store-files.js';
@@ -115,16 +116,26 @@ export class Store {
     return this.body.params.valueBytes ?? 0;
   }
 
-  /** A reader over bucket b's committed values file, or null if the bucket is empty (or the store keeps no values). */
-  openValues(b: number, buffers?: ValueBuffers): ValueReader | null {
+  /**
+   * A reader over bucket b's committed values (its values file, through its
+   * deltas when it has any), or null if the bucket is empty (or the store
+   * keeps no values). File sizes are the manifest's (the open checked them).
+   */
+  openValues(b: number, buffers?: ValueBuffers): ValueSource | null {
     const e = this.body.buckets[b];
     if (!e || e.values === undefined) return null;
-    return ValueReader.open(this.dfs, join(this.dir, e.values.file), { bucket: b, count: e.keys, valueBytes: this.valueBytes }, e.values.bytes, buffers);
+    return openValueChain(this.dfs, this.dir, b, e, this.valueBytes, (_f, recorded) => recorded, buffers);
   }
 
   /** Path (absolute) and manifest name of bucket b's values file for the next commit. */
   nextValuesFile(b: number): { path: string; name: string } {
     const name = valuesFileName(b, this.body.commit + 1);
+    return { path: join(this.dir, name), name };
+  }
+
+  /** Path (absolute) and manifest name of bucket b's values delta file for the next commit. */
+  nextDeltaFile(b: number): { path: string; name: string } {
+    const name = deltaFileName(b, this.body.commit + 1);
     return { path: join(this.dir, name), name };
   }
 

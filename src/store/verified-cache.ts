@@ -16,7 +16,8 @@
 // writer reads every file, as before the cache existed). Layout:
 //   envelope (VERIFIED_MAGIC, version 1, one field: buckets) | per bucket:
 //   keys identity | values identity, each IDENTITY_WORDS u32 =
-//   (dev, ino, size, mtimeNs, ctimeNs) as u64 lo, hi pairs; all zero = no file.
+//   (dev, ino, size, mtimeNs, ctimeNs) as u64 lo, hi pairs; all zero = no file;
+//   a values file with deltas has one identity for them all (chainIdentity).
 // Does not read key files (verify.ts does) or decide when to save
 // (session-caches.ts does).
 // REQUIRES: what is saved as vouched was read whole and found sound, or
@@ -29,6 +30,7 @@ import { crc32 } from 'node:zlib';
 import type { DrumFs } from '../io/fs.js';
 import { cacheCrcStart, cacheHeaderBytes, readCacheHeader, saveCache, writeCacheFile } from '../tiers/cache-file.js';
 import type { BucketEntry, ManifestBody } from './manifest.js';
+import { chainFiles } from './values/value-chain.js';
 import type { CommitId } from './store.js';
 
 export const VERIFIED_FILE = 'verified.cache';
@@ -40,6 +42,8 @@ const IDENTITY_WORDS = 5 * 2;
 const BUCKET_WORDS = 2 * IDENTITY_WORDS; // keys file, values file
 /** Where ctimeNs starts in an identity (its fifth u64). */
 const CTIME_WORD = 4 * 2;
+/** Where the size starts in an identity (its third u64). */
+const SIZE_WORD = 2 * 2;
 
 /** Writes the identity of `path` at v[at...]; all zero when it has none (no file, or stat fails). */
 function identityInto(path: string | undefined, v: Uint32Array, at: number): void {
@@ -65,11 +69,42 @@ export function fileIdentity(path: string): Uint32Array {
   return v;
 }
 
-/** The identity of a bucket's files as they are now: BUCKET_WORDS u32, key file then values file. */
-function bucketIdentity(dir: string, e: BucketEntry): Uint32Array {
+/**
+ * The identity of a bucket's files as they are now: BUCKET_WORDS u32, key
+ * file then values (chainIdentity); and each values file's own, by name.
+ */
+function bucketIdentity(dir: string, e: BucketEntry): { v: Uint32Array; values: [string, Uint32Array][] } {
   const v = new Uint32Array(BUCKET_WORDS);
   identityInto(join(dir, e.file), v, 0);
-  identityInto(e.values === undefined ? undefined : join(dir, e.values.file), v, IDENTITY_WORDS);
+  const values = e.values === undefined ? [] : chainFiles(e.values).map((f): [string, Uint32Array] => [f.file, fileIdentity(join(dir, f.file))]);
+  if (values.length > 0) v.set(chainIdentity(values.map(([, id]) => id)), IDENTITY_WORDS);
+  return { v, values };
+}
+
+/**
+ * One identity for a bucket's values files: a values file's own, or for a
+ * base with deltas, the CRC-32 of all their identities and their count, their
+ * total size and their latest ctime (so vouches() sees a change to any of
+ * them, and the latest change's tick).
+ */
+export function chainIdentity(ids: readonly Uint32Array[]): Uint32Array {
+  if (ids.length === 1) return ids[0]!;
+  const v = new Uint32Array(IDENTITY_WORDS);
+  let crc = 0;
+  let size = 0;
+  let ctime = 0n;
+  for (const id of ids) {
+    crc = crc32(new Uint8Array(id.buffer, id.byteOffset, id.byteLength), crc);
+    size += id[SIZE_WORD]! + id[SIZE_WORD + 1]! * 2 ** 32;
+    const c = (BigInt(id[CTIME_WORD + 1]!) << 32n) | BigInt(id[CTIME_WORD]!);
+    if (c > ctime) ctime = c;
+  }
+  v[0] = crc >>> 0;
+  v[1] = ids.length;
+  v[SIZE_WORD] = size % 2 ** 32;
+  v[SIZE_WORD + 1] = Math.floor(size / 2 ** 32);
+  v[CTIME_WORD] = Number(ctime & 0xffffffffn);
+  v[CTIME_WORD + 1] = Number(ctime >> 32n);
   return v;
 }
 
@@ -99,9 +134,10 @@ export function loadVerified(dir: string, at: CommitId, body: ManifestBody): Map
   body.buckets.forEach((e, k) => {
     if (!e) return;
     const now = bucketIdentity(dir, e);
-    if (!vouches(saved.subarray(k * BUCKET_WORDS, (k + 1) * BUCKET_WORDS), now, written)) return;
-    out.set(e.file, now.slice(0, IDENTITY_WORDS));
-    if (e.values !== undefined) out.set(e.values.file, now.slice(IDENTITY_WORDS));
+    if (!vouches(saved.subarray(k * BUCKET_WORDS, (k + 1) * BUCKET_WORDS), now.v, written)) return;
+    out.set(e.file, now.v.slice(0, IDENTITY_WORDS));
+    // Each values file with its own identity: the next save combines them again.
+    for (const [f, id] of now.values) out.set(f, id);
   });
   return out;
 }
@@ -138,8 +174,9 @@ export function saveVerified(dfs: DrumFs, dir: string, at: CommitId, body: Manif
   body.buckets.forEach((e, k) => {
     if (!e) return;
     const keys = vouched.get(e.file);
-    const values = e.values === undefined ? new Uint32Array(IDENTITY_WORDS) : vouched.get(e.values.file);
-    if (keys === undefined || values === undefined) return;
+    const ids = e.values === undefined ? [new Uint32Array(IDENTITY_WORDS)] : chainFiles(e.values).map((f) => vouched.get(f.file));
+    if (keys === undefined || ids.some((id) => id === undefined)) return;
+    const values = chainIdentity(ids as Uint32Array[]);
     v.set(keys, k * BUCKET_WORDS);
     v.set(values, k * BUCKET_WORDS + IDENTITY_WORDS);
   });

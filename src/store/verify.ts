@@ -2,8 +2,9 @@
 // manifest is read end to end — header, length, every block CRC, strictly
 // ascending keys, every key in its own bucket — and the Bloom file is
 // checked. In a store with values, every values file is read end to end
-// too — header, the key file's count and the store's width, exact length,
-// every block CRC — and a bucket with keys but no values file is a problem.
+// too, through its deltas — header, the key file's count and the store's
+// width, exact length, every block CRC, ascending delta positions — and a
+// bucket with keys but no values file is a problem.
 // verifyBucketFiles does the same for any set of bucket files (the content
 // store's maps, with a check of their values). Collects problems instead of
 // stopping at the first. Reads only.
@@ -13,7 +14,8 @@ import { isDrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { KeyReader, READ_BUFFER_BYTES } from './keys/key-reader.js';
 import type { BucketEntry, ManifestBody } from './manifest.js';
-import { ValueReader } from './values/value-io.js';
+import type { ValueSource } from './values/value-io.js';
+import { chainFiles, openValueChain } from './values/value-chain.js';
 
 export interface VerifyProblem {
   file: string;
@@ -108,31 +110,34 @@ export function verifyBucketFiles(dfs: DrumFs, dir: string, buckets: readonly (B
     const vb = c.valueBytes;
     // A bucket file left with no keys (all deleted, or a delete that found none) needs no values file.
     if (vb > 0 && (e.keys > 0 || e.values !== undefined)) {
-      if (verifyValues(dfs, dir, b, e, vb, problems, c.values)) filesChecked++;
+      filesChecked += verifyValues(dfs, dir, b, e, vb, problems, c.values);
     }
   }
   return { ok: problems.length === 0, filesChecked, keysChecked, problems };
 }
 
-/** Checks bucket b's values file (see the header; `check` sees every block); false when there is none to check. */
+/** Checks bucket b's values file and its deltas (see the header; `check` sees every block); returns the files it checked. */
 function verifyValues(
   dfs: DrumFs, dir: string, b: number, e: BucketEntry, valueBytes: number, problems: VerifyProblem[], check?: BucketCheck['values'],
-): boolean {
+): number {
   if (e.values === undefined) {
     problems.push({ file: join(dir, e.file), code: 'DRUM_CORRUPT_FILE', message: `bucket ${b} has keys but the manifest names no values file` });
-    return false;
+    return 0;
+  }
+  const files = chainFiles(e.values);
+  const sizes = new Map<string, number>();
+  for (const f of files) {
+    try {
+      sizes.set(f.file, dfs.size(join(dir, f.file)));
+    } catch {
+      problems.push({ file: join(dir, f.file), code: 'DRUM_CORRUPT_FILE', message: 'missing (named by the manifest)' });
+      return files.length;
+    }
   }
   const path = join(dir, e.values.file);
-  let size: number;
+  let r: ValueSource | null = null;
   try {
-    size = dfs.size(path);
-  } catch {
-    problems.push({ file: path, code: 'DRUM_CORRUPT_FILE', message: 'missing (named by the manifest)' });
-    return true;
-  }
-  let r: ValueReader | null = null;
-  try {
-    r = ValueReader.open(dfs, path, { bucket: b, count: e.keys, valueBytes }, size);
+    r = openValueChain(dfs, dir, b, e, valueBytes, (f) => sizes.get(f)!);
     let bad: string | null = null;
     r.forEachBlock((vals, n) => {
       if (bad === null && check !== undefined) bad = check(vals, n);
@@ -144,5 +149,5 @@ function verifyValues(
   } finally {
     r?.close();
   }
-  return true;
+  return files.length;
 }

@@ -1,5 +1,6 @@
 // Reads every URL value of a store with values, straight from its files
-// (key file and values file of each bucket, as the manifest names them), for
+// (key file and values file, through its deltas, of each bucket, as the
+// manifest names them), for
 // tests that compare the store with a model. Keyed by "hi:lo". Keys the
 // key journal holds (stored by small rounds, not yet folded into a bucket
 // file) are read from the journal the manifest names, and must not also be
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import { DrumFs } from '../../src/io/fs.js';
 import { KeyReader } from '../../src/store/keys/key-reader.js';
 import { readManifest } from '../../src/store/manifest.js';
-import { ValueReader } from '../../src/store/values/value-io.js';
+import { openValueChain } from '../../src/store/values/value-chain.js';
 import { loadJournal } from '../../src/store/journal/journal-file.js';
 import { JournalTable } from '../../src/store/journal/journal-table.js';
 import { docIDOf, V_FIRST_RUN, V_FLAGS, V_HOST_CHECK, V_LAST_EMITTED } from '../../src/engine/url-seen/url-values.js';
@@ -31,7 +32,7 @@ export function readUrlValues(dir: string): Map<string, UrlValue> {
   body.buckets.forEach((e, b) => {
     if (!e || e.keys === 0) return;
     const kr = KeyReader.open(dfs, join(dir, e.file), { bucket: b, keys: e.keys }, e.bytes);
-    const vr = ValueReader.open(dfs, join(dir, e.values!.file), { bucket: b, count: e.keys, valueBytes: vb }, e.values!.bytes);
+    const vr = openValueChain(dfs, dir, b, e, vb, (f) => dfs.size(join(dir, f)));
     const v = new Uint32Array(vb / 4);
     try {
       while (kr.nextBlock()) {

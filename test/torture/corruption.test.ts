@@ -19,7 +19,7 @@ import { catalogContent, drum, hashTree, haveEngine, manifestOf, tempRoot, write
 
 const FAST = ['--no-progress', '--quiet', '--no-fsync', '--workers', '0'];
 type Damage = 'flip' | 'truncate' | 'delete';
-type Kind = 'MANIFEST' | 'key file' | 'values file' | 'URL log segment' | 'bloom file' | 'journal file' | 'catalog CURRENT' | 'catalog MANIFEST' | 'catalog log';
+type Kind = 'MANIFEST' | 'key file' | 'values file' | 'values delta file' | 'URL log segment' | 'bloom file' | 'journal file' | 'catalog CURRENT' | 'catalog MANIFEST' | 'catalog log';
 
 let root = '';
 let base = '';
@@ -37,6 +37,10 @@ function fileOf(kind: Kind, s: string): string {
     case 'values file': {
       const e = m.buckets.filter((x) => x !== null).sort((a, b) => b!.bytes - a!.bytes)[0]!;
       return e.values!.file;
+    }
+    case 'values delta file': {
+      const e = m.buckets.filter((x) => (x?.values?.deltas?.length ?? 0) > 0).sort((a, b) => b!.bytes - a!.bytes)[0]!;
+      return e.values!.deltas![0]!.file;
     }
     case 'URL log segment':
       return `urls/${fs.readdirSync(join(s, 'urls')).filter((f) => f.endsWith('.seg')).sort()[0]!}`;
@@ -71,7 +75,7 @@ async function snap(s: string): Promise<Snapshot> {
   return { files: hashTree(s), catalog: await catalogContent(s) };
 }
 
-const kinds: Kind[] = ['MANIFEST', 'key file', 'values file', 'bloom file', 'journal file', 'catalog CURRENT', 'catalog MANIFEST'];
+const kinds: Kind[] = ['MANIFEST', 'key file', 'values file', 'values delta file', 'bloom file', 'journal file', 'catalog CURRENT', 'catalog MANIFEST'];
 const damages: Damage[] = ['flip', 'truncate', 'delete'];
 
 describe('a damaged state file', { skip: !haveEngine && 'engine not compiled' }, () => {
@@ -81,14 +85,16 @@ describe('a damaged state file', { skip: !haveEngine && 'engine not compiled' },
     writeLinks(join(root, 'a.txt'), 20_000, 1);
     writeLinks(join(root, 'b.txt'), 20_000, 2);
     writeLinks(join(root, 'c.txt'), 5_000, 3);
-    // a and b merge (key files, Bloom file); j's new URLs go to the key journal in a journal round.
+    writeLinks(join(root, 'd.txt'), 5_000, 4);
+    // a and b merge (key files, Bloom file); d's fewer new URLs go to values deltas; j's to the key journal in a journal round.
     fs.writeFileSync(join(root, 'j.txt'), Array.from({ length: 500 }, (_, i) => `http://journal-${i % 50}.example/p/${i}\n`).join(''));
-    for (const [f, journalKeys] of [['a.txt', '0'], ['b.txt', '0'], ['j.txt', '65536']] as const) {
+    for (const [f, journalKeys] of [['a.txt', '0'], ['b.txt', '0'], ['d.txt', '0'], ['j.txt', '65536']] as const) {
       const r = await drum(['ingest', ...FAST, '--bloom', 'gate', '--journal-keys', journalKeys, '--state', base, join(root, f)], { cwd: root });
       assert.equal(r.status, 0, r.stderr);
     }
     assert.ok(manifestOf(base)!.bloom, 'the base store has a Bloom file');
     assert.ok(manifestOf(base)!.journal, 'the base store has a key journal');
+    assert.ok(manifestOf(base)!.buckets.some((e) => (e?.values?.deltas?.length ?? 0) > 0), 'd\'s round left a values delta');
     assert.ok((await catalogContent(base)).length >= 8, 'the base catalog holds runs and hosts');
     assert.equal((await drum(['verify', '--state', base], { cwd: root })).status, 0);
   });

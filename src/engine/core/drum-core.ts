@@ -27,7 +27,10 @@
 // <key, value> bucket, so a round keeps nothing per record in RAM and its
 // size is bounded by disk, not the budget; 0 for a client without seeds), `update` may change a hit's value, `out` sees every new and hit
 // ordinal's value; 'delete' drops the found keys' values. A bucket with no
-// new, changed or dropped value keeps its values file.
+// new, changed or dropped value keeps its values file. A round with neither
+// hook that only inserts may write a bucket's new values as a delta after
+// its values file instead of rewriting it, where the client's files allow
+// (ValueFiles.deltas; values-pass.ts).
 // The core knows nothing of URLs, tiers, runs or manifests: URL-seen
 // (src/engine/url-seen/: round, commit and journal round, with the tiers of
 // front.ts) is one client; a store
@@ -44,8 +47,9 @@ import type { DrumFs } from '../../io/fs.js';
 import type { RunCounters } from '../../stats/counters.js';
 import { dispatchOnWorker, type BlockSink } from '../workers/dispatch.js';
 import type { ParsePool } from '../workers/parse-pool.js';
-import type { ValueReader } from '../../store/values/value-io.js';
-import { newValueBuffers, type ValueBuffers } from '../../store/values/value-io.js';
+import { newValueBuffers, type ValueBuffers, type ValueSource } from '../../store/values/value-io.js';
+import { DELTA_POSITION_BYTES } from '../../store/values/values-format.js';
+import type { ValueChainShape } from '../../store/values/value-chain.js';
 import type { ValueHooks } from '../../store/values/value-merge.js';
 import { readValuesPass, writeValuesPass, type ValuesPassContext } from './values-pass.js';
 import { mergeBuckets, type BucketFiles, type Written } from './sort-stage.js';
@@ -63,10 +67,17 @@ export type CoreCounters = Pick<RunCounters, 'diskLookups' | 'inRoundRepeats' | 
 
 /** Where a round reads and writes values files (stores with values). */
 export interface ValueFiles {
-  /** Bucket b's committed values file, or null when the bucket is empty; `buffers`, when given, are lent to the reader. */
-  openValues(b: number, buffers?: ValueBuffers): ValueReader | null;
+  /** Bucket b's committed values, or null when the bucket is empty; `buffers`, when given, are lent to the reader. */
+  openValues(b: number, buffers?: ValueBuffers): ValueSource | null;
   /** Path of bucket b's values file for this round's output. */
   valuesOutputPath(b: number): string;
+  /**
+   * Stores whose buckets' values may be a base file and insert deltas
+   * (values-pass.ts deltaFits): bucket b's committed chain (null: no values
+   * file) and the path of its delta for this round's output. Absent: every
+   * round that changes a bucket's values writes its values file whole.
+   */
+  deltas?: { chainOf(b: number): ValueChainShape | null; outputPath(b: number): string };
 }
 
 /** A round's values: where the files are and the client's hooks (store/values/value-merge.ts ValueHooks). */
@@ -123,6 +134,8 @@ export class DrumCore {
   private readonly events: ValueEvents | null;
   /** Read and write buffers lent to every bucket's values reader and writer in turn. */
   readonly valueBuffers: ValueBuffers | null;
+  /** Write buffers lent to every bucket's delta writer in turn (one block of entries). */
+  private readonly deltaBuffers: ValueBuffers | null;
   /** Key and seed of each of a round's first `recordedKeys` ordinals (hi, lo, seed): a journal round stores its new keys from them. */
   private keyRecord = new Uint32Array(0);
   /** Ordinals below this have their key in keyRecord (0: none recorded). */
@@ -146,6 +159,7 @@ export class DrumCore {
     }
     this.events = valueWords > 0 ? new ValueEvents(dfs, eventsPath) : null;
     this.valueBuffers = valueWords > 0 ? newValueBuffers(4 * valueWords) : null;
+    this.deltaBuffers = valueWords > 0 ? newValueBuffers(4 * valueWords + DELTA_POSITION_BYTES, 1) : null;
   }
 
   /** Ordinals handed out this round (the next add() gets this one). */
@@ -240,7 +254,9 @@ export class DrumCore {
   }
 
   private valuesCtx(): ValuesPassContext {
-    return { dfs: this.dfs, events: this.events!, valueWords: this.valueWords, buffers: this.valueBuffers!, buckets: this.pending.count };
+    return {
+      dfs: this.dfs, events: this.events!, valueWords: this.valueWords, buffers: this.valueBuffers!, deltaBuffers: this.deltaBuffers!, buckets: this.pending.count,
+    };
   }
 
   /** Drops everything added since the last round: pending keys and aux log. */

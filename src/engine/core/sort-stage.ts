@@ -95,9 +95,10 @@ interface Loaded extends Unit {
 
 /**
  * A bucket file a round wrote: its final path and what the writer reports of
- * it; and, when the round's values pass (whileSettling) wrote one, its values file.
+ * it; and, when the round's values pass (whileSettling) wrote one, its values
+ * file, or its values delta (`delta`: its entries) after the committed values.
  */
-export type Written = { path: string; file: WrittenFile; values?: { path: string; file: WrittenFile } };
+export type Written = { path: string; file: WrittenFile; values?: { path: string; file: WrittenFile; delta?: number } };
 
 /**
  * One round's state from unit to unit: the unit loaded next, the bucket

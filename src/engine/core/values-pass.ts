@@ -1,7 +1,9 @@
 // The values passes of a DRUM core round (stores with values), run once
 // every verdict is known: writeValuesPass writes each touched bucket's
-// values file by one sequential merge of the committed file with the
-// round's value events (store/values/value-merge.ts); readValuesPass, for a
+// values file by one sequential merge of the committed values with the
+// round's value events (store/values/value-merge.ts) or, in a round that
+// only inserts, the bucket's new values as a delta when its chain is short
+// (store/values/value-delta.ts; a full write folds the chain); readValuesPass, for a
 // check, reads the hits' values in one sequential pass per bucket and hands
 // them out, writing nothing. Does not decide the verdicts or commit
 // (drum-core.ts does).
@@ -11,7 +13,10 @@ import { DrumError } from '../../errors.js';
 import type { DrumFs } from '../../io/fs.js';
 import { ValueWriter, type ValueBuffers } from '../../store/values/value-io.js';
 import { FinishingFiles } from '../../store/blocks/tmp-file-writer.js';
+import { writeDelta } from '../../store/values/value-delta.js';
 import { mergeValues, rankIndex } from '../../store/values/value-merge.js';
+import { DELTA_MAGIC, DELTA_POSITION_BYTES } from '../../store/values/values-format.js';
+import type { ValueChainShape } from '../../store/values/value-chain.js';
 import type { CoreOp, CoreRound, CoreValues, WrittenBucket } from './drum-core.js';
 import type { ValueEvents } from './value-events.js';
 
@@ -22,6 +27,8 @@ export interface ValuesPassContext {
   valueWords: number;
   /** Read and write buffers lent to every bucket's values reader and writer in turn. */
   buffers: ValueBuffers;
+  /** Write buffers lent to every bucket's delta writer in turn (entries: position word and value). */
+  deltaBuffers: ValueBuffers;
   /** Buckets of the round. */
   buckets: number;
 }
@@ -39,17 +46,33 @@ export async function writeValuesPass(
   const t0 = performance.now();
   const rankOf = op === 'delete' ? (): number => 0 : rankIndex(newBits, records);
   const finishing = new FinishingFiles();
+  // Only a round that inserts and neither changes nor reads a hit's value may append deltas.
+  const inserts = op !== 'delete' && values.update === null && values.out === null ? values.files.deltas : undefined;
   let items = 0;
   const buckets = [...written.keys()].sort((x, y) => x - y).filter((b) => events.count(b) > 0);
   try {
     for (const b of buckets) {
       const w = written.get(b)!;
+      const forEvents = (fn: (ev: Uint32Array, n: number) => void): void => events.forEachRun(b, fn);
+      if (inserts !== undefined && deltaFits(inserts.chainOf(b), events.count(b))) {
+        const path = inserts.outputPath(b);
+        const writer = new ValueWriter(c.dfs, path, b, 4 * c.valueWords + DELTA_POSITION_BYTES, r.fsync, c.deltaBuffers, DELTA_MAGIC);
+        try {
+          const entries = writeDelta({ writer, events: forEvents, newBits, rankOf, fill: values.fill });
+          w.values = { path, file: finishing.finish(writer), delta: entries };
+        } catch (e) {
+          writer.abort();
+          throw e;
+        }
+        items += events.count(b);
+        continue;
+      }
       const path = values.files.valuesOutputPath(b);
       const reader = values.files.openValues(b, c.buffers);
       let writer: ValueWriter | null = null;
       try {
         writer = new ValueWriter(c.dfs, path, b, 4 * c.valueWords, r.fsync, c.buffers);
-        mergeValues({ reader, writer, events: (fn) => events.forEachRun(b, fn), newBits, rankOf, drop: op === 'delete', hooks: values, keys: w.file.keys });
+        mergeValues({ reader, writer, events: forEvents, newBits, rankOf, drop: op === 'delete', hooks: values, keys: w.file.keys });
         w.values = { path, file: finishing.finish(writer) };
       } catch (e) {
         writer?.abort();
@@ -66,6 +89,20 @@ export async function writeValuesPass(
     throw e;
   }
   r.time?.('merge-values', performance.now() - t0, items);
+}
+
+/** Deltas a bucket's chain may hold before a round writes its values whole again (a fold). */
+export const MAX_DELTAS = 8;
+
+/**
+ * Whether a bucket whose committed values are `chain` takes this round's
+ * `adding` new values as one more delta: it has a values file, fewer than
+ * MAX_DELTAS deltas, and its deltas would hold no more values than its base
+ * (so a reader passes at most twice the base's values, and a store growing
+ * by equal rounds rewrites its values each time they double, not every round).
+ */
+export function deltaFits(chain: ValueChainShape | null, adding: number): boolean {
+  return chain !== null && chain.deltas < MAX_DELTAS && chain.deltaValues + adding <= chain.baseValues;
 }
 
 /**

@@ -37,7 +37,8 @@ import { DrumCore } from '../core/drum-core.js';
 import { URL_VALUE_WORDS } from '../url-seen/url-values.js';
 import type { JournalTable } from '../../store/journal/journal-table.js';
 import { JournalLog, openJournal } from '../../store/journal/journal-file.js';
-import { VALUES_FILE_SUFFIX } from '../../store/values/values-format.js';
+import { DELTA_FILE_SUFFIX, VALUES_FILE_SUFFIX } from '../../store/values/values-format.js';
+import { chainFiles } from '../../store/values/value-chain.js';
 
 export class Session {
   readonly timer = new StageTimer();
@@ -92,7 +93,7 @@ export class Session {
     if (!opts.readOnly) {
       for (const [f, id] of loadVerified(dir, store.committed, store.body)) {
         this.vouched.set(f, id);
-        if (!f.endsWith(VALUES_FILE_SUFFIX)) this.knownGood.add(f);
+        if (!f.endsWith(VALUES_FILE_SUFFIX) && !f.endsWith(DELTA_FILE_SUFFIX)) this.knownGood.add(f);
       }
     }
     // The keys of every round small enough to be a journal round are kept by ordinal (journal-round.ts).
@@ -209,7 +210,7 @@ export class Session {
     for (const e of body.buckets) {
       if (!e || this.knownGood.has(e.file)) continue;
       before.set(e.file, fileIdentity(join(this.dir, e.file)));
-      if (e.values !== undefined) before.set(e.values.file, fileIdentity(join(this.dir, e.values.file)));
+      if (e.values !== undefined) for (const f of chainFiles(e.values)) before.set(f.file, fileIdentity(join(this.dir, f.file)));
     }
     const r = verifyKeyFiles(this.dfs, this.dir, body, this.knownGood);
     // Recorded with the other caches when the store closes after a commit (a refused run writes nothing).
@@ -234,7 +235,7 @@ export class Session {
   committed(written: Iterable<string>): void {
     for (const f of written) {
       if (!this.opts.readOnly) this.vouched.set(f, fileIdentity(join(this.dir, f)));
-      if (!f.endsWith(VALUES_FILE_SUFFIX)) this.knownGood.add(f);
+      if (!f.endsWith(VALUES_FILE_SUFFIX) && !f.endsWith(DELTA_FILE_SUFFIX)) this.knownGood.add(f);
     }
     this.caches.dirty = true;
   }

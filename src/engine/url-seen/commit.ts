@@ -8,7 +8,9 @@
 
 import { join } from 'node:path';
 import type { RunCounters } from '../../stats/counters.js';
-import type { ManifestBody } from '../../store/manifest.js';
+import { DrumError } from '../../errors.js';
+import type { ManifestBody, ValuesEntry } from '../../store/manifest.js';
+import { chainShape } from '../../store/values/value-chain.js';
 import { writeBloom } from '../../tiers/bloom-file.js';
 import type { BlockedBloom } from '../../tiers/bloom.js';
 import { urlLogOf } from '../../store/url-log/url-log-format.js';
@@ -117,26 +119,35 @@ export async function writeRoundBloom(s: Session, bloom: BlockedBloom): Promise<
   return { file: name, keys: bloom.keys, bitsPerKey: s.opts.bloomBitsPerKey };
 }
 
-/**
- * The manifest's bucket list after a round that wrote `written`: each written
- * bucket names its new key file and, when its values changed, its new values
- * file (else it keeps the values file it had).
- */
 /** The key and values files a round wrote, as the new manifest names them (a bucket may keep an older values file). */
 export function writtenFiles(buckets: ManifestBody['buckets'], written: Map<number, WrittenBucket>): string[] {
   const out: string[] = [];
   for (const [b, w] of written) {
     const e = buckets[b]!;
     out.push(e.file);
-    if (w.values !== undefined && e.values !== undefined) out.push(e.values.file);
+    if (w.values !== undefined && e.values !== undefined) out.push(w.values.delta === undefined ? e.values.file : e.values.deltas!.at(-1)!.file);
   }
   return out;
 }
 
+/**
+ * The manifest's bucket list after a round that wrote `written`: each written
+ * bucket names its new key file and, when its values changed, its new values
+ * file, or its values file with the round's delta after its others (else it
+ * keeps the values it had).
+ */
 export function namedBuckets(s: Session, body: ManifestBody, written: Map<number, WrittenBucket>): ManifestBody['buckets'] {
   const buckets = body.buckets.slice();
   for (const [b, w] of written) {
-    const values = w.values !== undefined ? { file: s.store.nextValuesFile(b).name, bytes: w.values.file.bytes, crc: w.values.file.crc } : buckets[b]?.values;
+    const had = buckets[b]?.values;
+    let values: ValuesEntry | undefined = had;
+    const v = w.values;
+    if (v !== undefined && v.delta !== undefined) {
+      if (had === undefined) throw new DrumError('DRUM_INTERNAL', `bucket ${b}: a values delta without a values file`);
+      values = { ...had, deltas: [...(had.deltas ?? []), { file: s.store.nextDeltaFile(b).name, bytes: v.file.bytes, crc: v.file.crc, count: v.delta }] };
+    } else if (v !== undefined) {
+      values = { file: s.store.nextValuesFile(b).name, bytes: v.file.bytes, crc: v.file.crc };
+    }
     buckets[b] = { file: s.store.nextKeysFile(b).name, keys: w.file.keys, bytes: w.file.bytes, crc: w.file.crc, ...(values !== undefined ? { values } : {}) };
   }
   return buckets;
@@ -154,7 +165,11 @@ export function roundValues(
   const st = s.store;
   const body = st.body;
   return {
-    files: { openValues: (b, buffers) => st.openValues(b, buffers), valuesOutputPath: (b) => st.nextValuesFile(b).path },
+    files: {
+      openValues: (b, buffers) => st.openValues(b, buffers),
+      valuesOutputPath: (b) => st.nextValuesFile(b).path,
+      deltas: { chainOf: (b) => chainShape(st.body.buckets[b]), outputPath: (b) => st.nextDeltaFile(b).path },
+    },
     ...urlValueHooks({ docBase: body.docIDs ?? 0, run: body.run?.seq ?? 0, nowSec }),
     update,
     out,

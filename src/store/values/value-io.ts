@@ -1,9 +1,12 @@
-// Sequential reader and writer of store values files (values-format.ts).
+// Sequential reader and writer of store values files (values-format.ts),
+// and of values delta files (the same layout under DELTA_MAGIC).
 // ValueReader checks the header against the manifest (bucket, count, width,
 // exact length) and every block's CRC, and hands out values through a
 // cursor: copy(n) to a writer, take() one value into a caller's array.
 // ValueWriter writes `<name>.tmp` in CRC'd blocks, then the header, fsync,
 // rename (LevelDB's way). Values are u32 words (width = valueBytes / 4).
+// ValueSource is what every reader of a bucket's values takes: one file
+// (ValueReader) or a base file through its deltas (value-chain.ts).
 // Does not know what the words mean (the client does).
 // REQUIRES: one reader or writer per file; values pushed in key order.
 
@@ -14,7 +17,7 @@ import { TmpFileWriter, type WrittenFile } from '../blocks/tmp-file-writer.js';
 import { BlockOut } from '../blocks/block-out.js';
 import { copyWords } from '../blocks/word-copy.js';
 import {
-  VALUE_BLOCK, VALUE_CRC_BYTES, VALUES_HEADER_BYTES, decodeValuesHeader, encodeValuesHeader, valuesFileBytes, type ValuesHeader,
+  VALUE_BLOCK, VALUE_CRC_BYTES, VALUES_HEADER_BYTES, VALUES_MAGIC, decodeValuesHeader, encodeValuesHeader, valuesFileBytes, type ValuesHeader,
 } from './values-format.js';
 
 const IO_BLOCKS = 4; // blocks per read or write
@@ -27,12 +30,38 @@ export interface ValueBuffers {
   out: Uint8Array;
 }
 
-export function newValueBuffers(valueBytes: number): ValueBuffers {
-  const io = (VALUE_BLOCK * valueBytes + VALUE_CRC_BYTES) * IO_BLOCKS;
+/** `ioBlocks`: blocks per read or write (a delta writer's few entries per bucket need one). */
+export function newValueBuffers(valueBytes: number, ioBlocks = IO_BLOCKS): ValueBuffers {
+  const io = (VALUE_BLOCK * valueBytes + VALUE_CRC_BYTES) * ioBlocks;
   return { valueBytes, chunk: new Uint8Array(io), block: new Uint32Array((VALUE_BLOCK * valueBytes) / 4), out: new Uint8Array(io) };
 }
 
-export class ValueReader {
+/** Where copied values go: a ValueWriter, or a block collector (value-chain.ts). */
+export interface ValueSink {
+  /** Pushes vals[from, to) (in values, `words` u32 each). */
+  pushRange(vals: Uint32Array, from: number, to: number): void;
+  /** Pushes one value, v[at, at + words). */
+  push(v: Uint32Array, at: number): void;
+}
+
+/** A bucket's values in key order, read once front to back: one values file, or a base file through its deltas. */
+export interface ValueSource {
+  /** The file named in errors (a chain's base). */
+  readonly path: string;
+  /** u32 words per value. */
+  readonly words: number;
+  /** Values not yet handed out. */
+  readonly remaining: number;
+  /** Copies the next `count` values to `w` (or drops them when w is null). */
+  copy(count: number, w: ValueSink | null): void;
+  /** Reads the next value into out[at, at + words). */
+  take(out: Uint32Array, at: number): void;
+  /** Reads every value to the end, a block at a time, each block to `sink`. */
+  forEachBlock(sink: (vals: Uint32Array, n: number) => void): void;
+  close(): void;
+}
+
+export class ValueReader implements ValueSource {
   /** Values of the current block, `words` u32 each. */
   private vals: Uint32Array = new Uint32Array(0);
   private n = 0; // values in the current block
@@ -49,16 +78,23 @@ export class ValueReader {
     this.words = header.valueBytes / 4;
     this.blockBytes = header.blockValues * header.valueBytes + VALUE_CRC_BYTES;
     const need = this.blockBytes * IO_BLOCKS;
-    this.chunk = chunk !== undefined && chunk.length >= need ? chunk : new Uint8Array(need);
+    // A file shorter than IO_BLOCKS blocks (a small delta) is read in one step into a chunk its size.
+    const body = valuesFileBytes(header.count, header.valueBytes, header.blockValues) - VALUES_HEADER_BYTES;
+    this.chunk = chunk !== undefined && chunk.length >= need ? chunk : new Uint8Array(Math.min(need, body));
   }
 
-  /** `buffers`, when given (and of the file's width), lends the read chunk. */
-  static open(fs: DrumFs, path: string, expect: { bucket: number; count: number; valueBytes: number }, fileBytes: number, buffers?: ValueBuffers): ValueReader {
+  /**
+   * `buffers`, when given (and of the file's width), lends the read chunk.
+   * `magic`: DELTA_MAGIC to open a values delta file (`valueBytes` then an entry's width).
+   */
+  static open(
+    fs: DrumFs, path: string, expect: { bucket: number; count: number; valueBytes: number }, fileBytes: number, buffers?: ValueBuffers, magic = VALUES_MAGIC,
+  ): ValueReader {
     const fd = fs.open(path, 'r');
     try {
       const hb = new Uint8Array(VALUES_HEADER_BYTES);
       fs.readFully(fd, hb, 0, VALUES_HEADER_BYTES, 0);
-      const h = decodeValuesHeader(hb, path);
+      const h = decodeValuesHeader(hb, path, magic);
       const corrupt = (what: string): never => {
         throw new DrumError('DRUM_CORRUPT_FILE', `${path}: ${what}`, { file: path });
       };
@@ -114,7 +150,7 @@ export class ValueReader {
   }
 
   /** Copies the next `count` values to `w` (or drops them when w is null). */
-  copy(count: number, w: ValueWriter | null): void {
+  copy(count: number, w: ValueSink | null): void {
     while (count > 0) {
       if (this.at >= this.n && !this.nextBlock()) throw new DrumError('DRUM_CORRUPT_FILE', `${this.path}: fewer values than keys`, { file: this.path });
       const take = Math.min(count, this.n - this.at);
@@ -149,7 +185,7 @@ export class ValueReader {
   }
 }
 
-export class ValueWriter extends TmpFileWriter {
+export class ValueWriter extends TmpFileWriter implements ValueSink {
   /** The block being filled: value k of it at block[k * words]. slot() hands out the next one. */
   readonly block: Uint32Array;
   private readonly body: BlockOut;
@@ -157,7 +193,10 @@ export class ValueWriter extends TmpFileWriter {
   private count = 0;
   readonly words: number;
 
-  constructor(fs: DrumFs, path: string, readonly bucket: number, readonly valueBytes: number, doFsync: boolean, buffers?: ValueBuffers) {
+  /** `magic`: DELTA_MAGIC writes a values delta file (each value an entry: position and value). */
+  constructor(
+    fs: DrumFs, path: string, readonly bucket: number, readonly valueBytes: number, doFsync: boolean, buffers?: ValueBuffers, private readonly magic = VALUES_MAGIC,
+  ) {
     super(fs, path, doFsync);
     this.words = valueBytes / 4;
     const b = buffers !== undefined && buffers.valueBytes === valueBytes ? buffers : newValueBuffers(valueBytes);
@@ -212,7 +251,7 @@ export class ValueWriter extends TmpFileWriter {
   protected written(): WrittenFile {
     this.endBlock();
     this.body.flush();
-    const header = encodeValuesHeader({ bucket: this.bucket, blockValues: VALUE_BLOCK, valueBytes: this.valueBytes, count: this.count });
+    const header = encodeValuesHeader({ bucket: this.bucket, blockValues: VALUE_BLOCK, valueBytes: this.valueBytes, count: this.count }, this.magic);
     this.fs.write(this.fd, header, 0, header.length, 0);
     return { keys: this.count, bytes: this.body.pos, crc: this.body.bodyCrc };
   }

@@ -9,7 +9,7 @@
 // file; the old values file holds one value per key of the old key file.
 
 import { DrumError } from '../../errors.js';
-import type { ValueReader, ValueWriter } from './value-io.js';
+import type { ValueSource, ValueWriter } from './value-io.js';
 
 /** The client's hooks on values (see DrumCore's CoreValues). */
 export interface ValueHooks {
@@ -25,7 +25,7 @@ export interface ValueHooks {
 }
 
 export interface ValuePass {
-  reader: ValueReader | null;
+  reader: ValueSource | null;
   writer: ValueWriter;
   /** Calls its argument with runs of (position, ordinal, seed) events (interleaved), ascending positions. */
   events: (fn: (events: Uint32Array, n: number) => void) => void;

@@ -10,6 +10,7 @@ import { readBloom } from '../../../tiers/bloom-file.js';
 import { diskUsage } from '../../../stats/disk-usage.js';
 import type { StoreStats } from '../../api.js';
 import type { Session } from '../../session/session.js';
+import { chainFiles } from '../../../store/values/value-chain.js';
 
 export async function storeStats(s: Session): Promise<StoreStats> {
   const b = s.store.body;
@@ -22,8 +23,10 @@ export async function storeStats(s: Session): Promise<StoreStats> {
       files++;
     }
     if (e?.values) {
-      valuesBytes += e.values.bytes;
-      files++;
+      for (const f of chainFiles(e.values)) {
+        valuesBytes += f.bytes;
+        files++;
+      }
     }
   }
   storeBytes += valuesBytes;
