@@ -1,5 +1,6 @@
 // The action behind `drum compact`: the key journal merged into the key
-// files and the pending host counts folded into the host table now
+// files, the values deltas folded into values files and the pending host
+// counts folded into the host table now
 // (src/engine/jobs/maintain/compact.ts), with one summary line or one JSON
 // object. Does not parse argv (main.ts does).
 // REQUIRES: the store exists (DRUM_NOT_FOUND otherwise, before any open).
@@ -23,6 +24,9 @@ export async function compactCommand(raw: RawOptions, io: CliIo): Promise<number
 
 /** One line: what was merged and folded, or that nothing was pending. */
 export function formatCompact(r: CompactResult): string {
-  if (r.journalKeys === 0 && r.hostDeltas === 0) return `already compact: no journaled keys, no pending host counts; ${fmtInt(r.storeUrls)} URLs\n`;
-  return `compacted in ${fmtDuration(r.ms)}: ${fmtInt(r.journalKeys)} journaled keys merged into the key files, ${fmtInt(r.hostDeltas)} host-count deltas folded into the host table; ${fmtInt(r.storeUrls)} URLs\n`;
+  if (r.journalKeys === 0 && r.valueDeltas === 0 && r.hostDeltas === 0) {
+    return `already compact: no journaled keys, no values deltas, no pending host counts; ${fmtInt(r.storeUrls)} URLs\n`;
+  }
+  return `compacted in ${fmtDuration(r.ms)}: ${fmtInt(r.journalKeys)} journaled keys merged into the key files, ${fmtInt(r.valueDeltas)} values deltas folded into values files, `
+    + `${fmtInt(r.hostDeltas)} host-count deltas folded into the host table; ${fmtInt(r.storeUrls)} URLs\n`;
 }

@@ -1,7 +1,9 @@
 // `drum compact` / Drum.compact(): does now, at a time the operator picks,
-// the two deferred merges drum otherwise does when it must: the key journal
+// the three deferred merges drum otherwise does when it must: the key journal
 // merged into the key files (the fold a merging round, forget or upgrade
-// would run first; journal-round.ts) and the pending host-count deltas
+// would run first; journal-round.ts), the values deltas folded into one
+// values file per bucket (the fold a round writing a bucket whole does;
+// fold-values.ts) and the pending host-count deltas
 // folded into the host table (the fold a writer's open runs once 64 have
 // piled up; fold-child.ts). A store that fails the check before a write
 // (ingest.ts refuseBadStore) is refused first, with nothing changed. Each
@@ -15,10 +17,13 @@
 import type { Session } from '../../session/session.js';
 import { foldJournal } from '../../url-seen/journal-round.js';
 import { refuseBadStore } from '../ingest/ingest.js';
+import { foldValueDeltas } from './fold-values.js';
 
 export interface CompactResult {
   /** Journal keys merged into the key files (0: the journal was empty). */
   journalKeys: number;
+  /** Values delta files folded into values files (0: no bucket had any). */
+  valueDeltas: number;
   /** Host-count deltas (round parts) folded into the host table: by this compaction, and when it is the first job of an open store, by that open, which folds them once 64 are pending (0: none were). */
   hostDeltas: number;
   /** URLs in the store afterwards (unchanged by a compaction). */
@@ -31,14 +36,17 @@ export interface CompactResult {
 export async function compactJob(s: Session, withOpenFold = false): Promise<CompactResult> {
   const t0 = performance.now();
   const journalKeys = s.store.body.journal === undefined ? 0 : s.store.body.journal.keys;
-  if (journalKeys > 0) {
-    // A commit is about to name new key files: refuse a damaged store first, as ingest and forget do.
+  const chained = s.store.body.buckets.some((e) => (e?.values?.deltas?.length ?? 0) > 0);
+  if (journalKeys > 0 || chained) {
+    // A commit is about to name new store files: refuse a damaged store first, as ingest and forget do.
     await refuseBadStore(s);
-    await foldJournal(s);
   }
+  if (journalKeys > 0) await foldJournal(s);
+  // After the journal's fold, whose round may have added deltas.
+  const valueDeltas = await foldValueDeltas(s);
   // `drum compact` opens the store first, and an open folds the deltas once enough are pending (`withOpenFold`: this
   // compaction is the open store's first job, so that fold was done for it).
   const atOpen = (withOpenFold ? s.foldedAtOpen : null) ?? { deltas: 0, ms: 0 };
   const hostDeltas = (await s.foldHostCounts()) + atOpen.deltas;
-  return { journalKeys, hostDeltas, storeUrls: s.store.body.storeUrls, ms: Math.round(performance.now() - t0 + atOpen.ms) };
+  return { journalKeys, valueDeltas, hostDeltas, storeUrls: s.store.body.storeUrls, ms: Math.round(performance.now() - t0 + atOpen.ms) };
 }

@@ -1,5 +1,6 @@
 // Tests of compaction (Drum.compact, `drum compact`): the key journal goes
-// into the key files with every URL and docID kept, the pending host counts
+// into the key files with every URL and docID kept, the values deltas into
+// one values file per bucket with every value kept, the pending host counts
 // into the host table with every count kept, a compact store is left byte
 // for byte as it was, a damaged store is refused with nothing changed, a
 // reader cannot compact, and an OS error at any file
@@ -17,6 +18,7 @@ import { readManifest } from '../../../../src/store/manifest.js';
 import { flipByte } from '../../../helpers/damage.js';
 import { tempDir } from '../../../helpers/tmp.js';
 import { withDrum } from '../../../helpers/drum.js';
+import { readUrlValues } from '../../../helpers/values.js';
 
 const O: DrumOptions = { workers: 0, fsync: false, chunkBytes: 4096 };
 const urls = (from: number, n: number, hosts = 7): string[] => Array.from({ length: n }, (_, i) => `http://h${(from + i) % hosts}.example/p/${from + i}`);
@@ -73,6 +75,26 @@ describe('compact', () => {
       assert.deepEqual(after, docIds);
     });
     await withDrum(state, O, async (d) => assert.deepEqual((await d.add(urls(0, 200))).newUrls, []));
+  });
+
+  it('folds every bucket\'s values deltas into one values file, keeping every docID', async () => {
+    const state = join(tempDir(), 'state');
+    const K: DrumOptions = { ...O, journalKeys: 0, buckets: 4 };
+    await withDrum(state, K, async (d) => {
+      await d.add(urls(0, 2000));
+      await d.add(urls(2000, 500));
+    });
+    const chains = (): number => readManifest(state)!.buckets.reduce((a, e) => a + (e?.values?.deltas?.length ?? 0), 0);
+    assert.equal(chains(), 4, 'the second batch left a delta in each bucket');
+    const before = readUrlValues(state);
+    const r = await withDrum(state, K, (d) => d.compact());
+    assert.equal(r.valueDeltas, 4);
+    assert.equal(chains(), 0);
+    assert.equal(readManifest(state)!.formatVersion, 1);
+    assert.deepEqual(fs.readdirSync(join(state, 'store')).filter((f) => f.endsWith('.vdel')), []);
+    assert.deepEqual(readUrlValues(state), before);
+    await withDrum(state, { ...K, readOnly: true }, async (d) => assert.equal((await d.verify()).ok, true));
+    assert.equal((await withDrum(state, K, (d) => d.compact())).valueDeltas, 0, 'a second compaction finds none');
   });
 
   it('folds the pending host counts into the host table, every count kept', async () => {
@@ -155,6 +177,10 @@ describe('compact', () => {
   it('leaves a sound store holding every URL when an OS error hits any file operation of the compaction', async () => {
     const base = join(tempDir(), 'state');
     await smallBatches(base, 1); // one host: one key file, so the sweep stays short
+    // And two values deltas after that key file, for the values fold to meet the faults too.
+    await withDrum(base, { ...O, journalKeys: 0 }, (d) => d.add(urls(1000, 60, 1)));
+    await withDrum(base, { ...O, journalKeys: 0 }, (d) => d.add(urls(2000, 30, 1)));
+    assert.equal(readManifest(base)!.buckets.find((e) => e)!.values!.deltas?.length, 2);
     // The host counts folded first: their fold runs in a child the hook does not reach.
     const c = await Catalog.open(base, { sync: false });
     await c.compactHosts();
@@ -179,8 +205,8 @@ describe('compact', () => {
       });
       await withDrum(state, O, async (d) => {
         assert.equal((await d.verify()).ok, true, `fault at op ${at}`);
-        assert.equal((await d.stats()).storeUrls, 200, `fault at op ${at}`);
-        assert.deepEqual((await d.add(urls(0, 200, 1))).newUrls, [], `fault at op ${at}`);
+        assert.equal((await d.stats()).storeUrls, 290, `fault at op ${at}`);
+        assert.deepEqual((await d.add([...urls(0, 200, 1), ...urls(1000, 60, 1), ...urls(2000, 30, 1)])).newUrls, [], `fault at op ${at}`);
       });
       if (!failed) break;
     }
