@@ -12,6 +12,7 @@ import { inputPath } from '../input/open.js';
 import { minimumMemoryBytes, parseSize, type DrumOptions, type Tuning } from '../options.js';
 import type { CanonicalPolicyOptions, ProfileName } from '../canonicalize/types.js';
 import type { InputFormat, IngestRequest, ReadOptions } from '../engine/api.js';
+import { assertStdinOnce } from '../engine/job-args.js';
 
 /** Option values as commander hands them to an action (camelCase keys, strings or booleans). */
 export interface RawOptions {
@@ -211,7 +212,7 @@ export function outDirFrom(out: string | undefined, command: string, cwd: string
 /** The IngestRequest fields from argv (the caller adds onProgress). */
 export function ingestRequestFrom(raw: RawOptions, inputs: string[], cwd = process.cwd()): IngestRequest {
   if (inputs.length === 0) bad('give at least one input file (or - for stdin)');
-  if (inputs.filter((i) => i === '-').length > 1) bad('stdin (-) can be given only once');
+  assertStdinOnce(inputs);
   const req: IngestRequest = { inputs: inputs.map((i) => inputPath(i, cwd)), ...readOptionsFrom(raw) };
   if (raw.out !== undefined) {
     if (raw.out.trim() === '') bad('--out must not be empty');
@@ -229,7 +230,7 @@ export function ingestRequestFrom(raw: RawOptions, inputs: string[], cwd = proce
 
 /** Inputs for check/canonicalize: none means stdin. */
 export function inputsFrom(inputs: string[], cwd = process.cwd()): string[] {
-  if (inputs.filter((i) => i === '-').length > 1) bad('stdin (-) can be given only once');
+  assertStdinOnce(inputs);
   return inputs.length === 0 ? ['-'] : inputs.map((i) => inputPath(i, cwd));
 }
 

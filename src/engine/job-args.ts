@@ -2,7 +2,8 @@
 // check, resolve, forget, urls, stream, checkUpdate) against their documented shape, and
 // refuses the others with DRUM_BAD_OPTION before the job starts, so that a
 // wrong call (`forget('http://…')`, `ingest({ inputs: 'links.txt' })`, a
-// format drum does not read) changes nothing and ends no run of add() calls.
+// format drum does not read, stdin `-` given twice) changes nothing and ends
+// no run of add() calls. The CLI refuses stdin twice with the same check.
 // Does not check that inputs exist or can be read (the job does: DRUM_INPUT),
 // nor the options a job checks itself (revisitAfter, hosts, runOptions).
 // REQUIRES: nothing; pure checks on plain values.
@@ -22,6 +23,12 @@ function isIterable(v: unknown): v is Iterable<unknown> {
 
 function assertPaths(call: string, inputs: unknown): void {
   if (!Array.isArray(inputs) || inputs.some((p) => typeof p !== 'string')) throw bad(`${call}: inputs must be a list of paths (strings)`);
+  assertStdinOnce(inputs as string[]);
+}
+
+/** Inputs of a library job or a command: stdin (`-`) at most once, since one stream cannot be read twice. */
+export function assertStdinOnce(inputs: readonly string[]): void {
+  if (inputs.filter((p) => p === '-').length > 1) throw bad('stdin (-) can be given only once');
 }
 
 function assertFormat(call: string, format: unknown, allowed: readonly unknown[]): void {

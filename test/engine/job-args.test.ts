@@ -3,12 +3,14 @@
 // documented shape (no state directory path, one URL string where a list is
 // meant, inputs that are not a list of paths, a format drum does not read) is
 // refused with DRUM_BAD_OPTION before the call starts, so it stores, forgets
-// and records nothing and the run of add() calls goes on.
+// and records nothing and the run of add() calls goes on. So is stdin (-)
+// given twice among the inputs, as the command line refuses it.
 // Does not test the options a job checks itself (revisitAfter, hosts).
 // REQUIRES: a writable temp dir.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import { Drum } from '../../src/engine/drum.js';
 import { isDrumError } from '../../src/errors.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -54,6 +56,24 @@ describe('the arguments of library jobs', () => {
       await refused(() => d.resolve(loose({ inputs: [1], onResolved: () => undefined })), 'resolve inputs [1]');
       await refused(() => d.urls(loose(5)), 'urls(5)');
       assert.equal((await d.stats()).storeUrls, 0);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('refuses stdin (-) given twice in ingest, check, resolve and forget, and reads and stores nothing', async () => {
+    const d = await Drum.open(tempDir(), OPTS);
+    try {
+      await d.add([A]);
+      const run = d.runStats()?.runId;
+      const stdin = Readable.from([Buffer.from('http://b.example/\n')]);
+      await refused(() => d.ingest({ inputs: ['-', '-'], streams: new Map([['-', stdin]]) }), 'ingest');
+      await refused(() => d.check({ inputs: ['-', '-'], onNew: () => undefined }), 'check');
+      await refused(() => d.resolve({ inputs: ['-', '-'], onResolved: () => undefined }), 'resolve');
+      await refused(() => d.forget({ inputs: ['-', '-'] }), 'forget');
+      assert.equal(d.runStats()?.runId, run, 'the run of add() calls goes on');
+      assert.equal(stdin.readableEnded, false, 'the stream was not read');
+      assert.equal((await d.stats()).storeUrls, 1, 'nothing was stored or forgotten');
     } finally {
       await d.close();
     }
