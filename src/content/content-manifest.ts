@@ -23,6 +23,8 @@ import { replaceFile } from '../io/replace-file.js';
 import type { BucketEntry } from '../store/manifest.js';
 
 export const CONTENT_DIR = 'content';
+/** The state's folder of content runs' default output directories (run-<n>/ each); not part of the content store. */
+export const CONTENT_RUNS_DIR = 'content-runs';
 export const CONTENT_MANIFEST = 'CONTENT-MANIFEST';
 export const CONTENT_MAGIC = 0x4d435244; // 'DRCM' read as a little-endian u32
 export const CONTENT_VERSION = 1; // of the envelope; the body's `format` names the layout

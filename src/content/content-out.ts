@@ -1,18 +1,19 @@
 // Where a `drum content` run may write its outputs: refuses (DRUM_CLOBBER),
 // before the store is opened, an --out that is a state directory or inside
 // its managed parts (store/, work/, catalog/, and content/, whose work/ the
-// next open empties), one that is not a directory, and a non-empty directory
-// holding anything but a content run's own two files (an earlier or crashed
-// run's outputs, which the same command run again replaces); and an input
-// file inside the state's managed parts or its content store (DRUM_BAD_OPTION:
-// the open would delete it before it is read).
+// next open empties; the refusal names content's default place,
+// <state>/content-runs/), one that is not a directory, and a non-empty
+// directory holding anything but a content run's own two files (an earlier
+// or crashed run's outputs, which the same command run again replaces); and
+// an input file inside the state's managed parts or its content store
+// (DRUM_BAD_OPTION: the open would delete it before it is read).
 // Does not make the directory (content-run.ts does, after the store opens).
 // REQUIRES: absolute or cwd-relative paths. The checks are ingest's
 // (run-setup.ts), given content/ as one more managed folder.
 
 import { resolve } from 'node:path';
 import { checkOutDir, checkOutDirPlace, MANAGED_PARTS, refuseInputsInState } from '../engine/jobs/ingest/run-setup.js';
-import { CONTENT_DIR } from './content-manifest.js';
+import { CONTENT_DIR, CONTENT_RUNS_DIR } from './content-manifest.js';
 
 /** The files a content run writes into its output directory. */
 export const CONTENT_OUT_FILES: readonly string[] = ['content-duplicates.tsv', 'content-report.json'];
@@ -22,7 +23,7 @@ const CONTENT_PARTS: readonly string[] = [...MANAGED_PARTS, CONTENT_DIR];
 
 /** Throws DRUM_CLOBBER when a content run must not write into `outDir` (see the header). */
 export function checkContentOutDir(stateDir: string, outDir: string): void {
-  checkOutDirPlace(stateDir, outDir, CONTENT_PARTS);
+  checkOutDirPlace(stateDir, outDir, CONTENT_PARTS, CONTENT_RUNS_DIR);
   checkOutDir(resolve(outDir), true, CONTENT_OUT_FILES);
 }
 

@@ -1,6 +1,7 @@
 // drum content's --out with the real binary: an output directory holding
 // other files, the state directory itself and a folder of the content store
-// are refused with DRUM_CLOBBER before the store changes; a directory with
+// are refused with DRUM_CLOBBER before the store changes, naming drum
+// content's default output place <state>/content-runs/; a directory with
 // only an earlier content run's outputs (the same command run again) is
 // replaced. An input kept inside the content store is refused with
 // DRUM_BAD_OPTION and not deleted.
@@ -43,6 +44,14 @@ describe('drum content --out', () => {
       assert.equal(r.status, EXIT_STATUS.DRUM_CLOBBER, `${out}: ${r.stderr}`);
     }
     assert.equal((await drum(['content', '--verify', '--quiet', '--state', state])).status, 0);
+  });
+
+  it('names <state>/content-runs/, where its runs go by default, as the place to use instead', async () => {
+    const r = await drum(['content', '--quiet', '--no-fsync', '--state', state, '--out', join(state, 'content'), warc]);
+    assert.equal(r.status, EXIT_STATUS.DRUM_CLOBBER, r.stderr);
+    assert.match(r.stderr, /DRUM_CLOBBER/);
+    assert.match(r.stderr, /<state>\/content-runs\//, 'the message names drum content\'s default place');
+    assert.doesNotMatch(r.stderr, /<state>\/runs\//, 'not ingest\'s');
   });
 
   it('replaces an earlier content run\'s outputs when the same command runs again', async () => {

@@ -68,7 +68,7 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
   const files = inputsFrom(inputs, io.cwd);
   const { runContent } = await import('../../content/content-run.js');
   const { RuleMiner, writeSuggestedRules } = await import('../../content/rule-suggest.js');
-  const { readContentManifest, nearMethodOf, CONTENT_DIR } = await import('../../content/content-manifest.js');
+  const { readContentManifest, nearMethodOf, CONTENT_DIR, CONTENT_RUNS_DIR } = await import('../../content/content-manifest.js');
   let runNo = 1;
   let store: { near: string; threshold: number } | null = null;
   try {
@@ -79,7 +79,7 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
     // a damaged manifest is reported by the store's open below
   }
   refuseOtherNear(o, store, stateDir);
-  const outDir = outDirFrom(o.out, 'content', io.cwd) ?? join(stateDir, 'content-runs', `run-${runNo}`);
+  const outDir = outDirFrom(o.out, 'content', io.cwd) ?? join(stateDir, CONTENT_RUNS_DIR, `run-${runNo}`);
   if (o.suggestRules !== undefined && o.suggestRules.trim() === '') throw new DrumError('DRUM_BAD_OPTION', '--suggest-rules needs a file');
   const miner = o.suggestRules !== undefined ? new RuleMiner() : null;
   // A signal stops the run at once: say what the store kept and what running it again does (also under --quiet).

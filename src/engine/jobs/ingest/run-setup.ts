@@ -172,12 +172,14 @@ function isStateDir(dir: string): boolean {
  * A run's outputs may go under a state's runs/ or anywhere outside a state
  * directory, never into the managed parts of this state or of any other drum
  * state found walking up from the output directory (that store's next open
- * would delete them).
+ * would delete them). `runsDir` is the state's folder the command writes its
+ * runs to by default (runs/; drum content's content-runs/), which a refusal
+ * names as the place to use instead.
  */
-export function checkOutDirPlace(stateDir: string, outDir: string, parts: readonly string[] = MANAGED_PARTS): void {
+export function checkOutDirPlace(stateDir: string, outDir: string, parts: readonly string[] = MANAGED_PARTS, runsDir = 'runs'): void {
   const out = resolve(outDir);
   const refuse = (state: string): never => {
-    throw new DrumError('DRUM_CLOBBER', `--out ${out} is the drum state directory ${state} or inside its ${parts.join('/, ')}/ (drum deletes or owns what is there); use <state>/runs/ or a directory outside ${state}`, { file: out });
+    throw new DrumError('DRUM_CLOBBER', `--out ${out} is the drum state directory ${state} or inside its ${parts.join('/, ')}/ (drum deletes or owns what is there); use <state>/${runsDir}/ or a directory outside ${state}`, { file: out });
   };
   const inManaged = (state: string): boolean => out === state || managedPart(state, out, parts) !== undefined;
   const own = resolve(stateDir);
