@@ -121,7 +121,7 @@ export function minimumBudgetBytes(o: Pick<ResolvedOptions, 'workers' | 'buckets
 export function assertHonourableBudget(o: Pick<ResolvedOptions, 'memoryBytes' | 'workers' | 'buckets' | 'bloom' | 'cacheEntries' | 'recentEntries' | 'journalKeys'>): void {
   const minimum = minimumBudgetBytes(o);
   if (o.memoryBytes >= minimum) return;
-  throw new DrumError('DRUM_BAD_OPTION', `memory budget ${mib(o.memoryBytes)} MiB cannot be honoured: drum needs at least ${mib(minimum)} MiB ` +
+  throw new DrumError('DRUM_BAD_OPTION', `memory budget (memoryBytes, --memory) ${mib(o.memoryBytes)} MiB cannot be honoured: drum needs at least ${mib(minimum)} MiB ` +
     `with ${o.workers} worker${o.workers === 1 ? '' : 's'}, ${o.buckets} buckets and these tier sizes (the process itself takes about ` +
     `${mib(runtimeFloor(o.workers))} MiB; docs/cli.md, --memory)`);
 }

@@ -21,7 +21,7 @@ import type { IngestRequest } from '../../api.js';
  */
 export async function refuseGraphInputs(req: Pick<IngestRequest, 'format' | 'inputs'>, maxLineBytes: number): Promise<void> {
   if (req.format !== undefined && req.format !== 'auto' && req.format !== 'tsv') {
-    throw new DrumError('DRUM_BAD_OPTION', `--graph reads TSV rows (source<TAB>target), not --format ${req.format}`);
+    throw new DrumError('DRUM_BAD_OPTION', `graph (--graph) reads TSV rows (source<TAB>target), not format ${req.format} (--format)`);
   }
   if (req.format === 'tsv') return;
   for (const path of req.inputs) {
@@ -67,5 +67,5 @@ export async function holdGraphStreams(req: Pick<IngestRequest, 'format' | 'inpu
 }
 
 export function graphFormatError(path: string, format: string): DrumError {
-  return new DrumError('DRUM_BAD_OPTION', `--graph reads TSV rows (source<TAB>target); ${path} reads as ${format}`, { file: path });
+  return new DrumError('DRUM_BAD_OPTION', `graph (--graph) reads TSV rows (source<TAB>target); ${path} reads as ${format}`, { file: path });
 }

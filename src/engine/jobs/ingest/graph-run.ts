@@ -35,8 +35,8 @@ export class GraphRun {
 
   /** Refuses --graph where it cannot work, before the run starts (stream inputs: holdGraphStreams). */
   static async refuse(s: Session, req: IngestRequest): Promise<void> {
-    if (!s.valued) throw new DrumError('DRUM_NEEDS_UPGRADE', '--graph writes docIDs, which this store (keys only) lacks; run drum upgrade first');
-    if (s.opts.bloom === 'lossy') throw new DrumError('DRUM_BAD_OPTION', '--graph cannot be combined with --bloom lossy (it drops URLs without a docID)');
+    if (!s.valued) throw new DrumError('DRUM_NEEDS_UPGRADE', 'graph (--graph) writes docIDs, which this store (keys only) lacks; run drum upgrade first');
+    if (s.opts.bloom === 'lossy') throw new DrumError('DRUM_BAD_OPTION', "graph (--graph) cannot be combined with bloom 'lossy' (--bloom lossy): it drops URLs without a docID");
     await refuseGraphInputs(req, s.policy.maxLineBytes);
   }
 

@@ -67,9 +67,9 @@ async function planIngest(s: Session, req: IngestRequest): Promise<RunPlan> {
   const inputs: InputRecord[] = (await describeInputs(req.inputs, s.opts.tuning.fullHashMaxBytes)).map((i) => ({ ...i, read }));
   const known = req.force ? inputs.map(() => false) : await knownInputs(s.store.body, s.catalog, inputs);
   if (req.revisitAfter !== undefined) {
-    if (!s.valued) throw new DrumError('DRUM_NEEDS_UPGRADE', '--revisit-after needs the time each URL was last emitted, which this store (keys only) lacks; run drum upgrade first');
+    if (!s.valued) throw new DrumError('DRUM_NEEDS_UPGRADE', 'revisitAfter (--revisit-after) needs the time each URL was last emitted, which this store (keys only) lacks; run drum upgrade first');
     // Lossy mode answers "maybe seen" URLs without the store: a due one would never be found.
-    if (s.opts.bloom === 'lossy') throw new DrumError('DRUM_BAD_OPTION', '--revisit-after cannot be combined with --bloom lossy');
+    if (s.opts.bloom === 'lossy') throw new DrumError('DRUM_BAD_OPTION', "revisitAfter (--revisit-after) cannot be combined with bloom 'lossy' (--bloom lossy)");
   }
   if (req.graph === true) await GraphRun.refuse(s, req);
   return planRun(s.dir, s.store.body, req, inputs, (i) => known[inputs.indexOf(i)] ?? false, s.opts.tuning.urlsPerFile, s.opts.now());

@@ -179,7 +179,7 @@ function isStateDir(dir: string): boolean {
 export function checkOutDirPlace(stateDir: string, outDir: string, parts: readonly string[] = MANAGED_PARTS, runsDir = 'runs'): void {
   const out = resolve(outDir);
   const refuse = (state: string): never => {
-    throw new DrumError('DRUM_CLOBBER', `--out ${out} is the drum state directory ${state} or inside its ${parts.join('/, ')}/ (drum deletes or owns what is there); use <state>/${runsDir}/ or a directory outside ${state}`, { file: out });
+    throw new DrumError('DRUM_CLOBBER', `outDir (--out) ${out} is the drum state directory ${state} or inside its ${parts.join('/, ')}/ (drum deletes or owns what is there); use <state>/${runsDir}/ or a directory outside ${state}`, { file: out });
   };
   const inManaged = (state: string): boolean => out === state || managedPart(state, out, parts) !== undefined;
   const own = resolve(stateDir);
@@ -225,7 +225,7 @@ export function refuseInputsInState(stateDir: string, inputs: readonly string[],
 export function checkOutDir(dir: string, writes = true, own: readonly string[] = []): void {
   let entries: string[];
   try {
-    if (!fs.statSync(dir).isDirectory()) throw new DrumError('DRUM_CLOBBER', `--out ${dir} exists and is not a directory`, { file: dir });
+    if (!fs.statSync(dir).isDirectory()) throw new DrumError('DRUM_CLOBBER', `outDir (--out) ${dir} exists and is not a directory`, { file: dir });
     entries = fs.readdirSync(dir);
   } catch (e) {
     if (e instanceof DrumError) throw e;
@@ -233,7 +233,7 @@ export function checkOutDir(dir: string, writes = true, own: readonly string[] =
   }
   const foreign = entries.filter((f) => !own.includes(f));
   if (writes && foreign.length > 0) {
-    throw new DrumError('DRUM_CLOBBER', `--out ${dir} holds ${join(dir, foreign[0]!)}; drum writes a run's files only into a new or empty directory`, { file: dir });
+    throw new DrumError('DRUM_CLOBBER', `outDir (--out) ${dir} holds ${join(dir, foreign[0]!)}; drum writes a run's files only into a new or empty directory`, { file: dir });
   }
 }
 

@@ -42,7 +42,7 @@ export const HOST_PAYLOAD_MARK = 0x09;
 export function hostTargets(p: ParsedChunk, hostBits: number, given: readonly string[]): HostTarget[] {
   if (p.rejects.length > 0) {
     const r = p.rejects[0]!;
-    throw new DrumError('DRUM_BAD_OPTION', `--host ${JSON.stringify(given[r.line - 1] ?? '')} is not a host drum can key (${r.reason})`);
+    throw new DrumError('DRUM_BAD_OPTION', `hosts (--host): ${JSON.stringify(given[r.line - 1] ?? '')} is not a host drum can key (${r.reason})`);
   }
   const out: HostTarget[] = [];
   const { batch, keys } = p;
@@ -130,11 +130,11 @@ function sharePrefix(prefix: number, hostBits: number, b: number, bucketBits: nu
  */
 export async function routeHosts(s: Session, hosts: readonly string[], add: (hi: number, lo: number, payload: Buffer) => void): Promise<HostTarget[]> {
   if (!s.valued) {
-    throw new DrumError('DRUM_NEEDS_UPGRADE', 'forget --host needs a host check stored with each URL, which this store (keys only) lacks: the 24-bit host fingerprint alone could remove another host\'s URLs; run drum upgrade first');
+    throw new DrumError('DRUM_NEEDS_UPGRADE', 'forgetting by hosts (--host) needs a host check stored with each URL, which this store (keys only) lacks: the 24-bit host fingerprint alone could remove another host\'s URLs; run drum upgrade first');
   }
   const given = [...new Set(hosts)];
   // '@' and '\\' too: `user@other.example` would read as userinfo, `a.example\\x` as a path, each forgetting another host.
-  for (const h of given) if (h === '' || /[\s/?#@\\]/.test(h)) throw new DrumError('DRUM_BAD_OPTION', `--host ${JSON.stringify(h)} is not a host[:port]`);
+  for (const h of given) if (h === '' || /[\s/?#@\\]/.test(h)) throw new DrumError('DRUM_BAD_OPTION', `hosts (--host): ${JSON.stringify(h)} is not a host[:port]`);
   const path = join(s.workDir, 'forget-hosts.txt');
   const text = given.map((h) => `http://${h}/\n`).join('');
   const targets: HostTarget[] = [];

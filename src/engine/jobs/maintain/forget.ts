@@ -80,7 +80,7 @@ export async function forgetJob(s: Session, req: ForgetRequest | Iterable<string
 
 export async function forget(s: Session, req: ForgetRequest): Promise<ForgetReport> {
   if (req.hosts !== undefined && req.hosts.length > 0 && !s.valued) {
-    throw new DrumError('DRUM_NEEDS_UPGRADE', 'forget --host needs a host check stored with each URL, which this store (keys only) lacks: the 24-bit host fingerprint alone could remove another host\'s URLs; run drum upgrade first');
+    throw new DrumError('DRUM_NEEDS_UPGRADE', 'forgetting by hosts (--host) needs a host check stored with each URL, which this store (keys only) lacks: the 24-bit host fingerprint alone could remove another host\'s URLs; run drum upgrade first');
   }
   // A missing or unreadable list fails the forget before it starts, as an ingest's input does.
   for (const p of req.inputs ?? []) await inputSize(inputPath(p));
@@ -211,7 +211,7 @@ function addKey(r: ForgetRun, hi: number, lo: number, src: Uint8Array, start: nu
   s.front.cache.remove(hi, lo);
   s.front.recent.remove(hi, lo);
   if (s.core.records >= s.plan.maxRoundEntries) {
-    throw new DrumError('DRUM_BAD_OPTION', `a forget is one merge round, and this list holds more URLs than a round can (${s.plan.maxRoundEntries.toLocaleString('en-US')} at this --memory): split it, or give more --memory`);
+    throw new DrumError('DRUM_BAD_OPTION', `a forget is one merge round, and this list holds more URLs than a round can (${s.plan.maxRoundEntries.toLocaleString('en-US')} with this memory budget): split it, or give a larger memoryBytes (--memory)`);
   }
   s.core.add(hi, lo, src, start, end, prevS, prevE);
 }

@@ -3,14 +3,15 @@
 // position (never as ingested), fails again the same way when run again
 // (emitting nothing twice), and its repaired file is then ingested with only
 // its remaining URLs new. Through the library: each of several ingests on
-// one open Drum reports its own stages.
+// one open Drum reports its own stages, and a refusal names the option as
+// the library spells it (outDir, revisitAfter), not only as the CLI does.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { constants as zlibConstants, gunzipSync, gzipSync } from 'node:zlib';
-import { EXIT_STATUS } from '../../../../src/errors.js';
+import { EXIT_STATUS, isDrumError } from '../../../../src/errors.js';
 import { Drum } from '../../../../src/engine/drum.js';
 import { withDrum as withDrumOpen } from '../../../helpers/drum.js';
 import { drum, uniques } from '../../../helpers/cli.js';
@@ -129,5 +130,26 @@ describe('the report of one of many ingests through one open Drum', () => {
     });
     assert.ok(r.stages['open'] !== undefined);
     assert.deepEqual(Object.keys(r.stages).filter((k) => k.startsWith('fold')), [], Object.keys(r.stages).join(', '));
+  });
+});
+
+describe('ingest refusals through the library', () => {
+  /** The error `p` rejects with, which must carry `code`. */
+  async function refusal(p: Promise<unknown>, code: 'DRUM_CLOBBER' | 'DRUM_BAD_OPTION'): Promise<Error> {
+    const e = await p.then(() => assert.fail(`expected ${code}`), (x: unknown) => x);
+    assert.ok(isDrumError(e, code), String(e));
+    return e as Error;
+  }
+
+  it('names the library option, outDir or revisitAfter, where the command line names --out or --revisit-after, under the same code', async () => {
+    const dir = tempDir();
+    const p = join(dir, 'a.txt');
+    fs.writeFileSync(p, 'http://a.example/\n');
+    const notDir = join(dir, 'not-a-dir');
+    fs.writeFileSync(notDir, 'x\n');
+    await withDrumOpen(join(dir, 'state'), { workers: 0, fsync: false, bloom: 'lossy' }, async (d) => {
+      assert.match((await refusal(d.ingest({ inputs: [p], outDir: notDir }), 'DRUM_CLOBBER')).message, /\boutDir\b/);
+      assert.match((await refusal(d.ingest({ inputs: [p], revisitAfter: 60 }), 'DRUM_BAD_OPTION')).message, /\brevisitAfter\b/);
+    });
   });
 });
