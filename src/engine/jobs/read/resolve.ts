@@ -7,7 +7,7 @@
 // keeps each link's canonical text and, per round, an exact table of the
 // keys seen (in-round repeats take their first arrival's answer), adds each
 // distinct key to the core once, and runs a 'check' whose values pass reads
-// every touched bucket's values file once, in order, handing each hit's
+// every touched bucket's values (file and deltas) once, in order, handing each hit's
 // docID back by ordinal. A key the journal holds (stored by a small round,
 // not yet in a bucket file) is answered from the journal's value. A round holds at most `roundLinks` links; a bigger
 // input takes more rounds (each one sequential pass per touched bucket).
@@ -27,6 +27,7 @@ import { dropRound } from '../../url-seen/commit.js';
 import type { Session } from '../../session/session.js';
 import { docIDOf } from '../../url-seen/url-values.js';
 import { RoundKeys } from '../../core/round-keys.js';
+import { chainFiles } from '../../../store/values/value-chain.js';
 
 export interface ResolveRequest extends ReadOptions {
   inputs: string[];
@@ -44,7 +45,7 @@ export interface ResolveResult {
   merges: number;
   /** Bytes the merges read (key and values files, and the round's own spill and aux files). */
   bytesRead: number;
-  /** Bytes of the store's key and values files (what one pass over every bucket reads). */
+  /** Bytes of the store's key and values files, values deltas included (what one pass over every bucket reads). */
   storeBytes: number;
 }
 
@@ -58,7 +59,10 @@ export async function resolve(s: Session, req: ResolveRequest, roundLinks = RESO
   const r = new Round(s);
   try {
     let storeBytes = 0;
-    for (const e of s.store.body.buckets) if (e) storeBytes += e.bytes + (e.values?.bytes ?? 0);
+    for (const e of s.store.body.buckets) {
+      if (e) storeBytes += e.bytes;
+      if (e?.values) for (const f of chainFiles(e.values)) storeBytes += f.bytes;
+    }
     const res: ResolveResult = { linksRead: 0, resolved: 0, notStored: 0, rejectedLines: 0, merges: 0, bytesRead: 0, storeBytes };
     const scratch = new BatchScratch();
     let broken: DrumError | null = null;

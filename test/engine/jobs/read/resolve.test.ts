@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { Drum } from '../../../../src/engine/drum.js';
 import { isDrumError } from '../../../../src/errors.js';
 import type { DrumOptions } from '../../../../src/options.js';
+import { readManifest } from '../../../../src/store/manifest.js';
 import { tempDir } from '../../../helpers/tmp.js';
 
 // Canonical URLs over a few hosts, and raw forms the default policy folds into them.
@@ -109,6 +110,27 @@ describe('Drum.resolve', () => {
       const { answers } = await resolveAll(d, dir, lines);
       assert.equal(answers.length, lines.length);
       answers.forEach(([doc, url], k) => assert.deepEqual([doc, url], [k < 60_000 ? (k % 2 === 0 ? k >>> 1 : null) : k === 60_000 ? 5 : null, lines[k]]));
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('counts every file of a bucket\'s values, its deltas too, in the bytes of the store it reports', async () => {
+    const dir = tempDir();
+    const d = await Drum.open(dir, { workers: 0, fsync: false, buckets: 4, journalKeys: 0 });
+    try {
+      const urls = Array.from({ length: 3000 }, (_, i) => `http://h${i % 13}.example/${i}`);
+      await add(d, urls.slice(0, 2000));
+      await add(d, urls.slice(2000));
+      const m = readManifest(dir)!;
+      assert.ok(m.buckets.some((e) => (e?.values?.deltas?.length ?? 0) > 0), 'the second batch wrote values deltas');
+      // The key files and every values file the manifest names, each as long as it is on disk.
+      const named = m.buckets.flatMap((e) => (e ? [e.file, e.values!.file, ...(e.values!.deltas ?? []).map((x) => x.file)] : []));
+      const onDisk = named.reduce((a, f) => a + fs.statSync(join(dir, f)).size, 0);
+      const input = join(dir, 'q.txt');
+      fs.writeFileSync(input, `${urls[0]}\n`);
+      const r = await d.resolve({ inputs: [input], format: 'lines', onResolved: () => {} });
+      assert.equal(r.storeBytes, onDisk);
     } finally {
       await d.close();
     }
