@@ -28,13 +28,14 @@ export async function foldValueDeltas(s: Session): Promise<number> {
       const out = st.nextValuesFile(b);
       const reader = st.openValues(b, buffers);
       if (reader === null) throw new DrumError('DRUM_INTERNAL', `values fold: bucket ${b} names deltas but no values`);
-      const writer = new ValueWriter(s.dfs, out.path, b, st.valueBytes, s.opts.fsync, buffers);
+      let writer: ValueWriter | null = null;
       try {
+        writer = new ValueWriter(s.dfs, out.path, b, st.valueBytes, s.opts.fsync, buffers);
         reader.copy(reader.remaining, writer);
         const f = writer.finish();
         written.push({ b, path: out.path, entry: { file: out.name, bytes: f.bytes, crc: f.crc } });
       } catch (err) {
-        writer.abort();
+        writer?.abort();
         throw err;
       } finally {
         reader.close();

@@ -211,4 +211,21 @@ describe('compact', () => {
       if (!failed) break;
     }
   });
+
+  it('closes the values it was reading when it cannot create a bucket\'s new values file', async () => {
+    const state = join(tempDir(), 'state');
+    const K: DrumOptions = { ...O, journalKeys: 0, buckets: 4 };
+    await withDrum(state, K, async (d) => {
+      await d.add(urls(0, 2000));
+      await d.add(urls(2000, 500));
+    });
+    const openFds = (): number => fs.readdirSync('/proc/self/fd').length;
+    const before = openFds();
+    const hook = (op: string, path: string): void => {
+      if (op === 'open-write' && path.endsWith('.vals.tmp')) throw Object.assign(new Error('injected ENOSPC'), { code: 'ENOSPC' });
+    };
+    await assert.rejects(withDrum(state, { ...K, faultHook: hook } as DrumOptions, (d) => d.compact()), (e) => isDrumError(e, 'DRUM_IO'));
+    assert.equal(openFds(), before, 'no descriptor of the chain it read is left open');
+    assert.equal(readManifest(state)!.buckets.filter((e) => (e?.values?.deltas?.length ?? 0) > 0).length, 4, 'the chains are as they were');
+  });
 });
