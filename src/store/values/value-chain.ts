@@ -73,7 +73,12 @@ export function openValueChain(
       const path = join(dir, d.file);
       const entries = ValueReader.open(dfs, path, { bucket: b, count: d.count, valueBytes: valueBytes + DELTA_POSITION_BYTES }, sizeOf(d.file, d.bytes), undefined, DELTA_MAGIC);
       count += d.count;
-      source = new DeltaFilter(source, entries, count);
+      try {
+        source = new DeltaFilter(source, entries, count); // reads the delta's first entry
+      } catch (err) {
+        entries.close();
+        throw err;
+      }
     }
   } catch (err) {
     source.close();

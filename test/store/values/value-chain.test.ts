@@ -7,6 +7,7 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { DrumFs } from '../../../src/io/fs.js';
@@ -154,5 +155,18 @@ describe('a values chain (base file and insert deltas)', () => {
     // A values file named where a delta belongs: its magic says it is not one.
     const swapped: BucketEntry = { ...e, values: { ...e.values!, deltas: [{ ...e.values!.deltas![0]!, file: 'base.vals' }] } };
     assert.throws(() => openValueChain(dfs, dir, 0, swapped, VALUE_BYTES, sizeOf(dfs, dir)), { code: 'DRUM_CORRUPT_FILE' });
+  });
+
+  it('closes every file of the chain when a delta\'s first entry is refused', () => {
+    const dfs = new DrumFs();
+    const dir = tempDir();
+    const b = writeRows(dfs, join(dir, 'base.vals'), [valueOf(0), valueOf(1)], WORDS);
+    // Position 3 in a bucket of 3 values after the delta: past its end.
+    const d = writeRows(dfs, join(dir, 'd.vdel'), [[3, ...valueOf(2)]], WORDS + 1, DELTA_MAGIC);
+    const e: BucketEntry = { file: 'b.keys', keys: 3, bytes: 0, crc: 0, values: { file: 'base.vals', ...b, deltas: [{ file: 'd.vdel', ...d, count: 1 }] } };
+    const openFds = (): number => fs.readdirSync('/proc/self/fd').length;
+    const before = openFds();
+    assert.throws(() => openValueChain(dfs, dir, 0, e, VALUE_BYTES, sizeOf(dfs, dir)), { code: 'DRUM_CORRUPT_FILE' });
+    assert.equal(openFds(), before);
   });
 });
