@@ -7,10 +7,11 @@
 // a file another ctime or inode (no user can set a ctime), so damage done
 // through the file system is still found before anything is written (a file
 // changed in the same tick of the file system's clock as the cache was
-// written is read again, see vouches); damage
-// below it (a disk's bit rot) is found by the CRC of every block a merge or
-// check reads, before that round commits. `drum verify` always reads every
-// file and never uses this cache.
+// written is read again, see vouches); damage below it (a disk's bit rot)
+// is found by the CRC of every block a merge or check reads, before that
+// round commits (a round that writes values deltas reads no values: their
+// damage waits for the next reader of them). `drum verify` always reads
+// every file and never uses this cache.
 // A cache, never state: written (tmp, rename, no fsync) in cache-file.ts's
 // envelope, tied to one committed state, ignored when it disagrees (then a
 // writer reads every file, as before the cache existed). Layout:
