@@ -7,6 +7,7 @@ import { Drum } from '../../src/engine/drum.js';
 import type { DrumOptions } from '../../src/options.js';
 import { tempDir } from '../helpers/tmp.js';
 import { withReopens } from '../helpers/reopen.js';
+import { checkUpdateAll } from '../helpers/drum.js';
 
 // A pool of already-canonical URLs over a few hosts, so the model is a plain Set of strings.
 const POOL = Array.from({ length: 120 }, (_, i) => `http://h${i % 9}.example/p/${Math.floor(i / 9)}${i % 4 === 0 ? '?a=1' : ''}`);
@@ -34,12 +35,6 @@ const config = fc.record({
 
 const batches = fc.array(fc.array(fc.nat({ max: RAW.length - 1 }), { maxLength: 150, size: 'max' }), { minLength: 1, maxLength: 5 });
 
-async function collect(d: Drum, urls: string[]): Promise<string[]> {
-  const out: string[] = [];
-  for await (const u of d.checkUpdate([urls])) out.push(u);
-  return out;
-}
-
 describe('drum against a Set model', () => {
   it('emits, batch after batch, exactly the URLs a Set has not seen, in first-arrival order', async () => {
     await fc.assert(
@@ -61,7 +56,7 @@ describe('drum against a Set model', () => {
               expected.push(u);
             }
           }
-          assert.deepEqual(await collect(d, urls), expected);
+          assert.deepEqual(await checkUpdateAll(d, urls), expected);
         }, async (d) => {
           const v = await d.verify();
           assert.equal(v.ok, true, JSON.stringify(v.problems));
@@ -111,7 +106,7 @@ describe('drum against a Set model', () => {
             await d.check({ inputs: [input], onNew: (u) => got.push(u) });
             assert.deepEqual(got, expected, 'check');
           } else {
-            assert.deepEqual(await collect(d, urls), expected, 'update');
+            assert.deepEqual(await checkUpdateAll(d, urls), expected, 'update');
             for (const u of fresh) seen.add(u);
           }
         }, async (d) => {
@@ -130,7 +125,7 @@ describe('drum against a Set model', () => {
     for (const t of [{ cacheEntries: 0, recentEntries: 0 }, { cacheEntries: 8, recentEntries: 8 }, { bloom: 'gate' as const }]) {
       const d = await Drum.open(tempDir(), { ...t, workers: 0, fsync: false, tuning: { maxBucketEntries: 50 } });
       try {
-        answers.push(await collect(d, urls));
+        answers.push(await checkUpdateAll(d, urls));
       } finally {
         await d.close();
       }
@@ -145,10 +140,10 @@ describe('drum against a Set model', () => {
     const exact = await Drum.open(tempDir(), { workers: 0, fsync: false });
     const lossy = await Drum.open(tempDir(), { workers: 0, fsync: false, bloom: 'lossy', bloomBitsPerKey: 2, cacheEntries: 0, recentEntries: 0 });
     try {
-      const a = await collect(exact, urls.slice(0, 2500));
-      const b = await collect(lossy, urls.slice(0, 2500));
-      const a2 = await collect(exact, urls.slice(2500));
-      const b2 = await collect(lossy, urls.slice(2500));
+      const a = await checkUpdateAll(exact, urls.slice(0, 2500));
+      const b = await checkUpdateAll(lossy, urls.slice(0, 2500));
+      const a2 = await checkUpdateAll(exact, urls.slice(2500));
+      const b2 = await checkUpdateAll(lossy, urls.slice(2500));
       const allExact = new Set([...a, ...a2]);
       for (const u of [...b, ...b2]) assert.ok(allExact.has(u), `lossy emitted ${u}`);
       assert.ok(b.length + b2.length <= a.length + a2.length);
@@ -164,7 +159,7 @@ describe('drum against a Set model', () => {
     for (const workers of [0, 1]) {
       const d = await Drum.open(tempDir(), { workers, fsync: false, chunkBytes: 4096 });
       try {
-        out.push(await collect(d, urls));
+        out.push(await checkUpdateAll(d, urls));
       } finally {
         await d.close();
       }

@@ -3,23 +3,18 @@ import assert from 'node:assert/strict';
 import { Drum } from '../../src/engine/drum.js';
 import { isDrumError } from '../../src/errors.js';
 import { tempDir } from '../helpers/tmp.js';
-
-async function feed(d: Drum, urls: string[]): Promise<string[]> {
-  const out: string[] = [];
-  for await (const u of d.checkUpdate([urls])) out.push(u);
-  return out;
-}
+import { checkUpdateAll } from '../helpers/drum.js';
 
 describe('canonicalization policy of a store', () => {
   it('reopens a store with the policy it was built with when none is given', async () => {
     const dir = tempDir();
     const d = await Drum.open(dir, { canonical: { mode: 'none' }, workers: 0, fsync: false });
-    assert.deepEqual(await feed(d, ['http://A.example/#x', 'http://a.example/']), ['http://A.example/#x', 'http://a.example/']);
+    assert.deepEqual(await checkUpdateAll(d, ['http://A.example/#x', 'http://a.example/']), ['http://A.example/#x', 'http://a.example/']);
     await d.close();
     const again = await Drum.open(dir, { workers: 0, fsync: false });
     try {
       assert.equal((await again.stats()).policy, 'none/v1');
-      assert.deepEqual(await feed(again, ['http://A.example/#x', 'http://b.example/']), ['http://b.example/']);
+      assert.deepEqual(await checkUpdateAll(again, ['http://A.example/#x', 'http://b.example/']), ['http://b.example/']);
     } finally {
       await again.close();
     }

@@ -1,5 +1,6 @@
-// Test helper: opens a drum store, runs a function on it and closes it, even
-// when the function throws. Test-only; makes no assertion and keeps no model.
+// Test helpers: opens a drum store, runs a function on it and closes it, even
+// when the function throws; and checkUpdateAll, the new URLs of one batch
+// given to checkUpdate. Test-only; makes no assertion and keeps no model.
 // Tests that reopen the store between steps use reopen.ts instead.
 // REQUIRES: `state` is a state directory the test owns (tempDir), and `fn`
 // does not close the Drum itself.
@@ -15,4 +16,11 @@ export async function withDrum<T>(state: string, opts: DrumOptions, fn: (d: Drum
   } finally {
     await d.close();
   }
+}
+
+/** The URLs of `urls` new to the store, in first-arrival order, through one checkUpdate (which stores them). */
+export async function checkUpdateAll(d: Drum, urls: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for await (const u of d.checkUpdate([urls])) out.push(u);
+  return out;
 }

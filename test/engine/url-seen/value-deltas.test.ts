@@ -14,6 +14,7 @@ import type { DrumOptions } from '../../../src/options.js';
 import { deltaFits, MAX_DELTAS } from '../../../src/engine/core/values-pass.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { readUrlValues } from '../../helpers/values.js';
+import { checkUpdateAll } from '../../helpers/drum.js';
 
 const OPTS: DrumOptions = { buckets: 4, hostBits: 0, journalKeys: 0, fsync: false, cacheEntries: 0, recentEntries: 0, workers: 0 };
 const urls = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `http://h${(from + i) % 13}.example/p/${from + i}`);
@@ -33,28 +34,22 @@ function assertDocIDs(dir: string, arrived: string[]): void {
   });
 }
 
-async function addAll(d: Drum, batch: string[]): Promise<string[]> {
-  const got: string[] = [];
-  for await (const u of d.checkUpdate([batch])) got.push(u);
-  return got;
-}
-
 describe('values deltas', () => {
   it('appends a delta to each bucket for a round of new URLs, and folds them once they would outgrow the values file', async () => {
     const dir = tempDir();
     const d = await Drum.open(dir, OPTS);
     const arrived: string[] = [];
     try {
-      arrived.push(...(await addAll(d, urls(0, 2000))));
+      arrived.push(...(await checkUpdateAll(d, urls(0, 2000))));
       assert.deepEqual(deltasPerBucket(dir), [0, 0, 0, 0], 'the first round writes values files');
       // Half new, half seen: each bucket's new values (~250) fit beside its ~500.
-      arrived.push(...(await addAll(d, [...urls(1000, 2000), ...urls(2000, 3000)])));
+      arrived.push(...(await checkUpdateAll(d, [...urls(1000, 2000), ...urls(2000, 3000)])));
       assert.deepEqual(deltasPerBucket(dir), [1, 1, 1, 1]);
       assert.equal(readManifest(dir)!.formatVersion, 2);
       assertDocIDs(dir, arrived);
       assert.equal((await d.verify()).ok, true);
       // 2,000 more: the deltas would hold more values than the values files, so each bucket folds.
-      arrived.push(...(await addAll(d, urls(3000, 5000))));
+      arrived.push(...(await checkUpdateAll(d, urls(3000, 5000))));
       assert.deepEqual(deltasPerBucket(dir), [0, 0, 0, 0]);
       assert.equal(readManifest(dir)!.formatVersion, 1);
       assertDocIDs(dir, arrived);
@@ -69,9 +64,9 @@ describe('values deltas', () => {
     const arrived: string[] = [];
     let d = await Drum.open(dir, OPTS);
     try {
-      arrived.push(...(await addAll(d, urls(0, 4000))));
-      arrived.push(...(await addAll(d, urls(4000, 5000))));
-      arrived.push(...(await addAll(d, urls(5000, 6000))));
+      arrived.push(...(await checkUpdateAll(d, urls(0, 4000))));
+      arrived.push(...(await checkUpdateAll(d, urls(4000, 5000))));
+      arrived.push(...(await checkUpdateAll(d, urls(5000, 6000))));
     } finally {
       await d.close();
     }
@@ -79,7 +74,7 @@ describe('values deltas', () => {
     d = await Drum.open(dir, OPTS);
     try {
       assert.equal((await d.verify()).ok, true);
-      arrived.push(...(await addAll(d, urls(6000, 6500))));
+      arrived.push(...(await checkUpdateAll(d, urls(6000, 6500))));
       assert.deepEqual(deltasPerBucket(dir), [3, 3, 3, 3]);
       assertDocIDs(dir, arrived);
       const r = await d.forget([arrived[4500]!]);

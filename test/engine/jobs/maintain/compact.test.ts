@@ -56,6 +56,17 @@ async function smallBatches(state: string, hosts = 7): Promise<Map<string, numbe
   return docIds;
 }
 
+/** Options of a store whose rounds all merge into 4 buckets (no key journal). */
+const K: DrumOptions = { ...O, journalKeys: 0, buckets: 4 };
+
+/** 2,000 URLs, then 500 more: each of the 4 buckets has a values file and one delta. */
+async function chainedStore(state: string): Promise<void> {
+  await withDrum(state, K, async (d) => {
+    await d.add(urls(0, 2000));
+    await d.add(urls(2000, 500));
+  });
+}
+
 describe('compact', () => {
   it('merges the key journal into the key files, keeping every URL with its docID', async () => {
     const state = join(tempDir(), 'state');
@@ -79,11 +90,7 @@ describe('compact', () => {
 
   it('folds every bucket\'s values deltas into one values file, keeping every docID', async () => {
     const state = join(tempDir(), 'state');
-    const K: DrumOptions = { ...O, journalKeys: 0, buckets: 4 };
-    await withDrum(state, K, async (d) => {
-      await d.add(urls(0, 2000));
-      await d.add(urls(2000, 500));
-    });
+    await chainedStore(state);
     const chains = (): number => readManifest(state)!.buckets.reduce((a, e) => a + (e?.values?.deltas?.length ?? 0), 0);
     assert.equal(chains(), 4, 'the second batch left a delta in each bucket');
     const before = readUrlValues(state);
@@ -214,11 +221,7 @@ describe('compact', () => {
 
   it('closes the values it was reading when it cannot create a bucket\'s new values file', async () => {
     const state = join(tempDir(), 'state');
-    const K: DrumOptions = { ...O, journalKeys: 0, buckets: 4 };
-    await withDrum(state, K, async (d) => {
-      await d.add(urls(0, 2000));
-      await d.add(urls(2000, 500));
-    });
+    await chainedStore(state);
     const openFds = (): number => fs.readdirSync('/proc/self/fd').length;
     const before = openFds();
     const hook = (op: string, path: string): void => {

@@ -12,14 +12,9 @@ import { DrumFs } from '../../../../src/io/fs.js';
 import { segmentPath } from '../../../../src/store/url-log/url-log-format.js';
 import { tempDir } from '../../../helpers/tmp.js';
 import { withReopens } from '../../../helpers/reopen.js';
+import { checkUpdateAll } from '../../../helpers/drum.js';
 
 const POOL = Array.from({ length: 150 }, (_, i) => `http://h${i % 11}.example/p/${Math.floor(i / 11)}${i % 5 === 0 ? '?q=1' : ''}`);
-
-async function add(d: Drum, urls: string[]): Promise<string[]> {
-  const out: string[] = [];
-  for await (const u of d.checkUpdate([urls])) out.push(u);
-  return out;
-}
 
 async function allUrls(d: Drum, n: number): Promise<(string | null)[]> {
   return d.urls(Array.from({ length: n }, (_, i) => i));
@@ -51,7 +46,7 @@ describe('Drum.urls (the URL log)', () => {
         };
         const model = new Map<string, number>();
         await withReopens(dir, opts, cfg.reopen, bs, async (d, b) => {
-          for (const u of await add(d, b.map((i) => POOL[i]!))) {
+          for (const u of await checkUpdateAll(d, b.map((i) => POOL[i]!))) {
             assert.equal(model.has(u), false);
             model.set(u, model.size);
           }
@@ -78,7 +73,7 @@ describe('Drum.urls (the URL log)', () => {
     const dir = tempDir();
     const opts: DrumOptions = { workers: 0, fsync: false };
     let d = await Drum.open(dir, opts);
-    await add(d, ['http://a.example/1', 'http://a.example/2']);
+    await checkUpdateAll(d, ['http://a.example/1', 'http://a.example/2']);
     await d.close();
     // The manifest as a drum without the URL log wrote it.
     const body = readManifest(dir)!;
@@ -89,7 +84,7 @@ describe('Drum.urls (the URL log)', () => {
     try {
       assert.deepEqual(await d.urls([0, 1]), [null, null]);
       assert.equal((await d.verify()).ok, true);
-      await add(d, ['http://a.example/2', 'http://b.example/3']);
+      await checkUpdateAll(d, ['http://a.example/2', 'http://b.example/3']);
       await d.endRun();
       assert.deepEqual(readManifest(dir)!.urlLog, { ...readManifest(dir)!.urlLog!, base: 2, docs: 1 });
       assert.deepEqual(await d.urls([0, 1, 2, 3]), [null, null, 'http://b.example/3', null]);
@@ -149,14 +144,14 @@ describe('Drum.urls (the URL log)', () => {
   it('keeps no URL log in a keys-only store; after an upgrade, the log starts at the docIDs the upgrade handed out', async () => {
     const dir = tempDir();
     let d = await Drum.open(dir, { workers: 0, fsync: false, values: false });
-    await add(d, ['http://a.example/1', 'http://a.example/2']);
+    await checkUpdateAll(d, ['http://a.example/1', 'http://a.example/2']);
     await d.close();
     assert.equal(readManifest(dir)!.urlLog, undefined);
     assert.equal(fs.existsSync(join(dir, 'urls')), false);
     assert.equal((await upgradeStore(dir, { workers: 0, fsync: false })).docIDs, 2);
     d = await Drum.open(dir, { workers: 0, fsync: false });
     try {
-      await add(d, ['http://a.example/1', 'http://b.example/3']);
+      await checkUpdateAll(d, ['http://a.example/1', 'http://b.example/3']);
       await d.endRun();
       // The upgrade gave the stored URLs docIDs 0 and 1 in key order: their text is not in the log.
       assert.deepEqual(await d.urls([0, 1, 2]), [null, null, 'http://b.example/3']);
@@ -169,7 +164,7 @@ describe('Drum.urls (the URL log)', () => {
   it('verify reports a damaged URL log', async () => {
     const dir = tempDir();
     const d = await Drum.open(dir, { workers: 0, fsync: false });
-    await add(d, POOL);
+    await checkUpdateAll(d, POOL);
     await d.close();
     const f = segmentPath(dir, 0);
     const b = fs.readFileSync(f);

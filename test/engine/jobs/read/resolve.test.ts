@@ -8,17 +8,12 @@ import { isDrumError } from '../../../../src/errors.js';
 import type { DrumOptions } from '../../../../src/options.js';
 import { readManifest } from '../../../../src/store/manifest.js';
 import { tempDir } from '../../../helpers/tmp.js';
+import { checkUpdateAll } from '../../../helpers/drum.js';
 
 // Canonical URLs over a few hosts, and raw forms the default policy folds into them.
 const POOL = Array.from({ length: 140 }, (_, i) => `http://h${i % 9}.example/p/${Math.floor(i / 9)}${i % 4 === 0 ? '?a=1' : ''}`);
 const RAW = [...POOL, ...POOL.map((u) => u.replace('http://h', 'HTTP://H') + '#f'), 'mailto:nobody@h1.example'];
 const canonicalOf = (raw: string): string | null => (raw.startsWith('mailto:') ? null : raw.replace('#f', '').replace('HTTP://H', 'http://h'));
-
-async function add(d: Drum, urls: string[]): Promise<string[]> {
-  const out: string[] = [];
-  for await (const u of d.checkUpdate([urls])) out.push(u);
-  return out;
-}
 
 async function resolveAll(d: Drum, dir: string, lines: string[]): Promise<{ answers: [number | null, string][]; rejects: number[] }> {
   const input = join(dir, `q-${Math.random().toString(36).slice(2)}.txt`);
@@ -52,7 +47,7 @@ describe('Drum.resolve', () => {
         let d = await Drum.open(dir, opts);
         try {
           for (const r of rs) {
-            for (const u of await add(d, r.store.map((i) => RAW[i]!))) model.set(u, model.size);
+            for (const u of await checkUpdateAll(d, r.store.map((i) => RAW[i]!))) model.set(u, model.size);
             if (cfg.reopen) {
               await d.close();
               d = await Drum.open(dir, opts);
@@ -82,7 +77,7 @@ describe('Drum.resolve', () => {
   it('reads a read-only store, and refuses a keys-only one with DRUM_NEEDS_UPGRADE', async () => {
     const dir = tempDir();
     const w = await Drum.open(dir, { workers: 0, fsync: false });
-    await add(w, ['http://a.example/1', 'http://b.example/2']);
+    await checkUpdateAll(w, ['http://a.example/1', 'http://b.example/2']);
     await w.close();
     const r = await Drum.open(dir, { readOnly: true, workers: 0 });
     try {
@@ -93,7 +88,7 @@ describe('Drum.resolve', () => {
     const k = tempDir();
     const keysOnly = await Drum.open(k, { workers: 0, fsync: false, values: false });
     try {
-      await add(keysOnly, ['http://a.example/1']);
+      await checkUpdateAll(keysOnly, ['http://a.example/1']);
       await assert.rejects(resolveAll(keysOnly, k, ['http://a.example/1']), (e) => isDrumError(e, 'DRUM_NEEDS_UPGRADE'));
     } finally {
       await keysOnly.close();
@@ -105,7 +100,7 @@ describe('Drum.resolve', () => {
     const d = await Drum.open(dir, { workers: 0, fsync: false });
     try {
       const stored = Array.from({ length: 30_000 }, (_, i) => `http://s${i % 97}.example/${i}`);
-      await add(d, stored);
+      await checkUpdateAll(d, stored);
       const lines = [...Array.from({ length: 60_000 }, (_, i) => (i % 2 === 0 ? stored[i >>> 1]! : `http://n${i % 89}.example/${i}`)), stored[5]!, 'http://n1.example/1'];
       const { answers } = await resolveAll(d, dir, lines);
       assert.equal(answers.length, lines.length);
@@ -120,8 +115,8 @@ describe('Drum.resolve', () => {
     const d = await Drum.open(dir, { workers: 0, fsync: false, buckets: 4, journalKeys: 0 });
     try {
       const urls = Array.from({ length: 3000 }, (_, i) => `http://h${i % 13}.example/${i}`);
-      await add(d, urls.slice(0, 2000));
-      await add(d, urls.slice(2000));
+      await checkUpdateAll(d, urls.slice(0, 2000));
+      await checkUpdateAll(d, urls.slice(2000));
       const m = readManifest(dir)!;
       assert.ok(m.buckets.some((e) => (e?.values?.deltas?.length ?? 0) > 0), 'the second batch wrote values deltas');
       // The key files and every values file the manifest names, each as long as it is on disk.
