@@ -165,7 +165,8 @@ export class Shard {
       runOptions: shardRunOptions(this.o.shard, this.o.shards),
       beforeCommit: async (fresh) => {
         if (fresh.length === 0) return;
-        outbox.push(...fresh);
+        // One push per URL: spread as arguments, a round of ~130,000 new URLs overflows the call stack.
+        for (const u of fresh) outbox.push(u);
         this.state.writeOutbox({ base, urls: outbox });
       },
     });

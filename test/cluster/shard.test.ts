@@ -221,6 +221,25 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
     });
   });
 
+  describe('a round of many new URLs', () => {
+    let c!: NatsCluster;
+    clusterPerSuite(1, (x) => (c = x));
+
+    it('announces a round of 200,000 new URLs, more than one function call takes as arguments, and stops cleanly', async () => {
+      const dir = tempDir();
+      const f = join(dir, 'links.txt');
+      const want = Array.from({ length: 200_000 }, (_, i) => `http://host${i % 97}.example.com/p/${i}`);
+      writeFileSync(f, want.map((u) => `${u}\n`).join(''));
+      assert.equal((await drum(['publish', '--nats', c.urls, '--shards', '1', '--quiet', f])).status, 0);
+      // Published before the shard starts: its first round takes the whole backlog.
+      const shard = serve(c, 0, 1, join(dir, 'shard-0'), ['--max-delay', '5']);
+      const died = shard.exited.then((code) => assert.fail(`serve exited with ${String(code)} before announcing every URL: ${shard.stderr()}`));
+      const msgs = await Promise.race([announced(c.urls, want.length), died]);
+      assert.equal(await stop(shard), 0, shard.stderr());
+      assert.deepEqual(perShard(msgs).get(0), want);
+    });
+  });
+
   describe('a 3-node cluster with R3 streams', () => {
     let c!: NatsCluster;
     clusterPerSuite(3, (x) => (c = x));
