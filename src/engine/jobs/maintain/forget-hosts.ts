@@ -21,6 +21,7 @@ import { hostCheckOf } from '../../../fingerprint/key.js';
 import type { Session } from '../../session/session.js';
 import type { ParsedChunk } from '../../pipeline/parse.js';
 import { readLoop } from '../../pipeline/read-loop.js';
+import type { ValueSource } from '../../../store/values/value-io.js';
 import { FLAG_HOST_CHECK, URL_VALUE_WORDS, V_FLAGS, V_HOST_CHECK } from '../../url-seen/url-values.js';
 
 /** A host to forget: its canonical name, the top `hostBits` bits of its keys' hi word, and its host check. */
@@ -77,9 +78,11 @@ export function scanHostKeys(s: Session, targets: HostTarget[], add: (hi: number
     const here = targets.filter((t) => hostBits === 0 || sharePrefix(t.prefix, hostBits, b, bucketBits));
     if (here.length === 0) continue;
     const keys = s.store.openReader(b);
-    const vals = s.store.openValues(b);
-    if (keys === null || vals === null) throw new DrumError('DRUM_NEEDS_UPGRADE', `bucket ${b} has no values file: run drum upgrade`);
+    let vals: ValueSource | null = null;
     try {
+      // Opening the values reads a delta's first block: a damaged one throws with the key file open.
+      vals = s.store.openValues(b);
+      if (keys === null || vals === null) throw new DrumError('DRUM_NEEDS_UPGRADE', `bucket ${b} has no values file: run drum upgrade`);
       let skip = 0; // values to pass over before the next one read
       while (keys.nextBlock()) {
         const k = keys.keys;
@@ -109,8 +112,8 @@ export function scanHostKeys(s: Session, targets: HostTarget[], add: (hi: number
         }
       }
     } finally {
-      keys.close();
-      vals.close();
+      keys?.close();
+      vals?.close();
     }
   }
 }

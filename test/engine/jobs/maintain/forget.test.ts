@@ -22,6 +22,8 @@ import type { ForgetRequest } from '../../../../src/engine/api.js';
 import { readManifest } from '../../../../src/store/manifest.js';
 import { tempDir } from '../../../helpers/tmp.js';
 import { withDrum } from '../../../helpers/drum.js';
+import { flipByte } from '../../../helpers/damage.js';
+import { openUnder } from '../../../helpers/fds.js';
 
 const OPTS: DrumOptions = { workers: 0, fsync: false, chunkBytes: 1024, tuning: { workerDispatchMin: 0, sortEntries: 40 } };
 
@@ -227,6 +229,21 @@ describe('Drum.forget', () => {
       const r = await d.forget({ hosts: ['u.example'] });
       assert.deepEqual(r.hosts, [{ host: 'u.example', forgotten: 2, unknownHost: 4 }]);
       assert.deepEqual(await ingestUrls(d, dir, urlsOf('u.example', 6)), urlsOf('u.example', 6).slice(4));
+    });
+  });
+
+  it('closes the key file of a bucket whose values delta it cannot read when forgetting a host, and forgets nothing', async () => {
+    const dir = join(tempDir(), 'state');
+    await withDrum(dir, { ...OPTS, buckets: 1, hostBits: 0, journalKeys: 0 }, async (d) => {
+      await ingestUrls(d, dir, urlsOf('v.example', 40));
+      await ingestUrls(d, dir, urlsOf('w.example', 5));
+      const delta = readManifest(dir)!.buckets[0]!.values!.deltas![0]!;
+      // Bit rot in the delta's one block: this process wrote the bucket, so its check before the forget trusts it.
+      flipByte(join(dir, delta.file), 40);
+      const open = openUnder(join(dir, 'store')).length;
+      await assert.rejects(d.forget({ hosts: ['v.example'] }), (e) => isDrumError(e, 'DRUM_CORRUPT_FILE'));
+      assert.equal(openUnder(join(dir, 'store')).length, open);
+      assert.equal(readManifest(dir)!.storeUrls, 45);
     });
   });
 
