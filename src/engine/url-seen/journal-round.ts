@@ -112,9 +112,11 @@ function addToTable(s: Session, entries: Uint32Array, newKeys: number): void {
 /**
  * Merges every journal key into the bucket files and commits the manifest
  * without a journal. A no-op when the journal is empty. Does not touch the
- * session's pending round.
+ * session's pending round. `wholeValues`: each touched bucket's values file
+ * is written whole (folding its deltas) instead of taking the journal's
+ * values as a delta, for a caller that folds every delta next (compact).
  */
-export async function foldJournal(s: Session, counters = newRunCounters()): Promise<void> {
+export async function foldJournal(s: Session, counters = newRunCounters(), wholeValues = false): Promise<void> {
   const journal = s.journal;
   const body = s.store.body;
   if (journal === null || body.journal === undefined) return;
@@ -133,6 +135,7 @@ export async function foldJournal(s: Session, counters = newRunCounters()): Prom
     const base = roundValues(s);
     const values = base === undefined ? undefined : {
       ...base,
+      files: wholeValues ? { openValues: base.files.openValues, valuesOutputPath: base.files.valuesOutputPath } : base.files,
       fill: (o: number, _rank: number, v: Uint32Array, at: number): void => {
         for (let k = 0; k < vw; k++) v[at + k] = journal.values[o * vw + k]!;
       },

@@ -1,11 +1,11 @@
 // `drum compact` / Drum.compact(): does now, at a time the operator picks,
 // the three deferred merges drum otherwise does when it must: the key journal
 // merged into the key files (the fold a merging round, forget or upgrade
-// would run first; journal-round.ts), the values deltas folded into one
-// values file per bucket (the fold a round writing a bucket whole does;
-// fold-values.ts) and the pending host-count deltas
-// folded into the host table (the fold a writer's open runs once 64 have
-// piled up; fold-child.ts). A store that fails the check before a write
+// would run first; journal-round.ts, here writing the values of the buckets
+// it touches whole), the values deltas folded into one values file per
+// bucket (the fold a round writing a bucket whole does; fold-values.ts) and
+// the pending host-count deltas folded into the host table (the fold a
+// writer's open runs once 64 have piled up; fold-child.ts). A store that fails the check before a write
 // (ingest.ts refuseBadStore) is refused first, with nothing changed. Each
 // merge is crash-safe on its own, like the
 // automatic one; nothing is ingested and no run is recorded. Does not
@@ -22,7 +22,7 @@ import { foldValueDeltas } from './fold-values.js';
 export interface CompactResult {
   /** Journal keys merged into the key files (0: the journal was empty). */
   journalKeys: number;
-  /** Values delta files folded into values files (0: no bucket had any). */
+  /** Values delta files folded into values files: those the store named when the compaction began (0: no bucket had any). */
   valueDeltas: number;
   /** Host-count deltas (round parts) folded into the host table: by this compaction, and when it is the first job of an open store, by that open, which folds them once 64 are pending (0: none were). */
   hostDeltas: number;
@@ -36,14 +36,16 @@ export interface CompactResult {
 export async function compactJob(s: Session, withOpenFold = false): Promise<CompactResult> {
   const t0 = performance.now();
   const journalKeys = s.store.body.journal === undefined ? 0 : s.store.body.journal.keys;
-  const chained = s.store.body.buckets.some((e) => (e?.values?.deltas?.length ?? 0) > 0);
-  if (journalKeys > 0 || chained) {
+  const deltas = (): number => s.store.body.buckets.reduce((a, e) => a + (e?.values?.deltas?.length ?? 0), 0);
+  const named = deltas();
+  if (journalKeys > 0 || named > 0) {
     // A commit is about to name new store files: refuse a damaged store first, as ingest and forget do.
     await refuseBadStore(s);
   }
-  if (journalKeys > 0) await foldJournal(s);
-  // After the journal's fold, whose round may have added deltas.
-  const valueDeltas = await foldValueDeltas(s);
+  // The journal's fold writes the values of the buckets it touches whole (their deltas with them), rather than
+  // deltas the values fold would read back at once; the values fold then takes the other buckets' deltas.
+  if (journalKeys > 0) await foldJournal(s, undefined, true);
+  const valueDeltas = named - deltas() + (await foldValueDeltas(s));
   // `drum compact` opens the store first, and an open folds the deltas once enough are pending (`withOpenFold`: this
   // compaction is the open store's first job, so that fold was done for it).
   const atOpen = (withOpenFold ? s.foldedAtOpen : null) ?? { deltas: 0, ms: 0 };

@@ -104,6 +104,30 @@ describe('compact', () => {
     assert.equal((await withDrum(state, K, (d) => d.compact())).valueDeltas, 0, 'a second compaction finds none');
   });
 
+  it('reports the values deltas the store named, none of its own: merging the key journal writes its buckets\' values whole', async () => {
+    const chains = (state: string): number => readManifest(state)!.buckets.reduce((a, e) => a + (e?.values?.deltas?.length ?? 0), 0);
+    const docIds = async (state: string): Promise<Map<string, number | null>> => {
+      const m = new Map<string, number | null>();
+      const f = `${state}-all.txt`;
+      fs.writeFileSync(f, urls(0, 2600).map((u) => `${u}\n`).join(''));
+      await withDrum(state, { ...K, readOnly: true }, (d) => d.resolve({ inputs: [f], onResolved: (id, u) => void m.set(u, id) }));
+      return m;
+    };
+    // Values files and no delta, then 100 URLs in the key journal; and the same with a delta in each bucket first.
+    for (const [chained, named] of [[false, 0], [true, 4]] as const) {
+      const state = join(tempDir(), 'state');
+      if (chained) await chainedStore(state);
+      else await withDrum(state, K, (d) => d.add(urls(0, 2500)));
+      await withDrum(state, { ...K, journalKeys: 1000 }, (d) => d.add(urls(2500, 100)));
+      assert.equal(readManifest(state)!.journal?.keys, 100);
+      assert.equal(chains(state), named);
+      const before = await docIds(state);
+      const r = await withDrum(state, K, (d) => d.compact());
+      assert.deepEqual([r.journalKeys, r.valueDeltas, chains(state)], [100, named, 0]);
+      assert.deepEqual(await docIds(state), before);
+    }
+  });
+
   it('folds the pending host counts into the host table, every count kept', async () => {
     const state = join(tempDir(), 'state');
     await smallBatches(state);
