@@ -22,16 +22,17 @@ import { openReaderDb } from './snapshot.js';
 import { pruneOldRuns } from './run-prune.js';
 import { roundKey, inputKey } from './keys.js';
 import {
-  del, openLevel, put, DELTAS_BEFORE_FOLD, type CatalogOpenOptions, type Db, type HostCount, type HostDelta, type Op, type RunRecord, type Sub,
+  del, openLevel, put, type CatalogOpenOptions, type Db, type HostCount, type HostDelta, type Op, type RunRecord, type Sub,
 } from './records.js';
 import {
-  applyRound, foldDeltas, pendingDeltaCount, FOLD_SLICE_BYTES, type FoldState, type HostCounts, type HostTable,
+  applyRound, foldDeltas, pendingDeltaCount, pendingShape, FOLD_SLICE_BYTES, type FoldState, type HostCounts, type HostTable,
 } from './hosts/host-table.js';
 import { hostCountOf, sortedHostCounts, topHostCounts } from './hosts/host-reads.js';
 import type { HostFilePointer } from './hosts/host-fold.js';
 import type { DeltaFileRecord } from './hosts/delta-file.js';
 
-export { DELTAS_BEFORE_FOLD };
+export { DELTAS_BEFORE_FOLD, foldDue, type PendingShape } from './hosts/fold-policy.js';
+import type { PendingShape } from './hosts/fold-policy.js';
 export type { CatalogOpenOptions, HostCount, RunInput, RunRecord, RunStatus } from './records.js';
 export type { HostCounts } from './hosts/host-table.js';
 
@@ -178,7 +179,7 @@ export class Catalog {
    * marker: `counts` may be an iterable that reads its parts from disk one
    * at a time. A crash before that batch leaves the round unmarked: reads
    * ignore the file and the redo writes it again (host-table.ts). Reads fold the deltas in, and a writer
-   * folds them into the host table once DELTAS_BEFORE_FOLD have piled up
+   * folds them into the host table once they are due (fold-policy.ts)
    * (see compactHosts).
    */
   applyHostCounts(runId: string, round: number, counts: HostCounts): Promise<boolean> {
@@ -204,6 +205,11 @@ export class Catalog {
   /** Per-round host deltas (parts of completed rounds) not yet folded into the host table. */
   async pendingDeltas(): Promise<number> {
     return this.read('cannot read the host table', 0, async () => pendingDeltaCount(this.hostTable()));
+  }
+
+  /** The pending deltas' parts and bytes and the table's bytes: what decides a fold (fold-policy.ts foldDue). */
+  async pendingShape(): Promise<PendingShape> {
+    return this.read('cannot read the host table', { parts: 0, bytes: 0, tableBytes: 0 }, async () => pendingShape(this.hostTable()));
   }
 
   /** Unique URLs stored for one host (0 when unknown). */

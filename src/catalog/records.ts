@@ -66,9 +66,6 @@ export type Db = Level<string, unknown>;
 /** One part of a round's host counts, encoded by host-delta.ts. */
 export type HostDelta = Uint8Array;
 
-/** A writer folds the per-round deltas into the host table once this many have piled up. */
-export const DELTAS_BEFORE_FOLD = 64;
-
 /** Key range and order of a sublevel scan. */
 export interface Range {
   gt?: string;

@@ -25,7 +25,8 @@
 
 import { encodeHostMap, entrySlice, forEachEntry } from './host-delta.js';
 import { del, put, type Op, type Sub } from '../records.js';
-import { foldIntoFile, HOST_DIR, type FoldSource, type FoldTarget } from './host-fold.js';
+import { CURRENT_KEY, foldIntoFile, HOST_DIR, type FoldSource, type FoldTarget } from './host-fold.js';
+import type { PendingShape } from './fold-policy.js';
 import { deltaFileName, forEachDeltaPart, writeDeltaFile, type DeltaFileRecord } from './delta-file.js';
 import { finishLegacyFold, FOLD_KEY, type FoldState } from './legacy-fold.js';
 import { pruneRoundMarkers } from './round-markers.js';
@@ -178,6 +179,17 @@ async function scanPending(t: HostTable, v: DeltaView, fn: EntryFn): Promise<voi
 export async function pendingDeltaCount(t: HostTable): Promise<number> {
   const v = await deltaView(t);
   return v.marked.size + v.files.reduce((a, [, f]) => a + f.parts, 0);
+}
+
+/** The pending deltas' parts and bytes (Infinity with legacy LevelDB parts, whose sizes are not recorded) and the table file's bytes. */
+export async function pendingShape(t: HostTable): Promise<PendingShape> {
+  const v = await deltaView(t);
+  const table = await t.pointer.get(CURRENT_KEY);
+  return {
+    parts: v.marked.size + v.files.reduce((a, [, f]) => a + f.parts, 0),
+    bytes: v.marked.size > 0 ? Infinity : v.files.reduce((a, [, f]) => a + f.bytes, 0),
+    tableBytes: table?.bytes ?? 0,
+  };
 }
 
 /**

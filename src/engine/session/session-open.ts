@@ -15,7 +15,7 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Catalog, DELTAS_BEFORE_FOLD } from '../../catalog/catalog.js';
+import { Catalog, DELTAS_BEFORE_FOLD, foldDue } from '../../catalog/catalog.js';
 import { foldInChild } from '../../catalog/hosts/fold-child.js';
 import { reconcileRuns } from '../../catalog/reconcile.js';
 import { UNFINISHED_REBUILD, unfinishedRebuild } from '../../catalog/rebuild-marker.js';
@@ -40,7 +40,7 @@ import type { BudgetPlan } from './budget.js';
 /** The catalog an open holds so far (null: none open), for its caller to close if a later stage fails. */
 export interface HeldCatalog {
   catalog: Catalog | null;
-  /** Host-count deltas the open folded, and the fold's wall ms (absent: fewer than DELTAS_BEFORE_FOLD were pending). */
+  /** Host-count deltas the open folded, and the fold's wall ms (absent: no fold was due, fold-policy.ts). */
   foldedAtOpen?: { deltas: number; ms: number };
 }
 
@@ -86,8 +86,9 @@ export async function openCatalog(dir: string, store: Store, opts: ResolvedOptio
   if (held.catalog !== null) await reconcileRuns(held.catalog, store.body.history);
   // A forget whose host counts a crash kept from the catalog: they come off now.
   if (held.catalog !== null) await recoverForgetHosts(store.body.history, held.catalog);
-  // Fold piled-up per-round host deltas now, off the ingest's hot path.
-  if (held.catalog !== null && (await held.catalog.pendingDeltas()) >= DELTAS_BEFORE_FOLD) {
+  // Fold piled-up per-round host deltas now, off the ingest's hot path, once they are due: at least
+  // DELTAS_BEFORE_FOLD of them and as many bytes as the table (or a great many).
+  if (held.catalog !== null && foldDue(await held.catalog.pendingShape(), DELTAS_BEFORE_FOLD)) {
     const t0 = performance.now();
     const deltas = await foldHostsInChild(dir, opts.fsync, held, namedRunIds(store.body));
     held.foldedAtOpen = { deltas, ms: performance.now() - t0 };

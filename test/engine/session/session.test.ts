@@ -3,7 +3,8 @@
 // verified once per open (a key file damaged later is still caught, by the
 // merge's block CRCs), workers start only for an input of more than one
 // chunk, and a writer that opens a catalog with piled-up host deltas folds
-// them in a child process, counts unchanged.
+// them in a child process, counts unchanged, once their bytes reach the
+// host table's.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -130,5 +131,46 @@ describe('a long-running process', () => {
       assert.ok(fs.readdirSync(join(state, 'hosts')).some((f) => /^hosts-\d{6}\.tbl$/.test(f)), 'into a host table file');
       assert.deepEqual(new Map((await after.topHosts(1000)).map((h) => [h.host, h.uniqueUrls])), model);
     }, { readOnly: true });
+  });
+
+  it('leaves host deltas pending at open while they hold fewer bytes than the host table, and folds them once they hold as many', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    fs.writeFileSync(join(dir, 'a.txt'), lines(0, 50));
+    await withDrum(state, o, (d) => d.ingest({ inputs: [join(dir, 'a.txt')], outDir: join(dir, 'out-a') }));
+    const model = new Map<string, number>();
+    const apply = async (run: string, rounds: number, hostsPerRound: number): Promise<void> => withCatalog(state, async (c) => {
+      for (let r = 0; r < rounds; r++) {
+        const m = new Map(Array.from({ length: hostsPerRound }, (_, i) => [`${run}-${r}-${i}.example`, 1 + i] as const));
+        for (const [h, n] of m) model.set(h, (model.get(h) ?? 0) + n);
+        await c.applyHostCounts(run, r, [encodeHostMap(m)]);
+      }
+    });
+    const counts = async (): Promise<{ pending: number; bytes: number; table: number; hosts: Map<string, number> }> => withCatalog(state, async (c) => {
+      const p = await c.pendingShape();
+      return { pending: p.parts, bytes: p.bytes, table: p.tableBytes, hosts: new Map((await c.topHosts(10_000)).map((h) => [h.host, h.uniqueUrls])) };
+    }, { readOnly: true });
+    for (const [h, n] of (await counts()).hosts) model.set(h, n);
+    // A table of 4,000 hosts more, folded.
+    await apply('big', 4, 1000);
+    await withCatalog(state, async (c) => void (await c.compactHosts()));
+    const ingestSmall = async (from: number): Promise<void> => {
+      fs.writeFileSync(join(dir, 'b.txt'), lines(from, 5));
+      await withDrum(state, o, (e) => e.ingest({ inputs: [join(dir, 'b.txt')], outDir: join(dir, `out-${from}`) }));
+      for (let i = from; i < from + 5; i++) model.set(`h${i % 11}.example`, (model.get(`h${i % 11}.example`) ?? 0) + 1);
+    };
+    // More deltas than a writer's open folds at, a host each: far fewer bytes than the table.
+    await apply('small', DELTAS_BEFORE_FOLD + 2, 1);
+    await ingestSmall(7000);
+    const kept = await counts();
+    assert.ok(kept.pending >= DELTAS_BEFORE_FOLD + 2, `the open left them pending (${kept.pending})`);
+    assert.ok(kept.bytes < kept.table);
+    assert.deepEqual(kept.hosts, model, 'reads add the pending deltas to the table');
+    // Deltas as big as the table: the next open folds them all.
+    await apply('more', 8, 600);
+    await ingestSmall(8000);
+    const folded = await counts();
+    assert.ok(folded.pending < DELTAS_BEFORE_FOLD, `the open folded them (${folded.pending} left)`);
+    assert.deepEqual(folded.hosts, model);
   });
 });

@@ -12,6 +12,7 @@
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { RunRecord } from '../../../catalog/records.js';
+import { foldDue } from '../../../catalog/hosts/fold-policy.js';
 import type { LineChunk, Reject } from '../../../input/types.js';
 import { flattenCounters, newRunCounters, restoreCounters, type RunCounters } from '../../../stats/counters.js';
 import type { RunReport } from '../../../stats/report.js';
@@ -239,13 +240,14 @@ async function removeRunDirs(stateDir: string, rs: RunRecord[]): Promise<void> {
   }
 }
 
-/** Pending host-count deltas at which a long-running process folds them (in a child process), after a library run. */
+/** Pending host-count deltas from which a long-running process folds them (in a child process) after a library run, once due (fold-policy.ts). */
 export const LIBRARY_FOLD_DELTAS = 1024;
 
 /**
  * After a library run, in a process that may never close (a crawler's
  * batches, drum serve's rounds): the host-count deltas are folded in a child
- * process once LIBRARY_FOLD_DELTAS wait (a writer's open folds at 64); and
+ * process once due (fold-policy.ts: at least LIBRARY_FOLD_DELTAS, where a
+ * writer's open needs 64, and as many bytes as the table); and
  * with `libraryRunRecords`, at the process's first library run and every
  * tenth of that many after, the complete library runs older than the newest
  * `libraryRunRecords` go from the catalog. Best effort: the run is committed
@@ -255,10 +257,10 @@ async function afterLibraryRun(s: Session): Promise<void> {
   const keep = s.opts.libraryRunRecords;
   const n = s.libraryRunsEnded++;
   try {
-    const pending = s.catalog === null ? 0 : await s.catalog.pendingDeltas();
-    if (pending >= Math.max(s.opts.tuning.libraryFoldDeltas ?? LIBRARY_FOLD_DELTAS, s.libraryFoldAfter)) {
+    const pending = s.catalog === null ? null : await s.catalog.pendingShape();
+    if (pending !== null && foldDue(pending, Math.max(s.opts.tuning.libraryFoldDeltas ?? LIBRARY_FOLD_DELTAS, s.libraryFoldAfter))) {
       // A fold that fails (a damaged host table: verify names it) is tried again only once twice as many wait.
-      s.libraryFoldAfter = 2 * pending;
+      s.libraryFoldAfter = 2 * pending.parts;
       await s.foldHostCounts();
       s.libraryFoldAfter = 0;
     }
