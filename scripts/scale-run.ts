@@ -52,7 +52,7 @@ export interface SliceRow {
   ioBytesWritten?: number;
   /** The report's merge stage (sort, merge with the store, dispatch), ms. */
   mergeMs?: number;
-  /** The report's open stage (lock, manifest, catalog open and, every DELTAS_BEFORE_FOLD rounds, the host-table fold), ms. */
+  /** The report's open stage (lock, manifest, catalog open and, when one is due (catalog/hosts/fold-policy.ts), the host-table fold), ms. */
   openMs?: number;
   outputBytesTotal: number;
   /** Cumulative drum wall / cumulative links up to and including this slice, ns. */

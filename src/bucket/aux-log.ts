@@ -86,7 +86,10 @@ export class AuxLog {
     const rfd = this.fd >= 0 ? this.fs.open(this.path, 'r') : -1;
     const flushed = this.flushed;
     try {
-      const cur = new AuxCursor(Buffer.allocUnsafe(Math.max(chunkBytes, AUX_CURSOR_MIN_BYTES)), (b, off, len, pos) => {
+      // No bigger than the log: a small round's dispatch allocates no 4 MiB it never fills (a long-running process
+      // pays a garbage collection for every few such buffers).
+      const bytes = Math.max(AUX_CURSOR_MIN_BYTES, Math.min(chunkBytes, flushed + this.used));
+      const cur = new AuxCursor(Buffer.allocUnsafe(bytes), (b, off, len, pos) => {
         if (pos < flushed) return this.fs.read(rfd, b, off, Math.min(len, flushed - pos), pos);
         const from = pos - flushed;
         const n = Math.min(len, this.used - from);

@@ -40,10 +40,10 @@ export async function inputIdentity(path: string, opts: { method?: IdentityMetho
     if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EISDIR' });
     const size = st.size;
     const h = createHash('sha256');
-    const buf = Buffer.allocUnsafe(READ);
+    const buf = Buffer.allocUnsafe(Math.max(1, Math.min(READ, size))); // no bigger than the file
     const hashRange = async (from: number, to: number) => {
       for (let pos = from; pos < to; ) {
-        const { bytesRead } = await fh.read(buf, 0, Math.min(READ, to - pos), pos);
+        const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, to - pos), pos);
         if (bytesRead === 0) break;
         h.update(buf.subarray(0, bytesRead));
         pos += bytesRead;

@@ -13,6 +13,9 @@ import { inputError, readRaw } from './open.js';
 import type { LineSplitter } from './split.js';
 import type { LineChunk } from './types.js';
 
+/** The smallest read of a plain file: its size when it was opened bounds the reads of a file that grows. */
+const SMALL_CHUNK_BYTES = 64 << 10;
+
 /**
  * Reads a plain file from `from` through LineSplitter.pushOwned: each read
  * lands in a buffer behind room for the carried partial line (the only
@@ -38,18 +41,20 @@ export async function* splitFile(
   if (from > size) throw inputError(path, `resume offset ${from} is past the end of input`);
   if (from > 0) onBytes(from);
   const room = splitter.frontRoom();
+  // No bigger than the file (a floor for one that grows): a small batch's input allocates no 1 MiB buffers it never fills.
+  const chunk = Math.min(chunkBytes, Math.max(SMALL_CHUNK_BYTES, size - from));
   const ring: (Buffer | undefined)[] = [undefined, undefined];
   let turn = 0;
   const readBuffer = (): Buffer => {
     const old = reuse ? (ring[turn]?.buffer as ArrayBuffer | undefined) : undefined;
-    const buf = old === undefined ? Buffer.allocUnsafeSlow(room + chunkBytes) : Buffer.from(moveBuffer(old));
+    const buf = old === undefined ? Buffer.allocUnsafeSlow(room + chunk) : Buffer.from(moveBuffer(old));
     if (reuse) ring[turn] = buf;
     turn ^= 1;
     return buf;
   };
   const readAt = async (pos: number): Promise<{ buf: Buffer; n: number }> => {
     const buf = readBuffer();
-    const { bytesRead } = await fh.read(buf, room, chunkBytes, pos);
+    const { bytesRead } = await fh.read(buf, room, chunk, pos);
     return { buf, n: bytesRead };
   };
   const prefetch = (pos: number) => {

@@ -63,7 +63,7 @@ export function verifyBucketFiles(dfs: DrumFs, dir: string, buckets: readonly (B
   let keysChecked = 0;
   const shift = 32 - Math.log2(c.buckets);
   const skip = c.skip;
-  const buffer = new Uint8Array(READ_BUFFER_BYTES); // one read buffer for every file
+  let buffer: Uint8Array | null = null; // one read buffer for every file read, made at the first
   for (let b = 0; b < buckets.length; b++) {
     const e = buckets[b];
     if (!e || skip?.has(e.file)) continue;
@@ -78,6 +78,7 @@ export function verifyBucketFiles(dfs: DrumFs, dir: string, buckets: readonly (B
         problems.push({ file: path, code: 'DRUM_CORRUPT_FILE', message: 'missing (named by the manifest)' });
         continue;
       }
+      buffer ??= new Uint8Array(READ_BUFFER_BYTES);
       reader = KeyReader.open(dfs, path, { bucket: b, keys: e.keys }, size, buffer);
       let ph = -1;
       let pl = -1;
