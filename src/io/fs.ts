@@ -53,6 +53,14 @@ export class DrumFs {
     if (fd !== null) this.paths.set(fd, path);
   }
 
+  /** Closes the pinned descriptor of `path`, if it has one. */
+  unpin(path: string): void {
+    const fd = this.pins.unpin(path);
+    if (fd === undefined) return;
+    this.pos.delete(fd);
+    this.paths.delete(fd);
+  }
+
   /** Closes every pinned descriptor. */
   unpinAll(): void {
     for (const fd of this.pins.closeAll()) {

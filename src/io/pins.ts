@@ -1,5 +1,5 @@
 // The files a read-only store holds open so a writer cannot pull them away:
-// one read-only descriptor per pinned path, kept until closeAll(). POSIX
+// one read-only descriptor per pinned path, kept until unpin() or closeAll(). POSIX
 // keeps an unlinked open file readable, so a reader of one manifest reads
 // that manifest's files even after a writer's next commit deletes them.
 // Does not count IO or track positions (DrumFs does, and asks here whether
@@ -33,6 +33,20 @@ export class PinnedFiles {
 
   has(fd: number): boolean {
     return this.fds.has(fd);
+  }
+
+  /** Closes the pinned descriptor of `path` and returns it; undefined when `path` is not pinned. */
+  unpin(path: string): number | undefined {
+    const fd = this.byPath.get(path);
+    if (fd === undefined) return undefined;
+    this.byPath.delete(path);
+    this.fds.delete(fd);
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // read-only descriptor: nothing to lose
+    }
+    return fd;
   }
 
   /** Closes every pinned descriptor and returns them (read-only: a failed close loses nothing). */

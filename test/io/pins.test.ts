@@ -25,6 +25,20 @@ describe('PinnedFiles', () => {
     assert.throws(() => fs.fstatSync(fd), /EBADF/);
   });
 
+  it('closes one pinned file on unpin and keeps the others', () => {
+    const dir = tempDir();
+    const pins = new PinnedFiles();
+    for (const f of ['a', 'b']) fs.writeFileSync(join(dir, f), f);
+    const a = pins.pin(join(dir, 'a'))!;
+    const b = pins.pin(join(dir, 'b'))!;
+    assert.equal(pins.unpin(join(dir, 'a')), a);
+    assert.equal(pins.unpin(join(dir, 'a')), undefined, 'a second unpin closes nothing');
+    assert.equal(pins.fdOf(join(dir, 'a')), undefined);
+    assert.equal(pins.has(a), false);
+    assert.equal(pins.fdOf(join(dir, 'b')), b);
+    assert.deepEqual(pins.closeAll(), [b]);
+  });
+
   it('fails a pin of a missing file as DRUM_IO', () => {
     assert.throws(() => new PinnedFiles().pin(join(tempDir(), 'none')), (e: unknown) => isDrumError(e, 'DRUM_IO'));
   });
