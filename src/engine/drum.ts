@@ -57,7 +57,9 @@ export class Drum {
 
   /**
    * Opens (or creates) the store in stateDir. Writers take the lock
-   * (DRUM_LOCKED if held); `readOnly` opens see the last committed state,
+   * (DRUM_LOCKED if held); `readOnly` opens see the last committed state
+   * (a bucket a writer replaced since is read from its newer files when the
+   * process cannot keep every store file open: store/unpinned-buckets.ts),
    * take no lock and write only to a private temporary directory (when the
    * temp directory refuses one, they still read: stats and verify work while
    * no writer runs, reading the run catalog in place, and check fails with

@@ -1,5 +1,6 @@
 // What opening a state directory decides before the Store exists: a
-// reader's view (the manifest with the files it names pinned open), whether
+// reader's view (the manifest with the files it names pinned open, or its
+// bucket files left unpinned when they cannot all be), whether
 // the store's hash and policy match this drum's, whether a directory without
 // a MANIFEST may become a new store, and a new store's first manifest body.
 // Does not take the writer lock, write the manifest or check file sizes
@@ -19,44 +20,69 @@ import {
 import { safeList } from './store-files.js';
 import { chainFiles } from './values/value-chain.js';
 
+/** What a reader opened on: the manifest, and whether every bucket file it names is pinned. */
+export interface ReaderView {
+  body: ManifestBody;
+  /**
+   * False when some key file, values file or values delta could not be
+   * pinned (out of descriptors, or missing for good): then none is, and the
+   * store reads a bucket from the newest manifest's files once a writer's
+   * commit has deleted its own (Store.openReader).
+   */
+  bucketsPinned: boolean;
+}
+
 /**
- * A reader's view: the manifest plus every key file, the key journal and the Bloom file it
- * names, pinned open so a writer committing meanwhile (it deletes the files
- * it replaced) cannot take them away. If a file vanishes between reading the
- * manifest and pinning it, a commit happened: read the new manifest and try
- * again. A file
- * still missing after that is left unpinned (verify and readers report it),
- * as are all files when the process runs out of descriptors.
+ * A reader's view: the manifest, with the key journal, the Bloom file and
+ * every bucket file (key file, values file, values deltas) it names pinned
+ * open so a writer committing meanwhile (it deletes the files it replaced)
+ * cannot take them away. If a file vanishes between reading the manifest
+ * and pinning it, a commit happened: read the new manifest and try again.
+ * A journal or Bloom file still missing after that is left unpinned (the
+ * open and verify report it). When the bucket files cannot all be pinned
+ * (EMFILE: one descriptor each, up to ten a bucket), the ones pinned are
+ * let go again, so the descriptors stay free for the reader's work, and the
+ * view says so.
  */
-export function readPinned(dir: string, dfs: DrumFs): ManifestBody | null {
+export function readPinned(dir: string, dfs: DrumFs): ReaderView | null {
   for (let attempt = 0; ; attempt++) {
     const body = readManifest(dir);
     if (body === null) return null;
-    try {
-      for (const e of body.buckets) {
-        if (e) dfs.pin(join(dir, e.file));
-        if (e?.values) for (const f of chainFiles(e.values)) dfs.pin(join(dir, f.file));
+    const replaced = (e: unknown): boolean => attempt < 20 && osCode(e) === 'ENOENT' && readManifest(dir)?.commit !== body.commit;
+    // First the two files the open reads whole (and verify again), so running short of descriptors leaves them pinned.
+    let again = false;
+    for (const f of [body.journal?.file, body.bloom?.file]) {
+      if (f === undefined) continue;
+      try {
+        dfs.pin(join(dir, f));
+      } catch (e) {
+        // Replaced by a commit meanwhile: start over. Missing for good (damage): the open or verify reports it.
+        again ||= replaced(e);
       }
-      // A fold deletes the key journal it merged: pinned like the key files.
-      if (body.journal) dfs.pin(join(dir, body.journal.file));
-    } catch (e) {
+    }
+    if (again) {
       dfs.unpinAll();
-      const again = attempt < 20 && osCode(e) === 'ENOENT' && readManifest(dir)?.commit !== body.commit;
-      if (!again) return body;
       continue;
     }
-    if (body.bloom) {
-      try {
-        dfs.pin(join(dir, body.bloom.file));
-      } catch {
-        // Replaced by a commit meanwhile: start over. Missing for good (damage, which verify reports): the key pins stay.
-        if (attempt < 20 && readManifest(dir)?.commit !== body.commit) {
-          dfs.unpinAll();
-          continue;
+    const pinned: string[] = [];
+    try {
+      for (const e of body.buckets) {
+        if (!e) continue;
+        for (const f of [e.file, ...(e.values ? chainFiles(e.values).map((c) => c.file) : [])]) {
+          const path = join(dir, f);
+          dfs.pin(path);
+          pinned.push(path);
         }
       }
+    } catch (e) {
+      if (replaced(e)) {
+        dfs.unpinAll();
+        continue;
+      }
+      for (const path of pinned) dfs.unpin(path);
+      return { body, bucketsPinned: false };
     }
-    return body;
+    return { body, bucketsPinned: true };
   }
 }
 

@@ -1,7 +1,9 @@
 // The store on disk: a state directory holding one sorted key file per
 // bucket, named by the MANIFEST. Opens (lock, manifest, parameter and file
-// checks, garbage collection of interrupted commits), hands out readers,
-// names new files, and commits a new manifest then deletes what it replaced.
+// checks, garbage collection of interrupted commits), hands out readers (a
+// reader that could not pin its files follows a bucket a writer replaced to
+// its newer files: unpinned-buckets.ts), names new files, and commits a new
+// manifest then deletes what it replaced.
 // Does not merge (keys/merge.ts) or decide when to (src/engine); the checks an
 // open runs live in store-open.ts and store-files.ts.
 // REQUIRES: one writer per state directory (the writer lock, taken here);
@@ -21,6 +23,7 @@ import { acquireLock, type WriterLock } from './lock.js';
 import { MANIFEST_NAME, readManifest, writeManifest, type ManifestBody, type StoreParams } from './manifest.js';
 import { checkFiles, collectGarbage, namedFiles } from './store-files.js';
 import { checkNewStoreDir, checkParams, newManifest, readPinned } from './store-open.js';
+import { UnpinnedBuckets } from './unpinned-buckets.js';
 
 export interface StoreOpenOptions {
   readOnly: boolean;
@@ -33,6 +36,8 @@ export class Store {
   private lock: WriterLock | null;
   /** firstKeys() by bucket, with the file they were read from. */
   private readonly firstKeyCache = new Map<number, { file: string; keys: Uint32Array }>();
+  /** A reader whose bucket files are not pinned: follows the writer's commits bucket by bucket (null: pinned, or a writer). */
+  private unpinned: UnpinnedBuckets | null = null;
 
   private constructor(
     readonly dir: string,
@@ -52,15 +57,17 @@ export class Store {
    */
   static async open(dir: string, dfs: DrumFs, params: StoreParams, opts: StoreOpenOptions): Promise<Store> {
     if (opts.readOnly) {
-      const body = readPinned(dir, dfs);
-      if (body === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${dir}`, { file: dir });
+      const view = readPinned(dir, dfs);
+      if (view === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${dir}`, { file: dir });
       try {
-        checkParams(body.params, params, opts.forcePolicy, dir);
+        checkParams(view.body.params, params, opts.forcePolicy, dir);
       } catch (e) {
         dfs.unpinAll();
         throw e;
       }
-      return new Store(dir, dfs, body, null, opts);
+      const store = new Store(dir, dfs, view.body, null, opts);
+      store.unpinned = view.bucketsPinned ? null : new UnpinnedBuckets(dir, view.body);
+      return store;
     }
     // Someone else's directory gets not even a lock directory; the full check waits for the lock.
     if (!fs.existsSync(join(dir, MANIFEST_NAME))) checkNewStoreDir(dir, true);
@@ -104,11 +111,22 @@ export class Store {
     return { commit: this.body.commit, stateId: crc32(JSON.stringify(this.body)) >>> 0 };
   }
 
-  /** A reader over bucket b's committed key file, or null if the bucket is empty. */
+  /**
+   * A reader over bucket b's committed key file, or null if the bucket is
+   * empty. A reader whose bucket files are not pinned reads the newest
+   * commit's files of bucket b when a writer has deleted its own
+   * (unpinned-buckets.ts).
+   */
   openReader(b: number, buffer?: Uint8Array): KeyReader | null {
-    const e = this.body.buckets[b];
-    if (!e) return null;
-    return KeyReader.open(this.dfs, join(this.dir, e.file), { bucket: b, keys: e.keys }, e.bytes, buffer);
+    for (let tries = 0; ; tries++) {
+      const e = this.body.buckets[b];
+      if (!e) return null;
+      try {
+        return KeyReader.open(this.dfs, join(this.dir, e.file), { bucket: b, keys: e.keys }, e.bytes, buffer);
+      } catch (err) {
+        if (this.unpinned?.follow(b, err, tries) !== true) throw err;
+      }
+    }
   }
 
   /** Bytes of the value kept with each key (0: keys only). */
@@ -124,7 +142,31 @@ export class Store {
   openValues(b: number, buffers?: ValueBuffers): ValueSource | null {
     const e = this.body.buckets[b];
     if (!e || e.values === undefined) return null;
-    return openValueChain(this.dfs, this.dir, b, e, this.valueBytes, (_f, recorded) => recorded, buffers);
+    try {
+      return openValueChain(this.dfs, this.dir, b, e, this.valueBytes, (_f, recorded) => recorded, buffers);
+    } catch (err) {
+      // The key file read before these values came from this entry: the newest one's values would not line up with it.
+      if (this.unpinned?.follow(b, err, 0) === true) throw this.unpinned.valuesReplaced(b, err);
+      throw err;
+    }
+  }
+
+  /**
+   * Times a reader whose bucket files are not pinned found a bucket's values
+   * replaced after it had read the bucket's keys: the round that read them
+   * must read the bucket again (resolve.ts). 0 for other stores.
+   */
+  get valuesReplaced(): number {
+    return this.unpinned?.valuesReplacedCount ?? 0;
+  }
+
+  /**
+   * A reader whose bucket files are not pinned, after a verify found
+   * problems: takes the newest manifest's entry of every bucket missing one
+   * of its files; true when there was one (verify the store again).
+   */
+  followReplaced(): boolean {
+    return this.unpinned?.followAll() ?? false;
   }
 
   /** Path (absolute) and manifest name of bucket b's values file for the next commit. */

@@ -192,9 +192,17 @@ export class Session {
     this.front.recent.clear();
   }
 
-  /** Reads and checks every key file the manifest names (verify). */
+  /**
+   * Reads and checks every key file the manifest names (verify). A reader
+   * that could not pin them checks again, with the newest files of each
+   * bucket a writer's commit took away meanwhile (store/unpinned-buckets.ts):
+   * a file deleted by a commit is not damage.
+   */
   verifyStore(): StoreVerifyResult {
-    return verifyKeyFiles(this.dfs, this.dir, this.store.body);
+    for (let attempt = 1; ; attempt++) {
+      const r = verifyKeyFiles(this.dfs, this.dir, this.store.body);
+      if (r.ok || attempt >= 20 || !this.store.followReplaced()) return r;
+    }
   }
 
   /**

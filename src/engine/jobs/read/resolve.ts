@@ -8,7 +8,9 @@
 // keys seen (in-round repeats take their first arrival's answer), adds each
 // distinct key to the core once, and runs a 'check' whose values pass reads
 // every touched bucket's values (file and deltas) once, in order, handing each hit's
-// docID back by ordinal. A key the journal holds (stored by a small round,
+// docID back by ordinal (merged again when a reader that could not pin the
+// store's files finds a bucket's values replaced by a writer meanwhile,
+// store/unpinned-buckets.ts). A key the journal holds (stored by a small round,
 // not yet in a bucket file) is answered from the journal's value. A round holds at most `roundLinks` links; a bigger
 // input takes more rounds (each one sequential pass per touched bucket).
 // Writes nothing (a read-only session's spills and aux log go to its
@@ -51,6 +53,9 @@ export interface ResolveResult {
 
 /** Links per round: RAM ~120 bytes a link (text, keys, table, answers), so 2^21 links take ~250 MiB at most. */
 export const RESOLVE_ROUND_LINKS = 1 << 21;
+
+/** Merges of one round before values that keep being replaced under a reader without pins are reported (DRUM_IO). */
+const MAX_MERGES = 20;
 
 export async function resolve(s: Session, req: ResolveRequest, roundLinks = RESOLVE_ROUND_LINKS): Promise<ResolveResult> {
   if (!s.valued) {
@@ -170,23 +175,42 @@ class Round {
     this.links++;
   }
 
+  /**
+   * The round's merge: each hit's docID into `docOf` by ordinal. A reader
+   * without pins that found a bucket's values replaced after reading its
+   * keys (Store.valuesReplaced) merges again: the merge wrote nothing.
+   */
+  private async merge(docOf: Float64Array): Promise<void> {
+    const s = this.s;
+    const st = s.store;
+    for (let attempt = 1; ; attempt++) {
+      const replaced = st.valuesReplaced;
+      try {
+        await s.core.merge('check', {
+          files: s.storeFiles(), fsync: false, counters: newRunCounters(), onHit: null, keySink: null,
+          values: {
+            files: { openValues: (b) => st.openValues(b), valuesOutputPath: () => { throw new DrumError('DRUM_INTERNAL', 'a check writes no values'); } },
+            fill: () => undefined,
+            update: null,
+            out: (o, v, at) => void (docOf[o] = docIDOf(v, at)),
+          },
+        });
+        return;
+      } catch (e) {
+        if (st.valuesReplaced === replaced || attempt >= MAX_MERGES) throw e;
+        docOf.fill(-1);
+      }
+    }
+  }
+
   /** Merges the round ('check' with values) and answers its links in order; then empties it. */
   async run(req: ResolveRequest, res: ResolveResult): Promise<void> {
     if (this.links === 0) return;
     const s = this.s;
     const records = s.core.records;
     const docOf = new Float64Array(records).fill(-1);
-    const st = s.store;
     const read0 = s.dfs.counters.bytesRead;
-    await s.core.merge('check', {
-      files: s.storeFiles(), fsync: false, counters: newRunCounters(), onHit: null, keySink: null,
-      values: {
-        files: { openValues: (b) => st.openValues(b), valuesOutputPath: () => { throw new DrumError('DRUM_INTERNAL', 'a check writes no values'); } },
-        fill: () => undefined,
-        update: null,
-        out: (o, v, at) => void (docOf[o] = docIDOf(v, at)),
-      },
-    });
+    await this.merge(docOf);
     res.merges++;
     res.bytesRead += s.dfs.counters.bytesRead - read0;
     let start = 0;
