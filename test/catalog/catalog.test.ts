@@ -1,6 +1,8 @@
 // Tests of the level-backed run catalog and host table: run round trips and
 // ordering, ingested-input lookup, idempotent host-count rounds, top-N hosts
-// against a Map model, and the lock / corruption / read-only error codes.
+// against a Map model, a writer's pending-delta shape kept up without
+// reading every pending round again, and the lock / corruption / read-only
+// error codes.
 // Each test uses its own temp state directory.
 
 import { describe, it, after } from 'node:test';
@@ -277,5 +279,61 @@ describe('host table deltas', () => {
       await c.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a writer\'s pending host deltas', () => {
+  /** Counts the scans of the catalog's round delta file records (one per pending round read). */
+  function countScans(c: Catalog): () => number {
+    const subs = (c as unknown as { subs: Map<string, { iterator: (...a: unknown[]) => unknown }> }).subs;
+    const files = subs.get('hostDeltaFiles')!;
+    let n = 0;
+    const iterator = files.iterator.bind(files);
+    files.iterator = (...a: unknown[]) => { n++; return iterator(...a); };
+    return () => n;
+  }
+
+  it('decides a fold after each round without reading the record of every pending round again', async () => {
+    const dir = tempState();
+    const c = await Catalog.open(dir, { sync: false });
+    try {
+      await c.applyHostCounts('r', 0, new Map([['a.example', 1]]));
+      await c.pendingShape();
+      const scans = countScans(c);
+      for (let r = 1; r <= 50; r++) {
+        await c.applyHostCounts('r', r, new Map([[`h${r}.example`, 2]]));
+        assert.equal((await c.pendingShape()).parts, r + 1);
+      }
+      assert.equal(scans(), 0);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('keeps its pending shape what a fresh open reads across rounds, repeated rounds and folds (property)', async () => {
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('round' as const), round: fc.integer({ min: 0, max: 12 }), hosts: fc.integer({ min: 1, max: 30 }) }),
+      fc.record({ kind: fc.constant('fold' as const) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
+        const dir = tempState();
+        let c = await Catalog.open(dir, { sync: false });
+        try {
+          for (const s of steps) {
+            if (s.kind === 'fold') await c.compactHosts();
+            else await c.applyHostCounts('run', s.round, new Map(Array.from({ length: s.hosts }, (_, i) => [`h${i}-${s.round}.example`, 1 + i])));
+            await c.pendingShape();
+          }
+          const kept = await c.pendingShape();
+          await c.close();
+          c = await Catalog.open(dir, { sync: false });
+          assert.deepEqual(kept, await c.pendingShape());
+        } finally {
+          await c.close();
+        }
+      }),
+      { seed: 77, numRuns: 25 },
+    );
   });
 });

@@ -72,12 +72,14 @@ function hostsIn(delta: Uint8Array): number {
 
 /**
  * Writes one round's parts to its delta file, then records the file and the
- * round's marker in one batch. False (nothing written) when the marker is
- * there already. `counts` may yield views of a buffer it reuses (HostParts
- * does): each part is written before the next is requested.
+ * round's marker in one batch, and returns the file's record (its parts and
+ * bytes are what the round adds to the pending deltas). Null (nothing
+ * written) when the marker is there already. `counts` may yield views of a
+ * buffer it reuses (HostParts does): each part is written before the next is
+ * requested.
  */
-export async function applyRound(t: HostTable, marker: string, counts: HostCounts): Promise<boolean> {
-  if ((await t.rounds.get(marker)) !== undefined) return false;
+export async function applyRound(t: HostTable, marker: string, counts: HostCounts): Promise<DeltaFileRecord | null> {
+  if ((await t.rounds.get(marker)) !== undefined) return null;
   const rec = writeDeltaFile(t.fs, join(t.stateDir, HOST_DIR), deltaFileName(marker), toParts(counts), t.sync);
   // Parts an older version's apply of this round left as LevelDB values before it crashed: replaced, never added to.
   const batch: Op[] = (await t.deltas.keys({ gt: `${marker}#`, lt: `${marker}$` }).all()).map((k) => del(t.deltas, k));
@@ -85,7 +87,7 @@ export async function applyRound(t: HostTable, marker: string, counts: HostCount
   batch.push(put(t.rounds, marker, rec.hosts));
   await t.db.batch(batch as never, { sync: t.sync });
   if (rec.parts === 0) t.fs.unlink(join(t.stateDir, HOST_DIR, rec.name));
-  return true;
+  return rec;
 }
 
 /**

@@ -3,7 +3,8 @@
 // while the file is written or before its batch (reads and folds ignore it,
 // the redo replaces it: no double count). Folds are host-fold.test.ts's,
 // catalogs of older layouts legacy-fold.test.ts's. Every check compares
-// against a plain Map model.
+// against a plain Map model. Also what a fold is decided on (pendingShape):
+// the marked rounds' parts and bytes, and the table file's bytes.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +12,9 @@ import fc from 'fast-check';
 import { encodeHostMap } from '../../../src/catalog/hosts/host-delta.js';
 import { withCatalog } from '../../helpers/catalog.js';
 import { tempDir } from '../../helpers/tmp.js';
-import { type Model, addTo, deltaFiles, dyingAfter, expectTable, failBatches, roundParts, sublevel } from './helpers.js';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Model, addTo, applyLegacy, deltaFiles, dyingAfter, expectTable, failBatches, roundParts, sublevel, tableFiles } from './helpers.js';
 
 describe('host counts of a round recorded as a delta file', () => {
   it('writes a round\'s parts to a delta file of its own, none into LevelDB, and counts it once', async () => {
@@ -126,5 +129,44 @@ describe('host counts of a round recorded as a delta file', () => {
       }),
       { seed: 2027, numRuns: 40 },
     );
+  });
+});
+
+describe('the pending deltas a fold is decided on (pendingShape)', () => {
+  it('counts the parts and bytes of committed rounds and the table file\'s bytes, and nothing of a round whose batch failed', async () => {
+    const state = tempDir();
+    await withCatalog(state, async (c) => {
+      assert.deepEqual(await c.pendingShape(), { parts: 0, bytes: 0, tableBytes: 0 });
+      const a = roundParts(11, 40, 3).map(encodeHostMap);
+      await c.applyHostCounts('r', 0, a);
+      const restore = failBatches(c, 1);
+      await assert.rejects(c.applyHostCounts('r', 1, roundParts(12, 40, 2).map(encodeHostMap)));
+      restore();
+      const aBytes = a.reduce((n, p) => n + p.byteLength, 0);
+      assert.deepEqual(await c.pendingShape(), { parts: 3, bytes: aBytes, tableBytes: 0 });
+      await c.compactHosts();
+      const [table] = tableFiles(state).filter((n) => n.endsWith('.tbl'));
+      const tableBytes = statSync(join(state, 'hosts', table!)).size;
+      const b = roundParts(13, 40, 2).map(encodeHostMap);
+      await c.applyHostCounts('r', 2, b);
+      assert.deepEqual(await c.pendingShape(), { parts: 2, bytes: b.reduce((n, p) => n + p.byteLength, 0), tableBytes });
+    });
+  });
+
+  it('gives parts kept as LevelDB values (older catalogs) an unknown size, and counts none of an unmarked round', async () => {
+    const state = tempDir();
+    await withCatalog(state, async (c) => {
+      await sublevel(c, 'hostDeltas', 'view').put('gone|0000000001#000000', encodeHostMap(new Map([['x.example', 9]])));
+      await c.applyHostCounts('new', 0, roundParts(14, 30, 2).map(encodeHostMap));
+      const files = await c.pendingShape();
+      assert.equal(files.parts, 2);
+      assert.ok(Number.isFinite(files.bytes));
+    });
+    await withCatalog(state, async (c) => {
+      await applyLegacy(c, 'old', 0, roundParts(15, 30, 3));
+    });
+    await withCatalog(state, async (c) => {
+      assert.deepEqual(await c.pendingShape(), { parts: 5, bytes: Infinity, tableBytes: 0 });
+    });
   });
 });
