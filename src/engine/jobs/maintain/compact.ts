@@ -5,7 +5,8 @@
 // it touches whole), the values deltas folded into one values file per
 // bucket (the fold a round writing a bucket whole does; fold-values.ts) and
 // the pending host-count deltas folded into the host table (the fold a
-// writer's open runs once 64 have piled up; fold-child.ts). A store that fails the check before a write
+// writer's open runs once they are due, catalog/hosts/fold-policy.ts;
+// fold-child.ts). A store that fails the check before a write
 // (ingest.ts refuseBadStore) is refused first, with nothing changed. Each
 // merge is crash-safe on its own, like the
 // automatic one; nothing is ingested and no run is recorded. Does not
@@ -24,7 +25,7 @@ export interface CompactResult {
   journalKeys: number;
   /** Values delta files folded into values files: those the store named when the compaction began (0: no bucket had any). */
   valueDeltas: number;
-  /** Host-count deltas (round parts) folded into the host table: by this compaction, and when it is the first job of an open store, by that open, which folds them once 64 are pending (0: none were). */
+  /** Host-count deltas (round parts) folded into the host table: by this compaction, and when it is the first job of an open store, by that open, which folds them once they are due (catalog/hosts/fold-policy.ts; 0: none were). */
   hostDeltas: number;
   /** URLs in the store afterwards (unchanged by a compaction). */
   storeUrls: number;
