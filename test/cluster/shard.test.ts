@@ -10,11 +10,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { drum, uniques } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { clusterPerSuite, haveNats, INSTALL_HINT, NatsCluster, spawnDrum, type DrumProc } from '../helpers/nats.js';
+import { announced, perShard, stopServing as stop } from '../helpers/drum-new.js';
 
 const HAVE = haveNats();
 const SERVE_FLAGS = ['--max-delay', '0.1', '--ack-wait', '1', '--no-fsync', '--workers', '0', '--quiet'];
@@ -37,86 +36,6 @@ function links(seed: number, n: number): string {
   return out.join('\n') + '\n';
 }
 
-interface NewMsg {
-  shard: number;
-  ordinal: number;
-  urls: string[];
-}
-
-/**
- * Reads DRUM_NEW from its start until it holds `want` URLs, then on until
- * it has been quiet for QUIET_MS (a URL announced twice would come then).
- * Done is judged by what the shards announced, not by the work-queue
- * stream or its consumers' counts: after a node's kill -9, nats-server 2.9
- * can keep messages its consumers acked (nats-server PR #5227), and a
- * consumer's pending count read after a leader change can be stale. A
- * timeout throws with what was read and the streams' and consumers' state.
- */
-async function announced(urls: string, want: number, timeoutMs = 60_000): Promise<NewMsg[]> {
-  const nc = await connect({ servers: urls.split(',') });
-  const until = Date.now() + timeoutMs;
-  try {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await readNew(nc, want, until);
-      } catch (e) {
-        // A stream leader moving after a node died: read again from the start.
-        if (attempt >= 10 || Date.now() > until) throw new Error(`${(e as Error).message}; ${await natsState(nc)}`);
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-    }
-  } finally {
-    await nc.close();
-  }
-}
-
-const QUIET_MS = 1500;
-
-async function readNew(nc: Awaited<ReturnType<typeof connect>>, want: number, until: number): Promise<NewMsg[]> {
-  const c = await jetstream(nc).consumers.get('DRUM_NEW');
-  const out: NewMsg[] = [];
-  let count = 0;
-  for (;;) {
-    const m = await c.next({ expires: count >= want ? QUIET_MS : 1000 });
-    if (m === null) {
-      if (count >= want) return out;
-      if (Date.now() > until) throw new Error(`DRUM_NEW held ${count} of ${want} URLs in time`);
-      continue;
-    }
-    const msg = { shard: Number(m.headers!.get('Drum-Shard')), ordinal: Number(m.headers!.get('Drum-Ordinal')), urls: m.string().split('\n').filter((u) => u !== '') };
-    out.push(msg);
-    count += msg.urls.length;
-  }
-}
-
-/** DRUM_LINKS's messages and each consumer's counts, for a failure's message. */
-async function natsState(nc: Awaited<ReturnType<typeof connect>>): Promise<string> {
-  try {
-    const jsm = await jetstreamManager(nc);
-    const links = (await jsm.streams.info('DRUM_LINKS')).state;
-    const consumers = await jsm.consumers.list('DRUM_LINKS').next();
-    const each = consumers.map((x) => `${x.name}: pending ${x.num_pending}, ack pending ${x.num_ack_pending}, ack floor ${x.ack_floor.stream_seq}`);
-    return `DRUM_LINKS ${links.messages} messages (seq ${links.first_seq}-${links.last_seq}); ${each.join('; ')}`;
-  } catch (e) {
-    return `no stream state (${(e as Error).message})`;
-  }
-}
-
-/** Per shard, the URLs in stream order; asserts each shard's ordinals run 0, 1, 2, … with no gap or repeat. */
-function perShard(msgs: NewMsg[]): Map<number, string[]> {
-  const m = new Map<number, string[]>();
-  for (const x of msgs) {
-    const l = m.get(x.shard) ?? [];
-    if (x.ordinal !== l.length) {
-      const order = msgs.filter((y) => y.shard === x.shard).map((y) => `${y.ordinal}+${y.urls.length}`);
-      assert.fail(`shard ${x.shard}: message at ordinal ${x.ordinal} after ${l.length} URLs; its messages in stream order: ${order.join(' ')}`);
-    }
-    l.push(...x.urls);
-    m.set(x.shard, l);
-  }
-  return m;
-}
-
 /** The single-process answer: `drum ingest` of the same files in the same order. */
 async function ingestOf(files: string[]): Promise<string[]> {
   const out: string[] = [];
@@ -131,13 +50,6 @@ async function ingestOf(files: string[]): Promise<string[]> {
 
 function serve(c: NatsCluster, shard: number, shards: number, state: string, extra: string[] = []): DrumProc {
   return spawnDrum(['serve', '--nats', c.urls, '--shard', String(shard), '--shards', String(shards), '--state', state, ...SERVE_FLAGS, ...extra], tempDir());
-}
-
-/** SIGTERM once the shard serves (a signal before its handler is installed would kill it uncleanly). */
-async function stop(p: DrumProc): Promise<number | null> {
-  while (!/serving/.test(p.stderr()) && p.proc.exitCode === null) await new Promise((r) => setTimeout(r, 50));
-  p.proc.kill('SIGTERM');
-  return p.exited;
 }
 
 describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout: 180_000 }, () => {
