@@ -1,6 +1,8 @@
 // The shard role (`drum serve`): a durable pull consumer on drum.links.<I>
 // feeds DRUM rounds into the shard's own drum store. A round closes when
-// `roundLinks` links wait or `maxDelayMs` after its first message. Per round:
+// `roundLinks` links wait or `maxDelayMs` after its first message, and
+// links are fetched only while fewer than that wait (link-pull.ts), so a
+// backlog is answered in rounds of that size, not all at once. Per round:
 // the new URLs go to the outbox (before the store commits them), the store
 // commits, the new URLs are published with (shard, ordinal) ids, the
 // confirmed ordinal is recorded, then the round's input messages are acked.
@@ -16,11 +18,12 @@
 
 import { rmSync } from 'node:fs';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, type JsMsg } from '@nats-io/jetstream';
 import type { Drum } from '../engine/drum.js';
 import type { RunReport } from '../engine/api.js';
 import { DrumError } from '../errors.js';
 import { noteCrashedRound, removeLeftoverRounds, shardRunOptions } from './leftover-rounds.js';
+import { LinkPull } from './link-pull.js';
 import { NewUrlPublisher } from './new-urls.js';
 import { ShardState } from './shard-state.js';
 import { ensureStreams, LINKS_STREAM, linksSubject, shardConsumer } from './subjects.js';
@@ -44,11 +47,9 @@ export interface ShardOptions {
 }
 
 export class Shard {
-  private readonly queue: JsMsg[] = [];
-  private queuedLinks = 0;
   private wake: (() => void) | null = null;
   private stopping = false;
-  private messages: ConsumerMessages | null = null;
+  private pull: LinkPull | null = null;
   private readonly held = new Set<JsMsg>();
   private readonly publisher: NewUrlPublisher;
   private state!: ShardState;
@@ -84,14 +85,17 @@ export class Shard {
     }, Math.max(200, this.o.ackWaitMs / 3));
     try {
       if (!this.stopping) {
-        this.messages = await consumer.consume({ max_messages: 512 });
+        this.pull = new LinkPull(this.nc, consumer, this.o.roundLinks, (m) => {
+          this.held.add(m);
+          this.poke();
+        });
         this.o.onReady?.();
-        const pump = this.pump(this.messages);
+        const pump = this.pump(this.pull);
         await this.loop();
-        this.messages.stop();
+        this.pull.stop();
         await pump;
       }
-      if (this.queue.length > 0) await this.round(); // drain: what was fetched is answered before we go
+      if ((this.pull?.messages ?? 0) > 0) await this.round(); // drain: what was fetched is answered before we go
       if (this.failure !== null) throw this.failure;
     } finally {
       clearInterval(keepAlive);
@@ -101,7 +105,7 @@ export class Shard {
   /** Asks run() to finish: no more fetching, the held messages make a last round. */
   stop(): void {
     this.stopping = true;
-    this.messages?.stop();
+    this.pull?.stop();
     this.poke();
   }
 
@@ -113,18 +117,11 @@ export class Shard {
 
   private failure: unknown = null;
 
-  private async pump(messages: ConsumerMessages): Promise<void> {
+  private async pump(pull: LinkPull): Promise<void> {
     try {
-      for await (const m of messages) {
-        this.held.add(m);
-        this.queue.push(m);
-        this.queuedLinks += linkCount(m);
-        this.poke();
-        if (this.stopping) break;
-      }
-      if (!this.stopping) this.failure = new DrumError('DRUM_IO', `the consumer of shard ${this.o.shard} stopped`);
+      await pull.run();
     } catch (e) {
-      this.failure = new DrumError('DRUM_IO', `the consumer of shard ${this.o.shard} failed: ${(e as Error).message}`, { cause: e });
+      this.failure = e instanceof DrumError ? e : new DrumError('DRUM_IO', `the consumer of shard ${this.o.shard} failed: ${(e as Error).message}`, { cause: e });
     }
     this.stopping = true;
     this.poke();
@@ -142,12 +139,13 @@ export class Shard {
 
   private async loop(): Promise<void> {
     while (!this.stopping) {
-      if (this.queue.length === 0) {
+      const pull = this.pull!;
+      if (pull.messages === 0) {
         await this.sleep(1000);
         continue;
       }
       const due = performance.now() + this.o.maxDelayMs;
-      while (!this.stopping && this.queuedLinks < this.o.roundLinks && performance.now() < due) await this.sleep(due - performance.now());
+      while (!this.stopping && pull.links < this.o.roundLinks && performance.now() < due) await this.sleep(due - performance.now());
       await this.round();
     }
   }
@@ -155,9 +153,7 @@ export class Shard {
   /** One DRUM round over the queued messages: outbox, commit, publish, confirm, ack. */
   private async round(): Promise<void> {
     const t0 = performance.now();
-    const msgs = this.queue.splice(0, this.queue.length);
-    const links = this.queuedLinks;
-    this.queuedLinks = 0;
+    const { msgs, links } = this.pull!.take();
     const base = this.state.meta.next;
     const outbox: string[] = [];
     const feed = msgs.map((m) => withNewline(m.data));
@@ -219,14 +215,6 @@ async function drain(run: AsyncGenerator<string, RunReport | null>): Promise<{ u
   let next = await run.next();
   for (; !next.done; next = await run.next()) urls.push(next.value);
   return { urls, outDir: next.value?.outDir ?? null };
-}
-
-function linkCount(m: JsMsg): number {
-  const h = Number(m.headers?.get('Drum-Count'));
-  if (Number.isSafeInteger(h) && h > 0) return h;
-  let n = 0;
-  for (const b of m.data) if (b === 0x0a) n++;
-  return n + 1;
 }
 
 function withNewline(b: Uint8Array): Buffer {

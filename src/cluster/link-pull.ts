@@ -1,0 +1,130 @@
+// Pulls a shard's link messages from its durable consumer into a queue, and
+// only while the next round has room: a fetch of about FETCH_BYTES is asked
+// for while fewer than `roundLinks` links wait, so the queue holds at most
+// roundLinks links plus one fetch, however far the stream is ahead of the
+// shard (a publisher faster than it, a restart onto a backlog). A fetch asks
+// for a number of messages, as many as the messages so far average into
+// FETCH_BYTES (1 to 1,000): one by bytes gets at most 100 messages from the
+// client and then waits for missed heartbeats (7.5 s), which one-link
+// messages would wait at every fetch. A consume()
+// that reads on while a round runs holds every message the consumer will
+// hand out (up to its max_ack_pending), and the next round answers them all
+// at once; one paused instead leaves its prefetched messages unread and not
+// kept alive, so the stream redelivers them after the ack wait. Every message
+// fetched is handed to `onArrive` at once (the shard keeps it alive). A
+// failed fetch is tried again, with a growing wait, for as long as the
+// consumer and its stream exist (a NATS node restarting, a leader moving);
+// a consumer or stream gone, or a closed connection, is DRUM_IO.
+// Does not run rounds, ack or keep messages alive (shard.ts does).
+// REQUIRES: one LinkPull per consumer at a time.
+
+import type { NatsConnection } from '@nats-io/transport-node';
+import { JetStreamApiError, type Consumer, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { DrumError } from '../errors.js';
+
+/** How long a fetch waits for links on an idle stream before the next is asked for. */
+const FETCH_EXPIRES_MS = 5000;
+const RETRY_MS = 250;
+const RETRY_MAX_MS = 4000;
+/** JetStream API codes of a consumer, or its stream, that no longer exists. */
+const CONSUMER_NOT_FOUND = 10014;
+const STREAM_NOT_FOUND = 10059;
+
+/** About the bytes of one fetch: 8 full links messages (256 KiB), or 1,000 small ones. */
+export const FETCH_BYTES = 2 << 20;
+const FETCH_MAX_MESSAGES = 1000;
+
+export class LinkPull {
+  private queue: JsMsg[] = [];
+  /** Links in the queued messages. */
+  links = 0;
+  private room: (() => void) | null = null;
+  private fetching: ConsumerMessages | null = null;
+  private stopped = false;
+  /** Running average of a message's bytes; starts at the largest a server takes by default, so the first fetch asks for 2. */
+  private avgBytes = 1 << 20;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly consumer: Consumer,
+    private readonly roundLinks: number,
+    private readonly onArrive: (m: JsMsg) => void,
+  ) {}
+
+  get messages(): number {
+    return this.queue.length;
+  }
+
+  /** Takes every queued message; the pull goes on into an empty queue. */
+  take(): { msgs: JsMsg[]; links: number } {
+    const taken = { msgs: this.queue, links: this.links };
+    this.queue = [];
+    this.links = 0;
+    this.wake();
+    return taken;
+  }
+
+  /** No more fetching: the fetch under way ends, run() resolves. */
+  stop(): void {
+    this.stopped = true;
+    this.fetching?.stop();
+    this.wake();
+  }
+
+  /** Fetches until stop(); rejects (DRUM_IO) once the consumer, its stream or the connection is gone. */
+  async run(): Promise<void> {
+    for (let failures = 0; !this.stopped; ) {
+      if (this.links >= this.roundLinks) {
+        await new Promise<void>((r) => (this.room = r));
+        continue;
+      }
+      let got = 0;
+      try {
+        const batch = Math.max(1, Math.min(FETCH_MAX_MESSAGES, Math.floor(FETCH_BYTES / this.avgBytes)));
+        const it = (this.fetching = await this.consumer.fetch({ max_messages: batch, expires: FETCH_EXPIRES_MS }));
+        if (this.stopped) it.stop();
+        for await (const m of it) {
+          got++;
+          this.queue.push(m);
+          this.links += linkCount(m);
+          this.avgBytes = 0.9 * this.avgBytes + 0.1 * Math.max(1, m.data.length);
+          this.onArrive(m);
+        }
+        failures = 0;
+      } catch (e) {
+        // A fetch that got messages and then failed: the next fetch says whether the failure lasts.
+        if (this.stopped || got > 0) continue;
+        await this.unlessGone(e);
+        await new Promise((r) => setTimeout(r, Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** failures++)));
+      }
+    }
+  }
+
+  private wake(): void {
+    const r = this.room;
+    this.room = null;
+    r?.();
+  }
+
+  /** Throws DRUM_IO when the fetch failed because the connection closed, or the consumer or its stream no longer exist. */
+  private async unlessGone(why: unknown): Promise<void> {
+    const msg = (x: unknown): string => (x instanceof Error ? x.message : String(x));
+    if (this.nc.isClosed()) throw new DrumError('DRUM_IO', `the NATS connection of the links consumer closed: ${msg(why)}`, { cause: why });
+    try {
+      await this.consumer.info();
+    } catch (e) {
+      if (e instanceof JetStreamApiError && (e.code === CONSUMER_NOT_FOUND || e.code === STREAM_NOT_FOUND)) {
+        throw new DrumError('DRUM_IO', `the links consumer is gone: ${msg(e)} (fetching: ${msg(why)})`, { cause: e });
+      }
+    }
+  }
+}
+
+/** The links of a message: its Drum-Count header, else its lines. */
+export function linkCount(m: JsMsg): number {
+  const h = Number(m.headers?.get('Drum-Count'));
+  if (Number.isSafeInteger(h) && h > 0) return h;
+  let n = 0;
+  for (const b of m.data) if (b === 0x0a) n++;
+  return n + 1;
+}
