@@ -2,11 +2,12 @@
 // feeds DRUM rounds into the shard's own drum store. A round closes when
 // `roundLinks` links wait or `maxDelayMs` after its first message, and
 // links are fetched only while fewer than that wait (link-pull.ts), so a
-// backlog is answered in rounds of that size, not all at once. Per round:
-// the new URLs go to the outbox (before the store commits them), the store
-// commits, the new URLs are published with (shard, ordinal) ids, the
-// confirmed ordinal is recorded, then the round's input messages are acked.
-// A restart first finishes a round left in the outbox (stores its URLs again,
+// backlog is answered in rounds of that size, not all at once. Per merge of
+// a round (one, unless the round holds more than a merge takes): the new
+// URLs go to the outbox (before the store commits them), the store commits,
+// the new URLs are published with (shard, ordinal) ids and the confirmed
+// ordinal is recorded; then the round's input messages are acked. A
+// restart first finishes a merge left in the outbox (stores its URLs again,
 // an idempotent feed; republishes what the stream does not hold yet). Each
 // round is a library run of the store (`drum runs` lists it, with the
 // shard among its options); its output directory is removed once the round
@@ -25,7 +26,7 @@ import { DrumError } from '../errors.js';
 import { noteCrashedRound, removeLeftoverRounds, shardRunOptions } from './leftover-rounds.js';
 import { LinkPull } from './link-pull.js';
 import { NewUrlPublisher } from './new-urls.js';
-import { ShardState } from './shard-state.js';
+import { ShardState, type Outbox } from './shard-state.js';
 import { ensureStreams, LINKS_STREAM, linksSubject, shardConsumer } from './subjects.js';
 
 export interface ShardOptions {
@@ -150,30 +151,45 @@ export class Shard {
     }
   }
 
-  /** One DRUM round over the queued messages: outbox, commit, publish, confirm, ack. */
+  /**
+   * One DRUM round over the queued messages. Per merge of the round (one,
+   * unless it holds more than a merge takes): outbox, commit, then publish
+   * and confirm, which the next merge's commit waits for, so the outbox
+   * holds one merge's new URLs, never the whole round's. Then the acks.
+   */
   private async round(): Promise<void> {
     const t0 = performance.now();
     const { msgs, links } = this.pull!.take();
-    const base = this.state.meta.next;
-    const outbox: string[] = [];
+    let recorded = 0;
+    const last: { merge: Outbox | null } = { merge: null };
     const feed = msgs.map((m) => withNewline(m.data));
     const run = this.drum.checkUpdate(feed, {
       runOptions: shardRunOptions(this.o.shard, this.o.shards),
       beforeCommit: async (fresh) => {
         if (fresh.length === 0) return;
-        // One push per URL: spread as arguments, a round of ~130,000 new URLs overflows the call stack.
-        for (const u of fresh) outbox.push(u);
-        this.state.writeOutbox({ base, urls: outbox });
+        // The merge before this one has committed: its URLs go out now (an outbox of the round's URLs so far,
+        // rewritten at every merge, cost a round of m merges m²/2 merges' worth of writing).
+        if (last.merge !== null) await this.announce(last.merge);
+        last.merge = { base: this.state.meta.next, urls: [...fresh] };
+        recorded += fresh.length;
+        this.state.writeOutbox(last.merge);
       },
     });
-    const { urls, outDir } = await drain(run);
-    if (urls.length !== outbox.length) throw new DrumError('DRUM_INTERNAL', `round handed back ${urls.length} new URLs, recorded ${outbox.length}`);
-    await this.publisher.publish(base, urls);
-    this.confirmed(base + urls.length, outDir);
+    const { count, outDir } = await drain(run);
+    if (count !== recorded) throw new DrumError('DRUM_INTERNAL', `round handed back ${count} new URLs, recorded ${recorded}`);
+    if (last.merge !== null) await this.announce(last.merge);
+    this.roundDone(outDir);
     await Promise.all(msgs.map((m) => m.ackAck().catch(() => false))); // a lost ack means a redelivery, answered as duplicates
     for (const m of msgs) this.held.delete(m);
     this.rounds++;
-    this.o.onRound?.({ links, newUrls: urls.length, ms: performance.now() - t0 });
+    this.o.onRound?.({ links, newUrls: count, ms: performance.now() - t0 });
+  }
+
+  /** Publishes a committed merge's new URLs (skipping what the stream holds), records the next ordinal, drops the outbox. */
+  private async announce(o: Outbox): Promise<void> {
+    await this.publisher.publish(o.base, o.urls);
+    this.state.confirm(o.base + o.urls.length);
+    this.state.dropOutbox();
   }
 
   /** A round whose new URLs were recorded but not confirmed: store them (again) and publish what the stream lacks. */
@@ -187,20 +203,18 @@ export class Shard {
     if (ob.base !== this.state.meta.next) throw new DrumError('DRUM_CORRUPT_FILE', `outbox starts at ordinal ${ob.base}, shard record at ${this.state.meta.next}`);
     // Commits them if the crash came before the store did.
     const { outDir } = await drain(this.drum.checkUpdate([ob.urls], { runOptions: shardRunOptions(this.o.shard, this.o.shards) }));
-    await this.publisher.publish(ob.base, ob.urls); // skips what the stream already holds
-    this.confirmed(ob.base + ob.urls.length, outDir);
+    await this.announce(ob); // skips what the stream already holds
+    this.roundDone(outDir);
   }
 
   /**
-   * The stream holds a round's URLs: the next ordinal is recorded, the outbox
-   * goes, and so does the round's run directory (its unique file, report), or
-   * a shard would leave one per round (one a second at the default --max-delay).
-   * After the first round that made a run, the directories of rounds cut short
-   * before this process go too (that run's start was their last reader).
+   * The stream holds a round's URLs: its run directory (its unique file,
+   * report) goes, or a shard would leave one per round (one a second at the
+   * default --max-delay). After the first round that made a run, the
+   * directories of rounds cut short before this process go too (that run's
+   * start was their last reader).
    */
-  private confirmed(next: number, outDir: string | null): void {
-    this.state.confirm(next);
-    this.state.dropOutbox();
+  private roundDone(outDir: string | null): void {
     if (outDir === null) return;
     rmSync(outDir, { recursive: true, force: true });
     if (this.leftoverTried) return;
@@ -209,12 +223,12 @@ export class Shard {
   }
 }
 
-/** Runs a library run to its end: the new URLs it handed back, and its run directory (null when it recorded no run). */
-async function drain(run: AsyncGenerator<string, RunReport | null>): Promise<{ urls: string[]; outDir: string | null }> {
-  const urls: string[] = [];
+/** Runs a library run to its end: how many new URLs it handed back (beforeCommit had them), and its run directory (null when it recorded no run). */
+async function drain(run: AsyncGenerator<string, RunReport | null>): Promise<{ count: number; outDir: string | null }> {
+  let count = 0;
   let next = await run.next();
-  for (; !next.done; next = await run.next()) urls.push(next.value);
-  return { urls, outDir: next.value?.outDir ?? null };
+  for (; !next.done; next = await run.next()) count++;
+  return { count, outDir: next.value?.outDir ?? null };
 }
 
 function withNewline(b: Uint8Array): Buffer {

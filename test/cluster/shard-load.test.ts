@@ -2,13 +2,14 @@
 // backlog the shard finds at its start (a publisher faster than the shard,
 // a shard restarted after a while down) is answered in rounds of at most
 // --round-links links and one fetch more, not in one round of whatever
-// the stream delivered while the first round ran; every URL is still
-// announced once, in arrival order. Skips without nats-server (fails
-// instead when CI is set).
+// the stream delivered while the first round ran; a round of several merges
+// announces each merge's new URLs as it commits, so its outbox holds one
+// merge's, never the whole round's; every URL is still announced once, in
+// arrival order. Skips without nats-server (fails instead when CI is set).
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { drum } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -20,6 +21,8 @@ const HAVE = haveNats();
 const SERVE_FLAGS = ['--no-fsync', '--workers', '0'];
 /** About what one fetch of a shard's links asks for (src/cluster/link-pull.ts). */
 const FETCH_BYTES = 2 << 20;
+/** The text a store's merge round takes at a time (the engine's default chunkBytes): a merge starts after the chunk that reaches --merge-every. */
+const CHUNK_BYTES = 1 << 20;
 
 function serve(c: NatsCluster, state: string, extra: string[]): DrumProc {
   return spawnDrum(['serve', '--nats', c.urls, '--shard', '0', '--shards', '1', '--state', state, ...SERVE_FLAGS, ...extra], tempDir());
@@ -30,25 +33,79 @@ function roundSizes(p: DrumProc): number[] {
   return [...p.stderr().matchAll(/round of (\d+) links/g)].map((m) => Number(m[1]));
 }
 
-describe('drum serve under load', { skip: HAVE ? false : INSTALL_HINT, timeout: 120_000 }, () => {
-  let c!: NatsCluster;
-  clusterPerSuite(1, (x) => (c = x));
+/** The URL count in the header of the shard's outbox; null when there is none. */
+function outboxCount(state: string): number | null {
+  let fd: number;
+  try {
+    fd = openSync(join(state, 'cluster', 'outbox.txt'), 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const head = Buffer.alloc(64);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const m = /^#drum-outbox \d+ (\d+)\n/.exec(head.subarray(0, n).toString('latin1'));
+    return m === null ? null : Number(m[1]);
+  } finally {
+    closeSync(fd);
+  }
+}
 
-  it('answers a backlog in rounds of at most --round-links links and one fetch more', async () => {
-    const dir = tempDir();
-    const f = join(dir, 'links.txt');
-    const want = Array.from({ length: 150_000 }, (_, i) => `http://host${i % 89}.example.com/p/${i}`);
-    writeFileSync(f, want.map((u) => `${u}\n`).join(''));
-    assert.equal((await drum(['publish', '--nats', c.urls, '--shards', '1', '--quiet', f])).status, 0);
-    // Published before the shard starts: the stream can hand it the whole backlog at once.
-    const shard = serve(c, join(dir, 'shard-0'), ['--round-links', '1000', '--max-delay', '5']);
-    const died = shard.exited.then((code) => assert.fail(`serve exited with ${String(code)} before announcing every URL: ${shard.stderr()}`));
-    const msgs = await Promise.race([announced(c.urls, want.length), died]);
-    assert.equal(await stopServing(shard), 0, shard.stderr());
-    assert.deepEqual(perShard(msgs).get(0), want);
-    const rounds = roundSizes(shard);
-    const oneFetch = Math.ceil(FETCH_BYTES / `http://host0.example.com/p/0\n`.length);
-    assert.equal(rounds.reduce((a, b) => a + b, 0), want.length);
-    assert.ok(Math.max(...rounds) <= 1000 + oneFetch, `rounds of ${rounds.join(', ')} links`);
+/** Backlog links, all new: `n` distinct URLs over 89 hosts, one shard. */
+async function publishBacklog(c: NatsCluster, n: number): Promise<string[]> {
+  const f = join(tempDir(), 'links.txt');
+  const want = Array.from({ length: n }, (_, i) => `http://host${i % 89}.example.com/p/${i}`);
+  writeFileSync(f, want.map((u) => `${u}\n`).join(''));
+  assert.equal((await drum(['publish', '--nats', c.urls, '--shards', '1', '--quiet', f])).status, 0);
+  return want;
+}
+
+describe('drum serve under load', { skip: HAVE ? false : INSTALL_HINT, timeout: 120_000 }, () => {
+  describe('a backlog', () => {
+    let c!: NatsCluster;
+    clusterPerSuite(1, (x) => (c = x));
+
+    it('answers a backlog in rounds of at most --round-links links and one fetch more', async () => {
+      // Published before the shard starts: the stream can hand it the whole backlog at once.
+      const want = await publishBacklog(c, 150_000);
+      const shard = serve(c, join(tempDir(), 'shard-0'), ['--round-links', '1000', '--max-delay', '5']);
+      const died = shard.exited.then((code) => assert.fail(`serve exited with ${String(code)} before announcing every URL: ${shard.stderr()}`));
+      const msgs = await Promise.race([announced(c.urls, want.length), died]);
+      assert.equal(await stopServing(shard), 0, shard.stderr());
+      assert.deepEqual(perShard(msgs).get(0), want);
+      const rounds = roundSizes(shard);
+      const oneFetch = Math.ceil(FETCH_BYTES / `http://host0.example.com/p/0\n`.length);
+      assert.equal(rounds.reduce((a, b) => a + b, 0), want.length);
+      assert.ok(Math.max(...rounds) <= 1000 + oneFetch, `rounds of ${rounds.join(', ')} links`);
+    });
+  });
+
+  describe('a round of several merges', () => {
+    let c!: NatsCluster;
+    clusterPerSuite(1, (x) => (c = x));
+
+    it('announces each merge of a round as it commits, so the outbox holds the new URLs of one merge, not of the round', async () => {
+      const want = await publishBacklog(c, 120_000);
+      const state = join(tempDir(), 'shard-0');
+      // One round of 120,000 new URLs (the whole backlog arrives within --max-delay), a merge every 5,000.
+      const shard = serve(c, state, ['--round-links', '200000', '--max-delay', '2', '--merge-every', '5000']);
+      const died = shard.exited.then((code) => assert.fail(`serve exited with ${String(code)} before announcing every URL: ${shard.stderr()}`));
+      const seen: number[] = [];
+      const watch = setInterval(() => {
+        const n = outboxCount(state);
+        if (n !== null) seen.push(n);
+      }, 2);
+      try {
+        const msgs = await Promise.race([announced(c.urls, want.length), died]);
+        assert.deepEqual(perShard(msgs).get(0), want);
+      } finally {
+        clearInterval(watch);
+      }
+      assert.equal(await stopServing(shard), 0, shard.stderr());
+      assert.equal(roundSizes(shard)[0], want.length, 'the backlog makes one round');
+      const oneChunk = Math.ceil(CHUNK_BYTES / `http://host0.example.com/p/0\n`.length);
+      assert.ok(seen.length > 0, 'an outbox was seen');
+      assert.ok(Math.max(...seen) <= 5000 + oneChunk, `outboxes of ${[...new Set(seen)].join(', ')} URLs`);
+    });
   });
 });
