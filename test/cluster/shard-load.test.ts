@@ -4,13 +4,17 @@
 // --round-links links and one fetch more, not in one round of whatever
 // the stream delivered while the first round ran; a round of several merges
 // announces each merge's new URLs as it commits, so its outbox holds one
-// merge's, never the whole round's; every URL is still announced once, in
-// arrival order. Skips without nats-server (fails instead when CI is set).
+// merge's, never the whole round's; a backlog of one-link messages (any
+// client may publish links) is answered at full speed; every URL is still
+// announced once, in arrival order. Skips without nats-server (fails instead when CI is set).
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { jetstream } from '@nats-io/jetstream';
+import { ensureStreams } from '../../src/cluster/subjects.js';
 import { drum } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { clusterPerSuite, haveNats, INSTALL_HINT, spawnDrum, type DrumProc, type NatsCluster } from '../helpers/nats.js';
@@ -106,6 +110,29 @@ describe('drum serve under load', { skip: HAVE ? false : INSTALL_HINT, timeout: 
       const oneChunk = Math.ceil(CHUNK_BYTES / `http://host0.example.com/p/0\n`.length);
       assert.ok(seen.length > 0, 'an outbox was seen');
       assert.ok(Math.max(...seen) <= 5000 + oneChunk, `outboxes of ${[...new Set(seen)].join(', ')} URLs`);
+    });
+  });
+
+  describe('one-link messages', () => {
+    let c!: NatsCluster;
+    clusterPerSuite(1, (x) => (c = x));
+
+    it('answers a backlog of 10,000 messages of one link each in seconds', async () => {
+      const want = Array.from({ length: 10_000 }, (_, i) => `http://host${i % 89}.example.com/one/${i}`);
+      const nc = await connect({ servers: c.urls.split(',') });
+      try {
+        await ensureStreams(nc, 1, 1);
+        const js = jetstream(nc);
+        for (let i = 0; i < want.length; i += 250) await Promise.all(want.slice(i, i + 250).map((u) => js.publish('drum.links.0', `${u}\n`)));
+      } finally {
+        await nc.close();
+      }
+      const shard = serve(c, join(tempDir(), 'shard-0'), ['--max-delay', '0.5']);
+      const died = shard.exited.then((code) => assert.fail(`serve exited with ${String(code)} before announcing every URL: ${shard.stderr()}`));
+      // A fetch that waits out missed heartbeats after every 100 messages would take minutes.
+      const msgs = await Promise.race([announced(c.urls, want.length, 15_000), died]);
+      assert.equal(await stopServing(shard), 0, shard.stderr());
+      assert.deepEqual(perShard(msgs).get(0), want);
     });
   });
 });
