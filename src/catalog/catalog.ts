@@ -10,37 +10,28 @@
 // a legacy fold, which went slice by slice under its own record); the host
 // table's bulk bytes (round delta files, the table file) live in files
 // under hosts/ that a batch names only once they are written whole
-// (host-table.ts).
+// (host-table.ts). The LevelDB handle, its serialized writes and its error
+// codes are catalog-db.ts's.
 
-import { existsSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { DrumFs } from '../io/fs.js';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { mkdirpSync } from '../io/mkdirp.js';
 import { DrumError } from '../errors.js';
 import { levelError } from './level-errors.js';
 import { openReaderDb } from './snapshot.js';
 import { pruneOldRuns } from './run-prune.js';
 import { roundKey, inputKey } from './keys.js';
-import {
-  del, openLevel, put, type CatalogOpenOptions, type Db, type HostCount, type HostDelta, type Op, type RunRecord, type Sub,
-} from './records.js';
-import {
-  applyRound, foldDeltas, pendingDeltaCount, pendingShape, FOLD_SLICE_BYTES, type FoldState, type HostCounts, type HostTable,
-} from './hosts/host-table.js';
+import { del, openLevel, put, type CatalogOpenOptions, type HostCount, type Op, type RunRecord } from './records.js';
+import { applyRound, foldDeltas, pendingDeltaCount, pendingShape, type HostCounts } from './hosts/host-table.js';
 import { hostCountOf, sortedHostCounts, topHostCounts } from './hosts/host-reads.js';
-import type { HostFilePointer } from './hosts/host-fold.js';
-import type { DeltaFileRecord } from './hosts/delta-file.js';
+import { CatalogDb } from './catalog-db.js';
 
 export { DELTAS_BEFORE_FOLD, foldDue, type PendingShape } from './hosts/fold-policy.js';
 import type { PendingShape } from './hosts/fold-policy.js';
 export type { CatalogOpenOptions, HostCount, RunInput, RunRecord, RunStatus } from './records.js';
 export type { HostCounts } from './hosts/host-table.js';
 
-export class Catalog {
-  private closed = false;
-  private queue: Promise<unknown> = Promise.resolve();
-  private readonly subs = new Map<string, Sub<unknown>>();
-  private readonly fs = new DrumFs();
+export class Catalog extends CatalogDb {
   /**
    * A writer's pending deltas and table bytes as of its last host-table
    * write (null: read them from the records at the next pendingShape). Kept
@@ -49,16 +40,6 @@ export class Catalog {
    * pending round each time cost ~3 us a round (12 ms a run at 4,096).
    */
   private shape: PendingShape | null = null;
-
-  private constructor(
-    readonly dir: string,
-    private readonly db: Db | null,
-    private readonly readOnly: boolean,
-    private readonly sync: boolean,
-    private readonly tempDir: string | null,
-    private readonly opts: CatalogOpenOptions = {},
-  ) {}
-
 
   /**
    * Opens <stateDir>/catalog. Writers create it if missing. Read-only: a missing state
@@ -83,19 +64,6 @@ export class Catalog {
     if (!existsSync(join(dir, 'CURRENT'))) return new Catalog(dir, null, true, sync, null, opts);
     const { db, temp } = await openReaderDb(stateDir, dir);
     return new Catalog(dir, db, true, sync, temp, opts);
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.queue.catch(() => undefined);
-    try {
-      await this.db?.close();
-    } catch (e) {
-      throw levelError('cannot close the run catalog', e, this.dir);
-    } finally {
-      if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
-    }
   }
 
   /**
@@ -243,15 +211,6 @@ export class Catalog {
     return this.read('cannot read the host table', [], () => topHostCounts(this.hostTable(), n));
   }
 
-  private hostTable(): HostTable {
-    return {
-      db: this.db!, deltas: this.sub<HostDelta>('hostDeltas'), files: this.sub<DeltaFileRecord>('hostDeltaFiles'), hosts: this.sub<number>('hosts'), rounds: this.sub<number>('rounds'),
-      fold: this.sub<FoldState>('hostFold'), pointer: this.sub<HostFilePointer>('hostFile'), fs: this.fs, stateDir: dirname(this.dir),
-      sync: this.sync, dir: this.dir,
-      foldSliceBytes: this.opts.foldSliceBytes ?? FOLD_SLICE_BYTES,
-    };
-  }
-
   /** Every host and its count, in host order (the table file merged with the pending deltas); for checks and scripts. */
   async *allHosts(): AsyncGenerator<HostCount> {
     if (!this.db) return;
@@ -269,48 +228,4 @@ export class Catalog {
     }
   }
 
-  /** Sublevels are created once per catalog: creating one per operation is very slow in abstract-level. */
-  private sub<V>(name: string): Sub<V> {
-    let s = this.subs.get(name);
-    if (s === undefined) {
-      const json = name === 'runs' || name === 'hosts' || name === 'rounds' || name === 'hostFold' || name === 'hostFile' || name === 'hostDeltaFiles';
-      const enc = name === 'hostDeltas' ? 'view' : json ? 'json' : 'utf8';
-      s = this.db!.sublevel(name, { valueEncoding: enc }) as unknown as Sub<unknown>;
-      this.subs.set(name, s);
-    }
-    return s as Sub<V>;
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw new DrumError('DRUM_CLOSED', 'the run catalog was used after close()', { file: this.dir });
-  }
-
-  /** Runs a read; `empty` is the answer on a state directory that has no catalog yet. */
-  private async read<T>(what: string, empty: T, fn: () => Promise<T>): Promise<T> {
-    this.assertOpen();
-    if (!this.db) return empty;
-    try {
-      return await fn();
-    } catch (e) {
-      throw levelError(what, e, this.dir);
-    }
-  }
-
-  /** Serializes writers: read-modify-write batches never interleave. */
-  private write<T>(what: string, fn: (db: Db) => Promise<T>): Promise<T> {
-    this.assertOpen();
-    if (this.readOnly || !this.db) {
-      return Promise.reject(new DrumError('DRUM_INTERNAL', `${what}: the catalog is open read-only`, { file: this.dir }));
-    }
-    const db = this.db;
-    const run = this.queue.then(async () => {
-      try {
-        return await fn(db);
-      } catch (e) {
-        throw levelError(what, e, this.dir);
-      }
-    });
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
 }
