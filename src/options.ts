@@ -97,7 +97,9 @@ export interface DrumOptions {
   tuning?: Tuning;
   /**
    * Testing seam: called before every mutating file operation on the state
-   * directory and run outputs (see src/io/fs.ts); throw to inject a crash or an IO error.
+   * directory and run outputs (see src/io/fs.ts), the host table's files
+   * included; not for LevelDB's own files or a host-table fold's child
+   * process. Throw to inject a crash or an IO error.
    */
   faultHook?: FaultHook;
 }

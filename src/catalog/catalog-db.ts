@@ -22,7 +22,7 @@ export abstract class CatalogDb {
   private closed = false;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly subs = new Map<string, Sub<unknown>>();
-  private readonly fs = new DrumFs();
+  private readonly fs: DrumFs;
 
   protected constructor(
     readonly dir: string,
@@ -31,7 +31,9 @@ export abstract class CatalogDb {
     protected readonly sync: boolean,
     private readonly tempDir: string | null,
     private readonly opts: CatalogOpenOptions = {},
-  ) {}
+  ) {
+    this.fs = new DrumFs(undefined, opts.faultHook ?? null);
+  }
 
   /** Waits for queued writes, closes the database and drops a reader's copy (snapshot.ts); idempotent. */
   async close(): Promise<void> {

@@ -4,6 +4,7 @@
 
 import { Level } from 'level';
 import type { ForgetCounts } from '../store/manifest.js';
+import type { FaultHook } from '../io/io-counters.js';
 
 /**
  * `running`: unfinished (stored while a run works; listed as `interrupted`
@@ -59,6 +60,8 @@ export interface CatalogOpenOptions {
   sync?: boolean;
   /** Delta bytes per fold slice (default FOLD_SLICE_BYTES; small in tests). */
   foldSliceBytes?: number;
+  /** The fault seam of the host table's files (src/io/fs.ts), as DrumOptions.faultHook is the store's; LevelDB's own files do not pass it. */
+  faultHook?: FaultHook | null;
 }
 
 export type Db = Level<string, unknown>;

@@ -164,6 +164,30 @@ describe('catalog errors', () => {
     await c.close();
   });
 
+  it('passes the host table\'s file operations through the fault seam it is opened with, and a fault there is DRUM_IO that changes no count', async () => {
+    const state = tempState();
+    const seen: string[] = [];
+    let fail = false;
+    const c = await Catalog.open(state, {
+      faultHook: (op, path) => {
+        seen.push(`${op} ${path.slice(state.length)}`);
+        if (fail && op === 'fsync') throw Object.assign(new Error('injected'), { code: 'EIO' });
+      },
+    });
+    try {
+      assert.equal(await c.applyHostCounts('r', 0, new Map([['a.example', 2]])), true);
+      assert.ok(seen.some((s) => /^write \/hosts\/delta-.*\.hd\.tmp$/.test(s)), seen.join(', '));
+      assert.ok(seen.some((s) => /^rename \/hosts\/delta-.*\.hd$/.test(s)), seen.join(', '));
+      fail = true;
+      await assert.rejects(c.applyHostCounts('r', 1, new Map([['a.example', 5]])), (e) => isDrumError(e, 'DRUM_IO'));
+      fail = false;
+      assert.equal(await c.hostCount('a.example'), 2);
+      assert.equal(await c.hasRound('r', 1), false);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('lets a reader see committed runs through a copy while a writer holds the catalog', async () => {
     const state = tempState();
     const w = await Catalog.open(state);

@@ -7,8 +7,8 @@ import type { FsOp } from '../../src/io/fs.js';
 import type { DrumOptions } from '../../src/options.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { tempDir } from '../helpers/tmp.js';
+import { isCrash, SimulatedCrash } from '../helpers/crash.js';
 
-class SimulatedCrash extends Error {}
 
 function makeInput(dir: string): string {
   const lines: string[] = [];
@@ -66,7 +66,7 @@ describe('crash and resume', () => {
           throw new SimulatedCrash(`crash before ${op} #${k}`);
         }
       };
-      await assert.rejects(ingestOnce(state, input, out, { ...base, faultHook: crashAt }), SimulatedCrash);
+      await assert.rejects(ingestOnce(state, input, out, { ...base, faultHook: crashAt }), isCrash);
       await ingestOnce(state, input, out, base);
       assert.deepEqual(outputs(out), expected, `crash at op ${k}`);
       const d = await Drum.open(state, { ...base, readOnly: true });
@@ -92,7 +92,7 @@ describe('crash and resume', () => {
       if (op === 'rename' && path.endsWith('MANIFEST')) throw new SimulatedCrash('before manifest rename');
     };
     const d = await Drum.open(state, { ...base, faultHook: crash });
-    await assert.rejects(d.ingest({ inputs: [input2], outDir: join(dir, 'o2') }), SimulatedCrash);
+    await assert.rejects(d.ingest({ inputs: [input2], outDir: join(dir, 'o2') }), isCrash);
     await d.close();
     const after = readManifest(state)!;
     assert.equal(after.commit, before.commit);

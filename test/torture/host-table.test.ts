@@ -14,8 +14,8 @@ import type { DrumOptions } from '../../src/options.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { tempDir } from '../helpers/tmp.js';
 import { writeLinks } from './harness.js';
+import { isCrash, SimulatedCrash } from '../helpers/crash.js';
 
-class SimulatedCrash extends Error {}
 
 const opts: DrumOptions = { workers: 0, fsync: true, chunkBytes: 4096, cacheEntries: 64, recentEntries: 64, tuning: { maxBucketEntries: 60 } };
 
@@ -41,7 +41,7 @@ describe('the host table after a crash between a commit and its host counts', ()
       else if (armed && op === 'fsync' && path === state) throw new SimulatedCrash('after the manifest rename, before the host counts');
     };
     const d = await Drum.open(state, { ...opts, faultHook: crash });
-    await assert.rejects(d.ingest({ inputs: [input], outDir: join(dir, 'out') }), SimulatedCrash);
+    await assert.rejects(d.ingest({ inputs: [input], outDir: join(dir, 'out') }), isCrash);
     await d.close().catch(() => undefined);
     const d2 = await Drum.open(state, opts);
     await d2.ingest({ inputs: [input], outDir: join(dir, 'out') });

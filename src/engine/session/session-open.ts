@@ -81,7 +81,7 @@ export async function openCatalog(dir: string, store: Store, opts: ResolvedOptio
     // Never paper over a lost catalog with an empty one: the run history and host table would vanish silently.
     throw new DrumError('DRUM_CORRUPT_FILE', `${join(dir, 'catalog')}: the run catalog is missing although runs were committed`, { file: join(dir, 'catalog') });
   }
-  held.catalog = opts.readOnly ? null : await Catalog.open(dir, { sync: opts.fsync });
+  held.catalog = opts.readOnly ? null : await Catalog.open(dir, { sync: opts.fsync, faultHook: opts.faultHook });
   // A run whose final catalog write was lost (e.g. a full disk under catalog/) is recorded again from the manifest.
   if (held.catalog !== null) await reconcileRuns(held.catalog, store.body.history);
   // A forget whose host counts a crash kept from the catalog: they come off now.
@@ -90,7 +90,7 @@ export async function openCatalog(dir: string, store: Store, opts: ResolvedOptio
   // DELTAS_BEFORE_FOLD of them and as many bytes as the table (or a great many).
   if (held.catalog !== null && foldDue(await held.catalog.pendingShape(), DELTAS_BEFORE_FOLD)) {
     const t0 = performance.now();
-    const deltas = await foldHostsInChild(dir, opts.fsync, held, namedRunIds(store.body));
+    const deltas = await foldHostsInChild(dir, opts, held, namedRunIds(store.body));
     held.foldedAtOpen = { deltas, ms: performance.now() - t0 };
   }
 }
@@ -101,7 +101,10 @@ export async function openCatalog(dir: string, store: Store, opts: ResolvedOptio
  * not in `keepRuns`: `held.catalog` is closed for it and opened again, also
  * when the fold fails. Returns the deltas folded.
  */
-export async function foldHostsInChild(dir: string, fsync: boolean, held: HeldCatalog, keepRuns: readonly string[]): Promise<number> {
+export async function foldHostsInChild(
+  dir: string, opts: Pick<ResolvedOptions, 'fsync' | 'faultHook'>, held: HeldCatalog, keepRuns: readonly string[],
+): Promise<number> {
+  const { fsync, faultHook } = opts;
   await held.catalog?.close();
   held.catalog = null;
   let folded: number;
@@ -109,10 +112,10 @@ export async function foldHostsInChild(dir: string, fsync: boolean, held: HeldCa
     folded = await foldInChild(dir, fsync, keepRuns);
   } catch (e) {
     // Open again for whoever holds it (a failed fold leaves the old table and deltas), but report the fold's error.
-    held.catalog = await Catalog.open(dir, { sync: fsync }).catch(() => null);
+    held.catalog = await Catalog.open(dir, { sync: fsync, faultHook }).catch(() => null);
     throw e;
   }
-  held.catalog = await Catalog.open(dir, { sync: fsync });
+  held.catalog = await Catalog.open(dir, { sync: fsync, faultHook });
   return folded;
 }
 

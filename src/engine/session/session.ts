@@ -262,7 +262,7 @@ export class Session {
     if (this.catalog === null || (await this.catalog.pendingDeltas()) === 0) return 0;
     const held: HeldCatalog = { catalog: this.catalog };
     try {
-      return await foldHostsInChild(this.dir, this.opts.fsync, held, namedRunIds(this.store.body));
+      return await foldHostsInChild(this.dir, this.opts, held, namedRunIds(this.store.body));
     } finally {
       // Not reopened: keep the closed one, so the next catalog write fails loudly instead of being skipped as a reader's.
       if (held.catalog !== null) this.catalog = held.catalog;

@@ -13,6 +13,7 @@ import { segmentPath } from '../../../../src/store/url-log/url-log-format.js';
 import { tempDir } from '../../../helpers/tmp.js';
 import { withReopens } from '../../../helpers/reopen.js';
 import { checkUpdateAll } from '../../../helpers/drum.js';
+import { isCrash, SimulatedCrash } from '../../../helpers/crash.js';
 
 const POOL = Array.from({ length: 150 }, (_, i) => `http://h${i % 11}.example/p/${Math.floor(i / 11)}${i % 5 === 0 ? '?q=1' : ''}`);
 
@@ -20,7 +21,6 @@ async function allUrls(d: Drum, n: number): Promise<(string | null)[]> {
   return d.urls(Array.from({ length: n }, (_, i) => i));
 }
 
-class SimulatedCrash extends Error {}
 
 describe('Drum.urls (the URL log)', () => {
   it('gives every new URL the next docID, batch after batch, across reopen, against a Map model', async () => {
@@ -119,7 +119,7 @@ describe('Drum.urls (the URL log)', () => {
       const crashAt = (op: FsOp): void => {
         if (++n === k) throw new SimulatedCrash(`crash before ${op} #${k}`);
       };
-      await assert.rejects(run(state, { ...base, faultHook: crashAt }), SimulatedCrash);
+      await assert.rejects(run(state, { ...base, faultHook: crashAt }), isCrash);
       // The reader sees only what the manifest committed, however much the crashed commit wrote.
       const m = readManifest(state);
       if (m?.urlLog !== undefined) {
