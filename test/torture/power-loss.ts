@@ -1,0 +1,131 @@
+// A power-loss model for the fault seam (DrumOptions.faultHook), shared by
+// test/torture/power-loss.test.ts (a sample of crash points) and
+// scripts/torture.ts (every operation). A kill -9 keeps the page cache, so
+// it never shows a missing fsync; a power loss keeps only what was made
+// durable. The model watches every mutating operation of a run under one
+// directory (the "world": state, outputs, inputs) and, at a crash, builds
+// the image the disk would hold after the power came back, POSIX's
+// weakest promise:
+// - a file's bytes are those of its last fsync (none if never fsynced;
+//   those it had when the model started, if it existed then);
+// - a directory's names are those of its last fsync (a create, rename or
+//   unlink that no fsync of the directory followed is undone).
+// Not modelled: a state's LevelDB directories (`catalog/`, `writer-lock/`,
+// which sync their own logs through the `level` package, not this seam:
+// copied as they are),
+// torn writes inside a file (a file is all of its last fsync or nothing of
+// after it), and an fsync on the thread pool that was issued but had not
+// returned (counted as done when issued, since the seam sees it then).
+// REQUIRES: the world on one file system (inode numbers identify files);
+// drum opened with fsync on; files written only through the seam (a file
+// drum writes some other way reads as empty, as a power loss could leave
+// it), and fsynced under the name they were opened by.
+
+import * as fs from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import type { FsOp } from '../../src/io/fs.js';
+
+/** A state directory's LevelDB directories (src/catalog/, src/store/lock.ts). */
+const LEVELDB_DIRS = new Set(['catalog', 'writer-lock']);
+
+/** A file's identity: its inode and how many times that inode was freed before (inodes are reused). */
+type FileId = string;
+interface Entry {
+  id: FileId;
+  dir: boolean;
+}
+
+export class PowerLossModel {
+  /** The bytes of each file as of its last fsync. */
+  private readonly synced = new Map<FileId, Buffer>();
+  /** The names of each directory (by path) as of its last fsync. */
+  private readonly listings = new Map<string, Map<string, Entry>>();
+  /** Times each inode was freed, so a reused inode is another file. */
+  private readonly freed = new Map<number, number>();
+
+  /** Starts with everything under `world` durable (what was on the disk before the run). */
+  constructor(readonly world: string) {
+    this.snapshotTree(world);
+  }
+
+  /** Records what operation `op` on `path` makes durable; call it from the fault hook for every operation that goes ahead, not for the one the power loss stops. */
+  observe(op: FsOp, path: string): void {
+    if (!this.inWorld(path) || this.inCatalog(path)) return;
+    if (op === 'fsync') {
+      const st = statOrNull(path);
+      if (st === null) return;
+      if (st.isDirectory()) this.listings.set(path, this.listing(path));
+      else this.synced.set(this.idOf(st.ino), fs.readFileSync(path));
+    } else if (op === 'unlink' || op === 'rename') {
+      // The inode the name held is freed (an unlink, or a rename over it): a new file may take its number.
+      const st = statOrNull(path);
+      if (st !== null && st.isFile()) this.freed.set(st.ino, (this.freed.get(st.ino) ?? 0) + 1);
+    }
+  }
+
+  /**
+   * Writes what the disk holds after a power loss now into `image`, a new
+   * directory: the world's path, once the world itself was moved to
+   * `current` (the catalog is copied from there).
+   */
+  build(image: string, current: string): void {
+    fs.mkdirSync(image, { recursive: true });
+    this.buildDir(this.world, image, current);
+  }
+
+  private buildDir(dir: string, to: string, current: string): void {
+    for (const [name, e] of this.listings.get(dir) ?? new Map<string, Entry>()) {
+      const src = join(dir, name);
+      const dst = join(to, name);
+      if (this.inCatalog(src)) {
+        const now = join(current, relative(this.world, src));
+        if (fs.existsSync(now)) fs.cpSync(now, dst, { recursive: true });
+      } else if (e.dir) {
+        fs.mkdirSync(dst);
+        this.buildDir(src, dst, current);
+      } else {
+        fs.writeFileSync(dst, this.synced.get(e.id) ?? Buffer.alloc(0));
+      }
+    }
+  }
+
+  private snapshotTree(dir: string): void {
+    const l = this.listing(dir);
+    this.listings.set(dir, l);
+    for (const [name, e] of l) {
+      const p = join(dir, name);
+      if (e.dir) this.snapshotTree(p);
+      else this.synced.set(e.id, fs.readFileSync(p));
+    }
+  }
+
+  private listing(dir: string): Map<string, Entry> {
+    const l = new Map<string, Entry>();
+    for (const name of fs.readdirSync(dir).sort()) {
+      const st = statOrNull(join(dir, name));
+      if (st !== null) l.set(name, { id: this.idOf(st.ino), dir: st.isDirectory() });
+    }
+    return l;
+  }
+
+  private idOf(ino: number): FileId {
+    return `${ino}.${this.freed.get(ino) ?? 0}`;
+  }
+
+  private inWorld(path: string): boolean {
+    return !relative(this.world, path).startsWith('..');
+  }
+
+  /** Under a LevelDB directory of a state (its catalog, its writer lock), whose files do not pass the seam. */
+  private inCatalog(path: string): boolean {
+    return relative(this.world, path).split(sep).some((part) => LEVELDB_DIRS.has(part));
+  }
+}
+
+function statOrNull(path: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(path);
+  } catch {
+    return null;
+  }
+}
