@@ -6,8 +6,9 @@
 // together: one holder at a time, DRUM_LOCKED for the rest, verify after each
 // trial, no URL emitted as new twice); the IO-fault sweep (ENOSPC and EIO at
 // every mutating operation of a multi-round ingest); a power loss before
-// every mutating operation of an ingest into a store that holds a run (the
-// disk rebuilt from what was fsynced, test/torture/power-loss.ts); a long hostile-input
+// every mutating operation of an ingest, a compact and a forget on a store
+// that holds a run (the disk rebuilt from what was fsynced,
+// test/torture/power-loss.ts); a long hostile-input
 // fuzz; a 1 GiB file with no newline, 10^6 distinct hosts and one host with
 // 10^6 URLs (RSS and time); and the CI torture tests (corruption matrix,
 // concurrency, paths). Prints a summary and writes it as JSON (--json FILE).
@@ -23,7 +24,7 @@ import {
 } from '../test/torture/harness.js';
 import { runAndKill, type KillAim } from '../test/torture/kill.js';
 import { faultAt, faultHandled, traceOps, FAULT_OPTS, type FaultOutcome } from '../test/torture/io-faults.js';
-import { powerLossAt, powerLossRef, type PowerLossOutcome } from '../test/torture/power-loss-run.js';
+import { powerLossAt, powerLossRef, writePowerLossInputs, type PowerLossOutcome } from '../test/torture/power-loss-run.js';
 import { checkHostile, hostileBytes, openHostile } from '../test/torture/hostile.js';
 import { lockRace, repeatedUrls, writerRace } from '../test/torture/writers.js';
 
@@ -166,20 +167,22 @@ async function faultSection(): Promise<void> {
 async function powerSection(): Promise<void> {
   const dir = join(root, 'power');
   fs.mkdirSync(dir);
-  const inputs = { a: join(dir, 'a.txt'), b: join(dir, 'b.txt') };
-  writeLinks(inputs.a, 900, 7, { hosts: 30, rejectEvery: 53 });
-  writeLinks(inputs.b, 1200, 8, { hosts: 40, rejectEvery: 41 });
-  const ref = await powerLossRef(dir, inputs);
+  const inputs = writePowerLossInputs(dir);
   const bad: PowerLossOutcome[] = [];
+  const cases: Record<string, number> = {};
   const byOp: Record<string, number> = {};
-  for (let at = 0; at < ref.ops; at++) {
-    const o = await powerLossAt(dir, inputs, ref, at);
-    byOp[o.op] = (byOp[o.op] ?? 0) + 1;
-    if (!o.ok) bad.push(o);
+  for (const step of ['ingest', 'compact', 'forget'] as const) {
+    const ref = await powerLossRef(dir, inputs, step);
+    cases[step] = ref.ops;
+    for (let at = 0; at < ref.ops; at++) {
+      const o = await powerLossAt(dir, inputs, ref, at);
+      byOp[o.op] = (byOp[o.op] ?? 0) + 1;
+      if (!o.ok) bad.push(o);
+    }
+    log(`power loss (${step}): ${ref.ops} operations, ${bad.length} bad so far`);
   }
-  log(`power loss: ${ref.ops} operations, ${bad.length} bad`);
   for (const o of bad.slice(0, 20)) failures.push(`power loss: ${JSON.stringify(o)}`);
-  summary.powerLoss = { cases: ref.ops, byOp, bad: bad.length };
+  summary.powerLoss = { cases, byOp, bad: bad.length };
 }
 
 async function fuzzSection(): Promise<void> {

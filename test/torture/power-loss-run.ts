@@ -1,10 +1,12 @@
 // Runs one power-loss trial, shared by test/torture/power-loss.test.ts and
-// scripts/torture.ts: input A is ingested whole into a new store, then
-// input B's ingest loses power before its mutating operation #at (0-based,
-// counted through the fault seam); on the disk image power-loss.ts builds
-// from that moment, A's outputs must be the reference's, a rerun of B's
-// command must write the reference's B outputs, and the store must verify.
-// Asserts nothing; callers judge `ok` and print the rest.
+// scripts/torture.ts: input A is ingested whole into a new store, then a
+// step loses power before its mutating operation #at (0-based, counted
+// through the fault seam): the ingest of input B, a `compact`, or a forget
+// of list F. On the disk image power-loss.ts builds from that moment, A's
+// outputs must be the reference's, the step run again must complete, and
+// then B's ingest (the step itself, or one after it) must write the
+// reference's B outputs, which depend on every URL the store holds, and
+// the store must verify. Asserts nothing; callers judge `ok`.
 // REQUIRES: inputs written once, before powerLossRef.
 
 import * as fs from 'node:fs';
@@ -13,7 +15,7 @@ import { Drum, verifyStateDir } from '../../src/engine/drum.js';
 import { isDrumError } from '../../src/errors.js';
 import type { FsOp } from '../../src/io/fs.js';
 import type { DrumOptions } from '../../src/options.js';
-import { outputs } from './harness.js';
+import { outputs, writeLinks } from './harness.js';
 import { FAULT_OPTS } from './io-faults.js';
 import { PowerLossModel } from './power-loss.js';
 import { isCrash, SimulatedCrash } from '../helpers/crash.js';
@@ -21,16 +23,33 @@ import { isCrash, SimulatedCrash } from '../helpers/crash.js';
 export interface Inputs {
   a: string;
   b: string;
+  /** URLs to forget (the 'forget' step). */
+  f: string;
 }
 
+/** The trials' inputs in `dir`: A (900 links), B (1,200, many of A's URLs among them) and F (every third line of A). */
+export function writePowerLossInputs(dir: string): Inputs {
+  const inputs = { a: join(dir, 'a.txt'), b: join(dir, 'b.txt'), f: join(dir, 'f.txt') };
+  writeLinks(inputs.a, 900, 7, { hosts: 30, rejectEvery: 53 });
+  writeLinks(inputs.b, 1200, 8, { hosts: 40, rejectEvery: 41 });
+  const lines = fs.readFileSync(inputs.a, 'latin1').split('\n');
+  fs.writeFileSync(inputs.f, lines.filter((_, i) => i % 3 === 0).join('\n'), 'latin1');
+  return inputs;
+}
+
+/** What loses power: B's ingest, a compact after A, or a forget of F after A. */
+export type Step = 'ingest' | 'compact' | 'forget';
+
 export interface PowerLossRef {
-  /** Mutating operations of B's ingest. */
+  step: Step;
+  /** Mutating operations of the step. */
   ops: number;
   a: Record<string, string>;
   b: Record<string, string>;
 }
 
 export interface PowerLossOutcome {
+  step: Step;
   at: number;
   op: FsOp | '?';
   path: string;
@@ -39,10 +58,20 @@ export interface PowerLossOutcome {
   problem: string;
 }
 
-async function ingest(state: string, input: string, out: string, opts: DrumOptions): Promise<void> {
+/**
+ * The store options of a step's trials: FAULT_OPTS (rounds of 80 keys, a
+ * key journal of 200 folded every few rounds, a Bloom gate); for `compact`,
+ * a journal that holds all of A's keys, so the compact has them to merge.
+ */
+export function stepOptions(step: Step): DrumOptions {
+  return step === 'compact' ? { ...FAULT_OPTS, journalKeys: 4096 } : FAULT_OPTS;
+}
+
+/** Opens the store, runs `job`, closes it (the first error wins; close still runs). */
+async function withDrum(state: string, opts: DrumOptions, job: (d: Drum) => Promise<unknown>): Promise<void> {
   const d = await Drum.open(state, opts);
   try {
-    await d.ingest({ inputs: [input], outDir: out });
+    await job(d);
   } catch (e) {
     await d.close().catch(() => undefined);
     throw e;
@@ -50,21 +79,31 @@ async function ingest(state: string, input: string, out: string, opts: DrumOptio
   await d.close();
 }
 
-/** The runs never interrupted: A then B into one store, B's operations counted. */
-export async function powerLossRef(dir: string, inputs: Inputs, opts: DrumOptions = FAULT_OPTS): Promise<PowerLossRef> {
-  const state = join(dir, 'ref-state');
-  await ingest(state, inputs.a, join(dir, 'ref-a'), opts);
-  let ops = 0;
-  await ingest(state, inputs.b, join(dir, 'ref-b'), { ...opts, faultHook: () => void ops++ });
-  return { ops, a: outputs(join(dir, 'ref-a')), b: outputs(join(dir, 'ref-b')) };
+const ingestInto = (input: string, out: string) => (d: Drum) => d.ingest({ inputs: [input], outDir: out });
+
+/** The step in `world` (its state, its outputs); a forget writes its list to `forgetOut`. */
+function runStep(step: Step, world: string, inputs: Inputs, opts: DrumOptions, forgetOut: string): Promise<void> {
+  const state = join(world, 'state');
+  if (step === 'ingest') return withDrum(state, opts, ingestInto(inputs.b, join(world, 'out-b')));
+  if (step === 'compact') return withDrum(state, opts, (d) => d.compact());
+  return withDrum(state, opts, (d) => d.forget({ inputs: [inputs.f], outDir: join(world, forgetOut) }));
 }
 
-/** Power lost before B's operation #at; the checks on the disk image that leaves. */
-export async function powerLossAt(dir: string, inputs: Inputs, ref: PowerLossRef, at: number, opts: DrumOptions = FAULT_OPTS): Promise<PowerLossOutcome> {
-  const world = join(dir, `w-${at}`);
-  const lost = join(dir, `lost-${at}`);
-  fs.mkdirSync(world);
-  await ingest(join(world, 'state'), inputs.a, join(world, 'out-a'), opts);
+/** The runs never interrupted: A, the step (its operations counted), and B's ingest if the step was not it. */
+export async function powerLossRef(dir: string, inputs: Inputs, step: Step = 'ingest', opts: DrumOptions = stepOptions(step)): Promise<PowerLossRef> {
+  const world = join(dir, `ref-${step}`);
+  await withDrum(join(world, 'state'), opts, ingestInto(inputs.a, join(world, 'out-a')));
+  let ops = 0;
+  await runStep(step, world, inputs, { ...opts, faultHook: () => void ops++ }, 'out-f');
+  if (step !== 'ingest') await withDrum(join(world, 'state'), opts, ingestInto(inputs.b, join(world, 'out-b')));
+  return { step, ops, a: outputs(join(world, 'out-a')), b: outputs(join(world, 'out-b')) };
+}
+
+/** Power lost before the step's operation #at; the checks on the disk image that leaves. */
+export async function powerLossAt(dir: string, inputs: Inputs, ref: PowerLossRef, at: number, opts: DrumOptions = stepOptions(ref.step)): Promise<PowerLossOutcome> {
+  const world = join(dir, `w-${ref.step}-${at}`);
+  const lost = join(dir, `lost-${ref.step}-${at}`);
+  await withDrum(join(world, 'state'), opts, ingestInto(inputs.a, join(world, 'out-a')));
   const model = new PowerLossModel(world);
   let n = 0;
   let where: { op: FsOp | '?'; path: string } = { op: '?', path: '' };
@@ -77,10 +116,10 @@ export async function powerLossAt(dir: string, inputs: Inputs, ref: PowerLossRef
   };
   let problem = '';
   try {
-    await ingest(join(world, 'state'), inputs.b, join(world, 'out-b'), { ...opts, faultHook: hook });
-    problem = 'the run ended before the power loss';
+    await runStep(ref.step, world, inputs, { ...opts, faultHook: hook }, 'out-f');
+    problem = 'the step ended before the power loss';
   } catch (e) {
-    if (!isCrash(e)) problem = `the interrupted run failed otherwise: ${String(e)}`;
+    if (!isCrash(e)) problem = `the interrupted step failed otherwise: ${String(e)}`;
   }
   // The image takes the world's place: the store records its runs' output directories by path.
   fs.renameSync(world, lost);
@@ -88,20 +127,29 @@ export async function powerLossAt(dir: string, inputs: Inputs, ref: PowerLossRef
   if (problem === '') problem = await checkImage(world, inputs, ref, opts).catch((e: unknown) => `the checks threw: ${String(e)}`);
   fs.rmSync(world, { recursive: true, force: true });
   fs.rmSync(lost, { recursive: true, force: true });
-  return { at, ...where, ok: problem === '', problem };
+  return { step: ref.step, at, ...where, ok: problem === '', problem };
 }
 
-async function checkImage(image: string, inputs: Inputs, ref: PowerLossRef, opts: DrumOptions): Promise<string> {
-  const a = join(image, 'out-a');
+async function checkImage(world: string, inputs: Inputs, ref: PowerLossRef, opts: DrumOptions): Promise<string> {
+  const a = join(world, 'out-a');
   if (!fs.existsSync(a) || JSON.stringify(outputs(a)) !== JSON.stringify(ref.a)) return `A's outputs after the power loss: ${fs.existsSync(a) ? JSON.stringify(outputs(a)) : 'gone'}`;
+  const why = (e: unknown): string => (isDrumError(e) ? `${e.code} ${e.message}` : String(e));
   try {
-    await ingest(join(image, 'state'), inputs.b, join(image, 'out-b'), opts);
+    // A forget run again writes a list of its own: what the lost one forgot is not stored any more.
+    await runStep(ref.step, world, inputs, opts, 'out-f-again');
   } catch (e) {
-    return `the rerun of B failed: ${isDrumError(e) ? `${e.code} ${e.message}` : String(e)}`;
+    return `the ${ref.step} run again failed: ${why(e)}`;
   }
-  if (!fs.existsSync(join(image, 'out-b'))) return "B's output directory is gone and the rerun wrote none";
-  const b = outputs(join(image, 'out-b'));
-  if (JSON.stringify(b) !== JSON.stringify(ref.b)) return `B's outputs after the rerun differ: ${JSON.stringify(b)} against ${JSON.stringify(ref.b)}`;
-  const v = await verifyStateDir(join(image, 'state'));
+  if (ref.step !== 'ingest') {
+    try {
+      await withDrum(join(world, 'state'), opts, ingestInto(inputs.b, join(world, 'out-b')));
+    } catch (e) {
+      return `B's ingest after the ${ref.step} failed: ${why(e)}`;
+    }
+  }
+  if (!fs.existsSync(join(world, 'out-b'))) return "B's output directory is gone and the rerun wrote none";
+  const b = outputs(join(world, 'out-b'));
+  if (JSON.stringify(b) !== JSON.stringify(ref.b)) return `B's outputs differ: ${JSON.stringify(b)} against ${JSON.stringify(ref.b)}`;
+  const v = await verifyStateDir(join(world, 'state'));
   return v.ok ? '' : `verify: ${v.problems[0]!.code} ${v.problems[0]!.file}`;
 }

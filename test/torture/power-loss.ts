@@ -12,7 +12,8 @@
 //   unlink that no fsync of the directory followed is undone).
 // Not modelled: a state's LevelDB directories (`catalog/`, `writer-lock/`,
 // which sync their own logs through the `level` package, not this seam:
-// copied as they are),
+// copied as they are), files a process outside the seam wrote (a
+// host-table fold's child, which fsyncs its own: taken as they are),
 // torn writes inside a file (a file is all of its last fsync or nothing of
 // after it), and an fsync on the thread pool that was issued but had not
 // returned (counted as done when issued, since the seam sees it then).
@@ -42,6 +43,10 @@ export class PowerLossModel {
   private readonly listings = new Map<string, Map<string, Entry>>();
   /** Times each inode was freed, so a reused inode is another file. */
   private readonly freed = new Map<number, number>();
+  /** Files there at the start or created through the seam; any other was written by a process outside it. */
+  private readonly known = new Set<FileId>();
+  /** Paths opened for writing whose inode is taken at the next operation (the open comes after its hook). */
+  private created: string[] = [];
 
   /** Starts with everything under `world` durable (what was on the disk before the run). */
   constructor(readonly world: string) {
@@ -50,8 +55,10 @@ export class PowerLossModel {
 
   /** Records what operation `op` on `path` makes durable; call it from the fault hook for every operation that goes ahead, not for the one the power loss stops. */
   observe(op: FsOp, path: string): void {
+    this.takeCreated();
     if (!this.inWorld(path) || this.inCatalog(path)) return;
-    if (op === 'fsync') {
+    if (op === 'open-write') this.created.push(path);
+    else if (op === 'fsync') {
       const st = statOrNull(path);
       if (st === null) return;
       if (st.isDirectory()) this.listings.set(path, this.listing(path));
@@ -69,8 +76,17 @@ export class PowerLossModel {
    * `current` (the catalog is copied from there).
    */
   build(image: string, current: string): void {
+    this.takeCreated(current);
     fs.mkdirSync(image, { recursive: true });
     this.buildDir(this.world, image, current);
+  }
+
+  private takeCreated(root = this.world): void {
+    for (const p of this.created) {
+      const st = statOrNull(join(root, relative(this.world, p)));
+      if (st !== null) this.known.add(this.idOf(st.ino));
+    }
+    this.created = [];
   }
 
   private buildDir(dir: string, to: string, current: string): void {
@@ -87,6 +103,18 @@ export class PowerLossModel {
         fs.writeFileSync(dst, this.synced.get(e.id) ?? Buffer.alloc(0));
       }
     }
+    this.addUnseen(dir, to, current);
+  }
+
+  /** Files of `dir` a process outside the seam wrote (a host-table fold's child, which fsyncs its own): taken as they are. */
+  private addUnseen(dir: string, to: string, current: string): void {
+    const now = join(current, relative(this.world, dir));
+    if (!fs.existsSync(to) || statOrNull(now)?.isDirectory() !== true) return;
+    for (const name of fs.readdirSync(now)) {
+      const st = statOrNull(join(now, name));
+      if (st === null || !st.isFile() || this.known.has(this.idOf(st.ino)) || fs.existsSync(join(to, name))) continue;
+      fs.copyFileSync(join(now, name), join(to, name));
+    }
   }
 
   private snapshotTree(dir: string): void {
@@ -95,7 +123,10 @@ export class PowerLossModel {
     for (const [name, e] of l) {
       const p = join(dir, name);
       if (e.dir) this.snapshotTree(p);
-      else this.synced.set(e.id, fs.readFileSync(p));
+      else {
+        this.synced.set(e.id, fs.readFileSync(p));
+        this.known.add(e.id);
+      }
     }
   }
 
