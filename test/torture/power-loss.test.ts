@@ -29,7 +29,7 @@ async function sweep(step: Step, count: number): Promise<{ ops: number; bad: str
 
 describe('power loss', () => {
   it('during an ingest keeps every committed run, and a rerun writes the outputs of a run never interrupted', async () => {
-    const { ops, bad } = await sweep('ingest', 16);
+    const { ops, bad } = await sweep('ingest', 24);
     assert.ok(ops > 100, `${ops} operations`);
     assert.deepEqual(bad, []);
   });
