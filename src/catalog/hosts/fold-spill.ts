@@ -10,7 +10,13 @@
 // ~55 ranges, ~6 GB of names decoded). Spill files are work files of the
 // fold, never committed: `hosts/fold-NNNNNN-RRRR.tmp` (NNNNNN the table
 // sequence being written, RRRR the range), removed when the fold ends and,
-// after a crash, by the next fold (host-fold.ts removeOldFiles).
+// after a crash, by the next fold (host-fold.ts removeOldFiles). A range's
+// file is created at its first flush and opened for each flush after,
+// at most MAX_OPEN_SPILLS of them kept open at once (the least recently
+// flushed closed first): a fold of a GiB of deltas has hundreds of ranges,
+// and holding each file open took one descriptor a range (512 at most),
+// which a low `ulimit -n` (macOS's 256) refused with EMFILE at every open
+// that folded.
 // Record: name length u16 | count f64 | name bytes (latin1), little-endian:
 // SPILL_RECORD_FIXED_BYTES = 2 + 8.
 // Does not read LevelDB or decide the ranges (host-fold.ts does).
@@ -37,6 +43,8 @@ const COMBINE_BYTES = 4 << 20;
  * seen once or twice (a crawl's long tail) go straight to the files.
  */
 const COMBINE_MIN_REPEATS = 2;
+/** Spill files open at once while the fold writes them (the rest are closed between flushes). */
+export const MAX_OPEN_SPILLS = 16;
 
 export function spillFileName(seq: number, range: number): string {
   return `fold-${String(seq).padStart(6, '0')}-${String(range).padStart(4, '0')}.tmp`;
@@ -87,7 +95,10 @@ function compareName(v: Uint8Array, s: number, e: number, b: Uint8Array): number
 export class FoldSpill {
   private readonly bounds: Buffer[];
   private readonly paths: string[] = [];
-  private readonly fds: number[] = [];
+  /** Open spill files: range -> descriptor, least recently flushed first; at most MAX_OPEN_SPILLS. */
+  private readonly open = new Map<number, number>();
+  /** Whether range r's file exists (made at its first flush). */
+  private readonly made: boolean[] = [];
   private readonly bufs: Buffer[] = [];
   private readonly used: number[] = [];
   /** Bytes and records written to each range's file. */
@@ -115,7 +126,7 @@ export class FoldSpill {
     for (let r = 0; r < ranges; r++) {
       const path = join(dir, spillFileName(seq, r));
       this.paths.push(path);
-      this.fds.push(fs.open(path, 'w'));
+      this.made.push(false);
       this.bufs.push(Buffer.allocUnsafe(bufBytes));
       this.used.push(0);
       this.bytes.push(0);
@@ -185,18 +196,39 @@ export class FoldSpill {
   }
 
   private flush(r: number): void {
-    if (this.used[r]! > 0) this.fs.write(this.fds[r]!, this.bufs[r]!, 0, this.used[r]!);
+    if (this.used[r]! > 0) this.fs.write(this.fileOf(r), this.bufs[r]!, 0, this.used[r]!);
     this.used[r] = 0;
+  }
+
+  /** Range r's file, open for appending: created at the first call; the least recently flushed file is closed to keep MAX_OPEN_SPILLS. */
+  private fileOf(r: number): number {
+    const fd = this.open.get(r);
+    if (fd !== undefined) {
+      this.open.delete(r);
+      this.open.set(r, fd);
+      return fd;
+    }
+    if (this.open.size >= MAX_OPEN_SPILLS) {
+      const [oldest, ofd] = this.open.entries().next().value as [number, number];
+      this.open.delete(oldest);
+      this.fs.close(ofd);
+    }
+    const nfd = this.fs.open(this.paths[r]!, this.made[r] ? 'a' : 'w');
+    this.made[r] = true;
+    this.open.set(r, nfd);
+    return nfd;
+  }
+
+  private closeAll(): void {
+    for (const fd of this.open.values()) this.fs.close(fd);
+    this.open.clear();
   }
 
   /** Ends the writing: every buffer flushed, every file closed (not synced: a crash makes the fold start again). */
   finishWriting(): void {
     this.drainCombined();
-    for (let r = 0; r < this.ranges; r++) {
-      this.flush(r);
-      this.fs.close(this.fds[r]!);
-      this.fds[r] = -1;
-    }
+    for (let r = 0; r < this.ranges; r++) this.flush(r);
+    this.closeAll();
     this.bufs.length = 0;
   }
 
@@ -209,6 +241,7 @@ export class FoldSpill {
    */
   sortedSums(r: number): RangeSums {
     const size = this.bytes[r]!;
+    if (size === 0) return { size: 0, name: () => '', count: () => 0 };
     if (this.read.length < size) this.read = Buffer.allocUnsafe(size);
     const v = this.read;
     const fd = this.fs.open(this.paths[r]!, 'r');
@@ -240,9 +273,7 @@ export class FoldSpill {
 
   /** Closes what is open and removes every spill file. */
   remove(): void {
-    for (let r = 0; r < this.ranges; r++) {
-      if (this.fds[r]! >= 0) { this.fs.close(this.fds[r]!); this.fds[r] = -1; }
-      this.fs.unlink(this.paths[r]!);
-    }
+    this.closeAll();
+    for (let r = 0; r < this.ranges; r++) if (this.made[r]) this.fs.unlink(this.paths[r]!);
   }
 }

@@ -5,7 +5,9 @@
 // range's pending hosts, never the table. The deltas are read twice: a
 // sample places the range boundaries, then each entry is copied to its
 // range's spill file (fold-spill.ts), and each range is summed from its own
-// file. Then one LevelDB batch points the catalog at the new file and
+// file. The fold holds few descriptors whatever the deltas' size: at most
+// MAX_OPEN_SPILLS spill files, one delta file at a time, the old and the
+// new table file (and LevelDB's own). Then one LevelDB batch points the catalog at the new file and
 // deletes the folded deltas' records, so a crash leaves the old table and
 // its deltas or the new table without them; a fold cut short is simply done
 // again. The round delta files a fold took in stay until the next fold, like
@@ -37,7 +39,7 @@ export const CURRENT_KEY = 'current';
 export const HOST_DIR = 'hosts';
 /** Names sampled per range to place the range boundaries. */
 const SAMPLES_PER_RANGE = 256;
-/** Most name ranges of one fold (spill files open at once); past it a range holds more than foldSliceBytes. */
+/** Most name ranges of one fold; past it a range holds more than foldSliceBytes. Spill files open at once are fewer (fold-spill.ts MAX_OPEN_SPILLS). */
 const MAX_RANGES = 512;
 
 /** The deltas one fold takes in. */

@@ -2,16 +2,18 @@
 // file of the name range it belongs to, and a range's sums equal a Map
 // model of that range, listed in name order, whether the RAM that sums
 // names before the spill holds them all, some or none; remove() leaves no
-// file behind.
+// file behind; and however many ranges, at most MAX_OPEN_SPILLS files are
+// open at once.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
-import { FoldSpill, spillFileName } from '../../../src/catalog/hosts/fold-spill.js';
+import { FoldSpill, MAX_OPEN_SPILLS, spillFileName } from '../../../src/catalog/hosts/fold-spill.js';
 import { encodeHostMap, forEachEntry } from '../../../src/catalog/hosts/host-delta.js';
 import { DrumFs } from '../../../src/io/fs.js';
 import { tempDir } from '../../helpers/tmp.js';
+import { openUnder } from '../../helpers/fds.js';
 
 const hostName = fc.stringMatching(/^[a-z0-9.\-\u00e0-\u00ff]{0,24}$/);
 const delta = fc.array(fc.tuple(hostName, fc.integer({ min: -5, max: 1000 })), { maxLength: 40 });
@@ -72,5 +74,30 @@ describe('FoldSpill', () => {
     spill.finishWriting();
     assert.deepEqual(listed(spill, 0), [['a', 1], [long, 2]]);
     spill.remove();
+  });
+
+  it('keeps at most MAX_OPEN_SPILLS files open while it writes 300 ranges, and sums each range exactly', { skip: process.platform !== 'linux' && 'reads /proc/self/fd' }, () => {
+    const dir = tempDir();
+    const bounds = Array.from({ length: 299 }, (_, i) => `h${String(i + 1).padStart(3, '0')}`);
+    // No summing RAM: every entry goes to its range's buffer, which each fill more than once (16 KiB a range).
+    const spill = new FoldSpill(new DrumFs(), dir, 1, bounds, { names: 0, bytes: 0 });
+    const model = new Map<string, number>();
+    let most = 0;
+    for (let round = 0; round < 60; round++) {
+      const m = new Map<string, number>();
+      for (let i = 0; i < 3000; i++) m.set(`h${String(i % 300).padStart(3, '0')}.n${(i * 7 + round) % 97}.some-longer-name-of-a-host.example`, 1 + (i % 3));
+      for (const [h, c] of m) model.set(h, (model.get(h) ?? 0) + c);
+      forEachEntry(encodeHostMap(m), (v, s, e, c) => spill.add(v, s, e, c));
+      most = Math.max(most, openUnder(dir).length);
+    }
+    spill.finishWriting();
+    assert.ok(most > 0, 'some ranges were flushed while writing');
+    assert.ok(most <= MAX_OPEN_SPILLS, `${most} spill files open at once`);
+    assert.deepEqual(openUnder(dir), []);
+    const got: [string, number][] = [];
+    for (let r = 0; r < spill.ranges; r++) got.push(...listed(spill, r));
+    assert.deepEqual(got, [...model].sort(byName));
+    spill.remove();
+    assert.deepEqual(readdirSync(dir), []);
   });
 });
