@@ -11,7 +11,7 @@
 // test/torture/power-loss.ts); a long hostile-input
 // fuzz; a 1 GiB file with no newline, 10^6 distinct hosts and one host with
 // 10^6 URLs (RSS and time); and the CI torture tests (corruption matrix,
-// concurrency, paths). Prints a summary and writes it as JSON (--json FILE).
+// concurrency, paths, kill -9 during an open's host-count fold). Prints a summary and writes it as JSON (--json FILE).
 // Exits 1 if any check failed. Run from the repository root.
 
 import { spawnSync } from 'node:child_process';
