@@ -175,6 +175,13 @@ describe('listings', () => {
     assert.deepEqual(text.split('\n').slice(1, 3), ['   1       12,345  a.example', '   2            7  b.example']);
   });
 
+  it('lists a million hosts, as `drum hosts --top 1000000` asks', () => {
+    const hosts = Array.from({ length: 1_000_000 }, (_, i) => ({ host: `h${i}.example`, uniqueUrls: 1_000_000 - i }));
+    const lines = formatHosts(hosts).split('\n');
+    assert.equal(lines.length, 1_000_002);
+    assert.equal(lines[1_000_000], '1000000            1  h999999.example');
+  });
+
   it('shows store stats and whether verify found the store sound', () => {
     const s = formatStats({
       stateDir: '/s', formatVersion: 1, storeUrls: 5_000_000, storeBytes: 40e6, valuesBytes: 0, files: 65, buckets: 64, hostBits: 24,
