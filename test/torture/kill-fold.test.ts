@@ -80,7 +80,14 @@ async function killDuringFold(root: string, state: string, input: string, aim: A
     if (aim === 'table-tmp' ? writing : fold !== null && Date.now() - seenAt >= delayMs) break;
     await new Promise((r) => setTimeout(r, 1));
   }
-  if (tree && fold !== null) process.kill(fold, 'SIGKILL');
+  if (tree && fold !== null) {
+    try {
+      process.kill(fold, 'SIGKILL');
+    } catch (e) {
+      // The fold ended between being seen and being killed: the writer's kill still lands.
+      if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+    }
+  }
   child.kill('SIGKILL');
   await done;
   for (let i = 0; fold !== null && i < 400 && alive(fold); i++) await new Promise((r) => setTimeout(r, 25));
