@@ -58,8 +58,9 @@ describe('WriteBehind', () => {
     wb.wrote(1);
     wb.close();
     assert.doesNotThrow(() => fs.fstatSync(fd), 'still open while its fsync runs');
-    for (let i = 0; i < 100; i++) {
-      await new Promise((r) => setImmediate(r));
+    // An fsync on a busy disk can take a second or more: wait for the close by time, not by event-loop turns.
+    for (const until = Date.now() + 20_000; Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 5));
       try {
         fs.fstatSync(fd);
       } catch (e) {
