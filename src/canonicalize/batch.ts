@@ -1,7 +1,8 @@
 // The stage entry: canonicalizes every line of a LineChunk into one
 // CanonicalBatch (canonical bytes back to back, ends, host ranges, line
-// numbers, rejects). Tries the byte fast path first and falls back to the
-// full path per URL. Does not read input or hash; never throws on URL content.
+// numbers, rejects). Tries the byte fast path first — the WebAssembly build
+// over the whole chunk when it is loaded, else the TypeScript one per URL —
+// and falls back to the full path per URL. Does not read input or hash; never throws on URL content.
 // Precondition: `policy` comes from resolvePolicy. With a BatchScratch, the
 // returned arrays are views into it, valid until the next call with it.
 
@@ -11,6 +12,7 @@ import { compile } from './compiled.js';
 import { fastCanonical } from './fast.js';
 import { canonicalizeString } from './full.js';
 import type { CanonicalBatch, CanonicalPolicy } from './types.js';
+import { runFastWasm, type WasmBatch } from './wasm.js';
 
 /** Bytes of a rejected line kept in its excerpt. */
 export const EXCERPT_BYTES = 200;
@@ -48,6 +50,8 @@ export class BatchScratch {
 export interface BatchOptions {
   /** Internal switch for measurement and tests: false forces the full path for every URL. Default true. */
   fast?: boolean;
+  /** false: the TypeScript fast path even when the WebAssembly one is loaded (measurement, tests). Default true. */
+  wasm?: boolean;
   /** Lines i with skip[i] !== 0 are passed over: no URL, no reject (the line memo answered them). */
   skip?: Uint8Array | null;
 }
@@ -96,6 +100,32 @@ function rawCopy(b: Uint8Array, s: number, e: number, out: Uint8Array, pos: numb
   return o;
 }
 
+/** Full path for line i (its URL field at src[s, e)): writes it at pos and returns the new end, or -1 after pushing its reject. May grow scratch.bytes, keeping [0, pos) and room for `need` more. */
+function fullPath(
+  chunk: LineChunk, i: number, s: number, e: number, policy: CanonicalPolicy, scratch: BatchScratch, pos: number, need: number, k: number, rejects: Reject[],
+): number {
+  const src = chunk.buf;
+  if (!isUtf8(src.subarray(s, e))) {
+    rejects.push(reject(chunk, i, s, e, 'invalid-utf8'));
+    return -1;
+  }
+  const bs = chunk.baseStarts[i]!;
+  const be = chunk.baseEnds[i]!;
+  const base = bs < be ? src.toString('utf8', bs, be) : null;
+  const res = canonicalizeString(src.toString('utf8', s, e), base, policy);
+  if (typeof res === 'string') {
+    rejects.push(reject(chunk, i, s, e, res));
+    return -1;
+  }
+  const len = res.url.length;
+  // Keep room for this URL plus the worst fast-path growth of every later line.
+  const out = pos + len + need > scratch.bytes.length ? scratch.ensureBytes(pos + len + need, pos) : scratch.bytes;
+  out.write(res.url, pos, len, 'latin1');
+  scratch.hostStarts[k] = pos + res.hostStart;
+  scratch.hostEnds[k] = pos + res.hostEnd;
+  return pos + len;
+}
+
 /**
  * Canonicalizes one chunk. Rejects carry the chunk's line numbers and the
  * first 200 raw bytes of the URL field. One function on purpose: its loop runs
@@ -106,18 +136,20 @@ export function canonicalizeBatch(
 ): CanonicalBatch {
   const n = chunk.count;
   const src = chunk.buf;
-  const { urlStarts, urlEnds, baseStarts, baseEnds } = chunk;
+  const { urlStarts, urlEnds } = chunk;
   scratch.ensureCount(n);
   let need = 64;
   for (let i = 0; i < n; i++) need += urlEnds[i]! - urlStarts[i]! + 2;
-  let out = scratch.ensureBytes(need, 0);
-  const { ends, hostStarts, hostEnds, lines, from } = scratch;
+  scratch.ensureBytes(need, 0);
   const skip = opts.skip ?? null;
   const rejects: Reject[] = [];
   const raw = policy.mode === 'none';
   // Only the plain drum profile has a byte fast path; the others take the full path.
   const useFast = opts.fast !== false && policy.profile === 'drum' && policy.rules === null && !policy.surt;
   const c = compile(policy);
+  const w = useFast && !raw && opts.wasm !== false ? runFastWasm(chunk, c, skip) : null;
+  if (w !== null) return result(chunk, scratch, fromWasm(chunk, policy, scratch, skip, need, w, rejects), rejects);
+  const { ends, hostStarts, hostEnds, lines, from } = scratch;
   let pos = 0;
   let k = 0;
   for (let i = 0; i < n; i++) {
@@ -129,47 +161,78 @@ export function canonicalizeBatch(
       continue;
     }
     if (raw) {
-      pos = rawCopy(src, s, e, out, pos, hostStarts, hostEnds, k);
+      pos = rawCopy(src, s, e, scratch.bytes, pos, hostStarts, hostEnds, k);
     } else {
-      const r = useFast ? fastCanonical(src, s, e, out, pos, c, hostStarts, hostEnds, k) : -1;
-      if (r >= 0) {
-        pos = r;
-      } else {
-        const field = src.subarray(s, e);
-        if (!isUtf8(field)) {
-          rejects.push(reject(chunk, i, s, e, 'invalid-utf8'));
-          continue;
-        }
-        const bs = baseStarts[i]!;
-        const be = baseEnds[i]!;
-        const base = bs < be ? src.toString('utf8', bs, be) : null;
-        const res = canonicalizeString(src.toString('utf8', s, e), base, policy);
-        if (typeof res === 'string') {
-          rejects.push(reject(chunk, i, s, e, res));
-          continue;
-        }
-        const len = res.url.length;
-        // Keep room for this URL plus the worst fast-path growth of every later line.
-        if (pos + len + need > out.length) out = scratch.ensureBytes(pos + len + need, pos);
-        out.write(res.url, pos, len, 'latin1');
-        hostStarts[k] = pos + res.hostStart;
-        hostEnds[k] = pos + res.hostEnd;
-        pos += len;
-      }
+      const r = useFast ? fastCanonical(src, s, e, scratch.bytes, pos, c, hostStarts, hostEnds, k) : -1;
+      const p = r >= 0 ? r : fullPath(chunk, i, s, e, policy, scratch, pos, need, k, rejects);
+      if (p < 0) continue;
+      pos = p;
     }
     ends[k] = pos;
     lines[k] = chunk.lines[i]!;
     from[k] = i;
     k++;
   }
+  return result(chunk, scratch, { pos, k }, rejects);
+}
+
+/**
+ * The per-line pass after the WebAssembly fast path ran the whole chunk:
+ * accepted lines' bytes are copied from linear memory in runs (one copy per
+ * run between declined lines), declined ones take the full path in between.
+ */
+function fromWasm(
+  chunk: LineChunk, policy: CanonicalPolicy, scratch: BatchScratch, skip: Uint8Array | null, need: number, w: WasmBatch, rejects: Reject[],
+): { pos: number; k: number } {
+  const { ends, hostStarts, hostEnds, lines, from } = scratch;
+  const { ends: we, hostStarts: whs, hostEnds: whe, bytes: wb } = w;
+  let pos = 0;
+  let k = 0;
+  let wpos = 0; // end in wb of the last accepted line
+  let runW = 0; // start in wb of the bytes not yet copied, which go to runP
+  let runP = 0;
+  for (let i = 0; i < chunk.count; i++) {
+    if (skip !== null && skip[i] !== 0) continue;
+    const r = we[i]!;
+    if (r >= 0) {
+      const shift = pos - wpos;
+      hostStarts[k] = whs[i]! + shift;
+      hostEnds[k] = whe[i]! + shift;
+      pos += r - wpos;
+      wpos = r;
+    } else {
+      const s = chunk.urlStarts[i]!;
+      const e = chunk.urlEnds[i]!;
+      if (s >= e) {
+        rejects.push(reject(chunk, i, s, e, 'empty'));
+        continue;
+      }
+      scratch.bytes.set(wb.subarray(runW, wpos), runP);
+      runW = wpos;
+      const p = fullPath(chunk, i, s, e, policy, scratch, pos, need, k, rejects);
+      if (p >= 0) pos = p;
+      runP = pos;
+      if (p < 0) continue;
+    }
+    ends[k] = pos;
+    lines[k] = chunk.lines[i]!;
+    from[k] = i;
+    k++;
+  }
+  scratch.bytes.set(wb.subarray(runW, wpos), runP);
+  return { pos, k };
+}
+
+function result(chunk: LineChunk, scratch: BatchScratch, r: { pos: number; k: number }, rejects: Reject[]): CanonicalBatch {
+  const { pos, k } = r;
   return {
     input: chunk.input,
     count: k,
-    bytes: out.subarray(0, pos),
-    ends: ends.subarray(0, k),
-    hostStarts: hostStarts.subarray(0, k),
-    hostEnds: hostEnds.subarray(0, k),
-    lines: lines.subarray(0, k),
+    bytes: scratch.bytes.subarray(0, pos),
+    ends: scratch.ends.subarray(0, k),
+    hostStarts: scratch.hostStarts.subarray(0, k),
+    hostEnds: scratch.hostEnds.subarray(0, k),
+    lines: scratch.lines.subarray(0, k),
     rejects,
     endOffset: chunk.endOffset,
     endLine: chunk.endLine,
