@@ -126,6 +126,8 @@ export interface Tuning {
   resolveRoundLinks?: number;
   /** URL log segment and block sizes (docs/file-format.md); defaults 256 MiB and 64 KiB. Smaller in tests. */
   urlLog?: { segmentBytes?: number; blockTextBytes?: number };
+  /** 1: canonicalize with the TypeScript fast path even where the WebAssembly one loads (A/B measurement). Default: WebAssembly when it loads. */
+  typescriptFastPath?: number;
   /** Pending host-count deltas from which a process folds them after a library run, once their bytes reach the table's (catalog/hosts/fold-policy.ts). Default 1,024. */
   libraryFoldDeltas?: number;
 }

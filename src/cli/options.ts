@@ -176,7 +176,7 @@ export function drumOptionsFrom(raw: RawOptions, opts: { readOnly?: boolean; cwd
 }
 
 const TUNING_KEYS: readonly (keyof Tuning)[] = [
-  'bufferEntries', 'maxBucketEntries', 'sortEntries', 'maxRoundEntries', 'urlsPerFile', 'fullHashMaxBytes', 'workerDispatchMin',
+  'bufferEntries', 'maxBucketEntries', 'sortEntries', 'maxRoundEntries', 'urlsPerFile', 'fullHashMaxBytes', 'workerDispatchMin', 'typescriptFastPath',
 ];
 
 /** --tuning: a JSON object of Tuning limits (positive whole numbers), for tests and experiments. */

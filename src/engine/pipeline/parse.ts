@@ -46,11 +46,12 @@ export class Parser {
   private skip = new Uint8Array(0);
   readonly memo: LineMemo;
 
-  /** `memoEntries`: size of this thread's line memo (0 = off). */
+  /** `memoEntries`: size of this thread's line memo (0 = off). `wasm` false: the TypeScript canonicalization fast path only. */
   constructor(
     private readonly policy: CanonicalPolicy,
     private readonly hostBits: number,
     memoEntries = 0,
+    private readonly wasm = true,
   ) {
     this.memo = new LineMemo(memoEntries);
   }
@@ -70,7 +71,7 @@ export class Parser {
       skip = this.skip;
       lineRepeats = memo.mark(chunk, skip, learn);
     }
-    let batch = canonicalizeBatch(chunk, this.policy, this.scratch, { skip });
+    let batch = canonicalizeBatch(chunk, this.policy, this.scratch, { skip, wasm: this.wasm });
     if (memo !== null && (batch.rejects.length > 0 || anyLonger(batch.ends, batch.count, AUX_MAX_URL_BYTES))) {
       // Rare: some line was rejected or is too long for the aux log. It must not be remembered, and its repeats
       // in this chunk (marked SKIP_LOCAL) are rejected too, not answered.
@@ -80,7 +81,7 @@ export class Parser {
           // A URL longer than the aux log takes: the router rejects it, so parse again without in-chunk answers.
           lineRepeats -= memo.lastLocals;
           memo.unmarkLocal(chunk.count, skip!);
-          batch = canonicalizeBatch(chunk, this.policy, this.scratch, { skip });
+          batch = canonicalizeBatch(chunk, this.policy, this.scratch, { skip, wasm: this.wasm });
         } else if (rejected.size > 0) {
           lineRepeats -= rejectRepeats(memo, chunk, skip!, rejected, batch.rejects);
         }

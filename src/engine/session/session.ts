@@ -130,7 +130,7 @@ export class Session {
       const wd = openWorkDir(dir, dfs, workDir, eff);
       const pending = new PendingBuckets(dfs, wd, eff.bucketBits, plan.bufferEntries, store.valueBytes > 0);
       const aux = new AuxLog(dfs, join(wd, 'aux.dat'), 4 << 20);
-      const pool = new ParsePool(policy, eff.hostBits, eff.workers, plan.lineMemoEntries, true);
+      const pool = new ParsePool(policy, eff.hostBits, eff.workers, plan.lineMemoEntries, true, eff.tuning.typescriptFastPath !== 1);
       const session = new Session(dir, dfs, store, eff, policy, plan, front, pending, aux, pool, held.catalog, wd);
       session.foldedAtOpen = held.foldedAtOpen ?? null;
       session.caches.loadMemos();

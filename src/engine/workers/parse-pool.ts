@@ -64,9 +64,10 @@ export class ParsePool {
     private readonly planned: number,
     private readonly memoCount = 0,
     lazy = false,
+    private readonly wasm = true,
   ) {
-    this.inline = planned === 0 ? new Parser(policy, hostBits, memoCount) : null;
-    this.local = this.inline ?? new Parser(policy, hostBits, memoCount);
+    this.inline = planned === 0 ? new Parser(policy, hostBits, memoCount, wasm) : null;
+    this.local = this.inline ?? new Parser(policy, hostBits, memoCount, wasm);
     this.slabs = new SlabPool(SLABS_PER_WORKER * planned);
     this.threads = new ParseThreads(this.slabs);
     if (!lazy) this.start();
@@ -81,7 +82,7 @@ export class ParsePool {
   private start(): void {
     if (this.started || this.threads.closing) return;
     this.started = true;
-    this.threads.start(this.planned, { policy: this.policy, hostBits: this.hostBits, memoEntries: this.memoCount });
+    this.threads.start(this.planned, { policy: this.policy, hostBits: this.hostBits, memoEntries: this.memoCount, wasm: this.wasm });
     const tables = this.unstarted;
     this.unstarted = [];
     this.threads.giveMemos(tables);

@@ -36,6 +36,8 @@ export interface ParseWorkerData {
   policy: CanonicalPolicy;
   hostBits: number;
   memoEntries: number;
+  /** false: the TypeScript canonicalization fast path even where the WebAssembly one loads. */
+  wasm: boolean;
 }
 
 export class ParseThreads {

@@ -9,7 +9,7 @@
 // sorts a merge round's units in shared memory (sort-stage.ts; the radix
 // sort keeps its 1 MiB of histograms between calls); keeps no slab
 // between messages.
-// REQUIRES: workerData = { policy: CanonicalPolicy, hostBits: number, memoEntries: number }.
+// REQUIRES: workerData = { policy: CanonicalPolicy, hostBits: number, memoEntries: number, wasm: boolean }.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CanonicalPolicy } from '../../canonicalize/types.js';
@@ -32,8 +32,8 @@ export interface WorkerJob {
   memo: boolean;
 }
 
-const { policy, hostBits, memoEntries } = workerData as { policy: CanonicalPolicy; hostBits: number; memoEntries: number };
-const parser = new Parser(policy, hostBits, memoEntries);
+const { policy, hostBits, memoEntries, wasm } = workerData as { policy: CanonicalPolicy; hostBits: number; memoEntries: number; wasm: boolean };
+const parser = new Parser(policy, hostBits, memoEntries, wasm);
 const dispatch = new DispatchService((m, transfer) => parentPort!.postMessage(m, transfer));
 
 /** A merge round's sort unit (sort-stage.ts): SharedArrayBuffer views, sorted and deduplicated in place. */
