@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 /** Stage of a function by its script path (first match wins); the rest is 'other'. */
 export const STAGES: readonly (readonly [string, RegExp])[] = [
   ['split', /input\/(split|line-index|read|tsv-row|detect)\.js/],
-  ['canonicalize', /canonicalize\//],
+  ['canonicalize', /canonicalize\/|^wasm:/], // wasm: fast-canonical.wasm, drum's only WebAssembly
   ['hash', /fingerprint\//],
   ['line memo', /tiers\/(line-memo|chunk-set)\.js/],
   ['route', /engine\/url-seen\/front\.js|engine\/core\/drum-core\.js|tiers\/(recent-table|hot-cache|set-assoc|bloom)\.js|bucket\/(pending|spill-file)\.js/],
