@@ -3,8 +3,8 @@
 // query-name candidate filter and the name lists (tracking and session
 // parameters, index files) as length-prefixed bytes. Built once per policy
 // object; it does no URL work and does not touch linear memory itself.
-// REQUIRES: the header order below to match setPolicy() in
-// assembly/fast-canonical.ts word for word.
+// REQUIRES: the header order below to match setBatch() in
+// assembly/fast-bytes.ts word for word.
 
 import type { CompiledPolicy } from './compiled.js';
 import { HOST_MAP, PATH_MAP, PATH_MAP_LOWER, QUERY_MAP } from './fast-bytes.js';

@@ -72,14 +72,27 @@ export function resetFastWasm(): void {
   loadError = '';
 }
 
-function ensureMemory(mem: WasmMemory, top: number): void {
+/** Linear memory the module may use: its offsets are i32, so a chunk needing more takes the TypeScript path. */
+const MAX_MEMORY = 1 << 30;
+
+/** Grows the memory to `top` bytes; false when that is over MAX_MEMORY or the engine refuses. */
+function ensureMemory(mem: WasmMemory, top: number): boolean {
   const have = mem.buffer.byteLength;
-  if (top > have) mem.grow(Math.ceil((top - have) / 65536));
+  if (top <= have) return true;
+  if (top > MAX_MEMORY) return false;
+  try {
+    mem.grow(Math.ceil((top - have) / 65536));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
  * Runs the fast path over every line of `chunk` (lines with skip[i] !== 0
- * passed over) under policy `c`, or returns null when the module is not loaded.
+ * passed over) under policy `c`, or returns null when the module is not
+ * loaded or the chunk does not fit its memory (the caller then runs the
+ * TypeScript fast path).
  */
 export function runFastWasm(chunk: LineChunk, c: CompiledPolicy, skip: Uint8Array | null): WasmBatch | null {
   const f = loadFastWasm();
@@ -98,7 +111,7 @@ export function runFastWasm(chunk: LineChunk, c: CompiledPolicy, skip: Uint8Arra
   const hostStarts = outEnds + 4 * n;
   const hostEnds = hostStarts + 4 * n;
   const scratch = hostEnds + 4 * n;
-  ensureMemory(f.memory, scratch + len + 64);
+  if (!ensureMemory(f.memory, scratch + len + 64)) return null;
   const buf = f.memory.buffer;
   const u8 = new Uint8Array(buf);
   u8.set(blob, pol);
