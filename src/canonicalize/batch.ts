@@ -2,7 +2,8 @@
 // CanonicalBatch (canonical bytes back to back, ends, host ranges, line
 // numbers, rejects). Tries the byte fast path first — the WebAssembly build
 // over the whole chunk when it is loaded, else the TypeScript one per URL —
-// and falls back to the full path per URL. Does not read input or hash; never throws on URL content.
+// and falls back to the full path per URL. Does not read input or hash;
+// never throws on URL content.
 // Precondition: `policy` comes from resolvePolicy. With a BatchScratch, the
 // returned arrays are views into it, valid until the next call with it.
 
