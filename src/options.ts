@@ -11,8 +11,8 @@ export type BloomMode = 'off' | 'gate' | 'lossy';
 
 export interface DrumOptions {
   /**
-   * RAM budget in bytes for the whole process: its runtime (at least the measured floor, ~112 MiB plus
-   * ~32 MiB per worker) and the bucket buffers, sort area and in-RAM tiers. Default 256 MiB. A budget
+   * RAM budget in bytes for the whole process: its runtime (at least the measured floor, ~116 MiB plus
+   * ~36 MiB per worker) and the bucket buffers, sort area and in-RAM tiers. Default 256 MiB. A budget
    * under minimumBudgetBytes() or over the machine's memory is DRUM_BAD_OPTION.
    */
   memoryBytes?: number;
@@ -197,7 +197,7 @@ const MIN_WORKING_BYTES = 56 << 20;
 /**
  * The default number of parse workers: one per core beyond the first, at
  * most 3, and no more than the budget keeps MIN_WORKING_BYTES beside. Each
- * worker's runtime takes 32 MiB; at 256 MiB a third one left the sort area
+ * worker's runtime takes 36 MiB; at 256 MiB a third one left the sort area
  * nothing, so every bucket was sorted in slices of 1,024 keys (a 10 M-link
  * ingest's sort 0.37 s -> 2.9 s).
  */

@@ -43,9 +43,9 @@ describe('defaultWorkers', () => {
     assert.equal(defaultWorkers(8, 288 << 20), 3);
     assert.equal(defaultWorkers(8, 1 << 30), 3);
     assert.equal(defaultWorkers(8, 160 << 20), 0);
-    assert.equal(defaultWorkers(2, 200 << 20), 1);
+    assert.equal(defaultWorkers(2, 208 << 20), 1);
     assert.equal(defaultWorkers(2, 176 << 20), 0);
-    assert.equal(defaultWorkers(8, 264 << 20), 3);
+    assert.equal(defaultWorkers(8, 280 << 20), 3);
     // The plan at the default budget on a big machine keeps a real sort area (a third worker leaves it only the smallest).
     const o = resolveOptions({}, 8, 64 * 2 ** 30);
     assert.equal(o.workers, 2);

@@ -30,7 +30,7 @@ describe('planBudget and the line memo', () => {
   });
 
   it('refuses a line memo the user asked for that leaves the buckets too little, with DRUM_BAD_OPTION', () => {
-    assert.throws(() => plan({ memoryBytes: minimumMemoryBytes(), lineMemoEntries: 1 << 22 }), { code: 'DRUM_BAD_OPTION' });
+    assert.throws(() => plan({ memoryBytes: minimumMemoryBytes(), lineMemoEntries: 1 << 23 }), { code: 'DRUM_BAD_OPTION' });
     assert.equal(plan({ lineMemoEntries: 0 }).lineMemo, 0);
   });
 });
