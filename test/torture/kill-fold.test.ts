@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { Catalog } from '../../src/catalog/catalog.js';
 import { Drum } from '../../src/engine/drum.js';
 import { drum, haveEngine, manifestOf, startDrum, tempRoot, writeLinks } from './harness.js';
+import { childOf } from '../helpers/proc.js';
 
 const roots: string[] = [];
 after(() => {
@@ -35,19 +36,6 @@ async function counts(state: string): Promise<{ hosts: Map<string, number>; pend
   } finally {
     await c.close();
   }
-}
-
-/** The pid of a child process of `pid` (Linux /proc), or null. */
-function childOf(pid: number): number | null {
-  for (const d of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    try {
-      const st = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]) === pid) return Number(d);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return null;
 }
 
 function alive(pid: number): boolean {

@@ -12,6 +12,7 @@ import { encodeHostMap } from '../../../src/catalog/hosts/host-delta.js';
 import { isDrumError } from '../../../src/errors.js';
 import { withCatalog } from '../../helpers/catalog.js';
 import { tempDir } from '../../helpers/tmp.js';
+import { childOf } from '../../helpers/proc.js';
 
 describe('foldInChild', () => {
   it('folds every pending delta into the host table, counts as the rounds added them', async () => {
@@ -46,17 +47,6 @@ describe('foldInChild', () => {
     // A writer that starts a fold and is then killed -9 (as `drum ingest` at its open).
     const module = pathToFileURL(new URL('../../../src/catalog/hosts/fold-child.js', import.meta.url).pathname).href;
     const parent = spawn(process.execPath, ['--input-type=module', '-e', `import { foldInChild } from ${JSON.stringify(module)}; void foldInChild(${JSON.stringify(state)}, false, []); setInterval(() => {}, 1000);`], { stdio: 'ignore' });
-    const childOf = (pid: number): number | null => {
-      for (const d of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-        try {
-          const st = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-          if (Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]) === pid) return Number(d);
-        } catch {
-          // gone meanwhile
-        }
-      }
-      return null;
-    };
     let child: number | null = null;
     for (let i = 0; i < 5000 && child === null; i++) {
       child = childOf(parent.pid!);
