@@ -27,16 +27,20 @@ export interface OpTrace {
   expected: Record<string, string>;
 }
 
-async function ingestOnce(state: string, input: string, out: string, opts: DrumOptions): Promise<void> {
+/** Opens the store, runs `job`, closes it: as the CLI does (src/cli/engine.ts withDrum), the first error wins and close still runs. */
+export async function withDrum(state: string, opts: DrumOptions, job: (d: Drum) => Promise<unknown>): Promise<void> {
   const d = await Drum.open(state, opts);
   try {
-    await d.ingest({ inputs: [input], outDir: out });
+    await job(d);
   } catch (e) {
-    // As the CLI does (src/cli/engine.ts withDrum): the first error wins, close still runs.
     await d.close().catch(() => undefined);
     throw e;
   }
   await d.close();
+}
+
+function ingestOnce(state: string, input: string, out: string, opts: DrumOptions): Promise<void> {
+  return withDrum(state, opts, (d) => d.ingest({ inputs: [input], outDir: out }));
 }
 
 /** The uninterrupted run: every mutating operation in order, and the outputs. */

@@ -16,7 +16,7 @@ import { isDrumError } from '../../src/errors.js';
 import type { FsOp } from '../../src/io/fs.js';
 import type { DrumOptions } from '../../src/options.js';
 import { outputs, writeLinks } from './harness.js';
-import { FAULT_OPTS } from './io-faults.js';
+import { FAULT_OPTS, withDrum } from './io-faults.js';
 import { PowerLossModel } from './power-loss.js';
 import { isCrash, SimulatedCrash } from '../helpers/crash.js';
 
@@ -65,18 +65,6 @@ export interface PowerLossOutcome {
  */
 export function stepOptions(step: Step): DrumOptions {
   return step === 'compact' ? { ...FAULT_OPTS, journalKeys: 4096 } : FAULT_OPTS;
-}
-
-/** Opens the store, runs `job`, closes it (the first error wins; close still runs). */
-async function withDrum(state: string, opts: DrumOptions, job: (d: Drum) => Promise<unknown>): Promise<void> {
-  const d = await Drum.open(state, opts);
-  try {
-    await job(d);
-  } catch (e) {
-    await d.close().catch(() => undefined);
-    throw e;
-  }
-  await d.close();
 }
 
 const ingestInto = (input: string, out: string) => (d: Drum) => d.ingest({ inputs: [input], outDir: out });
