@@ -4,9 +4,20 @@
 // so a figure reads the same everywhere. Pure functions; no I/O, no colours.
 // Does not lay out tables (report-table.ts does).
 
-/** A count: 1,234,567 (rounded to an integer). */
+/**
+ * A count: 1,234,567 (rounded to an integer), as `toLocaleString('en-US')`
+ * writes it, without it: the first locale call loads ICU's number formats,
+ * ~17 ms of every process that prints a report.
+ */
 export function fmtInt(n: number): string {
-  return Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : String(n);
+  if (!Number.isFinite(n)) return String(n);
+  const r = Math.round(n);
+  const a = Math.abs(r);
+  if (a >= 1e21) return r.toLocaleString('en-US'); // String() would write an exponent
+  const d = String(a);
+  let out = d.slice(0, ((d.length - 1) % 3) + 1);
+  for (let i = out.length; i < d.length; i += 3) out += ',' + d.slice(i, i + 3);
+  return (r < 0 || Object.is(r, -0) ? '-' : '') + out;
 }
 
 /** A byte size in binary units: 512 B, 1.50 KiB, 19.0 MiB. */
