@@ -52,12 +52,14 @@ export interface EngineModule {
 const engineConforms: typeof Engine extends EngineModule ? true : never = true;
 void engineConforms;
 
+/** The engine's file in the module tree, named by a failed load (the bundled CLI holds the engine in a chunk of its own). */
 const ENGINE_URL = new URL('../engine/drum.js', import.meta.url);
 
 let loaded: Promise<EngineModule> | undefined;
 
 export function loadEngine(): Promise<EngineModule> {
-  loaded ??= (import(ENGINE_URL.href) as Promise<EngineModule>).catch((e: unknown) => {
+  // A literal specifier, so that scripts/bundle-cli.ts's bundler follows it into a lazily loaded chunk.
+  loaded ??= (import('../engine/drum.js') as Promise<EngineModule>).catch((e: unknown) => {
     loaded = undefined;
     throw loadFailure(e);
   });
@@ -80,6 +82,10 @@ function loadFailure(e: unknown): unknown {
     return new DrumError('DRUM_IO', `cannot load the drum engine: ${message}`, { cause: e, file: (e as NodeJS.ErrnoException).path ?? engineFile });
   }
   if (code !== 'ERR_MODULE_NOT_FOUND') return e;
+  const missing = /Cannot find module '([^']+)'/.exec(message)?.[1];
+  if (missing !== undefined && existsSync(missing)) {
+    return new DrumError('DRUM_IO', `cannot load the drum engine: ${missing} exists but could not be opened (out of file descriptors?)`, { cause: e, file: missing });
+  }
   try {
     closeSync(openSync(engineFile, 'r'));
   } catch (probe) {
@@ -88,10 +94,6 @@ function loadFailure(e: unknown): unknown {
       return new DrumError('DRUM_INTERNAL', `the drum engine is not built (${engineFile}); run "npm run build"`, { cause: e, file: engineFile });
     }
     return new DrumError('DRUM_IO', `cannot load the drum engine: ${errno ?? String(probe)} (${message})`, { cause: probe, file: engineFile });
-  }
-  const missing = /Cannot find module '([^']+)'/.exec(message)?.[1];
-  if (missing !== undefined && existsSync(missing)) {
-    return new DrumError('DRUM_IO', `cannot load the drum engine: ${missing} exists but could not be opened (out of file descriptors?)`, { cause: e, file: missing });
   }
   // The engine file is there: a module it imports is missing (an incomplete build or install).
   return new DrumError('DRUM_INTERNAL', `cannot load the drum engine: ${message}; run "npm install" and "npm run build"`, { cause: e, file: engineFile });

@@ -21,9 +21,9 @@ import { addDocIdCommands } from './commands/docid-commands.js';
 import { addCluster } from './cluster-program.js';
 import { examples, type Act } from './option-groups.js';
 
-/** drum's version from package.json: beside the compiled tree (dist/), else beside bin/drum. */
+/** drum's version from package.json: beside the compiled tree (dist/src/cli/ or the bundle's dist/cli/), else beside bin/drum. */
 function readVersion(): string {
-  const places = [new URL('../../../package.json', import.meta.url).pathname];
+  const places = ['../../../package.json', '../../package.json'].map((p) => new URL(p, import.meta.url).pathname);
   try {
     if (process.argv[1]) places.push(join(dirname(realpathSync(process.argv[1])), '..', 'package.json'));
   } catch {

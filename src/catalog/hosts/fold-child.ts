@@ -6,8 +6,9 @@
 // 5 M hosts and 63 pending deltas, a fold in the process left it 100 MiB
 // larger (80 MiB anonymous, 40 MiB of mapped catalog files), in a worker
 // thread 40 MiB larger, in a child nothing. The fold also drops the round
-// markers of every run but `keepRuns` (host-table.ts). The child is this
-// file run by the same Node binary; it prints one JSON line, {"folded": n} or
+// markers of every run but `keepRuns` (host-table.ts). The child is
+// fold-child-main.js beside this file (or beside the bundled CLI's chunk
+// that holds this code, dist/cli/), run by the same Node binary; it prints one JSON line, {"folded": n} or
 // {"error": {"code", "message", "file"}}, and a failure comes back as the
 // DrumError it was (a crash or a signal as DRUM_INTERNAL). The fold is
 // crash-safe on its own (host-fold.ts), so a child killed midway leaves the
@@ -19,17 +20,20 @@
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Catalog } from '../catalog.js';
 import { DrumError, ERROR_CODES, type DrumErrorCode } from '../../errors.js';
 
-interface ChildAnswer {
+/** What the child prints as its last line. */
+export interface ChildAnswer {
   folded?: number;
   error?: { code: string; message: string; file?: string };
 }
 
+/** The child's script: an entry of its own, so that the bundled CLI has it too (scripts/bundle-cli.ts). */
+const CHILD_MAIN = new URL('./fold-child-main.js', import.meta.url);
+
 /** Folds the catalog of `stateDir` in a child process, keeping the round markers of `keepRuns` only; resolves with the number of deltas folded. */
 export function foldInChild(stateDir: string, sync: boolean, keepRuns: readonly string[]): Promise<number> {
-  const args = [fileURLToPath(import.meta.url), stateDir, sync ? 'sync' : 'nosync', ...keepRuns];
+  const args = [fileURLToPath(CHILD_MAIN), stateDir, sync ? 'sync' : 'nosync', ...keepRuns];
   // The IPC channel is only there to close when this process dies: the child then stops (childMain's guard).
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   let out = '';
@@ -53,33 +57,4 @@ export function foldInChild(stateDir: string, sync: boolean, keepRuns: readonly 
       reject(new DrumError('DRUM_INTERNAL', `the host-table fold ended ${signal !== null ? `by ${signal}` : `with status ${code}`}: ${err.trim().slice(-500)}`));
     });
   });
-}
-
-/** The child: fold, close, print the answer. */
-async function childMain(stateDir: string, sync: boolean, keepRuns: readonly string[]): Promise<void> {
-  let answer: ChildAnswer;
-  try {
-    const c = await Catalog.open(stateDir, { sync });
-    try {
-      answer = { folded: await c.compactHosts(keepRuns) };
-    } finally {
-      await c.close();
-    }
-  } catch (e) {
-    const d = e instanceof DrumError ? e : null;
-    answer = { error: { code: d?.code ?? 'DRUM_INTERNAL', message: (e as Error).message ?? String(e), ...(d?.file !== undefined ? { file: d.file } : {}) } };
-    process.exitCode = 1;
-  }
-  process.stdout.write(`${JSON.stringify(answer)}\n`);
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  // The writer that started the fold is gone (kill -9): stop as a crash would, leaving the old table and its deltas,
-  // so that no orphan keeps the catalog's lock from the next writer (DRUM_LOCKED with no drum command running).
-  // A parent killed before this process set up its channel sends no 'disconnect': it reads as not connected.
-  process.on('disconnect', () => process.exit(1));
-  if (process.connected !== true) process.exit(1);
-  // The channel alone must not keep the child alive once it has answered.
-  process.channel?.unref();
-  void childMain(process.argv[2]!, process.argv[3] === 'sync', process.argv.slice(4));
 }
