@@ -6,6 +6,8 @@
 // the profiles only; does not run drum. Inlined functions count for their
 // caller: profile with --no-turbo-inlining to see small loops (the hashes)
 // on their own.
+// Profile the module tree, not the bundled CLI (whose chunks name no
+// stage): DRUM_UNBUNDLED=1 node --cpu-prof bin/drum ...
 // Usage: node dist/scripts/profile-shares.js [--top N] FILE.cpuprofile...
 
 import { readFileSync } from 'node:fs';

@@ -4,7 +4,8 @@
 //   - nodeStart:    `node -e 0` (the runtime alone);
 //   - cliLoad:      `drum --version` (node + the CLI's modules, no engine);
 //   - engineLoad:   node importing the CLI's and the engine's modules (what
-//                   an ingest loads before it opens anything);
+//                   an ingest loads before it opens anything; the bundle's
+//                   when bin/drum runs it, engineFiles);
 //   - emptyStore:   `drum ingest` of one link into a fresh state directory
 //                   (engine load, worker start, LevelDB create, first commit);
 //   - warmStore:    `drum ingest` of one new link into the store of the 10 M
@@ -17,7 +18,7 @@
 // manifest, tier caches, catalog open and reconcile). Runs nothing
 // timed in parallel; does not judge (bench-report.ts does).
 
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { median, runMeasured } from './measure.js';
@@ -70,8 +71,7 @@ export async function measureFixedCosts(ctx: BenchContext, warmState: string | n
     await measure(ctx, 'nodeStart', 'node -e 0', repeat, () => ['-e', '0']),
     await measure(ctx, 'cliLoad', 'drum --version', repeat, () => [drum, '--version']),
     await measure(ctx, 'engineLoad', 'node: import the CLI and the engine, no work', repeat, () => ['--input-type=module', '-e',
-      `await import(${JSON.stringify(pathToFileURL(join(ctx.distDir, 'src', 'cli', 'main.js')).href)}); ` +
-      `await import(${JSON.stringify(pathToFileURL(join(ctx.distDir, 'src', 'engine', 'drum.js')).href)});`]),
+      engineFiles(ctx.distDir).map((f) => `await import(${JSON.stringify(pathToFileURL(f).href)});`).join(' ')]),
     await measure(ctx, 'emptyStore', 'drum ingest of 1 link into a new store', repeat, ingest, fresh),
   ];
   if (warmState) {
@@ -88,6 +88,21 @@ export async function measureFixedCosts(ctx: BenchContext, warmState: string | n
   }
   if (!ctx.keep) rmSync(dir, { recursive: true, force: true });
   return out;
+}
+
+/**
+ * What `drum ingest` loads before it opens anything: the bundled CLI and its
+ * engine chunk when bin/drum runs the bundle (dist/cli/ at least as new as
+ * dist/src/cli/main.js), else the module tree's CLI and engine.
+ */
+export function engineFiles(distDir: string): string[] {
+  const tree = join(distDir, 'src', 'cli', 'main.js');
+  const bundle = join(distDir, 'cli', 'main.js');
+  if (existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(tree).mtimeMs) {
+    const chunk = readdirSync(join(distDir, 'cli')).find((f) => /^drum-[A-Z0-9]+\.js$/.test(f));
+    if (chunk !== undefined) return [bundle, join(distDir, 'cli', chunk)];
+  }
+  return [tree, join(distDir, 'src', 'engine', 'drum.js')];
 }
 
 export function formatFixedCosts(costs: FixedCost[]): string {

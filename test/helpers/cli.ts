@@ -19,11 +19,11 @@ export interface Result {
   stderr: string;
 }
 
-export function drum(args: string[], opts: { cwd?: string; input?: string | Buffer } = {}): Promise<Result> {
+export function drum(args: string[], opts: { cwd?: string; input?: string | Buffer; env?: Record<string, string> } = {}): Promise<Result> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [bin, ...args], {
       cwd: opts.cwd ?? tempDir(),
-      env: { ...process.env, DRUM_DIST_DIR: distRoot, DRUM_STATE: '' },
+      env: { ...process.env, DRUM_DIST_DIR: distRoot, DRUM_STATE: '', ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
