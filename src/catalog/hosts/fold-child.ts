@@ -8,12 +8,13 @@
 // thread 40 MiB larger, in a child nothing. The fold also drops the round
 // markers of every run but `keepRuns` (host-table.ts). The child is
 // fold-child-main.js beside this file (or beside the bundled CLI's chunk
-// that holds this code, dist/cli/), run by the same Node binary; it prints one JSON line, {"folded": n} or
-// {"error": {"code", "message", "file"}}, and a failure comes back as the
-// DrumError it was (a crash or a signal as DRUM_INTERNAL). The fold is
-// crash-safe on its own (host-fold.ts), so a child killed midway leaves the
-// old table and its deltas; a child whose parent dies (its IPC channel
-// closes) stops at once the same way, instead of folding on as an orphan
+// that holds this code, in dist/cli/), run by the same Node binary; it
+// prints one JSON line, {"folded": n} or {"error": {"code", "message",
+// "file"}}, and a failure comes back as the DrumError it was (a crash or a
+// signal as DRUM_INTERNAL). The fold is crash-safe on its own
+// (host-fold.ts), so a child killed midway leaves the old table and its
+// deltas; a child whose parent dies (its IPC channel closes) stops at once
+// the same way, instead of folding on as an orphan
 // that holds the catalog's lock. Does not decide when to fold (session.ts does).
 // REQUIRES: the caller holds the state directory's writer lock and has the
 // catalog closed (LevelDB admits one opener); `stateDir` exists.
@@ -34,7 +35,7 @@ const CHILD_MAIN = new URL('./fold-child-main.js', import.meta.url);
 /** Folds the catalog of `stateDir` in a child process, keeping the round markers of `keepRuns` only; resolves with the number of deltas folded. */
 export function foldInChild(stateDir: string, sync: boolean, keepRuns: readonly string[]): Promise<number> {
   const args = [fileURLToPath(CHILD_MAIN), stateDir, sync ? 'sync' : 'nosync', ...keepRuns];
-  // The IPC channel is only there to close when this process dies: the child then stops (childMain's guard).
+  // The IPC channel is only there to close when this process dies: the child then stops (fold-child-main.ts).
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   let out = '';
   let err = '';
