@@ -3,8 +3,9 @@
 // (the CRC covers the whole file: the header's bytes before the CRC field,
 // which tie the file to this store and commit, then everything after the
 // header), written to `*.tmp` and
-// renamed through DrumFs, without fsync: a cache, never state — a lost or
-// torn file is ignored next time. Does not know what the body holds; each
+// renamed through DrumFs, without fsync and with the old file deleted just
+// before the rename (replace-file.ts says why): a cache, never state — a
+// lost or torn file is ignored next time. Does not know what the body holds; each
 // file module does (tier-file.ts, memo-file.ts, docs/file-format.md).
 
 import { crc32 } from 'node:zlib';
@@ -43,7 +44,7 @@ export function writeCacheFile(dfs: DrumFs, path: string, magic: number, version
     }
     h.writeUInt32LE(crc >>> 0, headBytes - 4);
     dfs.write(fd, h, 0, h.length, 0);
-  });
+  }, { cache: true });
 }
 
 /** The CRC32 of a header's bytes before its CRC field: where the whole-file CRC starts (the body follows). */

@@ -83,10 +83,26 @@ describe('tier file', () => {
     writes = 0;
     saveCache(() => saveTiers(eio, path, { ...AT, commit: 8 }, filled()));
     class Crash extends Error {}
-    const crash = new DrumFs(undefined, (op) => {
-      if (op === 'rename') throw new Crash('simulated crash');
+    const crashAt = (at: string): DrumFs => new DrumFs(undefined, (op) => {
+      if (op === at) throw new Crash('simulated crash');
     });
-    assert.throws(() => saveCache(() => saveTiers(crash, path, AT, filled())), Crash);
+    assert.throws(() => saveCache(() => saveTiers(crashAt('unlink'), path, AT, filled())), Crash);
+    assert.equal(loadTiers(path, AT, [new HotCache(1024), new RecentTable(4096)]), true, 'a crash before the delete keeps the old file');
+    assert.throws(() => saveCache(() => saveTiers(crashAt('rename'), path, AT, filled())), Crash);
+    assert.equal(fs.existsSync(path), false, 'a crash between the delete and the rename leaves no cache, only its tmp file');
+    saveTiers(new DrumFs(), path, AT, filled());
+    assert.deepEqual(fs.readdirSync(dir), ['tiers.cache']);
     assert.equal(loadTiers(path, AT, [new HotCache(1024), new RecentTable(4096)]), true);
+  });
+
+  it('deletes the old file only after the new one is written, just before the rename (no rename over it)', () => {
+    const dir = tempDir();
+    const path = join(dir, 'tiers.cache');
+    saveTiers(new DrumFs(), path, AT, filled());
+    const ops: string[] = [];
+    saveTiers(new DrumFs(undefined, (op, p) => void ops.push(`${op} ${p.slice(dir.length + 1)}`)), path, { ...AT, commit: 8 }, filled());
+    assert.deepEqual(ops.filter((o) => o.startsWith('unlink') || o.startsWith('rename')), ['unlink tiers.cache', 'rename tiers.cache']);
+    const lastWrite = ops.map((o) => o.startsWith('write ')).lastIndexOf(true);
+    assert.ok(lastWrite >= 0 && ops.indexOf('unlink tiers.cache') > lastWrite, 'deleted after the last write');
   });
 });
