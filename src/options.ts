@@ -11,8 +11,8 @@ export type BloomMode = 'off' | 'gate' | 'lossy';
 
 export interface DrumOptions {
   /**
-   * RAM budget in bytes for the whole process: its runtime (at least the measured floor, ~116 MiB plus
-   * ~36 MiB per worker) and the bucket buffers, sort area and in-RAM tiers. Default 256 MiB. A budget
+   * RAM budget in bytes for the whole process: its runtime (at least the measured floor, ~140 MiB plus
+   * ~30 MiB per worker) and the bucket buffers, sort area and in-RAM tiers. Default 256 MiB. A budget
    * under minimumBudgetBytes() or over the machine's memory is DRUM_BAD_OPTION.
    */
   memoryBytes?: number;
@@ -189,15 +189,17 @@ function int(name: string, v: unknown, min: number, max: number): number {
 /**
  * What a budget must keep beyond the runtime floor of its threads for the
  * tiers, buckets, sort area and new-URL bitmap: with less, the planned sort
- * area falls under ~150,000 keys and then to nothing (planBudget; from 160
- * to 320 MiB, every worker count that keeps this much sorts ≥ 153 k keys).
+ * area falls to nothing (planBudget). At exactly this much, a keys-only
+ * store sorts ≥ 255 k keys at a time (160 to 320 MiB, any worker count); a
+ * store with values, whose round work and line memos come first, 85 k with
+ * 2 workers at 256 MiB and only the smallest area with 3 at 286 MiB.
  */
 const MIN_WORKING_BYTES = 56 << 20;
 
 /**
  * The default number of parse workers: one per core beyond the first, at
  * most 3, and no more than the budget keeps MIN_WORKING_BYTES beside. Each
- * worker's runtime takes 36 MiB; at 256 MiB a third one left the sort area
+ * worker's runtime takes 30 MiB; at 256 MiB a third one left the sort area
  * nothing, so every bucket was sorted in slices of 1,024 keys (a 10 M-link
  * ingest's sort 0.37 s -> 2.9 s).
  */

@@ -43,13 +43,15 @@ describe('defaultWorkers', () => {
     assert.equal(defaultWorkers(8, 288 << 20), 3);
     assert.equal(defaultWorkers(8, 1 << 30), 3);
     assert.equal(defaultWorkers(8, 160 << 20), 0);
-    assert.equal(defaultWorkers(2, 208 << 20), 1);
+    assert.equal(defaultWorkers(2, 226 << 20), 1);
+    assert.equal(defaultWorkers(2, 225 << 20), 0);
     assert.equal(defaultWorkers(2, 176 << 20), 0);
-    assert.equal(defaultWorkers(8, 280 << 20), 3);
+    assert.equal(defaultWorkers(8, 286 << 20), 3);
+    assert.equal(defaultWorkers(8, 285 << 20), 2);
     // The plan at the default budget on a big machine keeps a real sort area (a third worker leaves it only the smallest).
     const o = resolveOptions({}, 8, 64 * 2 ** 30);
     assert.equal(o.workers, 2);
-    assert.ok(planBudget(o, 1 << 16, true).sortEntries > 100_000);
+    assert.ok(planBudget(o, 1 << 16, true).sortEntries > 80_000);
     assert.equal(planBudget(resolveOptions({ workers: 3 }, 8, 64 * 2 ** 30), 1 << 16, true).sortArea, SMALLEST_SORT_AREA_BYTES);
   });
 });

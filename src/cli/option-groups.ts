@@ -39,7 +39,7 @@ export const addPolicy = group([
 ]);
 
 export const addStore = group([
-  ['--memory <size>', 'RAM budget of the whole process, e.g. 256MiB, 1g; at least 142MiB + 36MiB a worker (default 256MiB)'],
+  ['--memory <size>', 'RAM budget of the whole process, e.g. 256MiB, 1g; at least 166MiB + 30MiB a worker (default 256MiB)'],
   ['--buckets <k>', 'number of buckets, a power of two; fixed when the store is created (default 64)'],
   ['--host-bits <h>', 'key bits taken from the host fingerprint (0..32); fixed when the store is created (default 24)'],
   ['--cache-entries <n>', 'hot-URL cache entries, 0 disables (default 2^16)'],

@@ -81,22 +81,28 @@ export const RESERVE_SHARE = 0.7;
 
 /**
  * The process floor: peak RSS of drum's own runtime (Node, V8 heaps, code
- * pages, LevelDB, chunks in flight) without its budgeted structures, at the
- * smallest plan (docs/performance.md "Memory floor"): ~100 MiB with no
- * worker on a 10 M-link ingest, each worker ~29 MiB more (less on 3 M
- * links: the runtime grows with the run). Plus ~10 %, so a budget at the
- * minimum holds the measured peak with room to spare.
+ * pages, LevelDB, chunks in flight) without its budgeted structures (~26 MiB
+ * at the smallest plan), the WebAssembly memory below included, at the
+ * smallest plan (docs/performance.md "Memory floor"). Remeasured on the
+ * bench's 10 M-link file, a new store and then 5 M more links into it (the
+ * runtime grows with the run; the second ingest, merging with the store's
+ * key files, peaked highest; RSS varies ~10 MiB from run to run): at most
+ * ~126 MiB with no worker, ~153 / 176 / 211 MiB with 1 / 2 / 3 workers
+ * (~28 MiB a worker). The old 112 + 32 MiB a worker (with WebAssembly 116 +
+ * 36) left a 0-worker ingest at 141 of 142 MiB and let the second ingest
+ * reach 146.7. Now 140 MiB with no worker and 30 MiB a worker, WebAssembly
+ * included: 9-14 % over each measured peak.
  */
-export const PROCESS_FLOOR_BYTES = 112 << 20;
-/** What each parse worker thread adds to the process floor (its isolate, heap and chunks in flight). */
-export const WORKER_FLOOR_BYTES = 32 << 20;
+export const PROCESS_FLOOR_BYTES = 136 << 20;
+/** What each parse worker thread adds to the process floor (its isolate, heap and chunks in flight), besides its WebAssembly memory. */
+export const WORKER_FLOOR_BYTES = 26 << 20;
 
 /**
  * Linear memory of the WebAssembly canonicalization fast path in each
  * parsing thread (src/canonicalize/wasm.ts): a 1 MiB chunk, its canonical
  * bytes and a scratch copy, with per-line arrays, ~3.4 MiB in 64 KiB pages.
- * Measured besides the floors above: a 10 M-link ingest at the 0-worker
- * minimum peaked at 141 MiB with it, 137.5 without.
+ * Measured besides the floors above when it came: a 10 M-link ingest at the
+ * then 0-worker minimum peaked at 141 MiB with it, 137.5 without.
  */
 export const CANON_WASM_BYTES = 4 << 20;
 
