@@ -53,9 +53,9 @@ export interface DrumOptions {
    * latest. Smaller rounds redo less work after a crash but rewrite the store
    * more often. Default: as many as the memory budget's round holds
    * (1 bit of RAM per waiting URL; at the default 256 MiB, a store with
-   * values holds about 25 M with 0 workers, 21 M with 1 and 23 M with 2 (the
-   * most workers the default budget takes); 4.2 M with `workers: 3` forced;
-   * a keys-only store about 3 M more).
+   * values holds about 25 M with 0 workers, 21 M with 1 and 10 M with 2 (the
+   * most workers the default budget takes); 1.1 M with `workers: 3` forced;
+   * a keys-only store about 3 M more, but 3.2 M with 3).
    */
   mergeEvery?: number;
   /**
