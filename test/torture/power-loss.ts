@@ -17,7 +17,8 @@
 // torn writes inside a file (a file is all of its last fsync or nothing of
 // after it), and an fsync on the thread pool that was issued but had not
 // returned (counted as done when issued, since the seam sees it then).
-// REQUIRES: the world on one file system (inode numbers identify files);
+// REQUIRES: the world on one file system (inode numbers and birth times
+// identify files);
 // drum opened with fsync on; files written only through the seam (a file
 // drum writes some other way reads as empty, as a power loss could leave
 // it), and fsynced under the name they were opened by.
@@ -29,7 +30,11 @@ import type { FsOp } from '../../src/io/fs.js';
 /** A state directory's LevelDB directories (src/catalog/, src/store/lock.ts). */
 const LEVELDB_DIRS = new Set(['catalog', 'writer-lock']);
 
-/** A file's identity: its inode and how many times that inode was freed before (inodes are reused). */
+/**
+ * A file's identity: its inode, how many times the seam saw that inode
+ * freed before (inodes are reused), and its birth time (a process outside
+ * the seam — LevelDB, a fold's child — frees and reuses inodes unseen).
+ */
 type FileId = string;
 interface Entry {
   id: FileId;
@@ -62,7 +67,7 @@ export class PowerLossModel {
       const st = statOrNull(path);
       if (st === null) return;
       if (st.isDirectory()) this.listings.set(path, this.listing(path));
-      else this.synced.set(this.idOf(st.ino), fs.readFileSync(path));
+      else this.synced.set(this.idOf(st), fs.readFileSync(path));
     } else if (op === 'unlink' || op === 'rename') {
       // The inode the name held is freed (an unlink, or a rename over it): a new file may take its number.
       const st = statOrNull(path);
@@ -84,7 +89,7 @@ export class PowerLossModel {
   private takeCreated(root = this.world): void {
     for (const p of this.created) {
       const st = statOrNull(join(root, relative(this.world, p)));
-      if (st !== null) this.known.add(this.idOf(st.ino));
+      if (st !== null) this.known.add(this.idOf(st));
     }
     this.created = [];
   }
@@ -93,6 +98,8 @@ export class PowerLossModel {
     for (const [name, e] of this.listings.get(dir) ?? new Map<string, Entry>()) {
       const src = join(dir, name);
       const dst = join(to, name);
+      // A file a process outside the seam wrote is taken as it is (addUnseen), not as the empty file the seam never saw fsynced.
+      if (!e.dir && !this.known.has(e.id)) continue;
       if (this.inCatalog(src)) {
         const now = join(current, relative(this.world, src));
         if (fs.existsSync(now)) fs.cpSync(now, dst, { recursive: true });
@@ -112,7 +119,7 @@ export class PowerLossModel {
     if (!fs.existsSync(to) || statOrNull(now)?.isDirectory() !== true) return;
     for (const name of fs.readdirSync(now)) {
       const st = statOrNull(join(now, name));
-      if (st === null || !st.isFile() || this.known.has(this.idOf(st.ino)) || fs.existsSync(join(to, name))) continue;
+      if (st === null || !st.isFile() || this.known.has(this.idOf(st)) || fs.existsSync(join(to, name))) continue;
       fs.copyFileSync(join(now, name), join(to, name));
     }
   }
@@ -134,13 +141,13 @@ export class PowerLossModel {
     const l = new Map<string, Entry>();
     for (const name of fs.readdirSync(dir).sort()) {
       const st = statOrNull(join(dir, name));
-      if (st !== null) l.set(name, { id: this.idOf(st.ino), dir: st.isDirectory() });
+      if (st !== null) l.set(name, { id: this.idOf(st), dir: st.isDirectory() });
     }
     return l;
   }
 
-  private idOf(ino: number): FileId {
-    return `${ino}.${this.freed.get(ino) ?? 0}`;
+  private idOf(st: fs.Stats): FileId {
+    return `${st.ino}.${this.freed.get(st.ino) ?? 0}.${st.birthtimeMs}`;
   }
 
   private inWorld(path: string): boolean {
