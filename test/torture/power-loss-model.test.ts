@@ -3,7 +3,8 @@
 // seam wrote on an inode the seam saw freed elsewhere is still that
 // process's file, taken as it is (LevelDB and a host-count fold's child
 // delete and create files the seam never sees, and the kernel hands their
-// inode numbers out again).
+// inode numbers out again); and a torn rebuild keeps a fsynced file whole
+// while it tears one written since.
 // REQUIRES: a file system that reuses a freed inode soon and records birth
 // times (ext4, xfs, btrfs, tmpfs); the first test skips itself when no
 // inode came back in 200 tries.
@@ -14,6 +15,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/tmp.js';
 import { PowerLossModel } from './power-loss.js';
+import { Tear } from './power-loss-torn.js';
 
 /** A world with a directory `d` holding file `a`, written, fsynced and named durably through the seam. */
 function seamFile(): { world: string; model: PowerLossModel; a: string } {
@@ -55,4 +57,23 @@ describe('the power-loss model', () => {
     assert.equal(fs.readFileSync(reused, 'utf8'), 'outside the seam');
   });
 
+  it('keeps on a torn disk every byte an fsync made durable, and tears only what came after', () => {
+    const { world, model, a } = seamFile();
+    const late = join(world, 'd', 'late');
+    model.observe('open-write', late);
+    fs.writeFileSync(late, Buffer.alloc(5 * 4096, 7));
+    model.observe('write', a);
+    fs.appendFileSync(a, Buffer.alloc(3 * 4096, 9));
+    const lost = `${world}-lost`;
+    fs.renameSync(world, lost);
+    const seen = new Set<string>();
+    for (let seed = 1; seed <= 40; seed++) {
+      fs.rmSync(world, { recursive: true, force: true });
+      model.build(world, lost, new Tear(seed));
+      const b = fs.readFileSync(a);
+      assert.equal(b.subarray(0, 16).toString(), 'through the seam', `seed ${seed}`);
+      seen.add(`${b.length}:${fs.existsSync(late) ? fs.statSync(late).size : 'none'}`);
+    }
+    assert.ok(seen.size > 4, `${[...seen].join(' ')}: the seeds tear differently`);
+  });
 });

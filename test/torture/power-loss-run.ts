@@ -18,6 +18,7 @@ import type { DrumOptions } from '../../src/options.js';
 import { outputs, writeLinks } from './harness.js';
 import { FAULT_OPTS, withDrum } from './io-faults.js';
 import { PowerLossModel } from './power-loss.js';
+import { Tear } from './power-loss-torn.js';
 import { isCrash, SimulatedCrash } from '../helpers/crash.js';
 
 export interface Inputs {
@@ -51,6 +52,10 @@ export interface PowerLossRef {
 export interface PowerLossOutcome {
   step: Step;
   at: number;
+  /** The torn rebuild's seed (power-loss-torn.ts), or null for the kindest rebuild. */
+  torn: number | null;
+  /** What the torn rebuild kept and dropped of what was not durable. */
+  tally?: Tear['tally'];
   op: FsOp | '?';
   path: string;
   ok: boolean;
@@ -87,8 +92,16 @@ export async function powerLossRef(dir: string, inputs: Inputs, step: Step = 'in
   return { step, ops, a: outputs(join(world, 'out-a')), b: outputs(join(world, 'out-b')) };
 }
 
+/** How a trial rebuilds the disk: `torn`, a seed for a torn rebuild (else only what was durable); `opts`, the store's options. */
+export interface TrialHow {
+  torn?: number;
+  opts?: DrumOptions;
+}
+
 /** Power lost before the step's operation #at; the checks on the disk image that leaves. */
-export async function powerLossAt(dir: string, inputs: Inputs, ref: PowerLossRef, at: number, opts: DrumOptions = stepOptions(ref.step)): Promise<PowerLossOutcome> {
+export async function powerLossAt(dir: string, inputs: Inputs, ref: PowerLossRef, at: number, how: TrialHow = {}): Promise<PowerLossOutcome> {
+  const opts = how.opts ?? stepOptions(ref.step);
+  const tear = how.torn === undefined ? null : new Tear(how.torn);
   const world = join(dir, `w-${ref.step}-${at}`);
   const lost = join(dir, `lost-${ref.step}-${at}`);
   await withDrum(join(world, 'state'), opts, ingestInto(inputs.a, join(world, 'out-a')));
@@ -111,11 +124,12 @@ export async function powerLossAt(dir: string, inputs: Inputs, ref: PowerLossRef
   }
   // The image takes the world's place: the store records its runs' output directories by path.
   fs.renameSync(world, lost);
-  model.build(world, lost);
+  model.build(world, lost, tear);
   if (problem === '') problem = await checkImage(world, inputs, ref, opts).catch((e: unknown) => `the checks threw: ${String(e)}`);
   fs.rmSync(world, { recursive: true, force: true });
   fs.rmSync(lost, { recursive: true, force: true });
-  return { step: ref.step, at, ...where, ok: problem === '', problem };
+  const torn = tear === null ? { torn: null } : { torn: tear.seed, tally: tear.tally };
+  return { step: ref.step, at, ...torn, ...where, ok: problem === '', problem };
 }
 
 async function checkImage(world: string, inputs: Inputs, ref: PowerLossRef, opts: DrumOptions): Promise<string> {
