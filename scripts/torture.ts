@@ -8,7 +8,9 @@
 // every mutating operation of a multi-round ingest); a power loss before
 // every mutating operation of an ingest, a compact and a forget on a store
 // that holds a run (the disk rebuilt from what was fsynced,
-// test/torture/power-loss.ts); a long hostile-input
+// test/torture/power-loss.ts), and again on a torn disk that also keeps a
+// seeded choice of the pages and names not made durable
+// (power-loss-torn.ts; --torn-seeds per operation); a long hostile-input
 // fuzz; a 1 GiB file with no newline, 10^6 distinct hosts and one host with
 // 10^6 URLs (RSS and time); and the CI torture tests (corruption matrix,
 // concurrency, paths, kill -9 during an open's host-count fold). Prints a summary and writes it as JSON (--json FILE).
@@ -34,6 +36,7 @@ const { values: a } = scriptArgs(import.meta.url, {
     seed: { type: 'string', default: '20261122' },
     links: { type: 'string', default: '300000' },
     'fuzz-runs': { type: 'string', default: '600' },
+    'torn-seeds': { type: 'string', default: '1' },
     races: { type: 'string', default: '12' },
     only: { type: 'string' },
     'skip-big': { type: 'boolean', default: false },
@@ -164,26 +167,40 @@ async function faultSection(): Promise<void> {
   summary.ioFaults = { cases, byOp, bad: bad.length };
 }
 
-async function powerSection(): Promise<void> {
-  const dir = join(root, 'power');
+/**
+ * A power loss before every mutating operation of an ingest, a compact and
+ * a forget. `torn`: rebuild the disk with `--torn-seeds` seeds each
+ * (power-loss-torn.ts), derived from --seed; else only what was durable.
+ */
+async function powerSection(torn: boolean): Promise<void> {
+  const name = torn ? 'power-torn' : 'power';
+  const dir = join(root, name);
   fs.mkdirSync(dir);
   const inputs = writePowerLossInputs(dir);
   const bad: PowerLossOutcome[] = [];
   const cases: Record<string, number> = {};
   const byOp: Record<string, number> = {};
-  for (const step of ['ingest', 'compact', 'forget'] as const) {
+  const kept = { files: 0, pagesKept: 0, pagesDropped: 0, namesKept: 0, namesDropped: 0 };
+  const seeds = torn ? Number(a['torn-seeds']) : 1;
+  for (const [k, step] of (['ingest', 'compact', 'forget'] as const).entries()) {
     const ref = await powerLossRef(dir, inputs, step);
-    cases[step] = ref.ops;
+    cases[step] = ref.ops * seeds;
     for (let at = 0; at < ref.ops; at++) {
-      const o = await powerLossAt(dir, inputs, ref, at);
-      byOp[o.op] = (byOp[o.op] ?? 0) + 1;
-      if (!o.ok) bad.push(o);
+      for (let s = 0; s < seeds; s++) {
+        const o = await powerLossAt(dir, inputs, ref, at, torn ? { torn: tornSeed(k, at, s) } : {});
+        byOp[o.op] = (byOp[o.op] ?? 0) + 1;
+        for (const key of Object.keys(kept) as (keyof typeof kept)[]) kept[key] += o.tally?.[key] ?? 0;
+        if (!o.ok) bad.push(o);
+      }
     }
-    log(`power loss (${step}): ${ref.ops} operations, ${bad.length} bad so far`);
+    log(`${torn ? 'torn ' : ''}power loss (${step}): ${ref.ops} operations, ${bad.length} bad so far`);
   }
-  for (const o of bad.slice(0, 20)) failures.push(`power loss: ${JSON.stringify(o)}`);
-  summary.powerLoss = { cases, byOp, bad: bad.length };
+  for (const o of bad.slice(0, 20)) failures.push(`${name}: ${JSON.stringify(o)}`);
+  summary[torn ? 'powerLossTorn' : 'powerLoss'] = { cases, byOp, ...(torn ? { seeds, kept } : {}), bad: bad.length };
 }
+
+/** The torn rebuild's seed of step #k's operation `at`, seed number `s`: replayable from --seed. */
+const tornSeed = (k: number, at: number, s: number): number => (Number(a.seed) + k * 1_000_003 + at * 64 + s) >>> 0;
 
 async function fuzzSection(): Promise<void> {
   const dir = join(root, 'fuzz');
@@ -264,12 +281,13 @@ function ciTests(): void {
 }
 
 const t0 = Date.now();
-// --only kill|race|faults|power|fuzz|big|ci runs one section.
+// --only kill|race|faults|power|power-torn|fuzz|big|ci runs one section.
 const run = (name: string): boolean => a.only === undefined || a.only === name;
 if (run('kill')) await killSection();
 if (run('race')) await raceSection();
 if (run('faults')) await faultSection();
-if (run('power')) await powerSection();
+if (run('power')) await powerSection(false);
+if (run('power-torn')) await powerSection(true);
 if (run('fuzz')) await fuzzSection();
 if (run('big') && !a['skip-big']) await bigSection();
 if (run('ci')) ciTests();
