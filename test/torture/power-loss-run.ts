@@ -2,8 +2,10 @@
 // scripts/torture.ts: input A is ingested whole into a new store, then a
 // step loses power before its mutating operation #at (0-based, counted
 // through the fault seam): the ingest of input B, a `compact`, or a forget
-// of list F. On the disk image power-loss.ts builds from that moment, A's
-// outputs must be the reference's, the step run again must complete, and
+// of list F. On the disk image power-loss.ts builds from that moment (the
+// kindest, or torn from a seed: power-loss-torn.ts; the same checks for
+// both, since drum relies on nothing no fsync made durable), A's outputs
+// must be the reference's, the step run again must complete, and
 // then B's ingest (the step itself, or one after it) must write the
 // reference's B outputs, which depend on every URL the store holds, and
 // the store must verify. Asserts nothing; callers judge `ok`.
