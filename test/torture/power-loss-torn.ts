@@ -27,7 +27,7 @@ import { rng as seeded } from './harness.js';
 
 export const PAGE = 4096;
 
-/** A directory entry: the file (inode and reuse count) a name points to. */
+/** A directory entry: the file a name points to (its identity: inode, reuse count, birth time). */
 export interface TornEntry {
   id: string;
   dir: boolean;
