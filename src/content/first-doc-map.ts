@@ -140,7 +140,7 @@ export class FirstDocMap {
           openValues: (b, buffers) => {
             const e = entry(b);
             if (e === null || e.values === undefined) return null;
-            return ValueReader.open(dfs, join(dir, e.values.file), { bucket: b, count: e.keys, valueBytes: DOC_VALUE_BYTES }, e.values.bytes, buffers);
+            return ValueReader.open(dfs, join(dir, e.values.file), { bucket: b, count: e.keys, valueBytes: DOC_VALUE_BYTES }, e.values.bytes, buffers?.chunk);
           },
           valuesOutputPath: (b) => join(dir, mapFileName(name, b, gen, 'vals')),
         },

@@ -51,7 +51,7 @@ import { newValueBuffers, type ValueBuffers, type ValueSource } from '../../stor
 import { DELTA_POSITION_BYTES } from '../../store/values/values-format.js';
 import type { ValueChainShape } from '../../store/values/value-chain.js';
 import type { ValueHooks } from '../../store/values/value-merge.js';
-import { readValuesPass, writeValuesPass, type ValuesPassContext } from './values-pass.js';
+import { MAX_DELTAS, readValuesPass, writeValuesPass, type ValuesPassContext } from './values-pass.js';
 import { mergeBuckets, type BucketFiles, type Written } from './sort-stage.js';
 import type { SortArea } from './sort-area.js';
 import { ValueEvents } from './value-events.js';
@@ -158,7 +158,8 @@ export class DrumCore {
       throw new DrumError('DRUM_INTERNAL', 'DrumCore: buckets and sort area must agree on seeds, and seeds need values');
     }
     this.events = valueWords > 0 ? new ValueEvents(dfs, eventsPath) : null;
-    this.valueBuffers = valueWords > 0 ? newValueBuffers(4 * valueWords) : null;
+    // With a read chunk for each delta a chain may have (values-pass.ts valueChainRamBytes): reading a chain allocates nothing.
+    this.valueBuffers = valueWords > 0 ? newValueBuffers(4 * valueWords, undefined, MAX_DELTAS) : null;
     this.deltaBuffers = valueWords > 0 ? newValueBuffers(4 * valueWords + DELTA_POSITION_BYTES, 1) : null;
   }
 

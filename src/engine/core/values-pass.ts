@@ -11,7 +11,7 @@
 
 import { DrumError } from '../../errors.js';
 import type { DrumFs } from '../../io/fs.js';
-import { ValueWriter, type ValueBuffers } from '../../store/values/value-io.js';
+import { deltaBlockBytes, ValueWriter, type ValueBuffers } from '../../store/values/value-io.js';
 import { FinishingFiles } from '../../store/blocks/tmp-file-writer.js';
 import { writeDelta } from '../../store/values/value-delta.js';
 import { mergeValues, rankIndex } from '../../store/values/value-merge.js';
@@ -95,6 +95,15 @@ export async function writeValuesPass(
 export const MAX_DELTAS = 8;
 
 /**
+ * The delta read chunks a DrumCore lends to its values chains (MAX_DELTAS
+ * of one delta block each, value-io.ts deltaChunks) for values of
+ * `valueWords` words: a round's fixed RAM, which the budget counts.
+ */
+export function valueChainRamBytes(valueWords: number): number {
+  return MAX_DELTAS * deltaBlockBytes(4 * valueWords);
+}
+
+/**
  * Whether a bucket whose committed values are `chain` takes this round's
  * `adding` new values as one more delta: it has a values file, fewer than
  * MAX_DELTAS deltas, and its deltas would hold no more values than its base
@@ -118,7 +127,7 @@ export function readValuesPass(c: ValuesPassContext, values: CoreValues, r: Core
   let items = 0;
   for (let b = 0; b < c.buckets; b++) {
     if (events.count(b) === 0) continue;
-    const reader = values.files.openValues(b);
+    const reader = values.files.openValues(b, c.buffers);
     if (reader === null) throw new DrumError('DRUM_INTERNAL', `values pass: hits in bucket ${b}, which has no values`);
     try {
       let at = 0;

@@ -12,6 +12,7 @@ import type { ResolvedOptions } from '../../options.js';
 import { DrumError } from '../../errors.js';
 import { HOST_PARTS_RAM_BYTES } from '../hosts/host-parts.js';
 import { EVENTS_RAM_BYTES } from '../core/value-events.js';
+import { valueChainRamBytes } from '../core/values-pass.js';
 import { JournalTable } from '../../store/journal/journal-table.js';
 import { URL_VALUE_WORDS } from '../url-seen/url-values.js';
 
@@ -157,8 +158,9 @@ export function planBudget(o: ResolvedOptions, chunkLinksMax: number, valued = f
     Math.min(RUNTIME_RESERVE_BYTES, Math.floor(total * RESERVE_SHARE), total - hotCache - recentTable - journal - IO_BUFFER_BYTES - smallest),
   );
   const threads = o.workers + 1;
-  // A round's fixed working set, whatever its size: the host-count parts it keeps in RAM and, with values, the value events' RAM.
-  const roundWanted = HOST_PARTS_RAM_BYTES + (valued ? EVENTS_RAM_BYTES : 0);
+  // A round's fixed working set, whatever its size: the host-count parts it keeps in RAM and, with values, the value
+  // events' RAM and the read chunks of a bucket's values deltas.
+  const roundWanted = HOST_PARTS_RAM_BYTES + (valued ? EVENTS_RAM_BYTES + valueChainRamBytes(URL_VALUE_WORDS) : 0);
   // What is left for the Bloom filter and the buckets once the line memos take `memo` entries per thread.
   const rest = (memo: number): number => total - runtimeReserve - hotCache - recentTable - journal - threads * LineMemo.bytesFor(memo) - IO_BUFFER_BYTES;
   let lineMemoEntries = o.lineMemoEntries ?? DEFAULT_LINE_MEMO_ENTRIES;

@@ -53,8 +53,9 @@ export function chainFiles(v: ValuesEntry): { file: string; bytes: number }[] {
 
 /**
  * Opens bucket b's values (entry `e`, names relative to `dir`) as one
- * source: its values file, or its base through each delta. `buffers` are
- * lent to the base's reader. `sizeOf` gives each file's length (the caller's
+ * source: its values file, or its base through each delta. `buffers` lend
+ * their chunk to the base's reader and their deltaChunks, one each in
+ * order, to its deltas'. `sizeOf` gives each file's length (the caller's
  * checked or pinned size). DRUM_CORRUPT_FILE when a file disagrees with the
  * manifest.
  */
@@ -67,11 +68,13 @@ export function openValueChain(
   if (count < 0) {
     throw new DrumError('DRUM_CORRUPT_FILE', `${join(dir, 'MANIFEST')}: bucket ${b}'s deltas hold more values than its ${e.keys} keys`, { file: join(dir, 'MANIFEST') });
   }
-  let source: ValueSource = ValueReader.open(dfs, join(dir, v.file), { bucket: b, count, valueBytes }, sizeOf(v.file, v.bytes), buffers);
+  let source: ValueSource = ValueReader.open(dfs, join(dir, v.file), { bucket: b, count, valueBytes }, sizeOf(v.file, v.bytes), buffers?.chunk);
   try {
-    for (const d of deltas) {
+    for (const [k, d] of deltas.entries()) {
       const path = join(dir, d.file);
-      const entries = ValueReader.open(dfs, path, { bucket: b, count: d.count, valueBytes: valueBytes + DELTA_POSITION_BYTES }, sizeOf(d.file, d.bytes), undefined, DELTA_MAGIC);
+      // The k-th delta reads into the k-th lent chunk; a chain longer than the chunks lent allocates its own.
+      const chunk = buffers?.deltaChunks[k];
+      const entries = ValueReader.open(dfs, path, { bucket: b, count: d.count, valueBytes: valueBytes + DELTA_POSITION_BYTES }, sizeOf(d.file, d.bytes), chunk, DELTA_MAGIC);
       count += d.count;
       try {
         source = new DeltaFilter(source, entries, count); // reads the delta's first entry

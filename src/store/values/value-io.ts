@@ -17,7 +17,7 @@ import { TmpFileWriter, type WrittenFile } from '../blocks/tmp-file-writer.js';
 import { BlockOut } from '../blocks/block-out.js';
 import { copyWords } from '../blocks/word-copy.js';
 import {
-  VALUE_BLOCK, VALUE_CRC_BYTES, VALUES_HEADER_BYTES, VALUES_MAGIC, decodeValuesHeader, encodeValuesHeader, valuesFileBytes, type ValuesHeader,
+  DELTA_POSITION_BYTES, VALUE_BLOCK, VALUE_CRC_BYTES, VALUES_HEADER_BYTES, VALUES_MAGIC, decodeValuesHeader, encodeValuesHeader, valuesFileBytes, type ValuesHeader,
 } from './values-format.js';
 
 const IO_BLOCKS = 4; // blocks per read or write
@@ -28,12 +28,29 @@ export interface ValueBuffers {
   chunk: Uint8Array;
   block: Uint32Array;
   out: Uint8Array;
+  /**
+   * Read chunks of one delta block each, the k-th lent to the reader of a
+   * chain's k-th delta (value-chain.ts): a chain's readers are open at once,
+   * so without them every bucket read through k deltas allocated k chunks of
+   * up to IO_BLOCKS blocks, garbage that piled up over a round until the GC.
+   */
+  deltaChunks: Uint8Array[];
 }
 
-/** `ioBlocks`: blocks per read or write (a delta writer's few entries per bucket need one). */
-export function newValueBuffers(valueBytes: number, ioBlocks = IO_BLOCKS): ValueBuffers {
+/** Bytes of one full block of delta entries (`valueBytes` values, each after its position). */
+export function deltaBlockBytes(valueBytes: number): number {
+  return VALUE_BLOCK * (valueBytes + DELTA_POSITION_BYTES) + VALUE_CRC_BYTES;
+}
+
+/**
+ * `ioBlocks`: blocks per read or write (a delta writer's few entries per
+ * bucket need one); `deltaReaders`: deltas of a chain that read into a lent
+ * chunk of one block (deltaChunks).
+ */
+export function newValueBuffers(valueBytes: number, ioBlocks = IO_BLOCKS, deltaReaders = 0): ValueBuffers {
   const io = (VALUE_BLOCK * valueBytes + VALUE_CRC_BYTES) * ioBlocks;
-  return { valueBytes, chunk: new Uint8Array(io), block: new Uint32Array((VALUE_BLOCK * valueBytes) / 4), out: new Uint8Array(io) };
+  const deltaChunks = Array.from({ length: deltaReaders }, () => new Uint8Array(deltaBlockBytes(valueBytes)));
+  return { valueBytes, chunk: new Uint8Array(io), block: new Uint32Array((VALUE_BLOCK * valueBytes) / 4), out: new Uint8Array(io), deltaChunks };
 }
 
 /** Where copied values go: a ValueWriter, or a block collector (value-chain.ts). */
@@ -72,6 +89,8 @@ export class ValueReader implements ValueSource {
   private chunkBlocks = 0;
   private chunkAt = 0;
   private readonly blockBytes: number;
+  /** Blocks per read: IO_BLOCKS, or as many as a lent chunk of fewer holds. */
+  private readonly readBlocks: number;
   readonly words: number;
 
   private constructor(private readonly fs: DrumFs, readonly path: string, private readonly fd: number, readonly header: ValuesHeader, chunk?: Uint8Array) {
@@ -80,15 +99,20 @@ export class ValueReader implements ValueSource {
     const need = this.blockBytes * IO_BLOCKS;
     // A file shorter than IO_BLOCKS blocks (a small delta) is read in one step into a chunk its size.
     const body = valuesFileBytes(header.count, header.valueBytes, header.blockValues) - VALUES_HEADER_BYTES;
-    this.chunk = chunk !== undefined && chunk.length >= need ? chunk : new Uint8Array(Math.min(need, body));
+    // A lent chunk of at least one block is read a block (or as many as it holds) at a time.
+    const lent = chunk !== undefined && chunk.length >= Math.min(this.blockBytes, body);
+    this.chunk = lent ? chunk : new Uint8Array(Math.min(need, body));
+    this.readBlocks = lent ? Math.max(1, Math.min(IO_BLOCKS, Math.floor(chunk.length / this.blockBytes))) : IO_BLOCKS;
   }
 
   /**
-   * `buffers`, when given (and of the file's width), lends the read chunk.
+   * `chunk`, when given and at least one block long (or the whole file),
+   * is lent as the read chunk (buffers.chunk for a values file of their
+   * width, one of buffers.deltaChunks for a delta).
    * `magic`: DELTA_MAGIC to open a values delta file (`valueBytes` then an entry's width).
    */
   static open(
-    fs: DrumFs, path: string, expect: { bucket: number; count: number; valueBytes: number }, fileBytes: number, buffers?: ValueBuffers, magic = VALUES_MAGIC,
+    fs: DrumFs, path: string, expect: { bucket: number; count: number; valueBytes: number }, fileBytes: number, chunk?: Uint8Array, magic = VALUES_MAGIC,
   ): ValueReader {
     const fd = fs.open(path, 'r');
     try {
@@ -103,7 +127,7 @@ export class ValueReader implements ValueSource {
       if (h.valueBytes !== expect.valueBytes) corrupt(`values of ${h.valueBytes} bytes, the store's are ${expect.valueBytes}`);
       const want = valuesFileBytes(h.count, h.valueBytes, h.blockValues);
       if (fileBytes !== want) corrupt(`is ${fileBytes} bytes, ${want} expected (truncated or padded)`);
-      return new ValueReader(fs, path, fd, h, buffers?.chunk);
+      return new ValueReader(fs, path, fd, h, chunk);
     } catch (e) {
       fs.close(fd);
       throw e;
@@ -140,7 +164,7 @@ export class ValueReader implements ValueSource {
 
   private fill(left: number): void {
     const blocksLeft = Math.ceil(left / this.header.blockValues);
-    const blocks = Math.min(IO_BLOCKS, blocksLeft);
+    const blocks = Math.min(this.readBlocks, blocksLeft);
     const want = blocks === blocksLeft ? left * this.header.valueBytes + blocks * VALUE_CRC_BYTES : blocks * this.blockBytes;
     const got = this.fs.readFully(this.fd, this.chunk, 0, want, this.filePos);
     if (got !== want) throw new DrumError('DRUM_CORRUPT_FILE', `${this.path}: ends early (truncated)`, { file: this.path });

@@ -6,6 +6,7 @@ import {
   SMALLEST_SORT_AREA_BYTES, sortBytesPerEntry,
 } from '../../../src/engine/session/budget.js';
 import { EVENTS_RAM_BYTES } from '../../../src/engine/core/value-events.js';
+import { valueChainRamBytes } from '../../../src/engine/core/values-pass.js';
 import { HOST_PARTS_RAM_BYTES } from '../../../src/engine/hosts/host-parts.js';
 import { minimumMemoryBytes, resolveOptions } from '../../../src/options.js';
 import { LineMemo } from '../../../src/tiers/line-memo.js';
@@ -36,17 +37,18 @@ describe('planBudget and the line memo', () => {
 });
 
 describe('planBudget and a round\'s working set', () => {
-  it('plans the host-count parts a round keeps in RAM, and with values the value events\' RAM, out of the sort area alone', () => {
+  it('plans the host-count parts a round keeps in RAM, and with values the value events\' RAM and the values deltas\' read chunks, out of the sort area alone', () => {
     // Without the key journal, whose table is wider with values.
     const o = resolveOptions({ workers: 1, journalKeys: 0 });
     const keys = planBudget(o, chunkLinksMax(o.chunkBytes), false);
     const valued = planBudget(o, chunkLinksMax(o.chunkBytes), true);
+    const valuesRam = EVENTS_RAM_BYTES + valueChainRamBytes(URL_VALUE_WORDS);
     assert.equal(keys.roundWork, HOST_PARTS_RAM_BYTES);
-    assert.equal(valued.roundWork, HOST_PARTS_RAM_BYTES + EVENTS_RAM_BYTES);
+    assert.equal(valued.roundWork, HOST_PARTS_RAM_BYTES + valuesRam);
     // The round's size is the new-URL bitmap's: unchanged by values.
     assert.equal(valued.newBitmap, keys.newBitmap);
     assert.equal(valued.maxRoundEntries, keys.maxRoundEntries);
-    assert.equal(valued.sortArea, keys.sortArea - EVENTS_RAM_BYTES);
+    assert.equal(valued.sortArea, keys.sortArea - valuesRam);
     assert.equal(budgetSplit(valued).roundWork, valued.roundWork);
   });
 });

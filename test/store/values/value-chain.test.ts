@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { DrumFs } from '../../../src/io/fs.js';
 import type { BucketEntry, DeltaEntry } from '../../../src/store/manifest.js';
 import { baseCount, chainShape, openValueChain } from '../../../src/store/values/value-chain.js';
-import { ValueWriter, type ValueSink } from '../../../src/store/values/value-io.js';
+import { deltaBlockBytes, newValueBuffers, ValueWriter, type ValueSink } from '../../../src/store/values/value-io.js';
 import { DELTA_MAGIC, DELTA_POSITION_BYTES, VALUE_BLOCK } from '../../../src/store/values/values-format.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -118,6 +118,27 @@ describe('a values chain (base file and insert deltas)', () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  it('reads its deltas into the lent one-block chunks, allocating none, and a chain longer than the chunks lent reads right too', () => {
+    const dfs = new DrumFs();
+    const dir = tempDir();
+    // Deltas of over two blocks each: a one-block chunk is filled again and again.
+    const picks = (n: number, k: number): number[] => Array.from({ length: n }, (_, i) => (i * 7919 + k) % (1 << 20));
+    const { e, model } = buildChain(dfs, dir, 3 * VALUE_BLOCK, [picks(2 * VALUE_BLOCK + 5, 1), picks(VALUE_BLOCK + 1, 2), picks(40, 3)]);
+    // Two delta chunks for three deltas: the third reads into a chunk of its own.
+    const buffers = newValueBuffers(VALUE_BYTES, undefined, 2);
+    assert.equal(buffers.deltaChunks[0]!.length, deltaBlockBytes(VALUE_BYTES));
+    const r = openValueChain(dfs, dir, 0, e, VALUE_BYTES, sizeOf(dfs, dir), buffers);
+    const got = new Collect();
+    try {
+      r.forEachBlock((vals, n) => got.pushRange(vals, 0, n));
+    } finally {
+      r.close();
+    }
+    assert.deepEqual(got.rows, model);
+    // Each lent chunk holds the last block its delta read (zeros before): the readers read into them.
+    for (const c of buffers.deltaChunks) assert.ok(c.some((x) => x !== 0));
   });
 
   it('tells the fold rule its base, its deltas and their values', () => {
