@@ -25,10 +25,20 @@ export function entrySlice(b: Uint8Array, start: number, end: number, slices: nu
 
 export const HOST_DELTA_HEADER_BYTES = 4; // n
 
-/** Encodes n hosts: name i is names[i === 0 ? 0 : ends[i-1], ends[i]). */
-export function encodeHostDelta(n: number, counts: Float64Array, ends: Uint32Array, names: Uint8Array): Buffer {
+/** Bytes of the encoding of n hosts whose names take nameBytes. */
+export function hostDeltaBytes(n: number, nameBytes: number): number {
+  return HOST_DELTA_HEADER_BYTES + 8 * n + 4 * n + nameBytes;
+}
+
+/**
+ * Encodes n hosts: name i is names[i === 0 ? 0 : ends[i-1], ends[i]). Into
+ * a new Buffer, or into the start of `into` when it is long enough (every
+ * byte of the part is written): then the result is a view of it.
+ */
+export function encodeHostDelta(n: number, counts: Float64Array, ends: Uint32Array, names: Uint8Array, into?: Buffer): Buffer {
   const nameBytes = n === 0 ? 0 : ends[n - 1]!;
-  const out = Buffer.alloc(HOST_DELTA_HEADER_BYTES + 8 * n + 4 * n + nameBytes);
+  const len = hostDeltaBytes(n, nameBytes);
+  const out = into !== undefined && into.length >= len ? into.subarray(0, len) : Buffer.alloc(len);
   out.writeUInt32LE(n, 0);
   let at = HOST_DELTA_HEADER_BYTES;
   for (let i = 0; i < n; i++, at += 8) out.writeDoubleLE(counts[i]!, at);

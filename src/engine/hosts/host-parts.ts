@@ -45,15 +45,20 @@ export class HostParts implements Iterable<Buffer> {
 
   constructor(private readonly spill: HostPartsSpill | null = null) {}
 
-  /** Adds one encoded part (an empty part, n = 0, is dropped). */
-  push(part: Buffer): void {
+  /**
+   * Adds one encoded part (an empty part, n = 0, is dropped). `lent`: the
+   * caller reuses part's bytes after the call (HostCounter's seal buffer),
+   * so a part kept in RAM is copied; one spilled is written from it, and
+   * makes no garbage.
+   */
+  push(part: Buffer, lent = false): void {
     if (this.closed) throw new DrumError('DRUM_INTERNAL', 'host-count parts used after close()');
     if (part.length <= 4 || part.readUInt32LE(0) === 0) return;
     this.count++;
     this.bytes += part.length;
     const cap = this.spill?.ramBytes ?? HOST_PARTS_RAM_BYTES;
     if (this.spill === null || this.ramUsed + part.length <= cap) {
-      this.ram.push(part);
+      this.ram.push(lent ? Buffer.from(part) : part);
       this.ramUsed += part.length;
       return;
     }

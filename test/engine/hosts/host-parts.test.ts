@@ -41,6 +41,23 @@ describe('HostParts', () => {
     assert.throws(() => [...p], (e) => isDrumError(e, 'DRUM_INTERNAL'));
   });
 
+  it('copies a lent part it keeps in RAM and writes a lent part it spills as it was, so the caller may reuse the buffer', () => {
+    const path = join(tempDir(), 'hosts.parts');
+    const p = new HostParts({ dfs: new DrumFs(), path, ramBytes: 2 * part(0).length });
+    const lent = Buffer.alloc(64);
+    for (let i = 0; i < 6; i++) {
+      const b = part(i);
+      b.copy(lent);
+      p.push(lent.subarray(0, b.length), true);
+      lent.fill(0xee); // the caller's next use of its buffer
+    }
+    assert.equal(p.spilled, 4);
+    const got: Buffer[] = [];
+    for (const b of p) got.push(Buffer.from(b));
+    got.forEach((b, i) => assert.deepEqual(b, part(i)));
+    p.close();
+  });
+
   it('drops empty parts and never opens the work file while under the cap', () => {
     const dfs = new DrumFs();
     const path = join(tempDir(), 'hosts.parts');
