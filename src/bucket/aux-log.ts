@@ -19,6 +19,8 @@ export class AuxLog {
   private fd = -1;
   private readonly buf: Buffer;
   private readonly copier = new RangeCopier();
+  /** The dispatch's read buffer (forEachWanted), kept from round to round. */
+  private readBuf = Buffer.allocUnsafe(0);
   private used = 0;
   /** Bytes of this round's records already in the file (the rest are in buf[0, used)). */
   private flushed = 0;
@@ -86,10 +88,11 @@ export class AuxLog {
     const rfd = this.fd >= 0 ? this.fs.open(this.path, 'r') : -1;
     const flushed = this.flushed;
     try {
-      // No bigger than the log: a small round's dispatch allocates no 4 MiB it never fills (a long-running process
-      // pays a garbage collection for every few such buffers).
+      // No bigger than the log: a small round's dispatch allocates no 4 MiB it never fills. Kept for the next
+      // round's dispatch (grown when a bigger log needs more): a buffer per round was garbage until the next GC.
       const bytes = Math.max(AUX_CURSOR_MIN_BYTES, Math.min(chunkBytes, flushed + this.used));
-      const cur = new AuxCursor(Buffer.allocUnsafe(bytes), (b, off, len, pos) => {
+      if (this.readBuf.length < bytes) this.readBuf = Buffer.allocUnsafe(bytes);
+      const cur = new AuxCursor(this.readBuf.subarray(0, bytes), (b, off, len, pos) => {
         if (pos < flushed) return this.fs.read(rfd, b, off, Math.min(len, flushed - pos), pos);
         const from = pos - flushed;
         const n = Math.min(len, this.used - from);
