@@ -15,8 +15,14 @@
 import { DrumError } from '../../errors.js';
 import type { DrumFs } from '../../io/fs.js';
 
-/** Sealed parts kept in RAM before later ones go to the work file. */
-export const HOST_PARTS_RAM_BYTES = 4 << 20;
+/**
+ * Sealed parts kept in RAM before later ones go to the work file: ~8 parts
+ * (~65 k hosts); a round past them spills a few MiB, written from the
+ * counter's reused buffer. 2 MiB (was 4) gives the budget's round working set
+ * the values deltas' read chunks (values-pass.ts) without taking them from
+ * the sort area.
+ */
+export const HOST_PARTS_RAM_BYTES = 2 << 20;
 export const HOST_PART_LEN_BYTES = 4;
 
 /** Work files some open HostParts writes: a second one on the same path would clobber it. */

@@ -47,7 +47,7 @@ export interface BudgetPlan {
   bucketBuffers: number;
   sortArea: number;
   newBitmap: number;
-  /** A round's fixed working set: its host-count parts in RAM and, with values, the value events' RAM. */
+  /** A round's fixed working set: its host-count parts in RAM and, with values, the value events' RAM and the values deltas' read chunks. */
   roundWork: number;
   ioBuffers: number;
   /** Entries per bucket RAM buffer. */
