@@ -5,7 +5,7 @@
 import { DrumError } from './errors.js';
 import type { CanonicalPolicyOptions } from './canonicalize/types.js';
 import type { FaultHook } from './io/fs.js';
-import { assertHonourableBudget, minimumBudgetBytes, runtimeFloor } from './engine/session/budget.js';
+import { assertHonourableBudget, defaultWorkers, minimumBudgetBytes } from './engine/session/budget.js';
 
 export type BloomMode = 'off' | 'gate' | 'lossy';
 
@@ -184,29 +184,6 @@ function int(name: string, v: unknown, min: number, max: number): number {
     bad(`${name} must be an integer in [${min}, ${max}], got ${String(v)}`);
   }
   return v;
-}
-
-/**
- * What a budget must keep beyond the runtime floor of its threads for the
- * tiers, buckets, sort area and new-URL bitmap: with less, the planned sort
- * area falls to nothing (planBudget). At exactly this much, a keys-only
- * store sorts ≥ 255 k keys at a time (160 to 320 MiB, any worker count); a
- * store with values, whose round work and line memos come first, 85 k with
- * 2 workers at 256 MiB and only the smallest area with 3 at 286 MiB.
- */
-const MIN_WORKING_BYTES = 56 << 20;
-
-/**
- * The default number of parse workers: one per core beyond the first, at
- * most 3, and no more than the budget keeps MIN_WORKING_BYTES beside. Each
- * worker's runtime takes 30 MiB; at 256 MiB a third one left the sort area
- * nothing, so every bucket was sorted in slices of 1,024 keys (a 10 M-link
- * ingest's sort 0.37 s -> 2.9 s).
- */
-export function defaultWorkers(cores: number, memoryBytes: number): number {
-  let w = Math.min(3, Math.max(0, cores - 1));
-  while (w > 0 && memoryBytes - runtimeFloor(w) < MIN_WORKING_BYTES) w--;
-  return w;
 }
 
 /** A boolean option: absent gives `dflt`; anything but a boolean is DRUM_BAD_OPTION. */

@@ -4,8 +4,8 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultWorkers, resolveOptions, type DrumOptions } from '../src/options.js';
-import { planBudget, SMALLEST_SORT_AREA_BYTES } from '../src/engine/session/budget.js';
+import { resolveOptions, type DrumOptions } from '../src/options.js';
+import { defaultWorkers, planBudget, SMALLEST_SORT_AREA_BYTES } from '../src/engine/session/budget.js';
 
 describe('resolveOptions', () => {
   const wrong: [string, DrumOptions][] = [

@@ -2,7 +2,8 @@
 // in-RAM tiers, the RAM bucket buffers, the merge's sort area and new-URL
 // bitmap, and a reserve for the runtime itself (V8 heap, worker threads, IO
 // buffers), and refuses a budget below the measured process floor: the
-// budget is what the whole process may use. Pure arithmetic; the report
+// budget is what the whole process may use; also how many parse workers a
+// budget affords by default (defaultWorkers). Pure arithmetic; the report
 // prints the split.
 
 import { HotCache } from '../../tiers/hot-cache.js';
@@ -238,4 +239,27 @@ export function budgetSplit(p: BudgetPlan): Record<string, number> {
 /** Most links one chunk of `chunkBytes` can hold (shortest line "a:b\n" is 4 bytes, but real links are >= 10). */
 export function chunkLinksMax(chunkBytes: number): number {
   return Math.ceil(chunkBytes / 8) + 1;
+}
+
+/**
+ * What a budget must keep beyond the runtime floor of its threads for the
+ * tiers, buckets, sort area and new-URL bitmap: with less, the planned sort
+ * area falls to nothing (planBudget). At exactly this much, a keys-only
+ * store sorts ≥ 255 k keys at a time (160 to 320 MiB, any worker count); a
+ * store with values, whose round work and line memos come first, 85 k with
+ * 2 workers at 256 MiB and only the smallest area with 3 at 286 MiB.
+ */
+const MIN_WORKING_BYTES = 56 << 20;
+
+/**
+ * The default number of parse workers: one per core beyond the first, at
+ * most 3, and no more than the budget keeps MIN_WORKING_BYTES beside. Each
+ * worker's runtime takes 30 MiB; at 256 MiB a third one left the sort area
+ * nothing, so every bucket was sorted in slices of 1,024 keys (a 10 M-link
+ * ingest's sort 0.37 s -> 2.9 s).
+ */
+export function defaultWorkers(cores: number, memoryBytes: number): number {
+  let w = Math.min(3, Math.max(0, cores - 1));
+  while (w > 0 && memoryBytes - runtimeFloor(w) < MIN_WORKING_BYTES) w--;
+  return w;
 }
