@@ -73,8 +73,7 @@ describe('drum serve under load', { skip: HAVE ? false : INSTALL_HINT, timeout: 
       // Published before the shard starts: the stream can hand it the whole backlog at once.
       const want = await publishBacklog(c, 150_000);
       const shard = serve(c, join(tempDir(), 'shard-0'), ['--round-links', '1000', '--max-delay', '5']);
-      const died = shard.exited.then((code) => assert.fail(`serve exited with ${String(code)} before announcing every URL: ${shard.stderr()}`));
-      const msgs = await Promise.race([announced(c.urls, want.length), died]);
+      const msgs = await announced(c.urls, want.length, { serving: [shard] });
       assert.equal(await stopServing(shard), 0, shard.stderr());
       assert.deepEqual(perShard(msgs).get(0), want);
       const rounds = roundSizes(shard);
@@ -93,14 +92,13 @@ describe('drum serve under load', { skip: HAVE ? false : INSTALL_HINT, timeout: 
       const state = join(tempDir(), 'shard-0');
       // One round of 120,000 new URLs (the whole backlog arrives within --max-delay), a merge every 5,000.
       const shard = serve(c, state, ['--round-links', '200000', '--max-delay', '2', '--merge-every', '5000']);
-      const died = shard.exited.then((code) => assert.fail(`serve exited with ${String(code)} before announcing every URL: ${shard.stderr()}`));
       const seen: number[] = [];
       const watch = setInterval(() => {
         const n = outboxCount(state);
         if (n !== null) seen.push(n);
       }, 2);
       try {
-        const msgs = await Promise.race([announced(c.urls, want.length), died]);
+        const msgs = await announced(c.urls, want.length, { serving: [shard] });
         assert.deepEqual(perShard(msgs).get(0), want);
       } finally {
         clearInterval(watch);
@@ -128,9 +126,8 @@ describe('drum serve under load', { skip: HAVE ? false : INSTALL_HINT, timeout: 
         await nc.close();
       }
       const shard = serve(c, join(tempDir(), 'shard-0'), ['--max-delay', '0.5']);
-      const died = shard.exited.then((code) => assert.fail(`serve exited with ${String(code)} before announcing every URL: ${shard.stderr()}`));
       // A fetch that waits out missed heartbeats after every 100 messages would take minutes.
-      const msgs = await Promise.race([announced(c.urls, want.length, 15_000), died]);
+      const msgs = await announced(c.urls, want.length, { timeoutMs: 15_000, serving: [shard] });
       assert.equal(await stopServing(shard), 0, shard.stderr());
       assert.deepEqual(perShard(msgs).get(0), want);
     });

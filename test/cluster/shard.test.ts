@@ -16,7 +16,7 @@ import { clusterPerSuite, haveNats, INSTALL_HINT, NatsCluster, spawnDrum, type D
 import { announced, perShard, stopServing as stop } from '../helpers/drum-new.js';
 
 const HAVE = haveNats();
-const SERVE_FLAGS = ['--max-delay', '0.1', '--ack-wait', '1', '--no-fsync', '--workers', '0', '--quiet'];
+const SERVE_FLAGS = ['--max-delay', '0.1', '--ack-wait', '1', '--no-fsync', '--workers', '0'];
 
 /** Deterministic links: hosts of many sizes, repeats, spelling variants, a few rejects. */
 function links(seed: number, n: number): string {
@@ -48,8 +48,9 @@ async function ingestOf(files: string[]): Promise<string[]> {
   return out;
 }
 
-function serve(c: NatsCluster, shard: number, shards: number, state: string, extra: string[] = []): DrumProc {
-  return spawnDrum(['serve', '--nats', c.urls, '--shard', String(shard), '--shards', String(shards), '--state', state, ...SERVE_FLAGS, ...extra], tempDir());
+function serve(c: NatsCluster, shard: number, shards: number, state: string, extra: string[] = [], quiet = true): DrumProc {
+  const flags = quiet ? [...SERVE_FLAGS, '--quiet'] : SERVE_FLAGS;
+  return spawnDrum(['serve', '--nats', c.urls, '--shard', String(shard), '--shards', String(shards), '--state', state, ...flags, ...extra], tempDir());
 }
 
 describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout: 180_000 }, () => {
@@ -68,7 +69,7 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
       const r = await drum(['ingest', '--state', join(dir, 'one'), '--profile', 'ia', '--json', '--quiet', f]);
       assert.equal(r.status, 0, r.stderr);
       const want = uniques(JSON.parse(r.stdout).outDir);
-      const msgs = await announced(c.urls, want.length);
+      const msgs = await announced(c.urls, want.length, { serving: shards });
       assert.deepEqual(await Promise.all(shards.map(stop)), [0, 0]);
       assert.ok(want.includes('com,example)/a?a=1&b=2'), 'SURT keys, www folded');
       const all = [...perShard(msgs).values()].flat();
@@ -91,14 +92,14 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
       const states = [0, 1, 2].map((i) => join(dir, `shard-${i}`));
       let shards = states.map((s, i) => serve(c, i, 3, s));
       for (const f of files.slice(0, 2)) assert.equal((await drum(['publish', '--nats', c.urls, '--shards', '3', '--quiet', f])).status, 0);
-      await announced(c.urls, (await ingestOf(files.slice(0, 2))).length);
+      await announced(c.urls, (await ingestOf(files.slice(0, 2))).length, { serving: shards });
       assert.deepEqual(await Promise.all(shards.map(stop)), [0, 0, 0]);
       // Restarted from their states: the third file repeats many earlier URLs, which must not come out again.
       shards = states.map((s, i) => serve(c, i, 3, s));
       const p = await drum(['publish', '--nats', c.urls, '--shards', '3', '--json', files[2]!]);
       assert.equal(p.status, 0, p.stderr);
       const want = await ingestOf(files);
-      const msgs = await announced(c.urls, want.length);
+      const msgs = await announced(c.urls, want.length, { serving: shards });
       assert.deepEqual(await Promise.all(shards.map(stop)), [0, 0, 0]);
       const got = perShard(msgs);
       const all = [...got.values()].flat();
@@ -145,8 +146,7 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
       assert.equal((await drum(['publish', '--nats', c.urls, '--shards', '1', '--quiet', f])).status, 0);
       // Published before the shard starts: its first round takes the whole backlog.
       const shard = serve(c, 0, 1, join(dir, 'shard-0'), ['--max-delay', '5']);
-      const died = shard.exited.then((code) => assert.fail(`serve exited with ${String(code)} before announcing every URL: ${shard.stderr()}`));
-      const msgs = await Promise.race([announced(c.urls, want.length), died]);
+      const msgs = await announced(c.urls, want.length, { serving: [shard] });
       assert.equal(await stop(shard), 0, shard.stderr());
       assert.deepEqual(perShard(msgs).get(0), want);
     });
@@ -164,7 +164,8 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
         return f;
       });
       const states = [join(dir, 'shard-0'), join(dir, 'shard-1')];
-      const steady = serve(c, 1, 2, states[1]!, ['--replicas', '3']);
+      // Not --quiet: its round lines are in a failure's message.
+      const steady = serve(c, 1, 2, states[1]!, ['--replicas', '3'], false);
       let victim = serve(c, 0, 2, states[0]!, ['--replicas', '3']);
       let seed = 12345;
       const rnd = (m: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % m;
@@ -180,7 +181,7 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
       }
       const urls = c.nodes.slice(0, 2).map((n) => `nats://127.0.0.1:${n.port}`).join(',');
       const want = await ingestOf(files);
-      const msgs = await announced(urls, want.length, 90_000);
+      const msgs = await announced(urls, want.length, { timeoutMs: 90_000, serving: [steady, victim] });
       assert.equal(await stop(victim), 0, victim.stderr());
       assert.equal(await stop(steady), 0, steady.stderr());
       const got = [...perShard(msgs).values()].flat(); // ordinals contiguous: nothing republished, nothing skipped

@@ -1,8 +1,8 @@
 // Test helper for drum serve's output: reads DRUM_NEW from its start until
 // it holds a number of URLs (and on until it is quiet, so a URL announced
-// twice is seen), checks each shard's ordinals run without gap or repeat,
-// and stops a serving shard with SIGTERM once it serves. Does not start
-// nats-server or shards (nats.ts does).
+// twice is seen) while the shards serve, checks each shard's ordinals run
+// without gap or repeat, and stops a serving shard with SIGTERM once it
+// serves. Does not start nats-server or shards (nats.ts does).
 
 import assert from 'node:assert/strict';
 import { connect } from '@nats-io/transport-node';
@@ -15,6 +15,17 @@ export interface NewMsg {
   urls: string[];
 }
 
+export interface AnnouncedOptions {
+  /** Default 60 s. */
+  timeoutMs?: number;
+  /**
+   * Shards that must serve until DRUM_NEW holds every URL: one that exits
+   * before fails the read with its stderr, and a timeout's message carries
+   * the end of each one's stderr.
+   */
+  serving?: DrumProc[];
+}
+
 /**
  * Reads DRUM_NEW from its start until it holds `want` URLs, then on until
  * it has been quiet for QUIET_MS (a URL announced twice would come then).
@@ -22,9 +33,30 @@ export interface NewMsg {
  * stream or its consumers' counts: after a node's kill -9, nats-server 2.9
  * can keep messages its consumers acked (nats-server PR #5227), and a
  * consumer's pending count read after a leader change can be stale. A
- * timeout throws with what was read and the streams' and consumers' state.
+ * timeout throws with what was read, the streams' and consumers' state and
+ * the serving shards' stderr.
  */
-export async function announced(urls: string, want: number, timeoutMs = 60_000): Promise<NewMsg[]> {
+export async function announced(urls: string, want: number, opts: AnnouncedOptions = {}): Promise<NewMsg[]> {
+  const serving = opts.serving ?? [];
+  let reading = true;
+  const exited = new Promise<never>((_, fail) => {
+    for (const p of serving) {
+      void p.exited.then((code) => {
+        if (reading) fail(new Error(`a shard exited with ${String(code)} before DRUM_NEW held ${want} URLs: ${p.stderr().slice(-2000)}`));
+      });
+    }
+  });
+  try {
+    return await Promise.race([readAll(urls, want, opts.timeoutMs ?? 60_000), exited]);
+  } catch (e) {
+    const err = serving.map((p, i) => `shard process ${i} stderr: ${p.stderr().slice(-2000)}`);
+    throw new Error([(e as Error).message, ...err].join('\n'));
+  } finally {
+    reading = false;
+  }
+}
+
+async function readAll(urls: string, want: number, timeoutMs: number): Promise<NewMsg[]> {
   const nc = await connect({ servers: urls.split(',') });
   const until = Date.now() + timeoutMs;
   try {
@@ -32,7 +64,7 @@ export async function announced(urls: string, want: number, timeoutMs = 60_000):
       try {
         return await readNew(nc, want, until);
       } catch (e) {
-        // A stream leader moving after a node died: read again from the start.
+        // A stream leader moving after a node died, or a reader that stopped getting messages: read again from the start.
         if (attempt >= 10 || Date.now() > until) throw new Error(`${(e as Error).message}; ${await natsState(nc)}`);
         await new Promise((r) => setTimeout(r, 1000));
       }
@@ -43,18 +75,23 @@ export async function announced(urls: string, want: number, timeoutMs = 60_000):
 }
 
 const QUIET_MS = 1500;
+/** A reader that got nothing this long while URLs are missing reads again from the start. */
+const STUCK_MS = 15_000;
 
 async function readNew(nc: Awaited<ReturnType<typeof connect>>, want: number, until: number): Promise<NewMsg[]> {
   const c = await jetstream(nc).consumers.get('DRUM_NEW');
   const out: NewMsg[] = [];
   let count = 0;
+  let lastAt = Date.now();
   for (;;) {
     const m = await c.next({ expires: count >= want ? QUIET_MS : 1000 });
     if (m === null) {
       if (count >= want) return out;
       if (Date.now() > until) throw new Error(`DRUM_NEW held ${count} of ${want} URLs in time`);
+      if (Date.now() - lastAt > STUCK_MS) throw new Error(`no message from DRUM_NEW for ${STUCK_MS} ms at ${count} of ${want} URLs`);
       continue;
     }
+    lastAt = Date.now();
     const msg = { shard: Number(m.headers!.get('Drum-Shard')), ordinal: Number(m.headers!.get('Drum-Ordinal')), urls: m.string().split('\n').filter((u) => u !== '') };
     out.push(msg);
     count += msg.urls.length;
@@ -68,7 +105,9 @@ async function natsState(nc: Awaited<ReturnType<typeof connect>>): Promise<strin
     const links = (await jsm.streams.info('DRUM_LINKS')).state;
     const consumers = await jsm.consumers.list('DRUM_LINKS').next();
     const each = consumers.map((x) => `${x.name}: pending ${x.num_pending}, ack pending ${x.num_ack_pending}, ack floor ${x.ack_floor.stream_seq}`);
-    return `DRUM_LINKS ${links.messages} messages (seq ${links.first_seq}-${links.last_seq}); ${each.join('; ')}`;
+    const news = (await jsm.streams.info('DRUM_NEW', { subjects_filter: 'drum.new.>' })).state;
+    const perSubject = Object.entries(news.subjects ?? {}).map(([k, n]) => `${k} ${n}`).join(', ');
+    return `DRUM_LINKS ${links.messages} messages (seq ${links.first_seq}-${links.last_seq}); ${each.join('; ')}; DRUM_NEW messages by subject: ${perSubject}`;
   } catch (e) {
     return `no stream state (${(e as Error).message})`;
   }
