@@ -14,7 +14,9 @@
 // fetched is handed to `onArrive` at once (the shard keeps it alive). A
 // failed fetch is tried again, with a growing wait, for as long as the
 // consumer and its stream exist (a NATS node restarting, a leader moving);
-// a consumer or stream gone, or a closed connection, is DRUM_IO.
+// fetches failing for a while (STALL_NOTICE_MS) are told to `onNotice`, and
+// so is the first that works after them. A consumer or stream gone, or a
+// closed connection, is DRUM_IO.
 // Does not run rounds, ack or keep messages alive (shard.ts does).
 // REQUIRES: one LinkPull per consumer at a time.
 
@@ -26,6 +28,8 @@ import { DrumError } from '../errors.js';
 const FETCH_EXPIRES_MS = 5000;
 const RETRY_MS = 250;
 const RETRY_MAX_MS = 4000;
+/** Fetches failing this long in a row are told (onNotice), by default. */
+const STALL_NOTICE_MS = 15_000;
 /** JetStream API codes of a consumer, or its stream, that no longer exists. */
 const CONSUMER_NOT_FOUND = 10014;
 const STREAM_NOT_FOUND = 10059;
@@ -33,6 +37,17 @@ const STREAM_NOT_FOUND = 10059;
 /** About the bytes of one fetch: 8 full links messages (256 KiB), or 1,000 small ones. */
 export const FETCH_BYTES = 2 << 20;
 const FETCH_MAX_MESSAGES = 1000;
+
+export interface LinkPullOptions {
+  /** Fetching pauses while this many links wait. */
+  roundLinks: number;
+  /** Every message, as it arrives. */
+  onArrive: (m: JsMsg) => void;
+  /** Told when fetches have failed for `noticeAfterMs` in a row, and when one works again. */
+  onNotice?: (message: string) => void;
+  /** Default STALL_NOTICE_MS. */
+  noticeAfterMs?: number;
+}
 
 export class LinkPull {
   private queue: JsMsg[] = [];
@@ -43,13 +58,25 @@ export class LinkPull {
   private stopped = false;
   /** Running average of a message's bytes; starts at the largest a server takes by default, so the first fetch asks for 2. */
   private avgBytes = 1 << 20;
+  /** When the fetches started failing in a row (null: the last one worked), and whether that was told. */
+  private failingSince: number | null = null;
+  private told = false;
+
+  private readonly roundLinks: number;
+  private readonly onArrive: (m: JsMsg) => void;
+  private readonly onNotice: (message: string) => void;
+  private readonly noticeAfterMs: number;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly consumer: Consumer,
-    private readonly roundLinks: number,
-    private readonly onArrive: (m: JsMsg) => void,
-  ) {}
+    o: LinkPullOptions,
+  ) {
+    this.roundLinks = o.roundLinks;
+    this.onArrive = o.onArrive;
+    this.onNotice = o.onNotice ?? (() => undefined);
+    this.noticeAfterMs = o.noticeAfterMs ?? STALL_NOTICE_MS;
+  }
 
   get messages(): number {
     return this.queue.length;
@@ -91,13 +118,33 @@ export class LinkPull {
           this.onArrive(m);
         }
         failures = 0;
+        this.worked();
       } catch (e) {
         // A fetch that got messages and then failed: the next fetch says whether the failure lasts.
-        if (this.stopped || got > 0) continue;
+        if (this.stopped) continue;
+        if (got > 0) {
+          this.worked();
+          continue;
+        }
         await this.unlessGone(e);
+        this.failed(e);
         await new Promise((r) => setTimeout(r, Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** failures++)));
       }
     }
+  }
+
+  private failed(why: unknown): void {
+    const now = performance.now();
+    this.failingSince ??= now;
+    if (this.told || now - this.failingSince < this.noticeAfterMs) return;
+    this.told = true;
+    this.onNotice(`no links fetched for ${((now - this.failingSince) / 1000).toFixed(0)} s: ${errorText(why)}; still trying`);
+  }
+
+  private worked(): void {
+    if (this.told) this.onNotice(`fetching links again after ${((performance.now() - this.failingSince!) / 1000).toFixed(0)} s`);
+    this.failingSince = null;
+    this.told = false;
   }
 
   private wake(): void {
@@ -108,17 +155,18 @@ export class LinkPull {
 
   /** Throws DRUM_IO when the fetch failed because the connection closed, or the consumer or its stream no longer exist. */
   private async unlessGone(why: unknown): Promise<void> {
-    const msg = (x: unknown): string => (x instanceof Error ? x.message : String(x));
-    if (this.nc.isClosed()) throw new DrumError('DRUM_IO', `the NATS connection of the links consumer closed: ${msg(why)}`, { cause: why });
+    if (this.nc.isClosed()) throw new DrumError('DRUM_IO', `the NATS connection of the links consumer closed: ${errorText(why)}`, { cause: why });
     try {
       await this.consumer.info();
     } catch (e) {
       if (e instanceof JetStreamApiError && (e.code === CONSUMER_NOT_FOUND || e.code === STREAM_NOT_FOUND)) {
-        throw new DrumError('DRUM_IO', `the links consumer is gone: ${msg(e)} (fetching: ${msg(why)})`, { cause: e });
+        throw new DrumError('DRUM_IO', `the links consumer is gone: ${errorText(e)} (fetching: ${errorText(why)})`, { cause: e });
       }
     }
   }
 }
+
+const errorText = (x: unknown): string => (x instanceof Error ? x.message : String(x));
 
 /** The links of a message: its Drum-Count header, else its lines. */
 export function linkCount(m: JsMsg): number {

@@ -19,7 +19,7 @@
 
 import { rmSync } from 'node:fs';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, jetstream, type JsMsg } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
 import type { Drum } from '../engine/drum.js';
 import type { RunReport } from '../engine/api.js';
 import { DrumError } from '../errors.js';
@@ -27,7 +27,7 @@ import { noteCrashedRound, removeLeftoverRounds, shardRunOptions } from './lefto
 import { LinkPull } from './link-pull.js';
 import { NewUrlPublisher } from './new-urls.js';
 import { ShardState, type Outbox } from './shard-state.js';
-import { ensureStreams, LINKS_STREAM, linksSubject, shardConsumer } from './subjects.js';
+import { ensureShardConsumer, ensureStreams } from './subjects.js';
 
 export interface ShardOptions {
   stateDir: string;
@@ -71,25 +71,19 @@ export class Shard {
     const stats = await this.drum.stats();
     this.state = ShardState.open(this.o.stateDir, this.o.shard, this.o.shards, stats.storeUrls);
     noteCrashedRound(this.state, this.o.stateDir); // before recover() starts a run
-    const jsm = await ensureStreams(this.nc, this.o.shards, this.o.replicas);
+    const jsm = await ensureStreams(this.nc, this.o.shards, this.o.replicas, this.o.onNotice);
     await this.recover();
-    const name = shardConsumer(this.o.shard);
-    if ((await jsm.consumers.info(LINKS_STREAM, name).catch(() => null)) === null) {
-      await jsm.consumers.add(LINKS_STREAM, {
-        durable_name: name, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All,
-        filter_subject: linksSubject(this.o.shard), ack_wait: this.o.ackWaitMs * 1e6, max_ack_pending: 20_000,
-      });
-    }
-    const consumer = await jetstream(this.nc).consumers.get(LINKS_STREAM, name);
+    const consumer = await ensureShardConsumer(this.nc, jsm, this.o.shard, this.o.ackWaitMs, this.o.onNotice);
     const keepAlive = setInterval(() => {
       for (const m of this.held) m.working();
     }, Math.max(200, this.o.ackWaitMs / 3));
     try {
       if (!this.stopping) {
-        this.pull = new LinkPull(this.nc, consumer, this.o.roundLinks, (m) => {
+        const onArrive = (m: JsMsg): void => {
           this.held.add(m);
           this.poke();
-        });
+        };
+        this.pull = new LinkPull(this.nc, consumer, { roundLinks: this.o.roundLinks, onArrive, onNotice: this.o.onNotice });
         this.o.onReady?.();
         const pump = this.pump(this.pull);
         await this.loop();

@@ -1,11 +1,12 @@
 // The wire contract of drum on NATS JetStream (docs/cluster.md): stream and
 // subject names, headers, message ids, which shard a URL belongs to, and the
-// one place that connects and creates the streams. Does not publish, consume
-// or run rounds (publish.ts, shard.ts and follow.ts do).
+// one place that connects and creates the streams and a shard's consumer,
+// each call made again while the cluster cannot answer yet. Does not
+// publish, consume or run rounds (publish.ts, shard.ts and follow.ts do).
 // REQUIRES: a nats-server with JetStream enabled (-js) at the given URLs.
 
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type Consumer, type JetStreamManager } from '@nats-io/jetstream';
 import { DrumError } from '../errors.js';
 
 /** The link log: `drum.links.<shard>`, work-queue retention (a message goes once its shard acked it). */
@@ -53,34 +54,54 @@ export function natsServers(list: string): string[] {
   return s;
 }
 
-/** Connects to the cluster; a refused connection is DRUM_IO naming the servers. */
-export async function connectNats(servers: string[], name: string): Promise<NatsConnection> {
+/**
+ * Connects to the cluster; a refused connection is DRUM_IO naming the
+ * servers. The client reconnects for ever; each server lost and each
+ * reconnection is told to `onNotice` when given (a service says why it
+ * waits).
+ */
+export async function connectNats(servers: string[], name: string, onNotice?: (message: string) => void): Promise<NatsConnection> {
+  let nc: NatsConnection;
   try {
-    return await connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    nc = await connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   } catch (e) {
     throw new DrumError('DRUM_IO', `cannot connect to NATS at ${servers.join(',')}: ${(e as Error).message}`, { cause: e });
+  }
+  if (onNotice !== undefined) void tellReconnects(nc, onNotice);
+  return nc;
+}
+
+async function tellReconnects(nc: NatsConnection, onNotice: (message: string) => void): Promise<void> {
+  for await (const s of nc.status()) {
+    if (s.type === 'disconnect') onNotice(`lost NATS server ${s.server}; reconnecting`);
+    else if (s.type === 'reconnect') onNotice(`reconnected to NATS server ${s.server}`);
   }
 }
 
 /** JetStream API attempts while a cluster elects a leader (a node just died, or the cluster is starting). */
-const JS_READY_ATTEMPTS = 20;
-const JS_READY_WAIT_MS = 500;
+const JS_ANSWER_ATTEMPTS = 20;
+const JS_ANSWER_WAIT_MS = 500;
 
 /**
- * The JetStream manager, retried while JetStream's API times out (no meta
- * leader yet after a node died or while a cluster starts); still timing out
- * after JS_READY_ATTEMPTS is DRUM_IO.
+ * Runs a JetStream API call until the cluster answers it: any failure but a
+ * DrumError is taken for a cluster that cannot answer yet (no meta or stream
+ * leader after a node died, a node still starting: a timeout, "jetstream is
+ * not enabled", "temporarily unavailable", a concurrent create) and the call
+ * is made again after JS_ANSWER_WAIT_MS, telling `onRetry` at the first
+ * retry; still failing after JS_ANSWER_ATTEMPTS is DRUM_IO naming `what`.
  */
-async function jetStreamReady(nc: NatsConnection): Promise<JetStreamManager> {
+export async function untilAnswered<T>(what: string, call: () => Promise<T>, onRetry?: (message: string) => void): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await jetstreamManager(nc);
+      return await call();
     } catch (e) {
-      if ((e as Error).name !== 'TimeoutError') throw e;
-      if (attempt >= JS_READY_ATTEMPTS) {
-        throw new DrumError('DRUM_IO', `NATS JetStream did not answer after ${attempt} attempts: ${(e as Error).message}`, { cause: e });
+      if (e instanceof DrumError) throw e;
+      const why = e instanceof Error ? e.message : String(e);
+      if (attempt >= JS_ANSWER_ATTEMPTS) {
+        throw new DrumError('DRUM_IO', `NATS JetStream did not answer ${what} after ${attempt} attempts: ${why}`, { cause: e });
       }
-      await new Promise((r) => setTimeout(r, JS_READY_WAIT_MS));
+      if (attempt === 1) onRetry?.(`NATS JetStream did not answer ${what} (${why}); trying again`);
+      await new Promise((r) => setTimeout(r, JS_ANSWER_WAIT_MS));
     }
   }
 }
@@ -90,34 +111,46 @@ async function jetStreamReady(nc: NatsConnection): Promise<JetStreamManager> {
  * An existing DRUM_LINKS made for another shard count is DRUM_BAD_OPTION
  * (the count is kept in the stream's description).
  */
-export async function ensureStreams(nc: NatsConnection, shards: number, replicas: number): Promise<JetStreamManager> {
-  const jsm = await jetStreamReady(nc);
-  const links = await addIfMissing(jsm, {
+export async function ensureStreams(nc: NatsConnection, shards: number, replicas: number, onRetry?: (message: string) => void): Promise<JetStreamManager> {
+  const jsm = await untilAnswered('its first request', () => jetstreamManager(nc), onRetry);
+  const links = await untilAnswered(`for stream ${LINKS_STREAM}`, () => addIfMissing(jsm, {
     name: LINKS_STREAM, subjects: ['drum.links.>'], retention: RetentionPolicy.Workqueue,
     storage: StorageType.File, num_replicas: replicas, description: `drum link log, shards=${shards}`,
-  });
+  }), onRetry);
   if (links !== `drum link log, shards=${shards}`) {
     throw new DrumError('DRUM_BAD_OPTION', `stream ${LINKS_STREAM} exists for another shard count (${links ?? 'no description'}); not --shards ${shards}`);
   }
-  await addIfMissing(jsm, {
+  await untilAnswered(`for stream ${NEW_STREAM}`, () => addIfMissing(jsm, {
     name: NEW_STREAM, subjects: ['drum.new.>'], retention: RetentionPolicy.Limits,
     storage: StorageType.File, num_replicas: replicas, description: `drum new URLs, shards=${shards}`,
-  });
+  }), onRetry);
   return jsm;
 }
 
+/**
+ * The shard's durable pull consumer on its links subject, created when
+ * missing (ack wait `ackWaitMs`, explicit acks, from the stream's start).
+ */
+export async function ensureShardConsumer(nc: NatsConnection, jsm: JetStreamManager, shard: number, ackWaitMs: number, onRetry?: (message: string) => void): Promise<Consumer> {
+  const name = shardConsumer(shard);
+  await untilAnswered(`for consumer ${name}`, async () => {
+    if ((await jsm.consumers.info(LINKS_STREAM, name).catch(() => null)) !== null) return;
+    await jsm.consumers.add(LINKS_STREAM, {
+      durable_name: name, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All,
+      filter_subject: linksSubject(shard), ack_wait: ackWaitMs * 1e6, max_ack_pending: MAX_ACK_PENDING,
+    });
+  }, onRetry);
+  return untilAnswered(`for consumer ${name}`, () => jetstream(nc).consumers.get(LINKS_STREAM, name), onRetry);
+}
+
+/** Messages a shard's consumer hands out before acks: far more than a round holds (a round fetches ~2 MiB at a time). */
+const MAX_ACK_PENDING = 20_000;
+
 type StreamSpec = Parameters<JetStreamManager['streams']['add']>[0];
 
-/** Adds the stream unless it exists (another process may add it at the same moment); returns its description. */
+/** Adds the stream unless it exists (another process may add it at the same moment: the caller tries again); returns its description. */
 async function addIfMissing(jsm: JetStreamManager, spec: StreamSpec): Promise<string | undefined> {
-  for (let attempt = 0; ; attempt++) {
-    const info = await jsm.streams.info(spec.name!).catch(() => null);
-    if (info !== null) return info.config.description;
-    try {
-      return (await jsm.streams.add(spec)).config.description;
-    } catch (e) {
-      if (attempt >= 20) throw new DrumError('DRUM_IO', `cannot create stream ${spec.name}: ${(e as Error).message}`, { cause: e });
-      await new Promise((r) => setTimeout(r, 250)); // a cluster still electing its meta leader, or a concurrent add
-    }
-  }
+  const info = await jsm.streams.info(spec.name!).catch(() => null);
+  if (info !== null) return info.config.description;
+  return (await jsm.streams.add(spec)).config.description;
 }

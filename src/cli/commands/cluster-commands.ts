@@ -71,7 +71,7 @@ export async function publishCommand(inputs: string[], raw: ClusterRaw, io: CliI
   const files = inputsFrom(inputs.length === 0 ? ['-'] : inputs, io.cwd);
   const nc = await connectNats(servers, 'drum-publish');
   try {
-    await ensureStreams(nc, shards, replicas);
+    await ensureStreams(nc, shards, replicas, (m) => io.stderr.write(`drum: ${m}\n`));
     const r = await publishLinks(nc, {
       ...readOptionsFrom(raw), inputs: files, shards, canonical: canonicalFrom(raw) ?? {},
       rejectsFile: raw.rejects === undefined ? null : inputsFrom([raw.rejects], io.cwd)[0]!,
@@ -105,7 +105,7 @@ export async function serveCommand(raw: ClusterRaw, io: CliIo): Promise<number> 
   // A round is a run: at one a second, the catalog would keep a record of every one forever.
   const drum = await Drum.open(stateDir, { ...drumOptionsFrom(raw), libraryRunRecords: SHARD_RUN_RECORDS });
   try {
-    const nc = await connectNats(servers, `drum-shard-${shard}`);
+    const nc = await connectNats(servers, `drum-shard-${shard}`, opts.onNotice);
     try {
       const s = new Shard(nc, drum, opts);
       await untilSignal(() => s.run(), () => s.stop());

@@ -1,0 +1,56 @@
+// LinkPull against a real 3-node nats-server cluster on 127.0.0.1 with R3
+// streams: while two nodes are down (no quorum, the consumer has no leader)
+// its fetches fail and it says so once they have failed for a while; when
+// the nodes are back a link published meanwhile arrives, and it says the
+// fetches work again. Skips without nats-server (fails instead when CI is set).
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from '@nats-io/transport-node';
+import { jetstream, type JsMsg } from '@nats-io/jetstream';
+import { LinkPull } from '../../src/cluster/link-pull.js';
+import { ensureShardConsumer, ensureStreams, linksSubject, untilAnswered } from '../../src/cluster/subjects.js';
+import { clusterPerSuite, haveNats, INSTALL_HINT, type NatsCluster } from '../helpers/nats.js';
+
+const HAVE = haveNats();
+
+async function until(what: string, ok: () => boolean, timeoutMs: number): Promise<void> {
+  for (const end = Date.now() + timeoutMs; !ok(); ) {
+    if (Date.now() > end) assert.fail(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('LinkPull', { skip: HAVE ? false : INSTALL_HINT, timeout: 120_000 }, () => {
+  let c!: NatsCluster;
+  clusterPerSuite(3, (x) => (c = x));
+
+  it('says when its fetches have failed for a while, and when they work again', async () => {
+    // Connected to the node that stays up: the fetches fail (no consumer leader), the connection does not.
+    const nc = await connect({ servers: [`nats://127.0.0.1:${c.nodes[0]!.port}`] });
+    try {
+      const jsm = await ensureStreams(nc, 1, 3);
+      const consumer = await ensureShardConsumer(nc, jsm, 0, 5000);
+      const notices: string[] = [];
+      const got: JsMsg[] = [];
+      const pull = new LinkPull(nc, consumer, { roundLinks: 1000, onArrive: (m) => got.push(m), onNotice: (m) => notices.push(m), noticeAfterMs: 1000 });
+      const running = pull.run();
+      c.killNode(c.nodes[1]!);
+      c.killNode(c.nodes[2]!);
+      await until('a notice of failing fetches', () => notices.length > 0, 60_000);
+      assert.match(notices[0]!, /^no links fetched for \d+ s: .+; still trying$/);
+      c.startNode(c.nodes[1]!);
+      c.startNode(c.nodes[2]!);
+      // The stream takes the link once it has its quorum back.
+      await untilAnswered('a test publish', () => jetstream(nc).publish(linksSubject(0), 'http://example.com/\n'));
+      await until('the link published once the nodes are back', () => got.length > 0, 60_000);
+      pull.stop();
+      await running;
+      assert.equal(notices.length, 2, notices.join('\n'));
+      assert.match(notices[1]!, /^fetching links again after \d+ s$/);
+      for (const m of got) m.ack();
+    } finally {
+      await nc.close();
+    }
+  });
+});

@@ -1,0 +1,65 @@
+// The streams and a shard's consumer against a real 3-node nats-server
+// cluster on 127.0.0.1: created while the cluster cannot answer (two of its
+// three nodes down, so no quorum) once it can again, with the wait told;
+// a call that fails for a reason of drum's own is not tried again. Skips
+// without nats-server (fails instead when CI is set).
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from '@nats-io/transport-node';
+import { DrumError } from '../../src/errors.js';
+import { ensureShardConsumer, ensureStreams, untilAnswered } from '../../src/cluster/subjects.js';
+import { clusterPerSuite, haveNats, INSTALL_HINT, type NatsCluster } from '../helpers/nats.js';
+
+const HAVE = haveNats();
+
+describe('JetStream set-up', { skip: HAVE ? false : INSTALL_HINT, timeout: 120_000 }, () => {
+  let c!: NatsCluster;
+  clusterPerSuite(3, (x) => (c = x));
+
+  it('creates a shard consumer once a cluster that lost its quorum has it back, and says why it waited', async () => {
+    const n0 = c.nodes[0]!;
+    const nc = await connect({ servers: [`nats://127.0.0.1:${n0.port}`] });
+    try {
+      const jsm = await ensureStreams(nc, 2, 3);
+      c.killNode(c.nodes[1]!);
+      c.killNode(c.nodes[2]!);
+      const notices: string[] = [];
+      const made = ensureShardConsumer(nc, jsm, 1, 5000, (m) => notices.push(m));
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.equal(await Promise.race([made.then(() => 'made'), Promise.resolve('waiting')]), 'waiting');
+      c.startNode(c.nodes[1]!);
+      c.startNode(c.nodes[2]!);
+      const consumer = await made;
+      const info = await consumer.info();
+      assert.equal(info.config.durable_name, 'drum-shard-1');
+      assert.equal(info.config.filter_subject, 'drum.links.1');
+      assert.equal(notices.length, 1, notices.join('\n'));
+      assert.match(notices[0]!, /did not answer for consumer drum-shard-1 .*trying again/);
+    } finally {
+      await nc.close();
+    }
+  });
+
+  it('tries a call again until it is answered, telling the first retry only', async () => {
+    let calls = 0;
+    const notices: string[] = [];
+    const got = await untilAnswered('a test call', async () => {
+      if (++calls < 3) throw new Error('timeout');
+      return 'answer';
+    }, (m) => notices.push(m));
+    assert.equal(got, 'answer');
+    assert.equal(calls, 3);
+    assert.deepEqual(notices, ['NATS JetStream did not answer a test call (timeout); trying again']);
+  });
+
+  it('does not try again a call that failed for a reason of its own', async () => {
+    let calls = 0;
+    const bad = new DrumError('DRUM_BAD_OPTION', 'stream made for another shard count');
+    await assert.rejects(untilAnswered('a test call', async () => {
+      calls++;
+      throw bad;
+    }), (e: unknown) => e === bad);
+    assert.equal(calls, 1);
+  });
+});
