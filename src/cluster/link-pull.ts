@@ -106,6 +106,7 @@ export class LinkPull {
         continue;
       }
       let got = 0;
+      const started = performance.now();
       try {
         const batch = Math.max(1, Math.min(FETCH_MAX_MESSAGES, Math.floor(FETCH_BYTES / this.avgBytes)));
         const it = (this.fetching = await this.consumer.fetch({ max_messages: batch, expires: FETCH_EXPIRES_MS }));
@@ -127,15 +128,16 @@ export class LinkPull {
           continue;
         }
         await this.unlessGone(e);
-        this.failed(e);
+        this.failed(e, started);
         await new Promise((r) => setTimeout(r, Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** failures++)));
       }
     }
   }
 
-  private failed(why: unknown): void {
+  /** A fetch started at `started` failed: the streak of failures runs from the first one's start. */
+  private failed(why: unknown, started: number): void {
     const now = performance.now();
-    this.failingSince ??= now;
+    this.failingSince ??= started;
     if (this.told || now - this.failingSince < this.noticeAfterMs) return;
     this.told = true;
     this.onNotice(`no links fetched for ${((now - this.failingSince) / 1000).toFixed(0)} s: ${errorText(why)}; still trying`);

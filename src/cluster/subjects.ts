@@ -78,8 +78,14 @@ async function tellReconnects(nc: NatsConnection, onNotice: (message: string) =>
   }
 }
 
-/** JetStream API attempts while a cluster elects a leader (a node just died, or the cluster is starting). */
-const JS_ANSWER_ATTEMPTS = 20;
+/**
+ * How long a JetStream API call is tried again while the cluster cannot
+ * answer it, and the wait between tries. A cluster that lost its quorum
+ * took over 10 s after its nodes were back to elect a stream leader
+ * (nats-server 2.9), and "no responders" fails at once: the limit is time,
+ * not a count of tries.
+ */
+const JS_ANSWER_MS = 60_000;
 const JS_ANSWER_WAIT_MS = 500;
 
 /**
@@ -88,17 +94,18 @@ const JS_ANSWER_WAIT_MS = 500;
  * leader after a node died, a node still starting: a timeout, "jetstream is
  * not enabled", "temporarily unavailable", a concurrent create) and the call
  * is made again after JS_ANSWER_WAIT_MS, telling `onRetry` at the first
- * retry; still failing after JS_ANSWER_ATTEMPTS is DRUM_IO naming `what`.
+ * retry; still failing after JS_ANSWER_MS is DRUM_IO naming `what`.
  */
 export async function untilAnswered<T>(what: string, call: () => Promise<T>, onRetry?: (message: string) => void): Promise<T> {
+  const until = performance.now() + JS_ANSWER_MS;
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (e) {
       if (e instanceof DrumError) throw e;
       const why = e instanceof Error ? e.message : String(e);
-      if (attempt >= JS_ANSWER_ATTEMPTS) {
-        throw new DrumError('DRUM_IO', `NATS JetStream did not answer ${what} after ${attempt} attempts: ${why}`, { cause: e });
+      if (performance.now() >= until) {
+        throw new DrumError('DRUM_IO', `NATS JetStream did not answer ${what} in ${JS_ANSWER_MS / 1000} s (${attempt} tries): ${why}`, { cause: e });
       }
       if (attempt === 1) onRetry?.(`NATS JetStream did not answer ${what} (${why}); trying again`);
       await new Promise((r) => setTimeout(r, JS_ANSWER_WAIT_MS));

@@ -1,5 +1,5 @@
 // LinkPull against a real 3-node nats-server cluster on 127.0.0.1 with R3
-// streams: while two nodes are down (no quorum, the consumer has no leader)
+// streams: while two nodes are frozen (no quorum, the consumer has no leader)
 // its fetches fail and it says so once they have failed for a while; when
 // the nodes are back a link published meanwhile arrives, and it says the
 // fetches work again. Skips without nats-server (fails instead when CI is set).
@@ -35,12 +35,12 @@ describe('LinkPull', { skip: HAVE ? false : INSTALL_HINT, timeout: 120_000 }, ()
       const got: JsMsg[] = [];
       const pull = new LinkPull(nc, consumer, { roundLinks: 1000, onArrive: (m) => got.push(m), onNotice: (m) => notices.push(m), noticeAfterMs: 1000 });
       const running = pull.run();
-      c.killNode(c.nodes[1]!);
-      c.killNode(c.nodes[2]!);
+      c.pauseNode(c.nodes[1]!);
+      c.pauseNode(c.nodes[2]!);
       await until('a notice of failing fetches', () => notices.length > 0, 60_000);
       assert.match(notices[0]!, /^no links fetched for \d+ s: .+; still trying$/);
-      c.startNode(c.nodes[1]!);
-      c.startNode(c.nodes[2]!);
+      c.resumeNode(c.nodes[1]!);
+      c.resumeNode(c.nodes[2]!);
       // The stream takes the link once it has its quorum back.
       await untilAnswered('a test publish', () => jetstream(nc).publish(linksSubject(0), 'http://example.com/\n'));
       await until('the link published once the nodes are back', () => got.length > 0, 60_000);

@@ -1,6 +1,6 @@
 // The streams and a shard's consumer against a real 3-node nats-server
 // cluster on 127.0.0.1: created while the cluster cannot answer (two of its
-// three nodes down, so no quorum) once it can again, with the wait told;
+// three nodes frozen, so no quorum) once it can again, with the wait told;
 // a call that fails for a reason of drum's own is not tried again. Skips
 // without nats-server (fails instead when CI is set).
 
@@ -22,14 +22,14 @@ describe('JetStream set-up', { skip: HAVE ? false : INSTALL_HINT, timeout: 120_0
     const nc = await connect({ servers: [`nats://127.0.0.1:${n0.port}`] });
     try {
       const jsm = await ensureStreams(nc, 2, 3);
-      c.killNode(c.nodes[1]!);
-      c.killNode(c.nodes[2]!);
+      c.pauseNode(c.nodes[1]!);
+      c.pauseNode(c.nodes[2]!);
       const notices: string[] = [];
       const made = ensureShardConsumer(nc, jsm, 1, 5000, (m) => notices.push(m));
-      await new Promise((r) => setTimeout(r, 3000));
+      await new Promise((r) => setTimeout(r, 7000)); // past the API's 5 s timeout: a call has failed
       assert.equal(await Promise.race([made.then(() => 'made'), Promise.resolve('waiting')]), 'waiting');
-      c.startNode(c.nodes[1]!);
-      c.startNode(c.nodes[2]!);
+      c.resumeNode(c.nodes[1]!);
+      c.resumeNode(c.nodes[2]!);
       const consumer = await made;
       const info = await consumer.info();
       assert.equal(info.config.durable_name, 'drum-shard-1');

@@ -75,6 +75,15 @@ export class NatsCluster {
     n.proc = null;
   }
 
+  /** Freezes a node (SIGSTOP): its peers lose it as if it had died, and resumeNode gives it back with its state, sooner than a restart. */
+  pauseNode(n: NatsNode): void {
+    n.proc?.kill('SIGSTOP');
+  }
+
+  resumeNode(n: NatsNode): void {
+    n.proc?.kill('SIGCONT');
+  }
+
   /** Waits until `drum follow`-style JetStream calls work: a meta leader exists. */
   async ready(timeoutMs = 20_000): Promise<void> {
     const { connect } = await import('@nats-io/transport-node');
