@@ -137,17 +137,21 @@ export async function ensureStreams(nc: NatsConnection, shards: number, replicas
 /**
  * The shard's durable pull consumer on its links subject, created when
  * missing (ack wait `ackWaitMs`, explicit acks, from the stream's start).
+ * Look-up, create and get are tried again as one: a cluster regaining its
+ * quorum can answer a create with success and then not know the consumer
+ * (nats-server 2.9), and only a second create makes it.
  */
 export async function ensureShardConsumer(nc: NatsConnection, jsm: JetStreamManager, shard: number, ackWaitMs: number, onRetry?: (message: string) => void): Promise<Consumer> {
   const name = shardConsumer(shard);
-  await untilAnswered(`for consumer ${name}`, async () => {
-    if ((await jsm.consumers.info(LINKS_STREAM, name).catch(() => null)) !== null) return;
-    await jsm.consumers.add(LINKS_STREAM, {
-      durable_name: name, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All,
-      filter_subject: linksSubject(shard), ack_wait: ackWaitMs * 1e6, max_ack_pending: MAX_ACK_PENDING,
-    });
+  return untilAnswered(`for consumer ${name}`, async () => {
+    if ((await jsm.consumers.info(LINKS_STREAM, name).catch(() => null)) === null) {
+      await jsm.consumers.add(LINKS_STREAM, {
+        durable_name: name, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All,
+        filter_subject: linksSubject(shard), ack_wait: ackWaitMs * 1e6, max_ack_pending: MAX_ACK_PENDING,
+      });
+    }
+    return jetstream(nc).consumers.get(LINKS_STREAM, name);
   }, onRetry);
-  return untilAnswered(`for consumer ${name}`, () => jetstream(nc).consumers.get(LINKS_STREAM, name), onRetry);
 }
 
 /** Messages a shard's consumer hands out before acks: far more than a round holds (a round fetches ~2 MiB at a time). */

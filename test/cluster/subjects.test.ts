@@ -1,6 +1,7 @@
 // The streams and a shard's consumer against a real 3-node nats-server
-// cluster on 127.0.0.1: created while the cluster cannot answer (two of its
-// three nodes frozen, so no quorum) once it can again, with the wait told;
+// cluster on 127.0.0.1: asked for while the cluster cannot answer (two of
+// its three nodes frozen, so no quorum), created once it can again (a create
+// the cluster answered but lost is made again);
 // a call that fails for a reason of drum's own is not tried again. Skips
 // without nats-server (fails instead when CI is set).
 
@@ -17,7 +18,7 @@ describe('JetStream set-up', { skip: HAVE ? false : INSTALL_HINT, timeout: 120_0
   let c!: NatsCluster;
   clusterPerSuite(3, (x) => (c = x));
 
-  it('creates a shard consumer once a cluster that lost its quorum has it back, and says why it waited', async () => {
+  it('creates a shard consumer only once a cluster that lost its quorum has it back', async () => {
     const n0 = c.nodes[0]!;
     const nc = await connect({ servers: [`nats://127.0.0.1:${n0.port}`] });
     try {
@@ -34,8 +35,9 @@ describe('JetStream set-up', { skip: HAVE ? false : INSTALL_HINT, timeout: 120_0
       const info = await consumer.info();
       assert.equal(info.config.durable_name, 'drum-shard-1');
       assert.equal(info.config.filter_subject, 'drum.links.1');
-      assert.equal(notices.length, 1, notices.join('\n'));
-      assert.match(notices[0]!, /did not answer for consumer drum-shard-1 .*trying again/);
+      // A call that failed while the nodes were frozen is told once (a loaded machine may see none fail: it waited in one call).
+      assert.ok(notices.length <= 1, notices.join('\n'));
+      for (const n of notices) assert.match(n, /did not answer for consumer drum-shard-1 .*trying again/);
     } finally {
       await nc.close();
     }
