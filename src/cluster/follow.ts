@@ -3,19 +3,26 @@
 // name it reads from the start with an ordered (ephemeral) consumer; with one
 // it keeps its position in a durable consumer and acks each message after
 // handing its URLs on. Stops after `idleExitMs` without a message, or stop().
-// Does not dedupe: the shards publish each new URL once.
+// Its set-up calls are tried again while the cluster cannot answer them
+// (subjects.ts, untilAnswered). Does not dedupe: the shards publish each new
+// URL once.
 // REQUIRES: the DRUM_NEW stream exists (a shard or a publisher created it).
 
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
 import { DrumError } from '../errors.js';
-import { NEW_STREAM } from './subjects.js';
+import { NEW_STREAM, untilAnswered } from './subjects.js';
+
+/** The JetStream API code of a stream that does not exist. */
+const STREAM_NOT_FOUND = 10059;
 
 export interface FollowOptions {
   durable: string | null;
   /** Exit once nothing arrived for this long; null: follow until stop(). */
   idleExitMs: number | null;
   onBatch: (text: string, urls: number) => void;
+  /** Told when the cluster does not answer the set-up yet (it is tried again). */
+  onNotice?: (message: string) => void;
 }
 
 export class Follower {
@@ -26,17 +33,24 @@ export class Follower {
   constructor(private readonly nc: NatsConnection) {}
 
   async run(o: FollowOptions): Promise<void> {
+    const jsm = await untilAnswered('its first request', () => jetstreamManager(this.nc), o.onNotice);
+    const exists = await untilAnswered(`for stream ${NEW_STREAM}`, () => jsm.streams.info(NEW_STREAM).then(() => true, (e: unknown) => {
+      if (e instanceof JetStreamApiError && e.code === STREAM_NOT_FOUND) return false;
+      throw e;
+    }), o.onNotice);
+    if (!exists) throw new DrumError('DRUM_NOT_FOUND', `no ${NEW_STREAM} stream on this NATS cluster yet (start a shard with drum serve, or publish)`);
+    const durable = o.durable;
     const js = jetstream(this.nc);
-    const jsm = await jetstreamManager(this.nc);
-    if ((await jsm.streams.info(NEW_STREAM).catch(() => null)) === null) {
-      throw new DrumError('DRUM_NOT_FOUND', `no ${NEW_STREAM} stream on this NATS cluster yet (start a shard with drum serve, or publish)`);
-    }
-    if (o.durable !== null && (await jsm.consumers.info(NEW_STREAM, o.durable).catch(() => null)) === null) {
-      await jsm.consumers.add(NEW_STREAM, {
-        durable_name: o.durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: 'drum.new.>',
-      });
-    }
-    const consumer = o.durable === null ? await js.consumers.get(NEW_STREAM) : await js.consumers.get(NEW_STREAM, o.durable);
+    // Look-up, create and get as one try, as a shard's consumer (subjects.ts, ensureShardConsumer).
+    const consumer = await untilAnswered(`for consumer ${durable ?? '(ordered)'}`, async () => {
+      if (durable === null) return js.consumers.get(NEW_STREAM);
+      if ((await jsm.consumers.info(NEW_STREAM, durable).catch(() => null)) === null) {
+        await jsm.consumers.add(NEW_STREAM, {
+          durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: 'drum.new.>',
+        });
+      }
+      return js.consumers.get(NEW_STREAM, durable);
+    }, o.onNotice);
     if (this.stopped) return;
     this.messages = await consumer.consume({ max_messages: 256 });
     let idle: NodeJS.Timeout | null = null;

@@ -121,10 +121,11 @@ export async function serveCommand(raw: ClusterRaw, io: CliIo): Promise<number> 
 export async function followCommand(raw: ClusterRaw, io: CliIo): Promise<number> {
   const servers = natsServers(required('--nats', raw.nats));
   const idle = raw.idleExit === undefined ? null : seconds('--idle-exit', raw.idleExit, 0);
-  const nc = await connectNats(servers, 'drum-follow');
+  const onNotice = (m: string): void => void io.stderr.write(`drum: ${m}\n`);
+  const nc = await connectNats(servers, 'drum-follow', onNotice);
   try {
     const f = new Follower(nc);
-    await untilSignal(() => f.run({ durable: raw.durable ?? null, idleExitMs: idle, onBatch: (text) => io.stdout.write(text) }), () => f.stop());
+    await untilSignal(() => f.run({ durable: raw.durable ?? null, idleExitMs: idle, onBatch: (text) => io.stdout.write(text), onNotice }), () => f.stop());
   } finally {
     await closeNats(nc);
   }
