@@ -4,15 +4,17 @@
 // crash cut short whose directories are still to go (shard.json), and the
 // outbox: the new URLs of the round being committed, written before the
 // store commits them (outbox.txt). Both are written the LevelDB way (tmp,
-// fsync, rename).
+// fsync, rename), through the store's file seam (src/io/fs.ts) like every
+// other write of the state directory, so a fault or power-loss test sees
+// them; they are read with node:fs.
 // Does not talk to NATS, does not run rounds (shard.ts does) and removes no
 // directory (leftover-rounds.ts does).
 // REQUIRES: one writer per state directory (the drum store's lock).
 
 import * as fs from 'node:fs';
-import { mkdirpSync } from '../io/mkdirp.js';
 import { join } from 'node:path';
-import { DrumError, ioError } from '../errors.js';
+import { DrumError } from '../errors.js';
+import { DrumFs } from '../io/fs.js';
 
 export const SHARD_STATE_VERSION = 1;
 
@@ -41,7 +43,7 @@ export const RUN_ID = /^[0-9A-Za-z][0-9A-Za-z-]*$/;
 
 export class ShardState {
   readonly dir: string;
-  private constructor(dir: string, public meta: ShardMeta) {
+  private constructor(dir: string, public meta: ShardMeta, private readonly dfs: DrumFs) {
     this.dir = dir;
   }
 
@@ -49,8 +51,10 @@ export class ShardState {
    * Opens the shard's record in `stateDir`, creating it for (shard, shards)
    * if the store is fresh (`storeUrls` 0). A state made for another shard,
    * or a store that holds URLs but was never a shard, is DRUM_BAD_OPTION.
+   * Its files are written through `dfs` (the shard's seam; default, one
+   * without a fault hook).
    */
-  static open(stateDir: string, shard: number, shards: number, storeUrls: number): ShardState {
+  static open(stateDir: string, shard: number, shards: number, storeUrls: number, dfs: DrumFs = new DrumFs()): ShardState {
     const dir = join(stateDir, 'cluster');
     const file = join(dir, 'shard.json');
     let meta: ShardMeta;
@@ -61,11 +65,11 @@ export class ShardState {
       }
     } else {
       if (storeUrls > 0) throw new DrumError('DRUM_BAD_OPTION', `${stateDir} holds ${storeUrls} URLs but was not created as a shard; use an empty state directory`);
-      mkdirpSync(dir);
+      dfs.mkdirp(dir);
       meta = { version: SHARD_STATE_VERSION, shard, shards, next: 0 };
-      writeDurably(file, JSON.stringify(meta) + '\n');
+      writeDurably(dfs, file, JSON.stringify(meta) + '\n');
     }
-    return new ShardState(dir, meta);
+    return new ShardState(dir, meta, dfs);
   }
 
   /** Records that every ordinal below `next` is published and acknowledged. */
@@ -83,11 +87,11 @@ export class ShardState {
 
   /** Writes shard.json from `meta` (tmp, fsync, rename). */
   private saveMeta(): void {
-    writeDurably(join(this.dir, 'shard.json'), JSON.stringify(this.meta) + '\n');
+    writeDurably(this.dfs, join(this.dir, 'shard.json'), JSON.stringify(this.meta) + '\n');
   }
 
   writeOutbox(o: Outbox): void {
-    writeDurably(join(this.dir, 'outbox.txt'), `${OUTBOX_MAGIC} ${o.base} ${o.urls.length}\n${o.urls.map((u) => u + '\n').join('')}`);
+    writeDurably(this.dfs, join(this.dir, 'outbox.txt'), `${OUTBOX_MAGIC} ${o.base} ${o.urls.length}\n${o.urls.map((u) => u + '\n').join('')}`);
   }
 
   /** The outbox, or null; a file whose URL count is not its header's is DRUM_CORRUPT_FILE. */
@@ -104,7 +108,7 @@ export class ShardState {
   }
 
   dropOutbox(): void {
-    fs.rmSync(join(this.dir, 'outbox.txt'), { force: true });
+    this.dfs.unlink(join(this.dir, 'outbox.txt'));
   }
 }
 
@@ -122,25 +126,17 @@ function readMeta(file: string): ShardMeta {
   return m;
 }
 
-/** Writes file.tmp, fsyncs it, renames it over file and fsyncs the directory. */
-function writeDurably(file: string, text: string): void {
+/** Writes file.tmp, fsyncs it, renames it over file and fsyncs the directory (each a DRUM_IO naming the file when it fails). */
+function writeDurably(dfs: DrumFs, file: string, text: string): void {
   const tmp = file + '.tmp';
+  const buf = Buffer.from(text);
+  const fd = dfs.open(tmp, 'w');
   try {
-    const fd = fs.openSync(tmp, 'w');
-    try {
-      fs.writeSync(fd, text);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, file);
-    const d = fs.openSync(join(file, '..'), 'r');
-    try {
-      fs.fsyncSync(d);
-    } finally {
-      fs.closeSync(d);
-    }
-  } catch (e) {
-    throw ioError('writing', e, file);
+    dfs.write(fd, buf, 0, buf.length, 0);
+    dfs.fsync(fd);
+  } finally {
+    dfs.close(fd);
   }
+  dfs.rename(tmp, file);
+  dfs.fsyncDir(join(file, '..'));
 }

@@ -23,6 +23,7 @@ import type { JsMsg } from '@nats-io/jetstream';
 import type { Drum } from '../engine/drum.js';
 import type { RunReport } from '../engine/api.js';
 import { DrumError } from '../errors.js';
+import { DrumFs, type FaultHook } from '../io/fs.js';
 import { noteCrashedRound, removeLeftoverRounds, shardRunOptions } from './leftover-rounds.js';
 import { LinkPull } from './link-pull.js';
 import { NewUrlPublisher } from './new-urls.js';
@@ -45,6 +46,8 @@ export interface ShardOptions {
   onReady?: () => void;
   /** Told what went wrong but does not stop the shard (a leftover directory that could not be removed). */
   onNotice?: (message: string) => void;
+  /** The fault seam of the shard's own files (shard.json, the outbox), as DrumOptions.faultHook is the store's: tests only. */
+  faultHook?: FaultHook | null;
 }
 
 export class Shard {
@@ -69,7 +72,7 @@ export class Shard {
   /** Serves until stop(); resolves once the last round is committed, published and acked. */
   async run(): Promise<void> {
     const stats = await this.drum.stats();
-    this.state = ShardState.open(this.o.stateDir, this.o.shard, this.o.shards, stats.storeUrls);
+    this.state = ShardState.open(this.o.stateDir, this.o.shard, this.o.shards, stats.storeUrls, new DrumFs(undefined, this.o.faultHook ?? null));
     noteCrashedRound(this.state, this.o.stateDir); // before recover() starts a run
     const jsm = await ensureStreams(this.nc, this.o.shards, this.o.replicas, this.o.onNotice);
     await this.recover();

@@ -1,6 +1,7 @@
 // A shard's record beside its store: created for one (shard, shards) and
 // refused for another, the confirmed ordinal and the outbox survive reopening,
-// a damaged outbox is DRUM_CORRUPT_FILE.
+// a damaged outbox is DRUM_CORRUPT_FILE, and every write goes through the
+// file seam (a fault there is DRUM_IO).
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ShardState } from '../../src/cluster/shard-state.js';
 import { isDrumError } from '../../src/errors.js';
+import { DrumFs, type FsOp } from '../../src/io/fs.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe('ShardState', () => {
@@ -36,5 +38,26 @@ describe('ShardState', () => {
     const s = ShardState.open(dir, 0, 2, 0);
     writeFileSync(join(dir, 'cluster', 'outbox.txt'), '#drum-outbox 0 3\nhttp://a.example/\n');
     assert.throws(() => s.readOutbox(), (e) => isDrumError(e, 'DRUM_CORRUPT_FILE'));
+  });
+
+  it('writes shard.json and the outbox through the file seam, so a fault or power-loss test sees each write', () => {
+    const dir = tempDir();
+    const ops: string[] = [];
+    const dfs = new DrumFs(undefined, (op: FsOp, path: string) => void ops.push(`${op} ${path.slice(dir.length + 1)}`));
+    const s = ShardState.open(dir, 0, 1, 0, dfs);
+    s.writeOutbox({ base: 0, urls: ['http://a.example/'] });
+    s.confirm(1);
+    s.dropOutbox();
+    const durably = (f: string): string[] => [`open-write cluster/${f}.tmp`, `write cluster/${f}.tmp`, `fsync cluster/${f}.tmp`, `rename cluster/${f}`, 'fsync cluster'];
+    assert.deepEqual(ops, ['mkdir cluster', ...durably('shard.json'), ...durably('outbox.txt'), ...durably('shard.json'), 'unlink cluster/outbox.txt']);
+  });
+
+  it('fails a write the disk refuses with DRUM_IO', () => {
+    const dir = tempDir();
+    ShardState.open(dir, 0, 1, 0);
+    const s = ShardState.open(dir, 0, 1, 0, new DrumFs(undefined, (op) => {
+      if (op === 'fsync') throw Object.assign(new Error('injected'), { code: 'EIO' });
+    }));
+    assert.throws(() => s.confirm(3), (e) => isDrumError(e, 'DRUM_IO'));
   });
 });
