@@ -11,7 +11,7 @@
 
 import * as fs from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { DrumError } from '../errors.js';
 import type { DrumFs } from '../io/fs.js';
 import { keysFileName } from './keys/format.js';
@@ -82,6 +82,8 @@ export class Store {
       if (body === null) {
         body = newManifest(params);
         writeManifest(dfs, dir, body, opts.fsync);
+        // The state directory's own name is durable only once its parent is fsynced: a power loss could take the whole store.
+        if (opts.fsync) dfs.fsyncDir(dirname(resolve(dir)));
       } else {
         checkParams(body.params, params, opts.forcePolicy, dir);
       }
