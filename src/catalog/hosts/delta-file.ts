@@ -1,7 +1,7 @@
 // One committed round's host-count parts as a file of its own under hosts/
 // (bytes in docs/file-format.md, "Round delta file"): written whole as
-// `*.tmp`, fsynced, renamed, the directory fsynced, and only then named by
-// the catalog (host-table.ts). Kept out of LevelDB because LevelDB maps its
+// `*.tmp`, fsynced, renamed, the directory fsynced (and the one above when
+// this file created it), and only then named by the catalog (host-table.ts). Kept out of LevelDB because LevelDB maps its
 // table files into memory when it compacts or scans them: a round of 10^6
 // hosts is ~40 MB of parts, and compacting them put 26-33 MB of mapped
 // pages in the ingest's RSS at its first round. Read through DrumFs with
@@ -10,6 +10,7 @@
 // records do).
 // REQUIRES: parts are encoded by host-delta.ts; one writer per file.
 
+import { existsSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import { DrumError, osCode } from '../../errors.js';
@@ -48,10 +49,14 @@ function corrupt(file: string, what: string): never {
 /**
  * Writes `parts` (each copied before the next is requested, so they may be
  * views of one reused buffer) as `<dir>/<name>`: tmp, fsync when `sync`,
- * rename, fsync of the directory. Returns the record the catalog keeps.
+ * rename, fsync of the directory, and of the one that holds it when it is
+ * new (the first round of a store creates hosts/ after its commit's fsync
+ * of the state directory: a power loss would otherwise take hosts/ with the
+ * file the catalog names). Returns the record the catalog keeps.
  * A part with no hosts is left out. On an error the tmp file is removed.
  */
 export function writeDeltaFile(fs: DrumFs, dir: string, name: string, parts: Iterable<Uint8Array>, sync: boolean): DeltaFileRecord {
+  const fresh = !existsSync(dir);
   fs.mkdirp(dir);
   const tmp = join(dir, `${name}.tmp`);
   const fd = fs.open(tmp, 'w');
@@ -90,7 +95,8 @@ export function writeDeltaFile(fs: DrumFs, dir: string, name: string, parts: Ite
   }
   fs.close(fd);
   fs.rename(tmp, join(dir, name));
-  if (sync) fs.fsyncDir(dir);
+  if (sync && fresh) fs.fsyncNames(dir);
+  else if (sync) fs.fsyncDir(dir);
   return rec;
 }
 

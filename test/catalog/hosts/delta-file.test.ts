@@ -1,13 +1,14 @@
 // Tests of the round delta file: parts come back as written (empty ones
-// left out), and a missing file, a flipped byte or a damaged part length is
-// DRUM_CORRUPT_FILE naming the file, never a buffer the size of the damage.
+// left out), a missing file, a flipped byte or a damaged part length is
+// DRUM_CORRUPT_FILE naming the file, never a buffer the size of the damage,
+// and the file's name is durable, hosts/'s own too when the file made it.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { DrumFs } from '../../../src/io/fs.js';
+import { DrumFs, type FsOp } from '../../../src/io/fs.js';
 import { isDrumError } from '../../../src/errors.js';
 import { encodeHostMap } from '../../../src/catalog/hosts/host-delta.js';
 import { deltaFileName, forEachDeltaPart, HEADER_BYTES, writeDeltaFile } from '../../../src/catalog/hosts/delta-file.js';
@@ -56,5 +57,18 @@ describe('round delta file', () => {
     assert.throws(() => readParts(path), corruptAt(path));
     fs.writeFileSync(path, good.subarray(0, good.length - 3));
     assert.throws(() => readParts(path), corruptAt(path));
+  });
+
+  it('fsyncs the directory that holds hosts/ when its first delta file creates it, and only hosts/ after that', () => {
+    const state = tempDir();
+    const hosts = join(state, 'hosts');
+    const parts = [encodeHostMap(new Map([['a.example', 1]]))];
+    const fsyncs = (name: string): string[] => {
+      const seen: string[] = [];
+      writeDeltaFile(new DrumFs(undefined, (op: FsOp, path: string) => void (op === 'fsync' && seen.push(path))), hosts, deltaFileName(name), parts, true);
+      return seen.filter((p) => !p.endsWith('.tmp'));
+    };
+    assert.deepEqual(fsyncs('run-1|0000000001'), [hosts, state]);
+    assert.deepEqual(fsyncs('run-1|0000000002'), [hosts]);
   });
 });
