@@ -10,7 +10,10 @@
 // that holds a run (the disk rebuilt from what was fsynced,
 // test/torture/power-loss.ts), and again on a torn disk that also keeps a
 // seeded choice of the pages and names not made durable
-// (power-loss-torn.ts; --torn-seeds per operation); a long hostile-input
+// (power-loss-torn.ts; --torn-seeds per operation); the same power losses
+// at every operation of a shard's life (`drum serve` on a nats-server of its
+// own, power-loss-serve.ts; skipped with a failure without nats-server,
+// like the others: kind, then torn); a long hostile-input
 // fuzz; a 1 GiB file with no newline, 10^6 distinct hosts and one host with
 // 10^6 URLs (RSS and time); and the CI torture tests (corruption matrix,
 // concurrency, paths, kill -9 during an open's host-count fold). Prints a summary and writes it as JSON (--json FILE).
@@ -27,6 +30,7 @@ import {
 import { runAndKill, type KillAim } from '../test/torture/kill.js';
 import { faultAt, faultHandled, traceOps, FAULT_OPTS, type FaultOutcome } from '../test/torture/io-faults.js';
 import { powerLossAt, powerLossRef, writePowerLossInputs, type PowerLossOutcome } from '../test/torture/power-loss-run.js';
+import { serveSweep } from '../test/torture/power-loss-serve.js';
 import { checkHostile, hostileBytes, openHostile } from '../test/torture/hostile.js';
 import { lockRace, repeatedUrls, writerRace } from '../test/torture/writers.js';
 
@@ -199,6 +203,16 @@ async function powerSection(torn: boolean): Promise<void> {
   summary[torn ? 'powerLossTorn' : 'powerLoss'] = { cases, byOp, ...(torn ? { seeds, kept } : {}), bad: bad.length };
 }
 
+/** A power loss before every operation of a shard's life (power-loss-serve.ts); `torn`: `--torn-seeds` seeds each. */
+async function powerServeSection(torn: boolean): Promise<void> {
+  const name = torn ? 'power-serve-torn' : 'power-serve';
+  fs.mkdirSync(join(root, name));
+  const r = await serveSweep(join(root, name), torn ? Number(a['torn-seeds']) : 0, (at, s) => tornSeed(3, at, s), (at, bad) => log(`${name}: ${at} operations, ${bad} bad so far`));
+  for (const o of r.bad.slice(0, 20)) failures.push(`${name}: ${JSON.stringify(o)}`);
+  summary[torn ? 'powerServeTorn' : 'powerServe'] = { ops: r.ops, trials: r.trials, bad: r.bad.length, seconds: r.seconds, ...(torn ? { kept: r.kept } : {}) };
+  log(`${name}: ${r.ops} operations, ${r.trials} trials, ${r.bad.length} bad, ${r.seconds} s`);
+}
+
 /** The torn rebuild's seed of step #k's operation `at`, seed number `s`: replayable from --seed. */
 const tornSeed = (k: number, at: number, s: number): number => (Number(a.seed) + k * 1_000_003 + at * 64 + s) >>> 0;
 
@@ -281,13 +295,14 @@ function ciTests(): void {
 }
 
 const t0 = Date.now();
-// --only kill|race|faults|power|power-torn|fuzz|big|ci runs one section.
+// --only kill|race|faults|power|power-torn|power-serve|power-serve-torn|fuzz|big|ci runs one section.
 const run = (name: string): boolean => a.only === undefined || a.only === name;
 if (run('kill')) await killSection();
 if (run('race')) await raceSection();
 if (run('faults')) await faultSection();
 if (run('power')) await powerSection(false);
 if (run('power-torn')) await powerSection(true);
+for (const torn of [false, true]) if (run(torn ? 'power-serve-torn' : 'power-serve')) await powerServeSection(torn).catch((e: unknown) => void failures.push(`power-serve: ${String(e)}`));
 if (run('fuzz')) await fuzzSection();
 if (run('big') && !a['skip-big']) await bigSection();
 if (run('ci')) ciTests();
