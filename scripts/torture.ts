@@ -29,8 +29,7 @@ import {
 } from '../test/torture/harness.js';
 import { runAndKill, type KillAim } from '../test/torture/kill.js';
 import { faultAt, faultHandled, traceOps, FAULT_OPTS, type FaultOutcome } from '../test/torture/io-faults.js';
-import { powerLossAt, powerLossRef, writePowerLossInputs, type PowerLossOutcome } from '../test/torture/power-loss-run.js';
-import { serveSweep } from '../test/torture/power-loss-serve.js';
+import { powerSection, powerServeSection, type TortureContext } from './lib/torture-power.js';
 import { checkHostile, hostileBytes, openHostile } from '../test/torture/hostile.js';
 import { lockRace, repeatedUrls, writerRace } from '../test/torture/writers.js';
 
@@ -51,6 +50,7 @@ const summary: Record<string, unknown> = { seed: Number(a.seed) };
 const failures: string[] = [];
 const root = tempRoot('drum-torture-full-');
 const log = (s: string): void => void process.stdout.write(`${s}\n`);
+const ctx: TortureContext = { root, seed: Number(a.seed), tornSeeds: Number(a['torn-seeds']), summary, failures, log };
 
 async function killSection(): Promise<void> {
   const input = join(root, 'kill-links.txt');
@@ -171,50 +171,6 @@ async function faultSection(): Promise<void> {
   summary.ioFaults = { cases, byOp, bad: bad.length };
 }
 
-/**
- * A power loss before every mutating operation of an ingest, a compact and
- * a forget. `torn`: rebuild the disk with `--torn-seeds` seeds each
- * (power-loss-torn.ts), derived from --seed; else only what was durable.
- */
-async function powerSection(torn: boolean): Promise<void> {
-  const name = torn ? 'power-torn' : 'power';
-  const dir = join(root, name);
-  fs.mkdirSync(dir);
-  const inputs = writePowerLossInputs(dir);
-  const bad: PowerLossOutcome[] = [];
-  const cases: Record<string, number> = {};
-  const byOp: Record<string, number> = {};
-  const kept = { files: 0, pagesKept: 0, pagesDropped: 0, namesKept: 0, namesDropped: 0 };
-  const seeds = torn ? Number(a['torn-seeds']) : 1;
-  for (const [k, step] of (['ingest', 'compact', 'forget'] as const).entries()) {
-    const ref = await powerLossRef(dir, inputs, step);
-    cases[step] = ref.ops * seeds;
-    for (let at = 0; at < ref.ops; at++) {
-      for (let s = 0; s < seeds; s++) {
-        const o = await powerLossAt(dir, inputs, ref, at, torn ? { torn: tornSeed(k, at, s) } : {});
-        byOp[o.op] = (byOp[o.op] ?? 0) + 1;
-        for (const key of Object.keys(kept) as (keyof typeof kept)[]) kept[key] += o.tally?.[key] ?? 0;
-        if (!o.ok) bad.push(o);
-      }
-    }
-    log(`${torn ? 'torn ' : ''}power loss (${step}): ${ref.ops} operations, ${bad.length} bad so far`);
-  }
-  for (const o of bad.slice(0, 20)) failures.push(`${name}: ${JSON.stringify(o)}`);
-  summary[torn ? 'powerLossTorn' : 'powerLoss'] = { cases, byOp, ...(torn ? { seeds, kept } : {}), bad: bad.length };
-}
-
-/** A power loss before every operation of a shard's life (power-loss-serve.ts); `torn`: `--torn-seeds` seeds each. */
-async function powerServeSection(torn: boolean): Promise<void> {
-  const name = torn ? 'power-serve-torn' : 'power-serve';
-  fs.mkdirSync(join(root, name));
-  const r = await serveSweep(join(root, name), torn ? Number(a['torn-seeds']) : 0, (at, s) => tornSeed(3, at, s), (at, bad) => log(`${name}: ${at} operations, ${bad} bad so far`));
-  for (const o of r.bad.slice(0, 20)) failures.push(`${name}: ${JSON.stringify(o)}`);
-  summary[torn ? 'powerServeTorn' : 'powerServe'] = { ops: r.ops, trials: r.trials, bad: r.bad.length, seconds: r.seconds, ...(torn ? { kept: r.kept } : {}) };
-  log(`${name}: ${r.ops} operations, ${r.trials} trials, ${r.bad.length} bad, ${r.seconds} s`);
-}
-
-/** The torn rebuild's seed of step #k's operation `at`, seed number `s`: replayable from --seed. */
-const tornSeed = (k: number, at: number, s: number): number => (Number(a.seed) + k * 1_000_003 + at * 64 + s) >>> 0;
 
 async function fuzzSection(): Promise<void> {
   const dir = join(root, 'fuzz');
@@ -300,9 +256,9 @@ const run = (name: string): boolean => a.only === undefined || a.only === name;
 if (run('kill')) await killSection();
 if (run('race')) await raceSection();
 if (run('faults')) await faultSection();
-if (run('power')) await powerSection(false);
-if (run('power-torn')) await powerSection(true);
-for (const torn of [false, true]) if (run(torn ? 'power-serve-torn' : 'power-serve')) await powerServeSection(torn).catch((e: unknown) => void failures.push(`power-serve: ${String(e)}`));
+if (run('power')) await powerSection(ctx, false);
+if (run('power-torn')) await powerSection(ctx, true);
+for (const torn of [false, true]) if (run(torn ? 'power-serve-torn' : 'power-serve')) await powerServeSection(ctx, torn).catch((e: unknown) => void failures.push(`power-serve: ${String(e)}`));
 if (run('fuzz')) await fuzzSection();
 if (run('big') && !a['skip-big']) await bigSection();
 if (run('ci')) ciTests();

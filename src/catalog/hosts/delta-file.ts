@@ -1,7 +1,8 @@
 // One committed round's host-count parts as a file of its own under hosts/
 // (bytes in docs/file-format.md, "Round delta file"): written whole as
 // `*.tmp`, fsynced, renamed, the directory fsynced (and the one above when
-// this file created it), and only then named by the catalog (host-table.ts). Kept out of LevelDB because LevelDB maps its
+// this file created it), and only then named by the catalog (host-table.ts).
+// Kept out of LevelDB because LevelDB maps its
 // table files into memory when it compacts or scans them: a round of 10^6
 // hosts is ~40 MB of parts, and compacting them put 26-33 MB of mapped
 // pages in the ingest's RSS at its first round. Read through DrumFs with
