@@ -51,8 +51,8 @@ export interface PowerLossRef {
   b: Record<string, string>;
 }
 
-export interface PowerLossOutcome {
-  step: Step;
+/** One power-loss trial's outcome (this file's steps, and a shard's: power-loss-serve.ts). */
+export interface TrialOutcome {
   at: number;
   /** The torn rebuild's seed (power-loss-torn.ts), or null for the kindest rebuild. */
   torn: number | null;
@@ -63,6 +63,10 @@ export interface PowerLossOutcome {
   ok: boolean;
   /** What differed: A's outputs, the rerun's error or outputs, verify. */
   problem: string;
+}
+
+export interface PowerLossOutcome extends TrialOutcome {
+  step: Step;
 }
 
 /**

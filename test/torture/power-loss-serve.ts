@@ -36,6 +36,7 @@ import { writeLinks } from './harness.js';
 import { FAULT_OPTS } from './io-faults.js';
 import { PowerLossModel } from './power-loss.js';
 import { Tear } from './power-loss-torn.js';
+import type { TrialOutcome } from './power-loss-run.js';
 import { SimulatedCrash } from '../helpers/crash.js';
 import { LinkLog, newUrlsProblem, startNatsServer } from './serve-nats.js';
 
@@ -165,16 +166,7 @@ export function roundSteps(ref: ServeRef): number[] {
   return steps;
 }
 
-export interface ServeOutcome {
-  at: number;
-  /** The torn rebuild's seed, or null for the kindest. */
-  torn: number | null;
-  tally?: Tear['tally'];
-  op: FsOp | '?';
-  path: string;
-  ok: boolean;
-  problem: string;
-}
+export type ServeOutcome = TrialOutcome;
 
 /** Power lost before the shard's operation #at (a seed: a torn disk); a new shard on the rebuilt state answers everything. */
 export async function serveLossAt(dir: string, log: LinkLog, batches: readonly string[], ref: ServeRef, at: number, torn?: number): Promise<ServeOutcome> {
