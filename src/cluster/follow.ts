@@ -11,10 +11,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
 import { DrumError } from '../errors.js';
-import { NEW_STREAM, untilAnswered } from './subjects.js';
-
-/** The JetStream API code of a stream that does not exist. */
-const STREAM_NOT_FOUND = 10059;
+import { JS_STREAM_NOT_FOUND, NEW_STREAM, untilAnswered } from './subjects.js';
 
 export interface FollowOptions {
   durable: string | null;
@@ -35,7 +32,7 @@ export class Follower {
   async run(o: FollowOptions): Promise<void> {
     const jsm = await untilAnswered('its first request', () => jetstreamManager(this.nc), o.onNotice);
     const exists = await untilAnswered(`for stream ${NEW_STREAM}`, () => jsm.streams.info(NEW_STREAM).then(() => true, (e: unknown) => {
-      if (e instanceof JetStreamApiError && e.code === STREAM_NOT_FOUND) return false;
+      if (e instanceof JetStreamApiError && e.code === JS_STREAM_NOT_FOUND) return false;
       throw e;
     }), o.onNotice);
     if (!exists) throw new DrumError('DRUM_NOT_FOUND', `no ${NEW_STREAM} stream on this NATS cluster yet (start a shard with drum serve, or publish)`);

@@ -23,6 +23,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { JetStreamApiError, type Consumer, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { DrumError } from '../errors.js';
+import { JS_CONSUMER_NOT_FOUND, JS_STREAM_NOT_FOUND } from './subjects.js';
 
 /** How long a fetch waits for links on an idle stream before the next is asked for. */
 const FETCH_EXPIRES_MS = 5000;
@@ -30,9 +31,6 @@ const RETRY_MS = 250;
 const RETRY_MAX_MS = 4000;
 /** Fetches failing this long in a row are told (onNotice), by default. */
 const STALL_NOTICE_MS = 15_000;
-/** JetStream API codes of a consumer, or its stream, that no longer exists. */
-const CONSUMER_NOT_FOUND = 10014;
-const STREAM_NOT_FOUND = 10059;
 
 /** About the bytes of one fetch: 8 full links messages (256 KiB), or 1,000 small ones. */
 export const FETCH_BYTES = 2 << 20;
@@ -161,7 +159,7 @@ export class LinkPull {
     try {
       await this.consumer.info();
     } catch (e) {
-      if (e instanceof JetStreamApiError && (e.code === CONSUMER_NOT_FOUND || e.code === STREAM_NOT_FOUND)) {
+      if (e instanceof JetStreamApiError && (e.code === JS_CONSUMER_NOT_FOUND || e.code === JS_STREAM_NOT_FOUND)) {
         throw new DrumError('DRUM_IO', `the links consumer is gone: ${errorText(e)} (fetching: ${errorText(why)})`, { cause: e });
       }
     }

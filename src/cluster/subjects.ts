@@ -34,6 +34,10 @@ export const NEW_BATCH_URLS = 1000;
 /** …and at most this payload (1,000 URLs of 2 KiB would pass max_payload); a longer URL goes alone. */
 export const NEW_BATCH_BYTES = 256 * 1024;
 
+/** JetStream API codes of a consumer, or a stream, that does not exist. */
+export const JS_CONSUMER_NOT_FOUND = 10014;
+export const JS_STREAM_NOT_FOUND = 10059;
+
 /** Most shards: the shard comes from the key's top 16 bits (the host's fingerprint bits). */
 export const MAX_SHARDS = 1 << 16;
 
