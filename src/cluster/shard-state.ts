@@ -12,9 +12,10 @@
 // REQUIRES: one writer per state directory (the drum store's lock).
 
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DrumError } from '../errors.js';
 import { DrumFs } from '../io/fs.js';
+import { replaceFile } from '../io/replace-file.js';
 
 export const SHARD_STATE_VERSION = 1;
 
@@ -126,17 +127,8 @@ function readMeta(file: string): ShardMeta {
   return m;
 }
 
-/** Writes file.tmp, fsyncs it, renames it over file and fsyncs the directory (each a DRUM_IO naming the file when it fails). */
+/** Replaces `file` the LevelDB way (replace-file.ts): tmp, fsync, rename, fsync of its directory. */
 function writeDurably(dfs: DrumFs, file: string, text: string): void {
-  const tmp = file + '.tmp';
   const buf = Buffer.from(text);
-  const fd = dfs.open(tmp, 'w');
-  try {
-    dfs.write(fd, buf, 0, buf.length, 0);
-    dfs.fsync(fd);
-  } finally {
-    dfs.close(fd);
-  }
-  dfs.rename(tmp, file);
-  dfs.fsyncDir(join(file, '..'));
+  replaceFile(dfs, file, (fd) => dfs.write(fd, buf, 0, buf.length, 0), { fsync: true, fsyncDir: dirname(file) });
 }
