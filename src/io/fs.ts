@@ -250,10 +250,11 @@ export class DrumFs {
     }
   }
 
-  mkdirp(path: string): void {
+  /** mkdir -p; true when it made `path` (its name is durable only once its parent is fsynced). */
+  mkdirp(path: string): boolean {
     this.fault('mkdir', path);
     try {
-      mkdirpSync(path);
+      return mkdirpSync(path);
     } catch (e) {
       throw ioError('cannot create directory', e, path);
     }

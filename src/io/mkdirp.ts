@@ -10,10 +10,13 @@ import { dirname, resolve as resolvePath } from 'node:path';
  * mkdir -p without Node's recursive mode, which loops for ever where a
  * parent exists but a child cannot be made with ENOENT (a path under
  * /proc): makes each missing directory from the deepest existing one down,
- * and throws the first error (an errno error, as fs does).
+ * and throws the first error (an errno error, as fs does). True when it
+ * made `path` (a new directory, whose name its parent's fsync makes durable).
  */
-export function mkdirpSync(path: string): void {
-  makeMissing(path, []);
+export function mkdirpSync(path: string): boolean {
+  const made: string[] = [];
+  makeMissing(path, made);
+  return made.length > 0;
 }
 
 /**

@@ -11,7 +11,6 @@
 // records do).
 // REQUIRES: parts are encoded by host-delta.ts; one writer per file.
 
-import { existsSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import { DrumError, osCode } from '../../errors.js';
@@ -57,8 +56,7 @@ function corrupt(file: string, what: string): never {
  * A part with no hosts is left out. On an error the tmp file is removed.
  */
 export function writeDeltaFile(fs: DrumFs, dir: string, name: string, parts: Iterable<Uint8Array>, sync: boolean): DeltaFileRecord {
-  const fresh = !existsSync(dir);
-  fs.mkdirp(dir);
+  const fresh = fs.mkdirp(dir);
   const tmp = join(dir, `${name}.tmp`);
   const fd = fs.open(tmp, 'w');
   const rec: DeltaFileRecord = { name, parts: 0, bytes: 0, hosts: 0 };
