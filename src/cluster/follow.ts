@@ -11,7 +11,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
 import { DrumError } from '../errors.js';
-import { JS_STREAM_NOT_FOUND, NEW_STREAM, untilAnswered } from './subjects.js';
+import { ensureDurable, JS_STREAM_NOT_FOUND, NEW_STREAM, untilAnswered } from './subjects.js';
 
 export interface FollowOptions {
   durable: string | null;
@@ -36,18 +36,11 @@ export class Follower {
       throw e;
     }), o.onNotice);
     if (!exists) throw new DrumError('DRUM_NOT_FOUND', `no ${NEW_STREAM} stream on this NATS cluster yet (start a shard with drum serve, or publish)`);
-    const durable = o.durable;
-    const js = jetstream(this.nc);
-    // Look-up, create and get as one try, as a shard's consumer (subjects.ts, ensureShardConsumer).
-    const consumer = await untilAnswered(`for consumer ${durable ?? '(ordered)'}`, async () => {
-      if (durable === null) return js.consumers.get(NEW_STREAM);
-      if ((await jsm.consumers.info(NEW_STREAM, durable).catch(() => null)) === null) {
-        await jsm.consumers.add(NEW_STREAM, {
-          durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: 'drum.new.>',
-        });
-      }
-      return js.consumers.get(NEW_STREAM, durable);
-    }, o.onNotice);
+    const consumer = o.durable === null
+      ? await untilAnswered(`for an ordered consumer of ${NEW_STREAM}`, () => jetstream(this.nc).consumers.get(NEW_STREAM), o.onNotice)
+      : await ensureDurable(this.nc, jsm, NEW_STREAM, {
+        durable_name: o.durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: 'drum.new.>',
+      }, o.onNotice);
     if (this.stopped) return;
     this.messages = await consumer.consume({ max_messages: 256 });
     let idle: NodeJS.Timeout | null = null;

@@ -1,8 +1,9 @@
 // The wire contract of drum on NATS JetStream (docs/cluster.md): stream and
 // subject names, headers, message ids, which shard a URL belongs to, and the
-// one place that connects and creates the streams and a shard's consumer,
-// each call made again while the cluster cannot answer yet. Does not
-// publish, consume or run rounds (publish.ts, shard.ts and follow.ts do).
+// one place that connects and creates the streams and the durable consumers
+// (a shard's, a follower's), each call made again while the cluster cannot
+// answer yet. Does not publish, consume or run rounds (publish.ts, shard.ts
+// and follow.ts do).
 // REQUIRES: a nats-server with JetStream enabled (-js) at the given URLs.
 
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -138,23 +139,28 @@ export async function ensureStreams(nc: NatsConnection, shards: number, replicas
   return jsm;
 }
 
+/** The shard's durable pull consumer on its links subject, created when missing (ack wait `ackWaitMs`, explicit acks, from the stream's start). */
+export function ensureShardConsumer(nc: NatsConnection, jsm: JetStreamManager, shard: number, ackWaitMs: number, onRetry?: (message: string) => void): Promise<Consumer> {
+  return ensureDurable(nc, jsm, LINKS_STREAM, {
+    durable_name: shardConsumer(shard), ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All,
+    filter_subject: linksSubject(shard), ack_wait: ackWaitMs * 1e6, max_ack_pending: MAX_ACK_PENDING,
+  }, onRetry);
+}
+
+type ConsumerSpec = Parameters<JetStreamManager['consumers']['add']>[1] & { durable_name: string };
+
 /**
- * The shard's durable pull consumer on its links subject, created when
- * missing (ack wait `ackWaitMs`, explicit acks, from the stream's start).
- * Look-up, create and get are tried again as one: a cluster regaining its
- * quorum can answer a create with success and then not know the consumer
- * (nats-server 2.9), and only a second create makes it.
+ * The durable consumer `spec.durable_name` of `stream`, created from `spec`
+ * when missing (a shard's, a `drum follow --durable`'s). Look-up, create
+ * and get are tried again as one: a cluster regaining its quorum can answer
+ * a create with success and then not know the consumer (nats-server 2.9),
+ * and only a second create makes it.
  */
-export async function ensureShardConsumer(nc: NatsConnection, jsm: JetStreamManager, shard: number, ackWaitMs: number, onRetry?: (message: string) => void): Promise<Consumer> {
-  const name = shardConsumer(shard);
+export async function ensureDurable(nc: NatsConnection, jsm: JetStreamManager, stream: string, spec: ConsumerSpec, onRetry?: (message: string) => void): Promise<Consumer> {
+  const name = spec.durable_name;
   return untilAnswered(`for consumer ${name}`, async () => {
-    if ((await jsm.consumers.info(LINKS_STREAM, name).catch(() => null)) === null) {
-      await jsm.consumers.add(LINKS_STREAM, {
-        durable_name: name, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All,
-        filter_subject: linksSubject(shard), ack_wait: ackWaitMs * 1e6, max_ack_pending: MAX_ACK_PENDING,
-      });
-    }
-    return jetstream(nc).consumers.get(LINKS_STREAM, name);
+    if ((await jsm.consumers.info(stream, name).catch(() => null)) === null) await jsm.consumers.add(stream, spec);
+    return jetstream(nc).consumers.get(stream, name);
   }, onRetry);
 }
 
