@@ -66,7 +66,7 @@ export class ShardState {
       }
     } else {
       if (storeUrls > 0) throw new DrumError('DRUM_BAD_OPTION', `${stateDir} holds ${storeUrls} URLs but was not created as a shard; use an empty state directory`);
-      dfs.mkdirp(dir);
+      dfs.mkdirp(dir, true);
       meta = { version: SHARD_STATE_VERSION, shard, shards, next: 0 };
       writeDurably(dfs, file, JSON.stringify(meta) + '\n');
     }

@@ -112,7 +112,7 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
   try {
     // Its OS errors (a full disk) are DRUM_IO naming the file, as the store's are.
     const outFs = new DrumFs();
-    outFs.mkdirp(o.outDir);
+    outFs.mkdirp(o.outDir, o.fsync);
     const out = { fs: outFs, fd: outFs.open(join(o.outDir, DUPLICATES_FILE), 'w') };
     const counts = newDocCounts();
     const r = { documents: 0, exact: 0, near: 0, rounds: 0 };
@@ -142,7 +142,10 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
         }
       }
       await mergeRound(run);
-      if (o.fsync) outFs.fsync(out.fd);
+      if (o.fsync) {
+        outFs.fsync(out.fd);
+        outFs.fsyncDir(o.outDir); // the file's name
+      }
     } catch (e) {
       try {
         outFs.close(out.fd);
@@ -155,7 +158,7 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
     store.endRun();
     const report = { ...contentReport(run, counts, dfs, { t0, minJaccard, outDir: o.outDir }), inputErrors };
     const body = Buffer.from(JSON.stringify(report, null, 2) + '\n');
-    replaceFile(dfs, join(o.outDir, REPORT_FILE), (fd) => dfs.write(fd, body, 0, body.length, 0), { fsync: o.fsync });
+    replaceFile(dfs, join(o.outDir, REPORT_FILE), (fd) => dfs.write(fd, body, 0, body.length, 0), { fsync: o.fsync, ...(o.fsync ? { fsyncDir: o.outDir } : {}) });
     return report;
   } finally {
     await store.close();

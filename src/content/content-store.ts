@@ -83,12 +83,13 @@ export class ContentStore {
   /** Opens (creating) the content store of stateDir for writing. DRUM_LOCKED when another writer holds the state directory. */
   static async open(stateDir: string, o: ContentStoreOptions): Promise<ContentStore> {
     const dfs = o.dfs ?? new DrumFs();
-    dfs.mkdirp(stateDir);
+    // New directories' names are durable before anything is written in them: a power loss must not take a committed store.
+    dfs.mkdirp(stateDir, o.fsync);
     const lock = await acquireLock(stateDir);
     const opened: { close(): void }[] = [];
     try {
       const dir = join(stateDir, CONTENT_DIR);
-      dfs.mkdirp(dir);
+      dfs.mkdirp(dir, o.fsync);
       const read = readContentManifest(dir);
       removeUncommitted(dfs, dir, read);
       let m: ContentManifest;

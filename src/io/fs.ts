@@ -250,20 +250,23 @@ export class DrumFs {
     }
   }
 
-  /** mkdir -p; true when it made `path` (its name is durable only once its parent is fsynced). */
-  mkdirp(path: string): boolean {
+  /**
+   * mkdir -p; returns the directories it made, outermost first. With
+   * `durable`, each one's name is made to survive a power loss before it
+   * returns: the directory holding each is fsynced, deepest first (POSIX
+   * makes a new name durable only at its directory's fsync). Files later
+   * created in `path` still need `fsyncDir(path)`.
+   */
+  mkdirp(path: string, durable = false): string[] {
     this.fault('mkdir', path);
+    let made: string[];
     try {
-      return mkdirpSync(path);
+      made = mkdirpSync(path);
     } catch (e) {
       throw ioError('cannot create directory', e, path);
     }
-  }
-
-  /** fsyncs `dir` and its parent: names created in `dir`, and `dir`'s own when new (a run's outputs), survive a power loss. */
-  fsyncNames(dir: string): void {
-    this.fsyncDir(dir);
-    this.fsyncDir(dirname(dir));
+    if (durable) for (let i = made.length - 1; i >= 0; i--) this.fsyncDir(dirname(made[i]!));
+    return made;
   }
 
   /** fsyncs a directory so a rename or create inside it is durable. */

@@ -10,13 +10,14 @@ import { dirname, resolve as resolvePath } from 'node:path';
  * mkdir -p without Node's recursive mode, which loops for ever where a
  * parent exists but a child cannot be made with ENOENT (a path under
  * /proc): makes each missing directory from the deepest existing one down,
- * and throws the first error (an errno error, as fs does). True when it
- * made `path` (a new directory, whose name its parent's fsync makes durable).
+ * and throws the first error (an errno error, as fs does). Returns the
+ * directories it made, outermost first (absolute paths; none when `path`
+ * existed): each new name is durable only once its parent is fsynced.
  */
-export function mkdirpSync(path: string): boolean {
+export function mkdirpSync(path: string): string[] {
   const made: string[] = [];
   makeMissing(path, made);
-  return made.length > 0;
+  return made;
 }
 
 /**

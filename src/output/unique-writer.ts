@@ -6,7 +6,9 @@
 // writes byte-identical files. Durability: each file's writeback starts as
 // it grows (io/write-behind.ts), a full file's last fsync runs on the
 // thread pool, and sync() waits for all of them, fsyncs the current file and,
-// after a file was created, the directory. Does not decide which URLs are new.
+// after a file was created, the directory. Does not make the directory, nor
+// its own name durable (its maker does: DrumFs.mkdirp with `durable`). Does
+// not decide which URLs are new.
 // The same writer, with a prefix and extension of its own, writes the
 // revisit-NNNNN.txt files and the binary graph-NNNNN.bin files (fixed-size
 // records through writeRecord, counted like URLs).
@@ -209,8 +211,8 @@ export class UniqueWriter {
       await this.wb.settle();
       if (this.doFsync) {
         this.dfs.fsync(this.fd);
-        // The new files' names, and the directory's own (a run's directory is new with its first file).
-        if (this.created) this.dfs.fsyncNames(this.outDir);
+        // The new files' names (the directory's own was made durable by whoever made it).
+        if (this.created) this.dfs.fsyncDir(this.outDir);
       }
     } catch (e) {
       this.syncFailed = e;

@@ -71,7 +71,8 @@ export class Store {
     }
     // Someone else's directory gets not even a lock directory; the full check waits for the lock.
     if (!fs.existsSync(join(dir, MANIFEST_NAME))) checkNewStoreDir(dir, true);
-    dfs.mkdirp(dir);
+    // The names of the directories made here are durable before the lock is taken in them.
+    const made = dfs.mkdirp(dir, opts.fsync);
     // The kernel-held writer lock comes first: nothing is deleted or rewritten before it is held.
     const lock = await acquireLock(dir);
     try {
@@ -83,7 +84,8 @@ export class Store {
         body = newManifest(params);
         writeManifest(dfs, dir, body, opts.fsync);
         // The state directory's own name is durable only once its parent is fsynced: a power loss could take the whole store.
-        if (opts.fsync) dfs.fsyncDir(dirname(resolve(dir)));
+        // One made before drum came (an empty directory) has its parent fsynced here; one drum made had it at its mkdirp.
+        if (opts.fsync && made.length === 0) dfs.fsyncDir(dirname(resolve(dir)));
       } else {
         checkParams(body.params, params, opts.forcePolicy, dir);
       }

@@ -43,13 +43,13 @@ describe('ShardState', () => {
   it('writes shard.json and the outbox through the file seam, so a fault or power-loss test sees each write', () => {
     const dir = tempDir();
     const ops: string[] = [];
-    const dfs = new DrumFs(undefined, (op: FsOp, path: string) => void ops.push(`${op} ${path.slice(dir.length + 1)}`));
+    const dfs = new DrumFs(undefined, (op: FsOp, path: string) => void ops.push(`${op} ${path === dir ? '.' : path.slice(dir.length + 1)}`));
     const s = ShardState.open(dir, 0, 1, 0, dfs);
     s.writeOutbox({ base: 0, urls: ['http://a.example/'] });
     s.confirm(1);
     s.dropOutbox();
     const durably = (f: string): string[] => [`open-write cluster/${f}.tmp`, `write cluster/${f}.tmp`, `fsync cluster/${f}.tmp`, `rename cluster/${f}`, 'fsync cluster'];
-    assert.deepEqual(ops, ['mkdir cluster', ...durably('shard.json'), ...durably('outbox.txt'), ...durably('shard.json'), 'unlink cluster/outbox.txt']);
+    assert.deepEqual(ops, ['mkdir cluster', 'fsync .', ...durably('shard.json'), ...durably('outbox.txt'), ...durably('shard.json'), 'unlink cluster/outbox.txt']);
   });
 
   it('fails a write the disk refuses with DRUM_IO', () => {

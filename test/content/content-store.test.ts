@@ -5,15 +5,16 @@
 // with enough text within k bits (all pairs checked) with its distance —
 // the permuted-table merge finds exactly the pairs the brute force finds;
 // the exact map lives on the DRUM core's bucket files. Also its crash,
-// lock and verify guarantees.
+// lock and verify guarantees, and the new directories' names made durable.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { ContentBatch } from '../../src/content/batch.js';
 import { ContentStore } from '../../src/content/content-store.js';
+import { DrumFs } from '../../src/io/fs.js';
 import { verifyContent } from '../../src/content/content-verify.js';
 import { hamming64 } from '../../src/content/near/simhash.js';
 import { acquireLock } from '../../src/store/lock.js';
@@ -174,5 +175,22 @@ describe('content store', () => {
     assert.equal(v.sound, false);
     assert.match(v.problems.join(' '), /CRC/);
     await assert.rejects(runAll(state, [[[{ ex: 3, hi: 1, lo: 1, usable: true }]]], 3), { code: 'DRUM_CORRUPT_FILE' });
+  });
+});
+
+describe('a new content store\'s directories', () => {
+  it('fsyncs the directory holding each one it makes, before its first manifest', async () => {
+    const base = tempDir('drum-content-dirs-');
+    const state = join(base, 'crawl', 'state');
+    const ops: string[] = [];
+    const dfs = new DrumFs(undefined, (op, path) => void ops.push(`${op} ${path}`));
+    const store = await ContentStore.open(state, { fsync: true, threshold: 3, dfs });
+    await store.close();
+    const manifest = ops.indexOf(`rename ${join(state, 'content', 'CONTENT-MANIFEST')}`);
+    assert.ok(manifest >= 0, ops.join('\n'));
+    for (const held of [state, dirname(state), base]) {
+      const at = ops.indexOf(`fsync ${held}`);
+      assert.ok(at >= 0 && at < manifest, `${held} fsynced before the first manifest:\n${ops.join('\n')}`);
+    }
   });
 });

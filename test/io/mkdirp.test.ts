@@ -1,12 +1,14 @@
 // mkdirpSync (src/io/mkdirp.ts) and DrumFs.mkdirp: mkdir -p that makes every missing directory
 // and fails where one cannot be made, where Node's recursive mkdir loops
 // for ever (a path under /proc: the parent exists, the child is ENOENT).
-// probeMkdirp fails the same way and leaves nothing made.
+// probeMkdirp fails the same way and leaves nothing made. DrumFs.mkdirp
+// with `durable` makes every new name durable: it fsyncs the directory
+// holding each directory it made, deepest first.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DrumFs } from '../../src/io/fs.js';
 import { mkdirpSync, probeMkdirp } from '../../src/io/mkdirp.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -45,5 +47,28 @@ describe('probeMkdirp', () => {
     writeFileSync(f, '');
     assert.throws(() => probeMkdirp(join(f, 'x')), { code: 'ENOTDIR' });
     assert.throws(() => probeMkdirp('/proc/drum-no-such/x'), { code: 'ENOENT' });
+  });
+});
+
+describe('DrumFs.mkdirp', () => {
+  it('returns the directories it made, outermost first, and none for one that exists', () => {
+    const base = tempDir();
+    const p = join(base, 'a', 'b');
+    assert.deepEqual(new DrumFs().mkdirp(p), [join(base, 'a'), p]);
+    assert.deepEqual(new DrumFs().mkdirp(p), []);
+  });
+
+  it('with durable, fsyncs the directory holding each one it made, deepest first, and nothing more', () => {
+    const base = tempDir();
+    const p = join(base, 'a', 'b', 'c');
+    const ops: string[] = [];
+    const dfs = new DrumFs(undefined, (op, path) => void ops.push(`${op} ${path}`));
+    dfs.mkdirp(p, true);
+    assert.deepEqual(ops, [`mkdir ${p}`, `fsync ${dirname(p)}`, `fsync ${join(base, 'a')}`, `fsync ${base}`]);
+    ops.length = 0;
+    dfs.mkdirp(p, true);
+    assert.deepEqual(ops, [`mkdir ${p}`], 'nothing made: nothing fsynced');
+    new DrumFs(undefined, (op, path) => void ops.push(`${op} ${path}`)).mkdirp(join(base, 'd'));
+    assert.equal(ops.filter((o) => o.startsWith('fsync')).length, 0, 'not durable: no fsync');
   });
 });

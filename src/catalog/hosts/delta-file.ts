@@ -49,14 +49,14 @@ function corrupt(file: string, what: string): never {
 /**
  * Writes `parts` (each copied before the next is requested, so they may be
  * views of one reused buffer) as `<dir>/<name>`: tmp, fsync when `sync`,
- * rename, fsync of the directory, and of the one that holds it when it is
- * new (the first round of a store creates hosts/ after its commit's fsync
- * of the state directory: a power loss would otherwise take hosts/ with the
+ * rename, fsync of the directory; a new directory is made durable first
+ * (the first round of a store creates hosts/ after its commit's fsync of
+ * the state directory: a power loss would otherwise take hosts/ with the
  * file the catalog names). Returns the record the catalog keeps.
  * A part with no hosts is left out. On an error the tmp file is removed.
  */
 export function writeDeltaFile(fs: DrumFs, dir: string, name: string, parts: Iterable<Uint8Array>, sync: boolean): DeltaFileRecord {
-  const fresh = fs.mkdirp(dir);
+  fs.mkdirp(dir, sync);
   const tmp = join(dir, `${name}.tmp`);
   const fd = fs.open(tmp, 'w');
   const rec: DeltaFileRecord = { name, parts: 0, bytes: 0, hosts: 0 };
@@ -94,8 +94,7 @@ export function writeDeltaFile(fs: DrumFs, dir: string, name: string, parts: Ite
   }
   fs.close(fd);
   fs.rename(tmp, join(dir, name));
-  if (sync && fresh) fs.fsyncNames(dir);
-  else if (sync) fs.fsyncDir(dir);
+  if (sync) fs.fsyncDir(dir);
   return rec;
 }
 

@@ -149,7 +149,7 @@ export async function foldIntoFile(t: FoldTarget, src: FoldSource): Promise<Host
   const cur = await t.pointer.get(CURRENT_KEY);
   const seq = (cur?.seq ?? 0) + 1;
   const dir = join(t.stateDir, HOST_DIR);
-  t.fs.mkdirp(dir);
+  t.fs.mkdirp(dir, t.sync);
   const name = hostFileName(seq);
   const tmp = join(dir, `${name}.tmp`);
   const bounds = await boundaries(src, Math.min(MAX_RANGES, Math.max(1, Math.ceil(src.bytes / t.foldSliceBytes))));

@@ -68,7 +68,7 @@ describe('round delta file', () => {
       writeDeltaFile(new DrumFs(undefined, (op: FsOp, path: string) => void (op === 'fsync' && seen.push(path))), hosts, deltaFileName(name), parts, true);
       return seen.filter((p) => !p.endsWith('.tmp'));
     };
-    assert.deepEqual(fsyncs('run-1|0000000001'), [hosts, state]);
+    assert.deepEqual(fsyncs('run-1|0000000001'), [state, hosts], 'the state directory as hosts/ is made, hosts/ once the file is renamed');
     assert.deepEqual(fsyncs('run-1|0000000002'), [hosts]);
   });
 });

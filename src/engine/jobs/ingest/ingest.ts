@@ -159,7 +159,7 @@ async function startRun(s: Session, req: IngestRequest, plan: RunPlan, t0: numbe
   let history = s.store.body.history;
   let abandoned: AbandonedRun | null = null;
   // Made before anything is recorded or said: an --out the OS refuses (a path under /proc) fails the command, not a started run.
-  if (!plan.resume) s.dfs.mkdirp(run.outDir);
+  if (!plan.resume) s.dfs.mkdirp(run.outDir, s.opts.fsync);
   if (plan.abandoned !== null) {
     // Its outputs are cut to its last commit first: a crash from here on leaves it resumable as it was.
     abandoned = settleAbandoned(s.dfs, plan.abandoned);

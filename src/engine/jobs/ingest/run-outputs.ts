@@ -53,7 +53,7 @@ export class RunOutputs {
   readonly sink: BlockSink;
 
   constructor(dfs: DrumFs, run: RunState, resume: boolean, workDir: string, fsync: boolean) {
-    dfs.mkdirp(run.outDir);
+    dfs.mkdirp(run.outDir, fsync);
     const rejects = (this.rejects = RejectsWriter.open(dfs, join(run.outDir, 'rejects.tsv'), { resumeLength: resume ? run.rejectsBytes : 0, fsync }));
     // A file that will not open (EMFILE, a full disk) must not strand the ones opened before it: nobody else can close them.
     const opened: UniqueWriter[] = [];

@@ -134,7 +134,7 @@ export async function forget(s: Session, req: ForgetRequest): Promise<ForgetRepo
 function openOutputs(s: Session, outDir: string, drop: () => void): { rejectsOut: RejectsWriter; forgotten: LineFile } {
   let rejectsOut: RejectsWriter | undefined;
   try {
-    s.dfs.mkdirp(outDir);
+    s.dfs.mkdirp(outDir, s.opts.fsync);
     rejectsOut = RejectsWriter.open(s.dfs, join(outDir, 'rejects.tsv'), { resumeLength: 0, fsync: s.opts.fsync });
     return { rejectsOut, forgotten: new LineFile(s.dfs, join(outDir, FORGOTTEN_FILE), s.opts.fsync) };
   } catch (e) {
@@ -275,7 +275,7 @@ async function commitForget(
   }
   r.forgotten.sync();
   await r.rejectsOut.sync();
-  if (s.opts.fsync) s.dfs.fsyncNames(r.outDir); // forgotten.txt and rejects.tsv were created for this commit
+  if (s.opts.fsync) s.dfs.fsyncDir(r.outDir); // forgotten.txt and rejects.tsv were created for this commit (the directory's own name at its mkdirp)
   const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);
   const history = [...body.history, summary].slice(-HISTORY_KEEP);
   // A filter this open did not rebuild still names forgotten keys: the commit drops it (the next merge with a Bloom mode builds one).

@@ -5,11 +5,13 @@
 // its remaining URLs new. Through the library: each of several ingests on
 // one open Drum reports its own stages, and a refusal names the option as
 // the library spells it (outDir, revisitAfter), not only as the CLI does.
+// An outDir nested in new directories has every new name made durable
+// before the run commits: the new URLs it holds are said only once.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { constants as zlibConstants, gunzipSync, gzipSync } from 'node:zlib';
 import { EXIT_STATUS, isDrumError } from '../../../../src/errors.js';
 import { Drum } from '../../../../src/engine/drum.js';
@@ -150,6 +152,27 @@ describe('ingest refusals through the library', () => {
     await withDrumOpen(join(dir, 'state'), { workers: 0, fsync: false, bloom: 'lossy' }, async (d) => {
       assert.match((await refusal(d.ingest({ inputs: [p], outDir: notDir }), 'DRUM_CLOBBER')).message, /\boutDir\b/);
       assert.match((await refusal(d.ingest({ inputs: [p], revisitAfter: 60 }), 'DRUM_BAD_OPTION')).message, /\brevisitAfter\b/);
+    });
+  });
+});
+
+describe('the directories an ingest makes for its outputs', () => {
+  it('fsyncs the directory holding each new directory of an outDir nested in new ones, before the run commits', async () => {
+    const dir = tempDir();
+    const p = join(dir, 'a.txt');
+    fs.writeFileSync(p, 'http://a.example/\n');
+    const outDir = join(dir, 'crawl', 'day-1', 'run');
+    const ops: string[] = [];
+    await withDrumOpen(join(dir, 'state'), { workers: 0, faultHook: (op, path) => void ops.push(`${op} ${path}`) }, async (d) => {
+      const from = ops.length;
+      await d.ingest({ inputs: [p], outDir });
+      const run = ops.slice(from);
+      const commit = run.lastIndexOf(`rename ${join(dir, 'state', 'MANIFEST')}`);
+      assert.ok(commit >= 0, run.join('\n'));
+      for (const held of [dirname(outDir), join(dir, 'crawl'), dir]) {
+        const at = run.indexOf(`fsync ${held}`);
+        assert.ok(at >= 0 && at < commit, `${held} fsynced before the run's last commit:\n${run.join('\n')}`);
+      }
     });
   });
 });

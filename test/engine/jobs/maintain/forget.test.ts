@@ -49,7 +49,7 @@ async function hostCounts(dir: string): Promise<Map<string, number>> {
 const urlsOf = (host: string, n: number): string[] => Array.from({ length: n }, (_, i) => `http://${host}/p${i}`);
 
 describe('Drum.forget', () => {
-  it('fsyncs its output directory, which it made, and the one above before the manifest names its run', async () => {
+  it('fsyncs the directory holding its output directory as it makes it, and the output directory before the manifest names its run', async () => {
     const dir = join(tempDir(), 'state');
     const outDir = join(dir, '..', 'forget-out');
     const ops: string[] = [];
@@ -65,7 +65,9 @@ describe('Drum.forget', () => {
       await d.forget({ urls: ['http://a.example/p1'], outDir });
     });
     // (The forget folds the key journal first, a commit of its own.)
-    assert.deepEqual(ops.slice(-3), ['fsync out', 'fsync parent', 'manifest']);
+    const parent = ops.indexOf('fsync parent');
+    const out = ops.lastIndexOf('fsync out');
+    assert.ok(parent >= 0 && parent < out && out < ops.lastIndexOf('manifest') && ops.at(-1) === 'manifest', ops.join(', '));
   });
 
   it('removes the listed URLs in one round, and the next ingest finds them new again', async () => {
