@@ -8,8 +8,11 @@
 // restart reading the subject's last ordinal would then skip k). Before its
 // first message, and after any failure, the publisher reads the subject's
 // tail (its last message) and skips the messages of this publish the stream
-// already holds, recognised by ordinal and first URL, so a republish after a
-// crash stores nothing twice; a tail that is not this publish's is DRUM_IO.
+// already holds, recognised by their ordinals and every URL, so a republish
+// after a crash stores nothing twice; a tail that is not this publish's is
+// DRUM_IO. checkEnd tells a shard, before it answers anything, whether its
+// state's next ordinal is where the subject ends (a state lost or older than
+// the stream is DRUM_IO).
 // Returns only once every message has its PubAck. Does not decide which URLs
 // are new (shard.ts does).
 // REQUIRES: one publisher per shard subject at a time (the shard's store
@@ -19,7 +22,7 @@
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { DrumError } from '../errors.js';
-import { H_COUNT, H_ORDINAL, H_SHARD, NEW_BATCH_BYTES, NEW_BATCH_URLS, NEW_STREAM, newMsgId, newSubject } from './subjects.js';
+import { H_COUNT, H_ORDINAL, H_SHARD, NEW_BATCH_BYTES, NEW_BATCH_URLS, NEW_STREAM, newMsgId, newSubject, untilAnswered } from './subjects.js';
 
 /** Attempts per message, and the wait between them, while the cluster elects a leader or a node comes back. */
 export interface PublishRetry {
@@ -28,12 +31,12 @@ export interface PublishRetry {
 }
 const DEFAULT_RETRY: PublishRetry = { attempts: 40, waitMs: 500 };
 
-/** The shard's subject in the stream: its last message's sequence (0: none), ordinals and first URL. */
+/** The shard's subject in the stream: its last message's sequence (0: none), ordinals and URLs. */
 interface Tail {
   seq: number;
   start: number;
   end: number;
-  firstUrl: string;
+  urls: string[];
 }
 
 /**
@@ -71,7 +74,7 @@ export class NewUrlPublisher {
    * Publishes urls as ordinals base, base+1, … (messageEnd cuts), in order.
    * Messages of this same publish that the subject already holds (a lost
    * PubAck; a restart publishing its outbox again) are skipped: the
-   * subject's last message must then be one of them, its first URL the same.
+   * subject's last message must then be one of them, URL for URL.
    * A subject that ends anywhere else (past this round from other URLs: a
    * state older than the stream; or short of it: ordinals gone from the
    * stream) is DRUM_IO, never skipped over. An empty subject (new, or
@@ -96,7 +99,7 @@ export class NewUrlPublisher {
         if (tail.seq > 0 && tail.end !== ordinal) {
           // Stored already (a lost PubAck; a restart publishing its outbox again, perhaps cut otherwise by an older drum).
           if (this.isOurs(tail, base, urls) && tail.end > ordinal) return tail.end;
-          throw new DrumError('DRUM_IO', `${newSubject(this.shard)} ends at ordinal ${tail.end} (message from ${tail.start}, ${JSON.stringify(tail.firstUrl)}), where this shard publishes ordinals ${base}..${base + urls.length - 1}: the shard's state and the stream disagree (docs/cluster.md, "Limits")`);
+          throw new DrumError('DRUM_IO', `${newSubject(this.shard)} ends at ordinal ${tail.end} (message from ${tail.start}, ${JSON.stringify(tail.urls[0])}), where this shard publishes ordinals ${base}..${base + urls.length - 1}: the shard's state and the stream disagree (docs/cluster.md, "Limits")`);
         }
         const chunk = urls.slice(from, messageEnd(urls, from));
         const ack = await this.js.publish(newSubject(this.shard), chunk.join('\n') + '\n', {
@@ -109,7 +112,7 @@ export class NewUrlPublisher {
           this.tail = null;
           throw new Error(`message id ${newMsgId(this.shard, ordinal)} was already stored`);
         }
-        this.tail = { seq: ack.seq, start: ordinal, end: ordinal + chunk.length, firstUrl: chunk[0]! };
+        this.tail = { seq: ack.seq, start: ordinal, end: ordinal + chunk.length, urls: chunk };
         return this.tail.end;
       } catch (e) {
         if (e instanceof DrumError) throw e;
@@ -121,10 +124,30 @@ export class NewUrlPublisher {
     throw new DrumError('DRUM_IO', `publishing new URLs of shard ${this.shard} at ordinal ${ordinal} failed: ${msg}`, { cause: why });
   }
 
-  /** True when the tail is a message of this publish: inside its ordinals, with the same first URL. */
+  /**
+   * True when the tail is a message of this publish: inside its ordinals,
+   * with the same URLs there (a message that only starts alike is another
+   * state's: skipping it would lose the URLs it does not hold).
+   */
   private isOurs(tail: Tail, base: number, urls: readonly string[]): boolean {
     const at = tail.start - base;
-    return at >= 0 && tail.end <= base + urls.length && urls[at] === tail.firstUrl;
+    return at >= 0 && tail.end <= base + urls.length && tail.urls.every((u, i) => urls[at + i] === u);
+  }
+
+  /**
+   * Refuses (DRUM_IO) a shard whose state's next ordinal is not where its
+   * subject ends: a state lost or restored from a backup older than the
+   * stream (it would call new, and publish again, URLs the stream holds),
+   * or a stream that lost messages. An empty subject takes any ordinal.
+   * Run once recovery has published the outbox, before the shard answers
+   * anything. Tried again while the cluster does not answer (untilAnswered).
+   */
+  async checkEnd(next: number, onRetry?: (message: string) => void): Promise<void> {
+    const tail = await untilAnswered(`for the last message of ${newSubject(this.shard)}`, () => this.readTail(), onRetry);
+    if (tail.seq > 0 && tail.end !== next) {
+      throw new DrumError('DRUM_IO', `${newSubject(this.shard)} ends at ordinal ${tail.end}, where the state of shard ${this.shard} has published up to ${next}: the shard's state and the stream disagree (a lost or older state directory, or a stream that lost messages; docs/cluster.md, "Limits")`);
+    }
+    this.tail = tail;
   }
 
   private headersOf(ordinal: number, count: number): ReturnType<typeof headers> {
@@ -139,13 +162,13 @@ export class NewUrlPublisher {
   private async readTail(): Promise<Tail> {
     const jsm = await jetstreamManager(this.nc, { timeout: 10_000 });
     const m = await jsm.streams.getMessage(NEW_STREAM, { last_by_subj: newSubject(this.shard) });
-    if (m === null) return { seq: 0, start: 0, end: 0, firstUrl: '' };
+    if (m === null) return { seq: 0, start: 0, end: 0, urls: [] };
     const start = Number(m.header.get(H_ORDINAL));
     const count = Number(m.header.get(H_COUNT));
     if (!m.header.has(H_ORDINAL) || !m.header.has(H_COUNT) || !Number.isSafeInteger(start + count)) {
       throw new DrumError('DRUM_IO', `message ${m.seq} of ${newSubject(this.shard)} has no ordinal headers: not a drum shard's`);
     }
-    const text = m.string();
-    return { seq: m.seq, start, end: start + count, firstUrl: text.slice(0, text.indexOf('\n')) };
+    const urls = m.string().split('\n').slice(0, count);
+    return { seq: m.seq, start, end: start + count, urls };
   }
 }

@@ -76,6 +76,7 @@ export class Shard {
     noteCrashedRound(this.state, this.o.stateDir); // before recover() starts a run
     const jsm = await ensureStreams(this.nc, this.o.shards, this.o.replicas, this.o.onNotice);
     await this.recover();
+    await this.publisher.checkEnd(this.state.meta.next, this.o.onNotice);
     const consumer = await ensureShardConsumer(this.nc, jsm, this.o.shard, this.o.ackWaitMs, this.o.onNotice);
     const keepAlive = setInterval(() => {
       for (const m of this.held) m.working();

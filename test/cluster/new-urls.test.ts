@@ -3,8 +3,10 @@
 // stream refuses a message (here: one larger than the stream's max_msg_size,
 // the one refusal a test can cause at will); a later publish of the same
 // round (a restart's recovery) stores what is missing and nothing twice; a
-// round the stream already holds other URLs for is refused, not skipped;
-// long URLs are cut into messages under max_payload.
+// round the stream already holds other URLs for is refused, not skipped,
+// also when its message starts with the same URL; checkEnd refuses a state
+// whose next ordinal is not where the subject ends; long URLs are cut into
+// messages under max_payload.
 // Skips without nats-server (fails instead when CI is set).
 
 import { after, before, describe, it } from 'node:test';
@@ -81,6 +83,28 @@ describe('NewUrlPublisher on a real nats-server', { skip: HAVE ? false : INSTALL
     const other = urls(800, 3); // the same ordinals, other URLs: what a state restored from a backup would send
     await assert.rejects(new NewUrlPublisher(nc, 2, FAST).publish(0, other), (e) => e instanceof DrumError && e.code === 'DRUM_IO');
     assert.deepEqual(await stored(nc, 2), [[0, 1000], [1000, 500]]);
+  });
+
+  it('refuses a round whose last stored message starts with the same URL but holds others, storing nothing', async () => {
+    await freshStream(nc);
+    const h = headers();
+    h.set(H_SHARD, '6');
+    h.set(H_ORDINAL, '0');
+    h.set(H_COUNT, '2');
+    // What another state published at ordinals 0 and 1 (a lost state directory, started again on the same links).
+    await jetstream(nc).publish('drum.new.6', 'http://a.example/\nhttp://z.example/\n', { headers: h, msgID: 'drum.new.6.0' });
+    await assert.rejects(new NewUrlPublisher(nc, 6, FAST).publish(0, ['http://a.example/', 'http://y.example/']), (e) => e instanceof DrumError && e.code === 'DRUM_IO');
+    assert.deepEqual(await stored(nc, 6), [[0, 2]]);
+  });
+
+  it('checkEnd takes the ordinal where the subject ends, or any on an empty subject, and refuses every other', async () => {
+    await freshStream(nc);
+    await new NewUrlPublisher(nc, 7, FAST).checkEnd(5);
+    await new NewUrlPublisher(nc, 7, FAST).publish(0, urls(10, 0));
+    await new NewUrlPublisher(nc, 7, FAST).checkEnd(10);
+    for (const next of [0, 9, 11]) {
+      await assert.rejects(new NewUrlPublisher(nc, 7, FAST).checkEnd(next), (e) => e instanceof DrumError && e.code === 'DRUM_IO', `next ${next}`);
+    }
   });
 
   it('cuts a round of long URLs into messages under 256 KiB, so none is over max_payload', async () => {

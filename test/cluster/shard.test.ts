@@ -2,9 +2,10 @@
 // 127.0.0.1: every published link is answered exactly once across the
 // shards (the same new URLs as one `drum ingest`, per shard in arrival
 // order), a restarted shard resumes from its state, a state refuses another
-// shard, and kill -9 of a shard (10 times) or of one node of a 3-node R3
-// cluster loses nothing and publishes nothing twice. Skips without
-// nats-server (fails instead when CI is set).
+// shard, a new state refuses a shard whose subject holds URLs (its state
+// lost) before it answers a link, and kill -9 of a shard (10 times) or of
+// one node of a 3-node R3 cluster loses nothing and publishes nothing
+// twice. Skips without nats-server (fails instead when CI is set).
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -82,6 +83,16 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
     let c!: NatsCluster;
     clusterPerSuite(1, (x) => (c = x));
 
+    // First, while no shard's subject holds URLs: a new state is refused for a subject that does (below).
+    it('refuses to serve a state directory made for another shard', async () => {
+      const state = join(tempDir(), 'shard');
+      const a = serve(c, 0, 3, state);
+      assert.equal(await stop(a), 0, a.stderr());
+      const b = serve(c, 1, 3, state);
+      assert.equal(await b.exited, 2);
+      assert.match(b.stderr(), /DRUM_BAD_OPTION/);
+    });
+
     it('answers every published link exactly once: the new URLs of one ingest, per shard in arrival order; a restarted shard resumes', async () => {
       const dir = tempDir();
       const files = [0, 1, 2].map((i) => {
@@ -124,13 +135,35 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
       for (const s of states) assert.deepEqual(existsSync(join(s, 'runs')) ? readdirSync(join(s, 'runs')) : [], [], s);
     });
 
-    it('refuses to serve a state directory made for another shard', async () => {
-      const state = join(tempDir(), 'shard');
-      const a = serve(c, 0, 3, state);
+  });
+
+  describe('a shard whose state directory is lost', () => {
+    let c!: NatsCluster;
+    clusterPerSuite(1, (x) => (c = x));
+
+    it('refuses to serve on a new state directory while its subject holds URLs, before it stores or acks a link', async () => {
+      const dir = tempDir();
+      const files = [join(dir, 'a.txt'), join(dir, 'b.txt')];
+      files.forEach((f, i) => writeFileSync(f, links(71 + i, 400)));
+      const first = join(dir, 'shard-0');
+      assert.equal((await drum(['publish', '--nats', c.urls, '--shards', '1', '--quiet', files[0]!])).status, 0);
+      const a = serve(c, 0, 1, first);
+      await announced(c.urls, (await ingestOf(files.slice(0, 1))).length, { serving: [a] });
       assert.equal(await stop(a), 0, a.stderr());
-      const b = serve(c, 1, 3, state);
-      assert.equal(await b.exited, 2);
-      assert.match(b.stderr(), /DRUM_BAD_OPTION/);
+      assert.equal((await drum(['publish', '--nats', c.urls, '--shards', '1', '--quiet', files[1]!])).status, 0);
+      const lost = join(dir, 'shard-0-new');
+      const b = serve(c, 0, 1, lost);
+      assert.equal(await b.exited, 12, b.stderr());
+      assert.match(b.stderr(), /DRUM_IO.*disagree/);
+      const st = await drum(['stats', '--state', lost, '--json']);
+      assert.equal(st.status, 0, st.stderr);
+      assert.equal(JSON.parse(st.stdout).storeUrls, 0, 'the new state stored nothing');
+      // The links it refused wait for the shard's own state, which answers them once.
+      const again = serve(c, 0, 1, first);
+      const want = await ingestOf(files);
+      const msgs = await announced(c.urls, want.length, { serving: [again] });
+      assert.equal(await stop(again), 0, again.stderr());
+      assert.deepEqual(perShard(msgs).get(0), want);
     });
   });
 
