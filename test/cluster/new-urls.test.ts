@@ -17,6 +17,7 @@ import { messageEnd, NewUrlPublisher } from '../../src/cluster/new-urls.js';
 import { H_COUNT, H_ORDINAL, H_SHARD, NEW_BATCH_URLS, NEW_STREAM } from '../../src/cluster/subjects.js';
 import { DrumError } from '../../src/errors.js';
 import { haveNats, INSTALL_HINT, NatsCluster } from '../helpers/nats.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const HAVE = haveNats();
 const FAST = { attempts: 3, waitMs: 20 };
@@ -44,7 +45,7 @@ describe('NewUrlPublisher on a real nats-server', { skip: HAVE ? false : INSTALL
   let c: NatsCluster;
   let nc: NatsConnection;
   before(async () => {
-    c = await NatsCluster.start(1);
+    c = await NatsCluster.start(1, tempDir());
     nc = await connect({ servers: c.urls });
   });
   after(async () => {

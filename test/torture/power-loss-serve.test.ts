@@ -12,7 +12,7 @@
 // outbox removal). A kill -9 (test/cluster/shard.test.ts) cannot show a
 // missing fsync: the page cache outlives the process. Skips without
 // nats-server (fails instead when CI is set).
-// REQUIRES: nats-server on the PATH (test/helpers/nats.ts).
+// REQUIRES: nats-server on the PATH (test/helpers/nats-server.ts).
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,7 +31,7 @@ describe('power loss of a shard', { skip: HAVE ? false : INSTALL_HINT, timeout: 
   let batches!: string[];
   before(async () => {
     batches = serveBatches(dir);
-    c = await NatsCluster.start(1);
+    c = await NatsCluster.start(1, tempDir());
     log = await LinkLog.open(c.urls);
     ref = await serveRef(dir, log, batches);
   });

@@ -38,7 +38,8 @@ import { PowerLossModel } from './power-loss.js';
 import { Tear } from './power-loss-torn.js';
 import type { TrialOutcome } from './power-loss-run.js';
 import { SimulatedCrash } from '../helpers/crash.js';
-import { LinkLog, newUrlsProblem, startNatsServer } from './serve-nats.js';
+import { LinkLog, newUrlsProblem } from './serve-nats.js';
+import { NatsCluster } from '../helpers/nats-server.js';
 
 /**
  * The store's options: FAULT_OPTS (small buckets, a key journal, a Bloom
@@ -224,8 +225,8 @@ export interface ServeSweep {
  */
 export async function serveSweep(dir: string, seeds: number, seedOf: (at: number, s: number) => number, onProgress?: (at: number, bad: number) => void): Promise<ServeSweep> {
   const t0 = Date.now();
-  const nats = await startNatsServer(join(dir, 'nats'));
-  const log = await LinkLog.open(nats.url);
+  const nats = await NatsCluster.start(1, join(dir, 'nats'));
+  const log = await LinkLog.open(nats.urls);
   try {
     const batches = serveBatches(dir);
     const ref = await serveRef(dir, log, batches);

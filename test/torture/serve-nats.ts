@@ -6,16 +6,11 @@
 // (as a fetcher's client would; the shard canonicalizes again), waits until
 // the shard has answered everything the link log holds (a work queue: an
 // acked message is gone), and reads DRUM_NEW back in stream order.
-// Also starts a nats-server of its own for scripts/torture.ts
-// (test/helpers/nats.ts, which the tests use, registers node:test hooks).
-// Does not run a shard.
+// Does not run a shard, nor start a nats-server (test/helpers/nats-server.ts
+// does, for the tests and scripts/torture.ts alike).
 // REQUIRES: a nats-server with JetStream at `url`, used by one sweep at a
 // time; one shard of one (drum.links.0).
 
-import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { ensureStreams, H_COUNT, H_ORDINAL, H_SHARD, H_SHARDS, linksSubject, LINKS_STREAM, NEW_STREAM } from '../../src/cluster/subjects.js';
@@ -102,30 +97,4 @@ export function newUrlsProblem(msgs: NewMsg[], want: readonly string[]): string 
   const have = new Set(got);
   const lost = want.filter((u) => !have.has(u));
   return `DRUM_NEW holds ${got.length} URLs, one ingest calls ${want.length} new: ${lost.length} lost (${lost.slice(0, 3).join(' ')}), ${twice.length} twice (${twice.slice(0, 3).join(' ')})`;
-}
-
-/** A one-node nats-server with JetStream under `dir` on a free port of 127.0.0.1, answering once this resolves. */
-export async function startNatsServer(dir: string): Promise<{ url: string; kill: () => void }> {
-  const port = await new Promise<number>((done, fail) => {
-    const s = createServer().once('error', fail).listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => done(p));
-    });
-  });
-  mkdirSync(join(dir, 'js'), { recursive: true });
-  writeFileSync(join(dir, 'n.conf'), `server_name: torture\nlisten: 127.0.0.1:${port}\njetstream { store_dir: "${join(dir, 'js')}" }\n`);
-  const proc = spawn('nats-server', ['-c', join(dir, 'n.conf')], { stdio: 'ignore' });
-  const url = `nats://127.0.0.1:${port}`;
-  const kill = (): void => void proc.kill('SIGKILL');
-  for (let i = 0; i < 100; i++) {
-    try {
-      const log = await LinkLog.open(url);
-      await log.close();
-      return { url, kill };
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  kill();
-  throw new Error(`nats-server did not start on ${url} (is it installed?)`);
 }
