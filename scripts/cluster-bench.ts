@@ -9,13 +9,14 @@
 // Needs nats-server; run it under `nice` on a shared machine.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scriptArgs } from './lib/script-args.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { generateLinks } from './gen-links.js';
+import { NatsCluster } from '../test/helpers/nats-server.js';
 
 const BIN = join(process.cwd(), 'bin', 'drum');
 const TICK_MS = 10; // /proc/<pid>/stat times are in clock ticks of 1/100 s on Linux
@@ -34,35 +35,6 @@ function drumSync(args: string[]): { wall: number; cpu: number; out: string } {
   if (r.status !== 0) throw new Error(`drum ${args.join(' ')} failed: ${r.stderr}`);
   const [u, s] = r.stderr.trim().split('\n').pop()!.split(' ').map(Number);
   return { wall, cpu: u! + s!, out: readFileSync('/tmp/drum-bench-out', 'utf8') };
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((done) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => done(p));
-    });
-  });
-}
-
-async function natsServer(dir: string): Promise<{ proc: ChildProcess; url: string }> {
-  const port = await freePort();
-  mkdirSync(join(dir, 'js'), { recursive: true });
-  writeFileSync(join(dir, 'n.conf'), `server_name: bench\nlisten: 127.0.0.1:${port}\njetstream { store_dir: "${join(dir, 'js')}" }\n`);
-  const proc = spawn('nats-server', ['-c', join(dir, 'n.conf')], { stdio: 'ignore' });
-  const url = `nats://127.0.0.1:${port}`;
-  for (let i = 0; i < 50; i++) {
-    try {
-      const nc = await connect({ servers: url });
-      await (await jetstreamManager(nc)).getAccountInfo();
-      await nc.close();
-      return { proc, url };
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error('nats-server did not start');
 }
 
 async function resetStreams(nc: NatsConnection): Promise<void> {
@@ -146,7 +118,9 @@ async function main(): Promise<void> {
     const ingest = drumSync(['ingest', '--state', join(dir, 'local'), '--json', '--quiet', file]);
     const uniq = JSON.parse(ingest.out).uniqueUrls as number;
     const local = { wallS: ingest.wall, linksPerS: links / ingest.wall, cpuUsPerLink: (ingest.cpu / links) * 1e6, uniqueUrls: uniq };
-    const { proc: nats, url } = await natsServer(dir);
+    const cluster = await NatsCluster.start(1, join(dir, 'nats'));
+    const nats = cluster.nodes[0]!.proc!;
+    const url = cluster.urls;
     const nc = await connect({ servers: url });
     try {
       const runs = [];
@@ -155,7 +129,7 @@ async function main(): Promise<void> {
       console.log(JSON.stringify({ links, local, runs, latency: lat }, null, 1));
     } finally {
       await nc.close();
-      nats.kill('SIGKILL');
+      cluster.kill();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
