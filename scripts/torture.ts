@@ -8,8 +8,8 @@
 // every mutating operation of a multi-round ingest); a power loss before
 // every mutating operation of an ingest, a compact and a forget on a store
 // that holds a run (the disk rebuilt from what was fsynced,
-// test/torture/power-loss.ts), and again on a torn disk that also keeps a
-// seeded choice of the pages and names not made durable
+// test/torture/power-loss/power-loss.ts), and again on a torn disk that
+// also keeps a seeded choice of the pages and names not made durable
 // (power-loss-torn.ts; --torn-seeds per operation); the same power losses
 // at every operation of a shard's life (`drum serve` on a nats-server of its
 // own, power-loss-serve.ts; skipped with a failure without nats-server,
@@ -27,11 +27,11 @@ import fc from 'fast-check';
 import {
   MANY_ROUNDS, SMALL_TUNING, drum, manifestOf, outputs, rng, tempRoot, writeLinks, distRoot,
 } from '../test/torture/harness.js';
-import { runAndKill, type KillAim } from '../test/torture/kill.js';
-import { faultAt, faultHandled, traceOps, FAULT_OPTS, type FaultOutcome } from '../test/torture/io-faults.js';
+import { runAndKill, type KillAim } from '../test/torture/kill/kill.js';
+import { faultAt, faultHandled, traceOps, FAULT_OPTS, type FaultOutcome } from '../test/torture/faults/io-faults.js';
 import { powerSection, powerServeSection, type TortureContext } from './lib/torture-power.js';
-import { checkHostile, hostileBytes, openHostile } from '../test/torture/hostile.js';
-import { lockRace, repeatedUrls, writerRace } from '../test/torture/writers.js';
+import { checkHostile, hostileBytes, openHostile } from '../test/torture/inputs/hostile.js';
+import { lockRace, repeatedUrls, writerRace } from '../test/torture/writers/writers.js';
 
 const { values: a } = scriptArgs(import.meta.url, {
   options: {

@@ -1,7 +1,8 @@
 // The power-loss sections of the full torture suite (scripts/torture.ts):
 // a power loss before every mutating operation of an ingest, a compact and a
-// forget on a store that holds a run (test/torture/power-loss-run.ts), and
-// before every operation of a shard's life (power-loss-serve.ts), each with
+// forget on a store that holds a run
+// (test/torture/power-loss/power-loss-run.ts), and before every operation
+// of a shard's life (power-loss-serve.ts beside it), each with
 // the kindest rebuild of the disk or torn ones from seeds derived from the
 // suite's --seed. Records counts in the suite's summary and failures in its
 // list. Does not parse arguments or print the summary (torture.ts does).
@@ -9,8 +10,8 @@
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { powerLossAt, powerLossRef, writePowerLossInputs, type PowerLossOutcome } from '../../test/torture/power-loss-run.js';
-import { serveSweep } from '../../test/torture/power-loss-serve.js';
+import { powerLossAt, powerLossRef, writePowerLossInputs, type PowerLossOutcome } from '../../test/torture/power-loss/power-loss-run.js';
+import { serveSweep } from '../../test/torture/power-loss/power-loss-serve.js';
 
 /** What a section needs of the suite. */
 export interface TortureContext {

@@ -4,9 +4,9 @@
 // gives; kill() stops them all. Also: whether the binary exists (the
 // cluster tests skip without it, and fail when CI is set).
 // Registers no node:test hooks, so scripts (scripts/torture.ts through
-// test/torture/power-loss-serve.ts, scripts/cluster-bench.ts) import it
-// without printing TAP; test/helpers/nats.ts adds the hooks the tests use
-// (a cluster per describe block, spawned drum processes killed).
+// test/torture/power-loss/power-loss-serve.ts, scripts/cluster-bench.ts)
+// import it without printing TAP; test/helpers/nats.ts adds the hooks the
+// tests use (a cluster per describe block, spawned drum processes killed).
 // Does not remove the directory it is given.
 // REQUIRES: nats-server on the PATH; `dir` given to start exists or can be
 // made, and is used by one cluster.

@@ -9,7 +9,7 @@ import { acquireLock, LEGACY_LOCK_NAME, WRITER_LOCK_DIR, writerLockHeld } from '
 import { Drum } from '../../src/engine/drum.js';
 import { distRoot } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { lockRace } from '../torture/writers.js';
+import { lockRace } from '../torture/writers/writers.js';
 
 /** Starts a child that takes the lock, says "held", and waits to be killed. */
 function holder(state: string): { held: Promise<void>; kill(): Promise<void> } {

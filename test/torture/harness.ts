@@ -1,10 +1,10 @@
-// Shared machinery of the torture suite (test/torture/*.test.ts and
+// Shared machinery of the torture suite (test/torture/*/*.test.ts and
 // scripts/torture.ts): spawning the real bin/drum on a given build, a seeded
 // link-file generator with rejects mixed in, content hashes of a state
 // directory, a content dump of the LevelDB catalog (read from a copy, because
 // opening LevelDB rewrites its logs), and the run outputs that must be
-// byte-identical. kill -9 at a chosen moment is kill.ts. Not a test itself;
-// asserts nothing. Precondition: the build at `distRoot` holds
+// byte-identical. kill -9 at a chosen moment is kill/kill.ts. Not a test
+// itself; asserts nothing. Precondition: the build at `distRoot` holds
 // src/cli/main.js.
 
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -8,13 +8,13 @@
 // and the store verifies. The same checks hold on a torn disk
 // (power-loss-torn.ts: seeded, any pages and names of what was not made
 // durable kept as well), a few seeds at each sampled operation. A kill -9
-// (kill9.test.ts) cannot show a missing fsync: the page cache outlives the
-// process.
+// (kill/kill9.test.ts) cannot show a missing fsync: the page cache
+// outlives the process.
 // REQUIRES: nothing (temporary directories only).
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { powerLossAt, powerLossRef, writePowerLossInputs, type Step } from './power-loss-run.js';
 
 /** `count` operations spread over the step, each tried with the kindest rebuild, or with `seeds` torn ones. */

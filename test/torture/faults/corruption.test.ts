@@ -14,8 +14,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { EXIT_STATUS } from '../../src/errors.js';
-import { catalogContent, drum, hashTree, haveEngine, manifestOf, tempRoot, writeLinks } from './harness.js';
+import { EXIT_STATUS } from '../../../src/errors.js';
+import { catalogContent, drum, hashTree, haveEngine, manifestOf, tempRoot, writeLinks } from '../harness.js';
 
 const FAST = ['--no-progress', '--quiet', '--no-fsync', '--workers', '0'];
 type Damage = 'flip' | 'truncate' | 'delete';

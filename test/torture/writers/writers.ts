@@ -1,4 +1,4 @@
-// Shared machinery of the many-writer race (test/torture/writers.test.ts and
+// Shared machinery of the many-writer race (writers.test.ts beside it and
 // scripts/torture.ts): child processes that take a state directory's writer
 // lock together (released on a "go" line so they really start at once), and
 // one trial that kill -9s a `drum ingest`, then starts several identical
@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { distRoot, drum, manifestOf, startDrum, writeLinks, type Result } from './harness.js';
-import { runAndKill } from './kill.js';
+import { distRoot, drum, manifestOf, startDrum, writeLinks, type Result } from '../harness.js';
+import { runAndKill } from '../kill/kill.js';
 
 /** What one contender did: took the lock (and held it alone) or was refused with a code. */
 export interface Contender {

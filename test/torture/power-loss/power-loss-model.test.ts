@@ -13,7 +13,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { PowerLossModel } from './power-loss.js';
 import { Tear } from './power-loss-torn.js';
 

@@ -7,8 +7,8 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { EXIT_STATUS } from '../../src/errors.js';
-import { MANY_ROUNDS, haveEngine, manifestOf, tempRoot } from './harness.js';
+import { EXIT_STATUS } from '../../../src/errors.js';
+import { MANY_ROUNDS, haveEngine, manifestOf, tempRoot } from '../harness.js';
 import { repeatedUrls, writerRace } from './writers.js';
 
 const roots: string[] = [];

@@ -9,9 +9,9 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import type { RunRecord } from '../../src/catalog/catalog.js';
-import { uniques } from '../helpers/cli.js';
-import { MANY_ROUNDS, drum, haveEngine, rng, tempRoot, writeLinks } from './harness.js';
+import type { RunRecord } from '../../../src/catalog/catalog.js';
+import { uniques } from '../../helpers/cli.js';
+import { MANY_ROUNDS, drum, haveEngine, rng, tempRoot, writeLinks } from '../harness.js';
 import { runAndKill, type KillAim } from './kill.js';
 
 const roots: string[] = [];

@@ -9,7 +9,7 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { checkHostile, checkUpdateAgrees, hostileBytes, linkLines, openHostile, type HostileContext } from './hostile.js';
 
 describe('hostile bytes through the engine', () => {

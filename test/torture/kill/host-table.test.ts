@@ -7,14 +7,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { Catalog } from '../../src/catalog/catalog.js';
-import { Drum } from '../../src/engine/drum.js';
-import type { FsOp } from '../../src/io/fs.js';
-import type { DrumOptions } from '../../src/options.js';
-import { readManifest } from '../../src/store/manifest.js';
-import { tempDir } from '../helpers/tmp.js';
-import { writeLinks } from './harness.js';
-import { isCrash, SimulatedCrash } from '../helpers/crash.js';
+import { Catalog } from '../../../src/catalog/catalog.js';
+import { Drum } from '../../../src/engine/drum.js';
+import type { FsOp } from '../../../src/io/fs.js';
+import type { DrumOptions } from '../../../src/options.js';
+import { readManifest } from '../../../src/store/manifest.js';
+import { tempDir } from '../../helpers/tmp.js';
+import { writeLinks } from '../harness.js';
+import { isCrash, SimulatedCrash } from '../../helpers/crash.js';
 
 
 const opts: DrumOptions = { workers: 0, fsync: true, chunkBytes: 4096, cacheEntries: 64, recentEntries: 64, tuning: { maxBucketEntries: 60 } };

@@ -8,8 +8,8 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { EXIT_STATUS } from '../../src/errors.js';
-import { MANY_ROUNDS, drum, haveEngine, manifestOf, startDrum, tempRoot, writeLinks } from './harness.js';
+import { EXIT_STATUS } from '../../../src/errors.js';
+import { MANY_ROUNDS, drum, haveEngine, manifestOf, startDrum, tempRoot, writeLinks } from '../harness.js';
 
 const roots: string[] = [];
 after(() => {

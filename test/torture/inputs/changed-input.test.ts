@@ -10,8 +10,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { Drum } from '../../src/engine/drum.js';
-import { tempDir } from '../helpers/tmp.js';
+import { Drum } from '../../../src/engine/drum.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 const MIB = 1 << 20;
 /** Where a byte is changed: in the sampled ends, in the middle, near the sample boundaries. */

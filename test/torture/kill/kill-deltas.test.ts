@@ -11,9 +11,9 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { drum, haveEngine, manifestOf, outputs, tempRoot, writeLinks } from './harness.js';
+import { drum, haveEngine, manifestOf, outputs, tempRoot, writeLinks } from '../harness.js';
 import { runAndKill, type KillAim } from './kill.js';
-import { readUrlValues } from '../helpers/values.js';
+import { readUrlValues } from '../../helpers/values.js';
 
 const roots: string[] = [];
 after(() => {

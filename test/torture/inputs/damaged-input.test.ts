@@ -12,15 +12,15 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { constants as zlibConstants, gunzipSync, gzipSync } from 'node:zlib';
-import { EXIT_STATUS, isDrumError } from '../../src/errors.js';
-import { readInput } from '../../src/input/read.js';
-import { WarcRecordReader, type WarcEvent } from '../../src/input/warc/records.js';
-import { flatten } from '../input/helpers.js';
-import { htmlRecord } from '../input/warc/helpers.js';
-import { sharedData } from '../helpers/tmp.js';
-import { uniques } from '../helpers/cli.js';
-import { drum, haveEngine, rng, tempRoot, writeLinks } from './harness.js';
-import type { LineChunk } from '../../src/input/types.js';
+import { EXIT_STATUS, isDrumError } from '../../../src/errors.js';
+import { readInput } from '../../../src/input/read.js';
+import { WarcRecordReader, type WarcEvent } from '../../../src/input/warc/records.js';
+import { flatten } from '../../input/helpers.js';
+import { htmlRecord } from '../../input/warc/helpers.js';
+import { sharedData } from '../../helpers/tmp.js';
+import { uniques } from '../../helpers/cli.js';
+import { drum, haveEngine, rng, tempRoot, writeLinks } from '../harness.js';
+import type { LineChunk } from '../../../src/input/types.js';
 
 const READ = { format: 'auto' as const, maxLineBytes: 2048, chunkBytes: 64 * 1024 };
 /** Cut points per file: spread evenly plus seeded random ones. */

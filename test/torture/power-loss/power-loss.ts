@@ -1,5 +1,5 @@
 // A power-loss model for the fault seam (DrumOptions.faultHook), shared by
-// test/torture/power-loss.test.ts (a sample of crash points) and
+// power-loss.test.ts (beside it; a sample of crash points) and
 // scripts/torture.ts (every operation). A kill -9 keeps the page cache, so
 // it never shows a missing fsync; a power loss keeps only what was made
 // durable. The model watches every mutating operation of a run under one
@@ -28,7 +28,7 @@
 
 import * as fs from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { FsOp } from '../../src/io/fs.js';
+import type { FsOp } from '../../../src/io/fs.js';
 import type { Tear } from './power-loss-torn.js';
 
 /** A state directory's LevelDB directories (src/catalog/, src/store/lock.ts). */

@@ -13,8 +13,8 @@
 
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { ensureStreams, H_COUNT, H_ORDINAL, H_SHARD, H_SHARDS, linksSubject, LINKS_STREAM, NEW_STREAM } from '../../src/cluster/subjects.js';
-import type { NewMsg } from '../helpers/drum-new.js';
+import { ensureStreams, H_COUNT, H_ORDINAL, H_SHARD, H_SHARDS, linksSubject, LINKS_STREAM, NEW_STREAM } from '../../../src/cluster/subjects.js';
+import type { NewMsg } from '../../helpers/drum-new.js';
 
 /** How long a shard may take to answer what the link log holds (a redelivery waits out the ack wait first). */
 const ANSWER_MS = 30_000;

@@ -1,11 +1,11 @@
 // kill -9 of a running `drum` at a random or targeted moment (a merge
 // writing, a commit), and the after-the-fact classification of where the
 // kill landed, judged from the files it left in the state directory. Not a
-// test itself; asserts nothing. Precondition: as harness.ts.
+// test itself; asserts nothing. Precondition: as ../harness.ts.
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { manifestOf, startDrum, type Result, type SpawnOptions } from './harness.js';
+import { manifestOf, startDrum, type Result, type SpawnOptions } from '../harness.js';
 
 export type KillPhase =
   | 'before-store' // no MANIFEST yet

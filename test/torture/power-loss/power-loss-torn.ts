@@ -23,7 +23,7 @@
 // REQUIRES: rng() uniform in [0, 1); the caller passes each directory's
 // names as of its last fsync and at the loss, by the same file identities.
 
-import { rng as seeded } from './harness.js';
+import { rng as seeded } from '../harness.js';
 
 export const PAGE = 4096;
 

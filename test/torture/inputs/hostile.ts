@@ -1,4 +1,4 @@
-// Hostile-input fuzzing shared by test/torture/hostile-input.test.ts (a short
+// Hostile-input fuzzing shared by hostile-input.test.ts (beside it; a short
 // seeded run) and scripts/torture.ts (a long one): a fast-check arbitrary of
 // byte strings built from URL pieces and trouble (NULs, invalid UTF-8, C0
 // controls, CR, huge lines and hosts, `[`, `%`, `\`, BOMs, tabs), and one
@@ -10,10 +10,10 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { Drum, canonicalizeLines } from '../../src/engine/drum.js';
-import { NOT_A_LINK } from '../../src/engine/jobs/read/canonicalize-lines.js';
-import { isDrumError } from '../../src/errors.js';
-import { unescapeExcerpt } from '../../src/output/rejects.js';
+import { Drum, canonicalizeLines } from '../../../src/engine/drum.js';
+import { NOT_A_LINK } from '../../../src/engine/jobs/read/canonicalize-lines.js';
+import { isDrumError } from '../../../src/errors.js';
+import { unescapeExcerpt } from '../../../src/output/rejects.js';
 
 const MAX_LINE = 2048;
 

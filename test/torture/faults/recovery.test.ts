@@ -7,7 +7,7 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { drum, haveEngine, manifestOf, tempRoot, writeLinks } from './harness.js';
+import { drum, haveEngine, manifestOf, tempRoot, writeLinks } from '../harness.js';
 
 const roots: string[] = [];
 after(() => {

@@ -1,5 +1,5 @@
 // Power-loss trials of a shard (`drum serve`, src/cluster/shard.ts), shared
-// by test/torture/power-loss-serve.test.ts (a sample) and scripts/torture.ts
+// by power-loss-serve.test.ts (beside it; a sample) and scripts/torture.ts
 // (every operation): a shard served in this process on an empty state
 // directory (its Drum opened with the fault seam, as power-loss-run.ts
 // opens its store) answers batches of links published one at a time to a
@@ -27,19 +27,19 @@
 import * as fs from 'node:fs';
 import { join, relative } from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { Drum, verifyStateDir } from '../../src/engine/drum.js';
-import { Shard } from '../../src/cluster/shard.js';
-import { isDrumError } from '../../src/errors.js';
-import type { FaultHook, FsOp } from '../../src/io/fs.js';
-import type { DrumOptions } from '../../src/options.js';
-import { writeLinks } from './harness.js';
-import { FAULT_OPTS } from './io-faults.js';
+import { Drum, verifyStateDir } from '../../../src/engine/drum.js';
+import { Shard } from '../../../src/cluster/shard.js';
+import { isDrumError } from '../../../src/errors.js';
+import type { FaultHook, FsOp } from '../../../src/io/fs.js';
+import type { DrumOptions } from '../../../src/options.js';
+import { writeLinks } from '../harness.js';
+import { FAULT_OPTS } from '../faults/io-faults.js';
 import { PowerLossModel } from './power-loss.js';
 import { Tear } from './power-loss-torn.js';
 import type { TrialOutcome } from './power-loss-run.js';
-import { SimulatedCrash } from '../helpers/crash.js';
+import { SimulatedCrash } from '../../helpers/crash.js';
 import { LinkLog, newUrlsProblem } from './serve-nats.js';
-import { NatsCluster } from '../helpers/nats-server.js';
+import { NatsCluster } from '../../helpers/nats-server.js';
 
 /**
  * The store's options: FAULT_OPTS (small buckets, a key journal, a Bloom

@@ -16,8 +16,8 @@
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { tempDir } from '../helpers/tmp.js';
-import { haveNats, INSTALL_HINT, NatsCluster } from '../helpers/nats.js';
+import { tempDir } from '../../helpers/tmp.js';
+import { haveNats, INSTALL_HINT, NatsCluster } from '../../helpers/nats.js';
 import { LinkLog } from './serve-nats.js';
 import { roundSteps, serveBatches, serveLossAt, serveRef, type ServeRef } from './power-loss-serve.js';
 

@@ -1,4 +1,4 @@
-// Runs one power-loss trial, shared by test/torture/power-loss.test.ts and
+// Runs one power-loss trial, shared by power-loss.test.ts (beside it) and
 // scripts/torture.ts: input A is ingested whole into a new store, then a
 // step loses power before its mutating operation #at (0-based, counted
 // through the fault seam): the ingest of input B, a `compact`, or a forget
@@ -13,15 +13,15 @@
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { Drum, verifyStateDir } from '../../src/engine/drum.js';
-import { isDrumError } from '../../src/errors.js';
-import type { FsOp } from '../../src/io/fs.js';
-import type { DrumOptions } from '../../src/options.js';
-import { outputs, writeLinks } from './harness.js';
-import { FAULT_OPTS, withDrum } from './io-faults.js';
+import { Drum, verifyStateDir } from '../../../src/engine/drum.js';
+import { isDrumError } from '../../../src/errors.js';
+import type { FsOp } from '../../../src/io/fs.js';
+import type { DrumOptions } from '../../../src/options.js';
+import { outputs, writeLinks } from '../harness.js';
+import { FAULT_OPTS, withDrum } from '../faults/io-faults.js';
 import { PowerLossModel } from './power-loss.js';
 import { Tear } from './power-loss-torn.js';
-import { isCrash, SimulatedCrash } from '../helpers/crash.js';
+import { isCrash, SimulatedCrash } from '../../helpers/crash.js';
 
 export interface Inputs {
   a: string;

@@ -11,8 +11,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { tempDir } from '../helpers/tmp.js';
-import { writeLinks } from './harness.js';
+import { tempDir } from '../../helpers/tmp.js';
+import { writeLinks } from '../harness.js';
 import { faultAt, faultHandled, sampleOps, traceOps, type FaultCode } from './io-faults.js';
 
 describe('ENOSPC and EIO at mutating file operations of an ingest', () => {

@@ -16,10 +16,10 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { Catalog } from '../../src/catalog/catalog.js';
-import { Drum } from '../../src/engine/drum.js';
-import { drum, haveEngine, manifestOf, startDrum, tempRoot, writeLinks } from './harness.js';
-import { childOf } from '../helpers/proc.js';
+import { Catalog } from '../../../src/catalog/catalog.js';
+import { Drum } from '../../../src/engine/drum.js';
+import { drum, haveEngine, manifestOf, startDrum, tempRoot, writeLinks } from '../harness.js';
+import { childOf } from '../../helpers/proc.js';
 
 const roots: string[] = [];
 after(() => {

@@ -1,4 +1,4 @@
-// In-process IO-fault sweep shared by test/torture/io-faults.test.ts (a
+// In-process IO-fault sweep shared by io-faults.test.ts (beside it; a
 // seeded sample) and scripts/torture.ts (every operation): counts the
 // mutating file operations of a multi-round ingest through the fault seam
 // (DrumOptions.faultHook), then for chosen operation indexes injects ENOSPC
@@ -9,11 +9,11 @@
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { Drum, verifyStateDir } from '../../src/engine/drum.js';
-import { isDrumError } from '../../src/errors.js';
-import type { FsOp } from '../../src/io/fs.js';
-import type { DrumOptions } from '../../src/options.js';
-import { outputs } from './harness.js';
+import { Drum, verifyStateDir } from '../../../src/engine/drum.js';
+import { isDrumError } from '../../../src/errors.js';
+import type { FsOp } from '../../../src/io/fs.js';
+import type { DrumOptions } from '../../../src/options.js';
+import { outputs } from '../harness.js';
 
 export const FAULT_OPTS: DrumOptions = {
   workers: 0, fsync: true, chunkBytes: 4096, cacheEntries: 64, recentEntries: 64, bloom: 'gate', // gate: the Bloom file is written at each merge too

@@ -13,9 +13,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { EXIT_STATUS } from '../../src/errors.js';
-import { drum, repoRoot, uniques } from '../helpers/cli.js';
-import { tempDir } from '../helpers/tmp.js';
+import { EXIT_STATUS } from '../../../src/errors.js';
+import { drum, repoRoot, uniques } from '../../helpers/cli.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 const MOUNT_BYTES = 48 << 20;
 

@@ -10,7 +10,7 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { MANY_ROUNDS, drum, haveEngine, outputs, rng, tempRoot, writeLinks, manifestOf } from './harness.js';
+import { MANY_ROUNDS, drum, haveEngine, outputs, rng, tempRoot, writeLinks, manifestOf } from '../harness.js';
 import { runAndKill, type KillAim } from './kill.js';
 
 const roots: string[] = [];
