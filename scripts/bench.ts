@@ -18,8 +18,9 @@
 //     [--skip drum,drum-keys,drum-raw,sort,set,level,duckdb,small,batches,fixed,incremental,heritrix,resolve] [--tmp DIR]
 //     [--resolve-store S] [--resolve-urls Q]
 //     [--level-max-links N] [--timeout-s S] [--repeat R] [--keep] [--content N,...]
-// Flags: lib/bench-args.ts; contenders: lib/bench-runners.ts; the scale run:
-// lib/bench-scale.ts; goals and agreement: lib/bench-report.ts.
+// Flags: lib/bench/bench-args.ts; contenders: lib/bench/bench-runners.ts; the
+// scale run: lib/bench/bench-scale.ts; goals and agreement:
+// lib/bench/bench-report.ts.
 // REQUIRES: the compiled tree (dist/) and bin/drum (else drum rows are marked
 // unavailable); GNU time at /usr/bin/time for CPU time (else no CPU figures,
 // and peak RSS from polling /proc).
@@ -30,21 +31,21 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { checkAgreement, checkGoals, fillRatiosToSort, formatGoals, formatStages, formatTable } from './lib/bench-report.js';
-import { drumAvailable, ensureLinks, runDrum, runDuckDb, runPeer, runSort, type BenchContext } from './lib/bench-runners.js';
-import { parseBenchArgs, type BenchArgs } from './lib/bench-args.js';
+import { checkAgreement, checkGoals, fillRatiosToSort, formatGoals, formatStages, formatTable } from './lib/bench/bench-report.js';
+import { drumAvailable, ensureLinks, runDrum, runDuckDb, runPeer, runSort, type BenchContext } from './lib/bench/bench-runners.js';
+import { parseBenchArgs, type BenchArgs } from './lib/bench/bench-args.js';
 import { scriptHeader } from './lib/script-args.js';
-import { BenchTally } from './lib/bench-tally.js';
-import { runScale, type BenchScale } from './lib/bench-scale.js';
-import { hasGnuTime, runMeasured } from './lib/measure.js';
+import { BenchTally } from './lib/bench/bench-tally.js';
+import { runScale, type BenchScale } from './lib/bench/bench-scale.js';
+import { hasGnuTime, runMeasured } from './lib/bench/measure.js';
 import type { GenMeta } from './gen-links.js';
-import { formatFixedCosts, measureFixedCosts, type FixedCost } from './lib/fixed-costs.js';
+import { formatFixedCosts, measureFixedCosts, type FixedCost } from './lib/bench/fixed-costs.js';
 import type { SmallBatchResult } from './small-batches.js';
-import { formatLibraryBatches, libraryBatchGoals, libraryBatchRuns, type LibraryBatches } from './lib/library-batches.js';
+import { formatLibraryBatches, libraryBatchGoals, libraryBatchRuns, type LibraryBatches } from './lib/bench/library-batches.js';
 import { formatFit } from './scale-fit.js';
-import { resolveGoals, runResolveBench, type ResolveBench } from './lib/resolve-bench.js';
-import { formatStoreBatches, runStoreBatches, storeBatchGoals, type StoreBatches } from './lib/store-batches.js';
-import { formatVerify } from './lib/verify-state.js';
+import { resolveGoals, runResolveBench, type ResolveBench } from './lib/bench/resolve-bench.js';
+import { formatStoreBatches, runStoreBatches, storeBatchGoals, type StoreBatches } from './lib/bench/store-batches.js';
+import { formatVerify } from './lib/bench/verify-state.js';
 
 const HERITRIX = '../shared/datasets/heritrix-archive-org-2008/outlinks.tsv';
 /** DuckDB's two runs and their database files, kept from the main file's batch for the incremental one. */
@@ -112,7 +113,7 @@ async function main(): Promise<void> {
   const small = await smallBatchRuns(ctx, a, t, drumState);
   await incrementalRuns(ctx, a, t, drumState);
   await heritrixRuns(ctx, a, t);
-  // 4. Scale (opt-in): 100 M links, drum default and sort -u (lib/bench-scale.ts).
+  // 4. Scale (opt-in): 100 M links, drum default and sort -u (lib/bench/bench-scale.ts).
   const scale: BenchScale = a.scale ? await runScale(ctx, a, t) : { scaleSlices: null, scaleVerify: null };
   const resolved = await resolveRuns(ctx, a, t);
   await writeReport(ctx, a, t, { ...small, ...scale, ...resolved }, gitHead, jsonOut);
@@ -149,7 +150,7 @@ async function mainFileRuns(ctx: BenchContext, a: BenchArgs, t: BenchTally, drum
 async function smallBatchRuns(ctx: BenchContext, a: BenchArgs, t: BenchTally, drumState: string): Promise<Pick<BenchExtras, 'fixedCosts' | 'library10k' | 'libraryBatches'>> {
   let fixedCosts: FixedCost[] = [];
   let library10k: SmallBatchResult | null = null;
-  // The main file in ten batches through one open Drum against one ingest of them (lib/library-batches.ts).
+  // The main file in ten batches through one open Drum against one ingest of them (lib/bench/library-batches.ts).
   const main1 = !a.skip.has('batches') && !a.skip.has('drum') ? await ensureLinks(ctx, a.links, a.seed, 1) : null;
   const libraryBatches = main1 === null ? null : await libraryBatchRuns(ctx, main1.file, a.links, a.repeat);
   if (!a.skip.has('small') && !a.skip.has('drum') && a.smallLinks < a.links) {

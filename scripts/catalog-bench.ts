@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { Catalog } from '../src/catalog/catalog.js';
-import { Sfc32 } from './lib/prng.js';
-import { pathBytes } from './lib/measure.js';
+import { Sfc32 } from './lib/models/prng.js';
+import { pathBytes } from './lib/bench/measure.js';
 
 function arg(name: string, dflt: number): number {
   const i = process.argv.indexOf(`--${name}`);

@@ -13,7 +13,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { scriptArgs } from './lib/script-args.js';
-import type { BenchRow } from './lib/bench-report.js';
+import type { BenchRow } from './lib/bench/bench-report.js';
 import type { SliceRow } from './scale-run.js';
 import { barPanels, columnChart, type Bar, type Panel } from './lib/svg-chart.js';
 

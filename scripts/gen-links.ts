@@ -6,16 +6,17 @@
 // FILE.meta.json with the measured unique fractions. Batch 2 continues the
 // same crawl after batch 1 (same seed), so it links to batch 1's URLs too.
 // Does not canonicalize anything itself. Same options + seed => same bytes.
-// URL text: lib/link-model.ts; unique counts: lib/link-counts.ts.
+// URL text: lib/models/link-model.ts; unique counts:
+// lib/models/link-counts.ts.
 // REQUIRES: RAM for the counts (~27 bytes per distinct URL) unless --no-count.
 
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { Sfc32, zipfIndex } from './lib/prng.js';
-import { hashBytes64 } from './lib/hashset64.js';
-import { HostTable, writeUrl, VARIANT_NAMES, VARIANT_RATES, ROOT_NO_SLASH_RATE, V_ROOTNOSLASH, V_WWW } from './lib/link-model.js';
-import { LinkCounts, count, defaultPolicyBits, type UniqueCounts } from './lib/link-counts.js';
+import { Sfc32, zipfIndex } from './lib/models/prng.js';
+import { hashBytes64 } from './lib/models/hashset64.js';
+import { HostTable, writeUrl, VARIANT_NAMES, VARIANT_RATES, ROOT_NO_SLASH_RATE, V_ROOTNOSLASH, V_WWW } from './lib/models/link-model.js';
+import { LinkCounts, count, defaultPolicyBits, type UniqueCounts } from './lib/models/link-counts.js';
 import { DoubleBuffer } from './lib/fd-writer.js';
 
 export const GENERATOR_VERSION = 1;

@@ -16,8 +16,8 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { Sfc32 } from './lib/prng.js';
-import { type Article, type Host, PageModel, URL_VARIANTS, articleUrl, renderPage, urlVariant } from './lib/page-model.js';
+import { Sfc32 } from './lib/models/prng.js';
+import { type Article, type Host, PageModel, URL_VARIANTS, articleUrl, renderPage, urlVariant } from './lib/models/page-model.js';
 
 export interface GenWarcOptions {
   docs: number;

@@ -10,7 +10,7 @@
 // At the end: the generator's CPU and its share of all CPU, the cumulative
 // time per link at every slice (the growth DRUM's merge cost shows as the
 // store grows), and IRLbot's cost model fitted to the slices (scale-fit.ts).
-// Does not judge goals (bench-report.ts / the bench does).
+// Does not judge goals (lib/bench/bench-report.ts / the bench does).
 // --slice-growth R makes a slice max(--slice, R × the URLs already stored),
 // rounded down to a multiple of --slice: the batch grows with the store, as
 // IRLbot sizes DRUM's buckets, so the store's rewrite per link stays flat.
@@ -29,9 +29,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { scriptArgs } from './lib/script-args.js';
 import { fileURLToPath } from 'node:url';
-import { runMeasured, pathBytes, hasGnuTime, GNU_TIME } from './lib/measure.js';
+import { runMeasured, pathBytes, hasGnuTime, GNU_TIME } from './lib/bench/measure.js';
 import { fitSlices, formatFit, sliceLinks, type ScaleFit } from './scale-fit.js';
-import { formatVerify, verifyState, type StoreVerify } from './lib/verify-state.js';
+import { formatVerify, verifyState, type StoreVerify } from './lib/bench/verify-state.js';
 
 export interface SliceRow {
   slice: number;

@@ -16,7 +16,7 @@
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { scriptArgs } from './lib/script-args.js';
-import { median } from './lib/measure.js';
+import { median } from './lib/bench/measure.js';
 import { Drum } from '../src/engine/drum.js';
 import type { DrumOptions } from '../src/options.js';
 

@@ -14,8 +14,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { DEFAULTS, type DrumOptions } from '../src/options.js';
-import { bloomSweep, cacheSweep, heritrixDatasets, syntheticDataset, type BloomRow, type CacheConfig, type SweepContext } from './lib/tier-runs.js';
-import { bloomTables, cacheTable, chartSvg, type Scenario } from './lib/tier-report.js';
+import { bloomSweep, cacheSweep, heritrixDatasets, syntheticDataset, type BloomRow, type CacheConfig, type SweepContext } from './lib/tiers/tier-runs.js';
+import { bloomTables, cacheTable, chartSvg, type Scenario } from './lib/tiers/tier-report.js';
 
 const USAGE = `usage: node dist/scripts/tier-sweep.js [--links 2000000] [--seed 1] [--work DIR]
   [--heritrix PATH|none] [--sizes 10,12,14,16,18,20] [--bits 4,6,8,10,12,16]

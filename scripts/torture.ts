@@ -29,7 +29,7 @@ import {
 } from '../test/torture/harness.js';
 import { runAndKill, type KillAim } from '../test/torture/kill/kill.js';
 import { faultAt, faultHandled, traceOps, FAULT_OPTS, type FaultOutcome } from '../test/torture/faults/io-faults.js';
-import { powerSection, powerServeSection, type TortureContext } from './lib/torture-power.js';
+import { powerSection, powerServeSection, type TortureContext } from './lib/torture/torture-power.js';
 import { checkHostile, hostileBytes, openHostile } from '../test/torture/inputs/hostile.js';
 import { lockRace, repeatedUrls, writerRace } from '../test/torture/writers/writers.js';
 

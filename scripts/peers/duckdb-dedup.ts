@@ -16,7 +16,7 @@
 import { rmSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { PeerSummary } from '../lib/line-reader.js';
+import type { PeerSummary } from '../lib/peers/line-reader.js';
 
 /** Exit status when the DuckDB binding cannot be loaded on this machine. */
 export const DUCKDB_UNAVAILABLE_EXIT = 3;

@@ -12,8 +12,8 @@
 import { rmSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Level } from 'level';
-import { LineWriter, readLineBatches, type PeerSummary } from '../lib/line-reader.js';
-import { peerMain } from '../lib/peer-cli.js';
+import { LineWriter, readLineBatches, type PeerSummary } from '../lib/peers/line-reader.js';
+import { peerMain } from '../lib/peers/peer-cli.js';
 
 export const LEVEL_BATCH = 10_000;
 

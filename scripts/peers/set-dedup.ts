@@ -7,8 +7,8 @@
 // Prints one PeerSummary JSON line on stdout.
 
 import { pathToFileURL } from 'node:url';
-import { LineWriter, readLineBatches, type PeerSummary } from '../lib/line-reader.js';
-import { peerMain } from '../lib/peer-cli.js';
+import { LineWriter, readLineBatches, type PeerSummary } from '../lib/peers/line-reader.js';
+import { peerMain } from '../lib/peers/peer-cli.js';
 
 export async function setDedup(input: string, output: string, maxLinks = Infinity): Promise<PeerSummary> {
   const t0 = performance.now();

@@ -9,11 +9,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { generateLinks } from '../../scripts/gen-links.js';
-import { HostTable } from '../../scripts/lib/link-model.js';
+import { HostTable } from '../../scripts/lib/models/link-model.js';
 import { setDedup } from '../../scripts/peers/set-dedup.js';
 import { levelDedup } from '../../scripts/peers/level-dedup.js';
 import { duckDbDedup } from '../../scripts/peers/duckdb-dedup.js';
-import { medianRow, type BenchRow } from '../../scripts/lib/bench-report.js';
+import { medianRow, type BenchRow } from '../../scripts/lib/bench/bench-report.js';
 
 const N = 100_000;
 let dir = '';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { drawCharts, linksLabel, readChartData } from '../../scripts/charts.js';
 import { esc, niceMax } from '../../scripts/lib/svg-chart.js';
-import type { BenchRow } from '../../scripts/lib/bench-report.js';
+import type { BenchRow } from '../../scripts/lib/bench/bench-report.js';
 import { distRoot } from '../helpers/cli.js';
 
 const MiB = 1024 * 1024;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { cacheConfigs, renderMarkdown, runSweep, type SweepResult } from '../../scripts/tier-sweep.js';
 import { DEFAULTS } from '../../src/options.js';
-import { meanFpOverFill } from '../../scripts/lib/tier-runs.js';
+import { meanFpOverFill } from '../../scripts/lib/tiers/tier-runs.js';
 import { blockedFpRate } from '../../src/tiers/bloom.js';
 
 describe('tier sweep', () => {

@@ -4,7 +4,7 @@
 // contender is bench-runners.ts, what judges the rows is bench-report.ts.
 
 import { medianRow, type BenchRow } from './bench-report.js';
-import type { GenMeta } from '../gen-links.js';
+import type { GenMeta } from '../../gen-links.js';
 
 export class BenchTally {
   readonly rows: BenchRow[] = [];

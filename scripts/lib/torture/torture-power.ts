@@ -10,8 +10,8 @@
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { powerLossAt, powerLossRef, writePowerLossInputs, type PowerLossOutcome } from '../../test/torture/power-loss/power-loss-run.js';
-import { serveSweep } from '../../test/torture/power-loss/power-loss-serve.js';
+import { powerLossAt, powerLossRef, writePowerLossInputs, type PowerLossOutcome } from '../../../test/torture/power-loss/power-loss-run.js';
+import { serveSweep } from '../../../test/torture/power-loss/power-loss-serve.js';
 
 /** What a section needs of the suite. */
 export interface TortureContext {

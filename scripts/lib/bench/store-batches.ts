@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Goal } from './bench-report.js';
 import type { BenchContext } from './bench-runners.js';
 import { runMeasured } from './measure.js';
-import type { SmallBatchResult } from '../small-batches.js';
+import type { SmallBatchResult } from '../../small-batches.js';
 
 export interface StoreBatches {
   storeUrls: number;

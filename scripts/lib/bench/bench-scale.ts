@@ -13,7 +13,7 @@ import type { BenchRow } from './bench-report.js';
 import { ensureLinks, runDrum, runSort, type BenchContext } from './bench-runners.js';
 import type { BenchTally } from './bench-tally.js';
 import { verifyState, type StoreVerify } from './verify-state.js';
-import { scaleRun, type ScaleRunResult, type SliceRow } from '../scale-run.js';
+import { scaleRun, type ScaleRunResult, type SliceRow } from '../../scale-run.js';
 
 const BYTES_PER_LINK = 62; // generator average incl. newline (see meta avgUrlBytes)
 

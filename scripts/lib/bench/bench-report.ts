@@ -3,7 +3,7 @@
 // of the contenders' agreement on unique counts. Pure functions over rows;
 // runs nothing.
 
-import type { GenMeta } from '../gen-links.js';
+import type { GenMeta } from '../../gen-links.js';
 
 export interface BenchRow {
   /** Stable id: drum, drum-raw, sort, set, level, drum-incremental, ... */

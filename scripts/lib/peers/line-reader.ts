@@ -6,7 +6,7 @@
 // is only decoded at a newline boundary, so multi-byte characters stay whole.
 
 import { createReadStream, openSync, closeSync } from 'node:fs';
-import { writeAll } from './fd-writer.js';
+import { writeAll } from '../fd-writer.js';
 
 /** Yields the file's non-empty lines in batches (one batch per read chunk). */
 export async function* readLineBatches(path: string, chunkBytes = 1 << 20): AsyncGenerator<string[]> {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { median, runMeasured } from './measure.js';
 import type { Goal } from './bench-report.js';
 import type { BenchContext } from './bench-runners.js';
-import type { SmallBatchResult } from '../small-batches.js';
+import type { SmallBatchResult } from '../../small-batches.js';
 
 /** Batches the main file is cut into. */
 export const BATCHES = 10;

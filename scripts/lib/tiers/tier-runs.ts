@@ -10,12 +10,12 @@
 
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Drum } from '../../src/engine/drum.js';
-import type { RunReport } from '../../src/engine/api.js';
-import type { DrumOptions, Tuning } from '../../src/options.js';
-import { blockedFpRate, optimalK, BLOCK_BYTES } from '../../src/tiers/bloom.js';
-import { HEADER_BYTES } from '../../src/tiers/bloom-file.js';
-import { generateLinks, type GenMeta } from '../gen-links.js';
+import { Drum } from '../../../src/engine/drum.js';
+import type { RunReport } from '../../../src/engine/api.js';
+import type { DrumOptions, Tuning } from '../../../src/options.js';
+import { blockedFpRate, optimalK, BLOCK_BYTES } from '../../../src/tiers/bloom.js';
+import { HEADER_BYTES } from '../../../src/tiers/bloom-file.js';
+import { generateLinks, type GenMeta } from '../../gen-links.js';
 
 /** One dataset: a first batch and (for the second-batch scenarios) a second. */
 export interface Dataset {

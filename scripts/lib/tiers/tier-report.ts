@@ -1,4 +1,4 @@
-// Renders the tier sweep's rows (scripts/lib/tier-runs.ts) as the Markdown
+// Renders the tier sweep's rows (tier-runs.ts beside it) as the Markdown
 // tables of docs/tiers.md and as an SVG line chart of RAM-answered fraction
 // and hot-cache hit rate by cache size. Formatting only; runs nothing.
 // Preconditions: rows of one scenario share the same input.

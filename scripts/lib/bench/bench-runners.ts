@@ -10,8 +10,8 @@ import { loadavg } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { runMeasured, pathBytes, fileSize, countLines, type Measured } from './measure.js';
 import type { BenchRow } from './bench-report.js';
-import type { GenMeta } from '../gen-links.js';
-import { GENERATOR_VERSION } from '../gen-links.js';
+import type { GenMeta } from '../../gen-links.js';
+import { GENERATOR_VERSION } from '../../gen-links.js';
 
 export interface BenchContext {
   repoRoot: string;
