@@ -4,8 +4,9 @@
 // forget is a run in the manifest and the catalog (counts, reject line
 // numbers) that reconcile and repair --catalog keep a forget; its hosts'
 // counts go down, also after a crash before the catalog write; an input
-// ingested before a forget is read again; a fault at any file operation of
-// the forget leaves the old or the new state, and verify passes.
+// ingested before a forget is read again; a forgotten URL that comes back
+// gets a new docID; it agrees with a Set model. Forgets of hosts are in
+// forget-hosts.test.ts, file faults in forget-faults.test.ts.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,40 +14,14 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { Catalog } from '../../../../src/catalog/catalog.js';
-import { Drum, repair, upgradeStore } from '../../../../src/engine/drum.js';
+import { Drum, repair } from '../../../../src/engine/drum.js';
 import { keyOfString } from '../../../../src/fingerprint/key.js';
 import { readUrlValues } from '../../../helpers/values.js';
-import { isDrumError } from '../../../../src/errors.js';
 import type { DrumOptions } from '../../../../src/options.js';
-import type { ForgetRequest } from '../../../../src/engine/api.js';
 import { readManifest } from '../../../../src/store/manifest.js';
 import { tempDir } from '../../../helpers/tmp.js';
 import { withDrum } from '../../../helpers/drum.js';
-import { flipByte } from '../../../helpers/damage.js';
-import { openUnder } from '../../../helpers/fds.js';
-
-const OPTS: DrumOptions = { workers: 0, fsync: false, chunkBytes: 1024, tuning: { workerDispatchMin: 0, sortEntries: 40 } };
-
-/** Ingests `urls` as a file; returns the URLs the run found new. */
-async function ingestUrls(d: Drum, dir: string, urls: string[], name = `in-${Math.random().toString(36).slice(2)}.txt`): Promise<string[]> {
-  const file = join(dir, '..', name);
-  fs.writeFileSync(file, urls.map((u) => `${u}\n`).join(''));
-  const out: string[] = [];
-  const r = await d.ingest({ inputs: [file], outDir: join(dir, '..', `out-${Math.random().toString(36).slice(2)}`) });
-  for (const f of r.outputFiles) out.push(...fs.readFileSync(join(r.outDir, f), 'utf8').split('\n').filter((l) => l !== ''));
-  return out;
-}
-
-async function hostCounts(dir: string): Promise<Map<string, number>> {
-  const c = await Catalog.open(dir, { readOnly: true });
-  try {
-    return new Map((await c.topHosts(100)).map((h) => [h.host, h.uniqueUrls]));
-  } finally {
-    await c.close();
-  }
-}
-
-const urlsOf = (host: string, n: number): string[] => Array.from({ length: n }, (_, i) => `http://${host}/p${i}`);
+import { hostCounts, ingestUrls, OPTS, urlsOf } from './forget-fixtures.js';
 
 describe('Drum.forget', () => {
   it('fsyncs the directory holding its output directory as it makes it, and the output directory before the manifest names its run', async () => {
@@ -193,62 +168,6 @@ describe('Drum.forget', () => {
     });
   });
 
-  it('refuses --host on a keys-only store, and deletes nothing', async () => {
-    const dir = join(tempDir(), 'state');
-    await withDrum(dir, { ...OPTS, values: false }, async (d) => {
-      await ingestUrls(d, dir, urlsOf('x.example', 3));
-      await assert.rejects(d.forget({ hosts: ['x.example'] }), (e) => isDrumError(e, 'DRUM_NEEDS_UPGRADE'));
-      assert.equal((await d.stats()).storeUrls, 3);
-    });
-  });
-
-  it('forgets a host by its exact name: another host sharing its key-range fingerprint keeps its URLs', async () => {
-    const dir = join(tempDir(), 'state');
-    const hostBits = 2; // four host fingerprints: of eight hosts, some must share one
-    const hosts = Array.from({ length: 8 }, (_, i) => `s${i}.example`);
-    const prefix = (h: string): number => keyOfString(`http://${h}/`, hostBits)[0] >>> (32 - hostBits);
-    // Two hosts with one fingerprint (eight hosts, four fingerprints: there is such a pair).
-    const [gone, twin] = hosts.flatMap((a, i) => hosts.slice(i + 1).filter((b) => prefix(a) === prefix(b)).map((b) => [a, b] as const))[0]!;
-    const all = hosts.flatMap((h) => urlsOf(h, 5));
-    await withDrum(dir, { ...OPTS, hostBits }, async (d) => {
-      await ingestUrls(d, dir, all);
-      const r = await d.forget({ hosts: [`${gone.toUpperCase()}:80`], urls: [`http://${gone}/p1`, `http://${twin}/p2`] });
-      assert.deepEqual(r.hosts, [{ host: gone, forgotten: 5, unknownHost: 0 }]);
-      assert.deepEqual([r.forgotten, r.asked, r.repeats, r.notStored], [6, 2, 1, 0]);
-      assert.deepEqual(await ingestUrls(d, dir, all), [...urlsOf(gone, 5), `http://${twin}/p2`].sort((a, b) => all.indexOf(a) - all.indexOf(b)));
-    });
-    const counts = await hostCounts(dir);
-    assert.equal(counts.get(gone), 5);
-    assert.equal(counts.get(twin), 5);
-  });
-
-  it('keeps the URLs whose host check is unknown (stored before an upgrade) and counts them', async () => {
-    const dir = join(tempDir(), 'state');
-    await withDrum(dir, { ...OPTS, values: false }, (d) => ingestUrls(d, dir, urlsOf('u.example', 4)));
-    await upgradeStore(dir);
-    await withDrum(dir, OPTS, async (d) => {
-      await ingestUrls(d, dir, urlsOf('u.example', 6));
-      const r = await d.forget({ hosts: ['u.example'] });
-      assert.deepEqual(r.hosts, [{ host: 'u.example', forgotten: 2, unknownHost: 4 }]);
-      assert.deepEqual(await ingestUrls(d, dir, urlsOf('u.example', 6)), urlsOf('u.example', 6).slice(4));
-    });
-  });
-
-  it('closes the key file of a bucket whose values delta it cannot read when forgetting a host, and forgets nothing', async () => {
-    const dir = join(tempDir(), 'state');
-    await withDrum(dir, { ...OPTS, buckets: 1, hostBits: 0, journalKeys: 0 }, async (d) => {
-      await ingestUrls(d, dir, urlsOf('v.example', 40));
-      await ingestUrls(d, dir, urlsOf('w.example', 5));
-      const delta = readManifest(dir)!.buckets[0]!.values!.deltas![0]!;
-      // Bit rot in the delta's one block: this process wrote the bucket, so its check before the forget trusts it.
-      flipByte(join(dir, delta.file), 40);
-      const open = openUnder(join(dir, 'store')).length;
-      await assert.rejects(d.forget({ hosts: ['v.example'] }), (e) => isDrumError(e, 'DRUM_CORRUPT_FILE'));
-      assert.equal(openUnder(join(dir, 'store')).length, open);
-      assert.equal(readManifest(dir)!.storeUrls, 45);
-    });
-  });
-
   it('gives a forgotten URL that comes back a new docID, never its old one', async () => {
     const dir = join(tempDir(), 'state');
     const urls = urlsOf('d.example', 4);
@@ -261,83 +180,6 @@ describe('Drum.forget', () => {
       await ingestUrls(d, dir, urls);
       assert.equal(docID(urls[1]!), 4);
       assert.notEqual(docID(urls[1]!), before);
-    });
-  });
-
-  it('leaves the old or the new state, sound, when an OS error hits any file operation of the forget', async () => {
-    const urls = urlsOf('f.example', 40);
-    for (let at = 1; ; at++) {
-      const dir = join(tempDir(), 'state');
-      await withDrum(dir, OPTS, (d) => ingestUrls(d, dir, urls));
-      let ops = 0;
-      let failed = false;
-      const hook = (): void => {
-        if (++ops === at) {
-          failed = true;
-          throw Object.assign(new Error('injected EIO'), { code: 'EIO' });
-        }
-      };
-      await withDrum(dir, { ...OPTS, faultHook: hook } as DrumOptions, async (d) => {
-        await d.forget(urls.slice(0, 10)).catch((e) => {
-          if (!isDrumError(e)) throw e;
-        });
-      }).catch(() => undefined);
-      await withDrum(dir, OPTS, async (d) => {
-        assert.equal((await d.verify()).ok, true, `fault at op ${at}`);
-        const n = (await d.stats()).storeUrls;
-        assert.ok(n === 40 || n === 30, `old or new state at op ${at}: ${n}`);
-        const back = await ingestUrls(d, dir, urls);
-        assert.deepEqual(back, n === 40 ? [] : urls.slice(0, 10));
-      });
-      if (!failed) break;
-    }
-  });
-
-  it('leaves no output files when a full disk stops it before its commit, so the same forget into the same outDir runs again', async () => {
-    const urls = urlsOf('f.example', 40);
-    for (let at = 1; ; at++) {
-      const root = tempDir();
-      const dir = join(root, 'state');
-      const outDir = join(root, 'forgot');
-      await withDrum(dir, OPTS, (d) => ingestUrls(d, dir, urls));
-      let ops = 0;
-      // A full disk: from operation `at` on, every write, open for writing and mkdir fails.
-      const hook = (op: string): void => {
-        if (++ops >= at && (op === 'write' || op === 'open-write' || op === 'mkdir')) throw Object.assign(new Error('injected ENOSPC'), { code: 'ENOSPC' });
-      };
-      const stopped = await withDrum(dir, { ...OPTS, faultHook: hook } as DrumOptions, async (d) => {
-        return d.forget({ hosts: ['f.example'], outDir }).then(() => false, (e) => {
-          assert.ok(isDrumError(e, 'DRUM_IO'), String(e));
-          return true;
-        });
-      }).catch((e) => {
-        assert.ok(isDrumError(e, 'DRUM_IO'), String(e));
-        return true;
-      });
-      if (!stopped) break;
-      await withDrum(dir, OPTS, async (d) => {
-        if ((await d.stats()).storeUrls === 0) return; // committed before the disk filled: done
-        const r = await d.forget({ hosts: ['f.example'], outDir });
-        assert.equal(r.forgotten, 40, `full disk from op ${at}`);
-      });
-    }
-  });
-
-  it('refuses with DRUM_IO and forgets nothing when the disk will not take its work file of hosts or of URLs', async (t) => {
-    if (!fs.existsSync('/dev/full')) return t.skip('needs /dev/full (Linux)');
-    const urls = urlsOf('w.example', 10);
-    const dir = join(tempDir(), 'state');
-    await withDrum(dir, OPTS, async (d) => {
-      await ingestUrls(d, dir, urls);
-      // /dev/full refuses every write with ENOSPC: a disk with no room for the work file.
-      const cases: [string, ForgetRequest][] = [['forget-hosts.txt', { hosts: ['w.example'] }], ['forget-urls.txt', { urls: urls.slice(0, 3) }]];
-      for (const [file, req] of cases) {
-        fs.symlinkSync('/dev/full', join(dir, 'work', file));
-        await assert.rejects(d.forget(req), (e) => isDrumError(e, 'DRUM_IO'), file);
-        fs.rmSync(join(dir, 'work', file), { force: true });
-        assert.equal((await d.stats()).storeUrls, 10, file);
-      }
-      assert.equal((await d.forget({ hosts: ['w.example'] })).forgotten, 10);
     });
   });
 
