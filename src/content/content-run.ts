@@ -15,7 +15,7 @@
 import { join } from 'node:path';
 import { inputSize, type ByteStream } from '../input/open.js';
 import { isDrumError } from '../errors.js';
-import { DrumFs } from '../io/fs.js';
+import { DrumFs, type FaultHook } from '../io/fs.js';
 import { replaceFile } from '../io/replace-file.js';
 import { ContentBatch } from './batch.js';
 import { ContentStore } from './content-store.js';
@@ -49,6 +49,8 @@ export interface ContentRunOptions {
   onDoc?: (url: string, key: string) => void;
   /** A one-time note about the store (its conversion from an earlier layout). */
   onNotice?: (message: string) => void;
+  /** The fault seam (src/io/fs.ts) of every file the run writes, the store's and the outputs': tests only, as DrumOptions.faultHook is the URL store's. */
+  faultHook?: FaultHook | null;
 }
 
 export interface ContentReport {
@@ -105,13 +107,13 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
   refuseContentInputs(o.stateDir, o.inputs);
   // So does an --out it must not write into (the store's own directory, a stranger's files).
   checkContentOutDir(o.stateDir, o.outDir);
-  const dfs = new DrumFs();
+  const dfs = new DrumFs(undefined, o.faultHook ?? null);
   const minJaccard = o.minJaccard ?? 0.5;
   const store = await ContentStore.open(o.stateDir, { fsync: o.fsync, near: o.near, threshold: o.threshold, minJaccard, dfs, onNotice: o.onNotice });
   const minhash = store.near === 'minhash';
   try {
     // Its OS errors (a full disk) are DRUM_IO naming the file, as the store's are.
-    const outFs = new DrumFs();
+    const outFs = new DrumFs(undefined, o.faultHook ?? null);
     outFs.mkdirp(o.outDir, o.fsync);
     const out = { fs: outFs, fd: outFs.open(join(o.outDir, DUPLICATES_FILE), 'w') };
     const counts = newDocCounts();
