@@ -6,7 +6,8 @@
 // (first-doc-map.ts: bucket key and values files, a check+update round), so
 // a document seen in an earlier run is a duplicate now. A writer takes the
 // state directory's writer lock (the URL store's: one writer per state
-// directory), converts a `drum-content/1` store once (content-upgrade.ts),
+// directory), makes a new store's (empty) document log and signatures
+// durable before its first manifest, converts a `drum-content/1` store once (content-upgrade.ts),
 // cuts the document log and signatures to their committed lengths and
 // removes files no manifest names (a crashed round's tmp and next-generation
 // files, and the work directory). round() merges one batch with the exact
@@ -94,8 +95,9 @@ export class ContentStore {
       removeUncommitted(dfs, dir, read);
       let m: ContentManifest;
       if (read === null) {
-        // Committed before any other file, so files without a manifest are damage, never a new store's first round.
+        // Committed before any other file is written, so files without a manifest are damage, never a new store's first round.
         m = emptyContentManifest(o.near ?? 'minhash', o.threshold);
+        createLogs(dfs, dir, m, o.fsync);
         writeContentManifest(dfs, dir, m, o.fsync);
       } else if (read.format === 'drum-content/1') {
         m = upgradeContentStore(dfs, dir, read, o.fsync);
@@ -230,6 +232,17 @@ export class ContentStore {
       await this.lock?.release();
     }
   }
+}
+
+/**
+ * Creates a new store's document log and (MinHash) signatures file, empty,
+ * and makes their names durable before its first manifest names them: verify
+ * opens them, and after a power loss a store whose first round had not
+ * committed must still verify.
+ */
+function createLogs(dfs: DrumFs, dir: string, m: ContentManifest, fsync: boolean): void {
+  for (const f of m.near === 'minhash' ? [URLS_FILE, IDX_FILE, SIGS_FILE] : [URLS_FILE, IDX_FILE]) dfs.close(dfs.open(join(dir, f), 'a'));
+  if (fsync) dfs.fsyncDir(dir);
 }
 
 /**

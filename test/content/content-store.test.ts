@@ -5,7 +5,8 @@
 // with enough text within k bits (all pairs checked) with its distance —
 // the permuted-table merge finds exactly the pairs the brute force finds;
 // the exact map lives on the DRUM core's bucket files. Also its crash,
-// lock and verify guarantees, and the new directories' names made durable.
+// lock and verify guarantees, and the new directories' and logs' names made
+// durable before the first manifest.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -178,7 +179,7 @@ describe('content store', () => {
   });
 });
 
-describe('a new content store\'s directories', () => {
+describe('a new content store\'s directories and files', () => {
   it('fsyncs the directory holding each one it makes, before its first manifest', async () => {
     const base = tempDir('drum-content-dirs-');
     const state = join(base, 'crawl', 'state');
@@ -192,5 +193,19 @@ describe('a new content store\'s directories', () => {
       const at = ops.indexOf(`fsync ${held}`);
       assert.ok(at >= 0 && at < manifest, `${held} fsynced before the first manifest:\n${ops.join('\n')}`);
     }
+  });
+
+  it('creates its document log and signatures, and fsyncs their directory, before its first manifest, so a power loss before its first round leaves a store that verifies', async () => {
+    const state = join(tempDir('drum-content-logs-'), 'state');
+    const content = join(state, 'content');
+    const ops: string[] = [];
+    const dfs = new DrumFs(undefined, (op, path) => void ops.push(`${op} ${path}`));
+    const store = await ContentStore.open(state, { fsync: true, threshold: 3, dfs });
+    await store.close();
+    const manifest = ops.indexOf(`rename ${join(content, 'CONTENT-MANIFEST')}`);
+    const created = ['docs.urls', 'docs.idx', 'docs.sigs'].map((f) => ops.indexOf(`open-write ${join(content, f)}`));
+    const synced = ops.indexOf(`fsync ${content}`, Math.max(...created));
+    assert.ok(created.every((at) => at >= 0) && synced >= 0 && synced < manifest, ops.join('\n'));
+    assert.deepEqual(verifyContent(state)!.problems, []);
   });
 });
