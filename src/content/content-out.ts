@@ -3,10 +3,11 @@
 // its managed parts (store/, work/, catalog/, and content/, whose work/ the
 // next open empties; the refusal names content's default place,
 // <state>/content-runs/), one that is not a directory, and a non-empty
-// directory holding anything but a content run's own two files (an earlier
-// or crashed run's outputs, which the same command run again replaces); and
-// an input file inside the state's managed parts or its content store
-// (DRUM_BAD_OPTION: the open would delete it before it is read).
+// directory holding anything but a content run's own files (an earlier or
+// crashed run's outputs and the report's temporary file, which the same
+// command run again replaces); and an input file inside the state's
+// managed parts or its content store (DRUM_BAD_OPTION: the open would delete
+// it before it is read).
 // Does not make the directory (content-run.ts does, after the store opens).
 // REQUIRES: absolute or cwd-relative paths. The checks are ingest's
 // (run-setup.ts), given content/ as one more managed folder.
@@ -15,8 +16,13 @@ import { resolve } from 'node:path';
 import { checkOutDir, checkOutDirPlace, MANAGED_PARTS, refuseInputsInState } from '../engine/jobs/ingest/run-setup.js';
 import { CONTENT_DIR, CONTENT_RUNS_DIR } from './content-manifest.js';
 
-/** The files a content run writes into its output directory. */
-export const CONTENT_OUT_FILES: readonly string[] = ['content-duplicates.tsv', 'content-report.json'];
+/**
+ * The files a content run writes into its output directory: its two
+ * outputs, and the report's temporary file, which a run killed or cut by a
+ * power loss while it wrote its report leaves (the same command run again
+ * overwrites it and renames it into place).
+ */
+export const CONTENT_OUT_FILES: readonly string[] = ['content-duplicates.tsv', 'content-report.json', 'content-report.json.tmp'];
 
 /** What a content run's open empties or owns: the store's managed folders and the content store. */
 const CONTENT_PARTS: readonly string[] = [...MANAGED_PARTS, CONTENT_DIR];
