@@ -1,8 +1,10 @@
 // The power-loss sections of the full torture suite (scripts/torture.ts):
 // a power loss before every mutating operation of an ingest, a compact and a
 // forget on a store that holds a run
-// (test/torture/power-loss/power-loss-run.ts), and before every operation
-// of a shard's life (power-loss-serve.ts beside it), each with
+// (test/torture/power-loss/power-loss-run.ts), before every operation
+// of a shard's life (power-loss-serve.ts beside it), and before every
+// operation of a `drum content` run, MinHash and SimHash
+// (power-loss-content.ts beside it), each with
 // the kindest rebuild of the disk or torn ones from seeds derived from the
 // suite's --seed. Records counts in the suite's summary and failures in its
 // list. Does not parse arguments or print the summary (torture.ts does).
@@ -12,6 +14,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { powerLossAt, powerLossRef, writePowerLossInputs, type PowerLossOutcome } from '../../../test/torture/power-loss/power-loss-run.js';
 import { serveSweep } from '../../../test/torture/power-loss/power-loss-serve.js';
+import { contentSweep } from '../../../test/torture/power-loss/power-loss-content.js';
 
 /** What a section needs of the suite. */
 export interface TortureContext {
@@ -65,6 +68,21 @@ export async function powerServeSection(c: TortureContext, torn: boolean): Promi
   for (const o of r.bad.slice(0, 20)) c.failures.push(`${name}: ${JSON.stringify(o)}`);
   c.summary[torn ? 'powerServeTorn' : 'powerServe'] = { ops: r.ops, trials: r.trials, bad: r.bad.length, seconds: r.seconds, ...(torn ? { kept: r.kept } : {}) };
   c.log(`${name}: ${r.ops} operations, ${r.trials} trials, ${r.bad.length} bad, ${r.seconds} s`);
+}
+
+/** A power loss before every operation of a content run, and just after it, for each near method (power-loss-content.ts); `torn`: `--torn-seeds` seeds each. */
+export async function powerContentSection(c: TortureContext, torn: boolean): Promise<void> {
+  const name = torn ? 'power-content-torn' : 'power-content';
+  const summary: Record<string, unknown> = {};
+  for (const [k, near] of (['minhash', 'simhash'] as const).entries()) {
+    const dir = join(c.root, `${name}-${near}`);
+    fs.mkdirSync(dir);
+    const r = await contentSweep(dir, near, torn ? c.tornSeeds : 0, (at, s) => tornSeed(c, 4 + k, at, s), (at, bad) => c.log(`${name} (${near}): ${at} operations, ${bad} bad so far`));
+    for (const o of r.bad.slice(0, 20)) c.failures.push(`${name}: ${JSON.stringify(o)}`);
+    summary[near] = { ops: r.ops, trials: r.trials, bad: r.bad.length, seconds: r.seconds, ...(torn ? { kept: r.kept } : {}) };
+    c.log(`${name} (${near}): ${r.ops} operations, ${r.trials} trials, ${r.bad.length} bad, ${r.seconds} s`);
+  }
+  c.summary[torn ? 'powerContentTorn' : 'powerContent'] = summary;
 }
 
 /** The torn rebuild's seed of step #k's operation `at`, seed number `s`: replayable from --seed. */
