@@ -251,15 +251,13 @@ export class DrumFs {
   }
 
   /**
-   * mkdir -p; returns the directories it made, outermost first. With
-   * `durable`, each one's name is made to survive a power loss before it
-   * returns: the directory holding each is fsynced, deepest first (POSIX
-   * makes a new name durable only at its directory's fsync). Files later
-   * created in `path` still need `fsyncDir(path)`.
+   * mkdir -p; returns the directories it made, outermost first. `durable`:
+   * fsyncs the directory holding each, deepest first, so their names survive
+   * a power loss (files later created in `path` still need fsyncDir).
    */
   mkdirp(path: string, durable = false): string[] {
     this.fault('mkdir', path);
-    let made: string[];
+    let made: string[] = [];
     try {
       made = mkdirpSync(path);
     } catch (e) {
