@@ -7,18 +7,19 @@
 // a document seen in an earlier run is a duplicate now. A writer takes the
 // state directory's writer lock (the URL store's: one writer per state
 // directory), makes a new store's (empty) document log and signatures
-// durable before its first manifest, converts a `drum-content/1` store
-// once (content-upgrade.ts), cuts the document log and signatures to
-// their committed lengths and removes files no manifest names (a crashed
-// round's tmp and next-generation files, and the work directory). round() merges one batch with the exact
-// map, then with the band map (only documents that are not exact copies
-// have band keys) or the SimHash tables, appends the batch's signatures and
-// URLs, commits the manifest, then removes the files it replaced: a crash
-// at any point leaves the old state or the new one. RAM: the batch, each
-// map's round (its distinct keys: RoundKeys and pending buffers, the sort
-// area they share) and the round's candidate pairs (MinHash, at most 2^18
-// before a sweep), or one group of stored fingerprints sharing a leading
-// 16-bit block (SimHash); nothing grows with the store.
+// durable before its first manifest, converts a `drum-content/1` store once
+// (content-upgrade.ts), cuts the document log and signatures to their
+// committed lengths and removes files no manifest names (a crashed round's
+// tmp and next-generation files, and the work directory). round() merges one
+// batch with the exact map, then with the band map (only documents that are
+// not exact copies have band keys) or the SimHash tables, appends the
+// batch's signatures and URLs, commits the manifest, then removes the files
+// it replaced: a crash at any point leaves the old state or the new one.
+// RAM: the batch, each map's round (its distinct keys: RoundKeys and pending
+// buffers, the sort area they share) and the round's candidate pairs
+// (MinHash, at most 2^18 before a sweep), or one group of stored
+// fingerprints sharing a leading 16-bit block (SimHash); nothing grows with
+// the store.
 // Does not read WARC or write outputs (content-run.ts), or verify
 // (content-verify.ts).
 // REQUIRES: open() before use, close() after; one round at a time.
