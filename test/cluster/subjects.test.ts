@@ -32,7 +32,8 @@ describe('JetStream set-up', { skip: HAVE ? false : INSTALL_HINT, timeout: 120_0
       c.resumeNode(c.nodes[1]!);
       c.resumeNode(c.nodes[2]!);
       const consumer = await made;
-      const info = await consumer.info();
+      // The check's own read is tried again too: just after the nodes come back, the cluster may answer it "temporarily unavailable".
+      const info = await untilAnswered('the check of the consumer', () => consumer.info());
       assert.equal(info.config.durable_name, 'drum-shard-1');
       assert.equal(info.config.filter_subject, 'drum.links.1');
       // A call that failed while the nodes were frozen is told once (a loaded machine may see none fail: it waited in one call).
