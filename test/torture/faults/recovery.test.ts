@@ -3,23 +3,18 @@
 // directory rebuilds the same store — key files byte-identical bucket by
 // bucket, because canonical URLs canonicalize to themselves.
 
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { drum, haveEngine, manifestOf, tempRoot, writeLinks } from '../harness.js';
-
-const roots: string[] = [];
-after(() => {
-  for (const d of roots) fs.rmSync(d, { recursive: true, force: true });
-});
+import { drum, haveEngine, manifestOf, writeLinks } from '../harness.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 const FAST = ['--no-progress', '--quiet', '--no-fsync', '--workers', '0'];
 
 describe('rebuilding a store from its runs\' outputs', { skip: !haveEngine && 'engine not compiled' }, () => {
   it('gives byte-identical key files', async () => {
-    const root = tempRoot();
-    roots.push(root);
+    const root = tempDir('drum-torture-');
     for (const [f, seed] of [['a.txt', 1], ['b.txt', 2], ['c.txt', 3]] as const) {
       writeLinks(join(root, f), 4000, seed);
       assert.equal((await drum(['ingest', ...FAST, '--state', 'st', f], { cwd: root })).status, 0);

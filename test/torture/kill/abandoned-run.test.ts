@@ -5,26 +5,21 @@
 // exactly once, each abandoned run's directory holds exactly the count
 // `drum runs --json` lists for it, and `drum verify` exits 0.
 
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { RunRecord } from '../../../src/catalog/catalog.js';
 import { uniques } from '../../helpers/cli.js';
-import { MANY_ROUNDS, drum, haveEngine, rng, tempRoot, writeLinks } from '../harness.js';
+import { MANY_ROUNDS, drum, haveEngine, rng, writeLinks } from '../harness.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { runAndKill, type KillAim } from './kill.js';
-
-const roots: string[] = [];
-after(() => {
-  for (const d of roots) fs.rmSync(d, { recursive: true, force: true });
-});
 
 const SMALL = [...MANY_ROUNDS, '--no-progress', '--quiet', '--no-fsync', '--workers', '1'];
 
 describe('kill -9, then a run with another output directory', { skip: !haveEngine && 'engine not compiled' }, () => {
   it('delivers every new URL exactly once across the abandoned and final outputs and lists each abandoned run with its count', async (t) => {
-    const root = tempRoot();
-    roots.push(root);
+    const root = tempDir('drum-torture-');
     const input = join(root, 'links.txt');
     writeLinks(input, 100_000, 23);
     const args = (state: string, out: string): string[] => ['ingest', ...SMALL, '--state', state, '--out', out, input];

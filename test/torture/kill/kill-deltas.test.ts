@@ -7,26 +7,21 @@
 // the same store, every URL has the docID it has there, the store names
 // deltas, and `drum verify` exits 0. No timing assertions.
 
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { drum, haveEngine, manifestOf, outputs, tempRoot, writeLinks } from '../harness.js';
+import { drum, haveEngine, manifestOf, outputs, writeLinks } from '../harness.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { runAndKill, type KillAim } from './kill.js';
 import { readUrlValues } from '../../helpers/values.js';
-
-const roots: string[] = [];
-after(() => {
-  for (const d of roots) fs.rmSync(d, { recursive: true, force: true });
-});
 
 // Every round a merge (no key journal, tiers off), a round every 1,000 keys, over 8 buckets.
 const FLAGS = ['--no-progress', '--quiet', '--no-fsync', '--workers', '0', '--buckets', '8', '--journal-keys', '0', '--cache-entries', '0', '--recent-entries', '0', '--line-memo-entries', '0', '--merge-every', '1000'];
 
 describe('kill -9 while rounds write values deltas', { skip: !haveEngine && 'engine not compiled' }, () => {
   it('resumes after kills in a delta round\'s merge and commit with the uninterrupted run\'s outputs and docIDs', async (t) => {
-    const root = tempRoot();
-    roots.push(root);
+    const root = tempDir('drum-torture-');
     writeLinks(join(root, 'a.txt'), 200_000, 21);
     writeLinks(join(root, 'b.txt'), 60_000, 22);
     const base = join(root, 'base');

@@ -12,19 +12,15 @@
 // the fold, and `drum verify` exits 0; a rerun then folds, and the counts
 // are still the model's, their sum the store's URLs. Not a timing test.
 
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { Catalog } from '../../../src/catalog/catalog.js';
 import { Drum } from '../../../src/engine/drum.js';
-import { drum, haveEngine, manifestOf, startDrum, tempRoot, writeLinks } from '../harness.js';
+import { drum, haveEngine, manifestOf, startDrum, writeLinks } from '../harness.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { childOf } from '../../helpers/proc.js';
-
-const roots: string[] = [];
-after(() => {
-  for (const d of roots) fs.rmSync(d, { recursive: true, force: true });
-});
 
 const FLAGS = ['--no-progress', '--quiet', '--no-fsync', '--workers', '0'];
 
@@ -87,8 +83,7 @@ async function killDuringFold(root: string, state: string, input: string, aim: A
 
 describe('kill -9 while a writer\'s open folds the host counts', { skip: (!haveEngine || process.platform !== 'linux') && 'engine not compiled, or no /proc' }, () => {
   it('leaves every host count as it was before the fold, killed anywhere in it, and the rerun folds them', async (t) => {
-    const root = tempRoot();
-    roots.push(root);
+    const root = tempDir('drum-torture-');
     const input = join(root, 'links.txt');
     writeLinks(input, 200_000, 31, { hosts: 50_000 });
     const base = join(root, 'base');

@@ -6,25 +6,20 @@
 // byte-identical to the reference run's, `drum verify` exits 0, and the
 // report adds up. No timing assertions: where each kill landed only varies.
 
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { MANY_ROUNDS, drum, haveEngine, outputs, rng, tempRoot, writeLinks, manifestOf } from '../harness.js';
+import { MANY_ROUNDS, drum, haveEngine, outputs, rng, writeLinks, manifestOf } from '../harness.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { runAndKill, type KillAim } from './kill.js';
-
-const roots: string[] = [];
-after(() => {
-  for (const d of roots) fs.rmSync(d, { recursive: true, force: true });
-});
 
 // A small budget with the tiers off so several merges happen on a ~2 MB input.
 const SMALL = [...MANY_ROUNDS, '--no-progress', '--quiet', '--no-fsync', '--workers', '1'];
 
 describe('kill -9 during drum ingest', { skip: !haveEngine && 'engine not compiled' }, () => {
   it('resumes after kills while reading, merging and committing and writes exactly the uninterrupted outputs', async (t) => {
-    const root = tempRoot();
-    roots.push(root);
+    const root = tempDir('drum-torture-');
     const input = join(root, 'links.txt');
     writeLinks(input, 100_000, 11);
     const args = (state: string, out: string): string[] => ['ingest', ...SMALL, '--state', state, '--out', out, input];

@@ -4,17 +4,13 @@
 // succeed and see a committed state: one between the manifests committed just
 // before they started and just after they ended.
 
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { EXIT_STATUS } from '../../../src/errors.js';
-import { MANY_ROUNDS, drum, haveEngine, manifestOf, startDrum, tempRoot, writeLinks } from '../harness.js';
-
-const roots: string[] = [];
-after(() => {
-  for (const d of roots) fs.rmSync(d, { recursive: true, force: true });
-});
+import { MANY_ROUNDS, drum, haveEngine, manifestOf, startDrum, writeLinks } from '../harness.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 const SLOW = [...MANY_ROUNDS, '--no-progress', '--quiet', '--no-fsync', '--workers', '1'];
 
@@ -28,8 +24,7 @@ async function until(cond: () => boolean, what: string, ms = 20_000): Promise<vo
 
 describe('one writer at a time, readers alongside', { skip: !haveEngine && 'engine not compiled' }, () => {
   it('refuses a second writer with DRUM_LOCKED and lets check, stats, verify and runs read the last committed state', async () => {
-    const root = tempRoot();
-    roots.push(root);
+    const root = tempDir('drum-torture-');
     const input = join(root, 'links.txt');
     writeLinks(input, 300_000, 21);
     const other = join(root, 'other.txt');

@@ -4,17 +4,13 @@
 // output directories: every file under a temp root, and the private TMPDIR the
 // commands are given, hash the same before and after except inside those two.
 
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { EXIT_STATUS } from '../../../src/errors.js';
-import { drum, hashTree, haveEngine, tempRoot, writeLinks } from '../harness.js';
-
-const roots: string[] = [];
-after(() => {
-  for (const d of roots) fs.rmSync(d, { recursive: true, force: true });
-});
+import { drum, hashTree, haveEngine, writeLinks } from '../harness.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 const FAST = ['--no-progress', '--quiet', '--no-fsync', '--workers', '0'];
 
@@ -34,8 +30,7 @@ function except(tree: Record<string, string>, ...prefixes: string[]): Record<str
 
 describe('paths: no clobbering, no stray writes', { skip: !haveEngine && 'engine not compiled' }, () => {
   it('refuses an --out directory that is a file or an unrelated non-empty directory, leaving it unchanged', async () => {
-    const root = tempRoot();
-    roots.push(root);
+    const root = tempDir('drum-torture-');
     writeLinks(join(root, 'a.txt'), 500, 1);
     foreignDir(join(root, 'mine'));
     fs.writeFileSync(join(root, 'file'), 'x');
@@ -48,8 +43,7 @@ describe('paths: no clobbering, no stray writes', { skip: !haveEngine && 'engine
   });
 
   it('refuses a --state directory that holds unrelated files, leaving it unchanged', async () => {
-    const root = tempRoot();
-    roots.push(root);
+    const root = tempDir('drum-torture-');
     writeLinks(join(root, 'a.txt'), 500, 1);
     foreignDir(join(root, 'mine'));
     const before = hashTree(root);
@@ -59,8 +53,7 @@ describe('paths: no clobbering, no stray writes', { skip: !haveEngine && 'engine
   });
 
   it('refuses an --out directory inside the state directory, whose work/ and store/ drum empties', async () => {
-    const root = tempRoot();
-    roots.push(root);
+    const root = tempDir('drum-torture-');
     writeLinks(join(root, 'a.txt'), 500, 1);
     writeLinks(join(root, 'b.txt'), 500, 2);
     assert.equal((await drum(['ingest', ...FAST, '--state', 'st', 'a.txt'], { cwd: root })).status, 0);
@@ -71,8 +64,7 @@ describe('paths: no clobbering, no stray writes', { skip: !haveEngine && 'engine
   });
 
   it('writes nothing outside the state and output directories, and leaves its temp directory empty', async () => {
-    const root = tempRoot();
-    roots.push(root);
+    const root = tempDir('drum-torture-');
     const tmp = join(root, 'tmp');
     fs.mkdirSync(tmp);
     writeLinks(join(root, 'a.txt'), 3000, 1);

@@ -3,23 +3,17 @@
 // opens start together against what it left. At most one holds the store at a time, the others
 // get DRUM_LOCKED, `drum verify` passes after every trial, and no URL is emitted as new twice.
 
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { EXIT_STATUS } from '../../../src/errors.js';
-import { MANY_ROUNDS, haveEngine, manifestOf, tempRoot } from '../harness.js';
+import { MANY_ROUNDS, haveEngine, manifestOf } from '../harness.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { repeatedUrls, writerRace } from './writers.js';
-
-const roots: string[] = [];
-after(() => {
-  for (const d of roots) fs.rmSync(d, { recursive: true, force: true });
-});
 
 describe('many writers against a killed writer\'s state', { skip: !haveEngine && 'engine not compiled' }, () => {
   it('lets one writer proceed at a time, refuses the others with DRUM_LOCKED and emits no URL as new twice', async () => {
-    const root = tempRoot();
-    roots.push(root);
+    const root = tempDir('drum-torture-');
     const state = join(root, 'st');
     for (let t = 0; t < 2; t++) {
       const r = await writerRace(root, state, t, { links: 60_000, seed: 1600, writers: 4, opens: 2, flags: [...MANY_ROUNDS, '--workers', '1'] });
