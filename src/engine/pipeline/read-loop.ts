@@ -22,6 +22,12 @@ import type { Session } from '../session/session.js';
 
 /** Parsed chunks in flight per worker: enough to keep workers busy during a merge. */
 const INFLIGHT_PER_WORKER = 4;
+/**
+ * Chunks this thread may parse itself beyond those, while the oldest is
+ * still being parsed on a worker (instead of waiting for it): a parse-bound
+ * run shares the parsing; a run bound by this thread's routing never does.
+ */
+const INFLIGHT_HERE = 4;
 
 /** An input that ended in an error: every complete line before `offset` (decompressed) was read. */
 export interface InputError {
@@ -75,6 +81,9 @@ export interface ReadLoopParams {
 export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputError[]> {
   const errors: InputError[] = [];
   const maxInflight = Math.max(1, s.pool.size * INFLIGHT_PER_WORKER);
+  // What the chunks so far cost to parse (on any thread) and to route here: this thread parses only while parsing is the slower.
+  let parseMs = 0;
+  let routeMs = 0;
   for (let i = p.from.input; i < p.inputs.length; i++) {
     if (p.skip[i]) continue;
     const inp = p.inputs[i]!;
@@ -93,7 +102,10 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
       const tr = performance.now();
       s.timer.add('wait-parse', tr - tp, 0);
       await p.onChunk(parsed);
-      s.timer.add('route+merge', performance.now() - tr, parsed.batch.count);
+      const routed = performance.now() - tr;
+      s.timer.add('route+merge', routed, parsed.batch.count);
+      parseMs += parsed.parseMs ?? 0;
+      routeMs += routed;
       s.pool.release(parsed);
     };
     try {
@@ -107,12 +119,15 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
       })) {
         reached.offset = chunk.endOffset;
         reached.line = chunk.endLine;
+        // Full: wait for the oldest chunk, unless parsing is the slower stage and a worker is still on it; then
+        // parse this chunk here (up to INFLIGHT_HERE more) rather than wait.
+        const share = (): boolean => parseMs > routeMs && !s.pool.isParsed(inflight[0]!) && inflight.length < maxInflight + INFLIGHT_HERE;
+        while (inflight.length >= maxInflight && !share()) await drainOne();
         // submit() copies or parses the chunk before it returns: the reader may reuse its memory after this.
         p.onRead?.(chunk);
-        inflight.push(s.pool.submit(chunk, p.learn ?? true, p.memo ?? true));
-        // Route whatever is ready, in order; wait only when too much is in flight.
+        inflight.push(s.pool.submit(chunk, p.learn ?? true, p.memo ?? true, inflight.length >= maxInflight));
+        // Route whatever is ready, in order.
         while (inflight.length > 0 && inflight[0]!.result !== null) await drainOne();
-        if (inflight.length >= maxInflight) await drainOne();
       }
     } catch (e) {
       if (!isDrumError(e, 'DRUM_INPUT')) throw e;

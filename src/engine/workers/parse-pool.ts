@@ -1,11 +1,13 @@
 // Runs the parse stage on worker threads so canonicalize + hash use the
 // other cores while the main thread routes keys, merges and writes. Results
-// come back in submission order. With 0 workers it parses inline. Decides
-// which thread parses a chunk (work sharing), when the workers start (lazy),
-// and where each thread's line memo table is. Also lends worker 0 to a
-// merge round: its sort units (sortKeys, sort-stage.ts) and its dispatch
-// (scanAux, dispatch-worker.ts). Does not read inputs or touch the store;
-// the workers' lifecycle and message protocol are parse-threads.ts's.
+// come back in submission order. With 0 workers it parses inline. Parses a
+// chunk on a worker or, when its caller says so, on the calling thread
+// (work sharing: read-loop.ts decides, with isParsed), and decides when the
+// workers start (lazy) and where each thread's line memo table is. Also
+// lends worker 0 to a merge round: its sort units (sortKeys, sort-stage.ts)
+// and its dispatch (scanAux, dispatch-worker.ts). Does not read inputs or
+// touch the store; the workers' lifecycle and message protocol are
+// parse-threads.ts's.
 // Memory: chunks and results cross threads packed in slabs of one SlabPool
 // (main thread). A chunk's slab comes back with its result; a result's slab
 // comes back when the consumer calls release() (optional: an unreleased one
@@ -21,14 +23,16 @@ import { ParseThreads } from './parse-threads.js';
 import type { SortMessage } from './parse-worker.js';
 import { SlabPool } from './slab-pool.js';
 
-/** A parse in progress or done; `result` is set once it is done. */
+/**
+ * A parse in progress or done; `result` is set once its reply is taken. On a
+ * worker: `worker` and `nth`, its chunk's number there (ParsePool.isParsed).
+ */
 export interface ParseJob {
   result: ParsedChunk | null;
   promise: Promise<ParsedChunk> | null;
+  worker: number;
+  nth: number;
 }
-
-/** Chunks a worker may have queued before the main thread parses the next one itself. */
-const WORKER_BACKLOG = 3; // 10 M links, quiet machine: 2 -> 4.29-4.66 s, 3 -> 4.00-4.16 s (the worker idled between chunks)
 
 /**
  * Free slabs kept per worker: enough for the chunks and results of a read
@@ -45,7 +49,7 @@ export class ParsePool {
   /** Results parsed here before the workers started and not yet released: a chunk submitted while one is held starts them. */
   private held = 0;
 
-  /** Chunks parsed on the main thread while the workers were busy (work sharing). */
+  /** Chunks parsed on the main thread (work sharing, or before the workers started). */
   inlineChunks = 0;
   private readonly local: Parser;
   /** Slabs for chunks sent to workers and for results (the workers' and the main thread's). */
@@ -170,6 +174,11 @@ export class ParsePool {
       r.parseMs = performance.now() - t;
       return r;
     }
+    return this.post(chunk, learn, memo).promise;
+  }
+
+  /** Copies the chunk into a slab and posts it to a worker (started now if need be). */
+  private post(chunk: LineChunk, learn: boolean, memo: boolean): { promise: Promise<ParsedChunk>; worker: number; nth: number } {
     this.start();
     const slab = this.slabs.take(chunkSlabBytes(chunk));
     const out = this.slabs.take(parsedSlabGuess(chunk));
@@ -177,29 +186,35 @@ export class ParsePool {
   }
 
   /**
-   * Work sharing: sends the chunk to a worker unless every worker already has
-   * WORKER_BACKLOG chunks queued; then the calling (main) thread parses it
-   * itself, so both cores stay busy whichever stage is the slower one. The
-   * job's result is its own copy, valid until release()d; the chunk is not
-   * referenced once this returns.
+   * Work sharing: sends the chunk to a worker, or with `here` (the caller
+   * would otherwise wait for a worker: readLoop) parses it on this thread,
+   * so both cores stay busy whichever stage is the slower one. Parsed here
+   * too while the workers have not started. The job's result is its own
+   * copy, valid until release()d; the chunk is not referenced once this
+   * returns.
    */
-  submit(chunk: LineChunk, learn = true, memo = true): ParseJob {
+  submit(chunk: LineChunk, learn = true, memo = true, here = false): ParseJob {
     if (this.threads.failed) throw this.threads.failed;
     // A second chunk while the first is still in flight: an input of several chunks, worth a worker.
     if (this.held > 0) this.start();
-    const running = this.running;
-    if (running === 0 || this.threads.inFlight >= running * WORKER_BACKLOG) {
+    if (this.running === 0 || here) {
       const t = performance.now();
       // With workers planned, results are packed copies: a later chunk may be parsed here before this one is routed.
       const r = this.planned === 0 ? this.local.parse(chunk, learn, memo) : this.pack(this.local.parse(chunk, learn, memo));
       r.parseMs = performance.now() - t;
       this.inlineChunks++;
       if (!this.started) this.held++;
-      return { result: r, promise: null };
+      return { result: r, promise: null, worker: -1, nth: 0 };
     }
-    const job: ParseJob = { result: null, promise: null };
-    job.promise = (this.parse(chunk, learn, memo) as Promise<ParsedChunk>).then((r) => (job.result = r));
+    const posted = this.post(chunk, learn, memo);
+    const job: ParseJob = { result: null, promise: null, worker: posted.worker, nth: posted.nth };
+    job.promise = posted.promise.then((r) => (job.result = r));
     return job;
+  }
+
+  /** Whether the job's chunk is parsed: its result taken, or its worker done with it and the reply on its way. */
+  isParsed(job: ParseJob): boolean {
+    return job.result !== null || (job.worker >= 0 && this.threads.isParsed(job.worker, job.nth));
   }
 
   /**

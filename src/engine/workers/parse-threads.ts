@@ -1,8 +1,10 @@
 // The parse pool's worker threads and their protocol: starts them, posts
 // each request (a packed chunk to parse, a merge round's sort unit, an aux
 // log scan, a line memo to lend or take) with an id, and routes each reply to
-// the promise waiting for it. A worker that errors or exits on its own fails
-// every request in flight and every later one. Does not decide which thread
+// the promise waiting for it; each worker counts the chunks it has parsed in
+// a shared counter, read without waiting for replies (isParsed). A worker
+// that errors or exits on its own fails every request in flight and every
+// later one. Does not decide which thread
 // parses a chunk, size or pack slabs, or keep the memo tables of workers not
 // yet started (parse-pool.ts does).
 // REQUIRES: parse-worker.js beside this module; start() at most once, and
@@ -40,6 +42,13 @@ export interface ParseWorkerData {
   wasm: boolean;
 }
 
+/** What a worker is given beside ParseWorkerData: where it counts the chunks it has parsed (its own slot). */
+export interface ParseWorkerSlot {
+  /** One Int32 per worker (SharedArrayBuffer): chunks parsed so far, added to once each result is posted. */
+  parsed: Int32Array;
+  slot: number;
+}
+
 export class ParseThreads {
   readonly workers: Worker[] = [];
   private readonly waiting = new Map<number, Pending>();
@@ -47,6 +56,9 @@ export class ParseThreads {
   private readonly memoGets = new Map<number, (t: Uint32Array) => void>();
   private readonly sorts = new Map<number, Pending<number>>();
   private nextId = 0;
+  /** Chunks posted to each worker, and (shared, written by the workers) chunks each has parsed. */
+  private posted: number[] = [];
+  private parsed: Int32Array<ArrayBufferLike> = new Int32Array(0);
   /** Set by close(): a worker's exit from then on is expected, and nothing starts. */
   closing = false;
   /** Why the threads failed (a worker died); every request from then on fails with it. */
@@ -57,9 +69,11 @@ export class ParseThreads {
 
   /** Starts `count` workers. */
   start(count: number, data: ParseWorkerData): void {
+    this.parsed = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, count)));
+    this.posted = new Array<number>(count).fill(0);
     for (let i = 0; i < count; i++) {
       const w = new Worker(new URL('./parse-worker.js', import.meta.url), {
-        workerData: data,
+        workerData: { ...data, parsed: this.parsed, slot: i } satisfies ParseWorkerData & ParseWorkerSlot,
         // A small young generation keeps the worker's heap (and so drum's RSS) small; it only holds a few chunks.
         resourceLimits: { maxYoungGenerationSizeMb: 16 },
       });
@@ -78,14 +92,26 @@ export class ParseThreads {
     return this.waiting.size;
   }
 
-  /** Posts a packed chunk to a worker (round robin); the slabs go with it. */
-  parse(job: Omit<WorkerJob, 'id'>): Promise<ParsedChunk> {
+  /**
+   * Whether worker `worker` has parsed its `nth` chunk, read from its shared
+   * counter: true as soon as it posted the result, even while this thread,
+   * busy, has not taken the message yet.
+   */
+  isParsed(worker: number, nth: number): boolean {
+    return Atomics.load(this.parsed, worker) >= nth;
+  }
+
+  /** Posts a packed chunk to a worker (round robin); the slabs go with it. `ticket`: the worker and the chunk's number there, for isParsed. */
+  parse(job: Omit<WorkerJob, 'id'>): { promise: Promise<ParsedChunk>; worker: number; nth: number } {
     const id = this.nextId++;
-    const w = this.workers[id % this.workers.length]!;
-    return new Promise<ParsedChunk>((resolve, reject) => {
+    const k = id % this.workers.length;
+    const w = this.workers[k]!;
+    const nth = ++this.posted[k]!;
+    const promise = new Promise<ParsedChunk>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       w.postMessage({ id, ...job } satisfies WorkerJob, [job.slab, job.out]);
     });
+    return { promise, worker: k, nth };
   }
 
   /** Has worker 0 sort a merge round's unit in place; resolves with the number of unique keys. */

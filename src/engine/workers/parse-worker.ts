@@ -9,13 +9,15 @@
 // sorts a merge round's units in shared memory (sort-stage.ts; the radix
 // sort keeps its 1 MiB of histograms between calls); keeps no slab
 // between messages.
-// REQUIRES: workerData = { policy: CanonicalPolicy, hostBits: number, memoEntries: number, wasm: boolean }.
+// Counts each chunk it has parsed in its slot of a shared counter, which the
+// main thread's work sharing reads.
+// REQUIRES: workerData = ParseWorkerData & ParseWorkerSlot (parse-threads.ts).
 
 import { parentPort, workerData } from 'node:worker_threads';
-import type { CanonicalPolicy } from '../../canonicalize/types.js';
 import { sortUnique } from '../../bucket/radix-sort.js';
 import type { LineChunk } from '../../input/types.js';
 import { DispatchService } from './dispatch-worker.js';
+import type { ParseWorkerData, ParseWorkerSlot } from './parse-threads.js';
 import { packParsed, parsedSlabBytes, unpackChunk } from '../pipeline/pack.js';
 import { Parser } from '../pipeline/parse.js';
 import { slabBytesFor } from './slab-pool.js';
@@ -32,7 +34,7 @@ export interface WorkerJob {
   memo: boolean;
 }
 
-const { policy, hostBits, memoEntries, wasm } = workerData as { policy: CanonicalPolicy; hostBits: number; memoEntries: number; wasm: boolean };
+const { policy, hostBits, memoEntries, wasm, parsed: parsedCount, slot } = workerData as ParseWorkerData & ParseWorkerSlot;
 const parser = new Parser(policy, hostBits, memoEntries, wasm);
 const dispatch = new DispatchService((m, transfer) => parentPort!.postMessage(m, transfer));
 
@@ -96,4 +98,6 @@ parentPort!.on('message', (msg: WorkerJob | { clear: true } | MemoMessage | Sort
   } catch (e) {
     parentPort!.postMessage({ id: msg.id, error: { message: (e as Error).message, stack: (e as Error).stack } });
   }
+  // Parsed: the main thread's work sharing reads this without waiting for the reply's message.
+  Atomics.add(parsedCount, slot, 1);
 });

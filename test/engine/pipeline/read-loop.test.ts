@@ -1,7 +1,8 @@
 // Tests of the read loop end to end (ingest and check): inputs cut into many
 // tiny chunks, read with reused buffers and parsed in recycled slabs on a
 // worker and on the main thread, give exactly a Set model's new URLs in
-// first-arrival order and its rejects, with or without a worker or line memo.
+// first-arrival order and its rejects, with or without a worker or line memo;
+// a parse-bound run shares its parsing with the main thread.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -70,3 +71,18 @@ describe('read loop', () => {
     }
   }
 });
+
+describe('read loop: sharing the parsing', () => {
+  it('parses on the main thread too while parsing is the slower stage, with the same new URLs as no worker', async () => {
+    const dir = tempDir();
+    // The heritrix profile's rules make parsing several times dearer than routing a chunk.
+    const lines = Array.from({ length: 60_000 }, (_, i) => `http://Host${i % 97}.example/a/b/../c/${i % 20_011}/index.html?b=${i % 7}&a=${i}&utm_source=x#f`);
+    fs.writeFileSync(join(dir, 'in.txt'), `${lines.join('\n')}\n`);
+    const opts = (workers: number): DrumOptions => ({ workers, fsync: false, chunkBytes: 64 << 10, canonical: { profile: 'heritrix' } });
+    const shared = await withDrum(join(dir, 's1'), opts(1), (d) => d.ingest({ inputs: [join(dir, 'in.txt')], outDir: join(dir, 'o1') }));
+    await withDrum(join(dir, 's0'), opts(0), (d) => d.ingest({ inputs: [join(dir, 'in.txt')], outDir: join(dir, 'o0') }));
+    assert.ok(shared.parseSplit.chunksOnWorkers > 0 && shared.parseSplit.chunksOnMain > 0, JSON.stringify(shared.parseSplit));
+    assert.deepEqual(uniqueOf(join(dir, 'o1')), uniqueOf(join(dir, 'o0')));
+  });
+});
+

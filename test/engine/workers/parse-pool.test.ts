@@ -1,9 +1,10 @@
 // Tests of ParsePool with a worker: over many tiny chunks read with reused
 // buffers, submitted and released the way the read loop does, every result
 // (URLs, keys, repeats, rejects, order) equals parsing the same chunks
-// inline with copies; so it does when bursts make the main thread parse too
-// and the caller scribbles over each chunk once submitted; a released result
-// reads as empty; slabs are recycled.
+// inline with copies; so it does when the caller has some chunks parsed on
+// the main thread and scribbles over each chunk once submitted; a worker's
+// shared counter says a chunk is parsed before its reply is taken; a
+// released result reads as empty; slabs are recycled.
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -89,13 +90,14 @@ describe('ParsePool', () => {
     );
   });
 
-  it('shares bursts with the main thread, and lets the caller overwrite each chunk once submit returns (fast-check)', async () => {
+  it('parses each chunk where it is told, here or on the worker, in order, and lets the caller overwrite each chunk once submit returns (fast-check)', async () => {
     const inlineBefore = pool.inlineChunks;
     let onWorker = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.nat({ max: TARGETS.length - 1 }), { minLength: 1, maxLength: 300 }), fc.constantFrom(64, 200), fc.integer({ min: 1, max: 6 }),
-        async (idx, chunkBytes, burst) => {
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 16 }),
+        async (idx, chunkBytes, burst, hereCycle) => {
           const text = Buffer.from(idx.map((i) => TARGETS[i]).join('\n') + '\n');
           const split = () => {
             const sp = new LineSplitter({ input: 0, format: 'lines', maxLineBytes: policy.maxLineBytes, chunkBytes });
@@ -112,8 +114,13 @@ describe('ParsePool', () => {
             if (p.onWorker) onWorker++;
             pool.release(p);
           };
-          for (const c of split()) {
-            inflight.push(pool.submit(c));
+          for (const [k, c] of split().entries()) {
+            const here = hereCycle[k % hereCycle.length]!;
+            const inlineBefore = pool.inlineChunks;
+            inflight.push(pool.submit(c, true, true, here));
+            // Told here, it is parsed here; else on the worker (once it runs: the first chunks before it starts are parsed here).
+            if (here) assert.equal(pool.inlineChunks, inlineBefore + 1);
+            else if (pool.running > 0) assert.equal(pool.inlineChunks, inlineBefore);
             // The chunk is the caller's again: wreck it.
             c.buf.fill(0x21);
             for (const a of [c.urlStarts, c.urlEnds, c.baseStarts, c.baseEnds]) a.fill(7);
@@ -127,6 +134,22 @@ describe('ParsePool', () => {
       { seed: 4242, numRuns: 60 },
     );
     assert.ok(pool.inlineChunks > inlineBefore && onWorker > 0, 'both the main thread and the worker parsed chunks');
+  });
+
+  it('knows a chunk is parsed on the worker before this thread takes its reply', async () => {
+    const sp = new LineSplitter({ input: 0, format: 'lines', maxLineBytes: policy.maxLineBytes, chunkBytes: 1 << 16 });
+    const [chunk] = [...sp.push(Buffer.from(TARGETS.join('\n') + '\n')), ...sp.end()];
+    pool.warm();
+    const job = pool.submit(chunk!, true, true, false);
+    assert.equal(job.result, null);
+    // Without yielding to the event loop (the reply cannot arrive), wait for the worker's shared counter.
+    const until = Date.now() + 10_000;
+    while (!pool.isParsed(job) && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    assert.ok(pool.isParsed(job), 'the worker counted the chunk as parsed');
+    assert.equal(job.result, null, 'its reply is not taken yet');
+    const p = await job.promise!;
+    assert.ok(p.onWorker && pool.isParsed(job));
+    pool.release(p);
   });
 
   it('recycles slabs: a long run allocates no more of them than a short one', async () => {
