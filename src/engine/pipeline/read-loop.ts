@@ -95,6 +95,7 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
     const hash = spec.startOffset === 0 && (p.hashInput?.(i) ?? false) ? createHash('sha256') : null;
     let hashed = 0;
     let broke = false;
+    const share = (): boolean => parseMs > routeMs && !s.pool.isParsed(inflight[0]!) && inflight.length < maxInflight + INFLIGHT_HERE;
     const drainOne = async (): Promise<void> => {
       const job = inflight.shift()!;
       const tp = performance.now();
@@ -121,13 +122,13 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
         reached.line = chunk.endLine;
         // Full: wait for the oldest chunk, unless parsing is the slower stage and a worker is still on it; then
         // parse this chunk here (up to INFLIGHT_HERE more) rather than wait.
-        const share = (): boolean => parseMs > routeMs && !s.pool.isParsed(inflight[0]!) && inflight.length < maxInflight + INFLIGHT_HERE;
         while (inflight.length >= maxInflight && !share()) await drainOne();
         // submit() copies or parses the chunk before it returns: the reader may reuse its memory after this.
         p.onRead?.(chunk);
         inflight.push(s.pool.submit(chunk, p.learn ?? true, p.memo ?? true, inflight.length >= maxInflight));
-        // Route whatever is ready, in order.
+        // Route whatever is ready, in order; a full queue waits now, not when the next chunk comes (a pipe may pause).
         while (inflight.length > 0 && inflight[0]!.result !== null) await drainOne();
+        if (inflight.length >= maxInflight && !share()) await drainOne();
       }
     } catch (e) {
       if (!isDrumError(e, 'DRUM_INPUT')) throw e;
