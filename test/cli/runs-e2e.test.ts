@@ -42,7 +42,15 @@ async function untilCommitted(state: string, child: ChildProcess): Promise<numbe
 async function startedStdinRun(root: string, out: string, first: string[]): Promise<{ child: ChildProcess; done: Promise<Result>; runId: string; committed: number }> {
   const { child, done } = startDrum(['ingest', ...FLAGS, '--out', out, '-'], { cwd: root, input: first.join('\n') + '\n', stdinOpen: true });
   child.stdin!.on('error', () => {}); // the rest of the input meets a stopped process
-  const committed = await untilCommitted(join(root, 'drum-state'), child);
+  let committed: number;
+  try {
+    committed = await untilCommitted(join(root, 'drum-state'), child);
+  } catch (e) {
+    // A drum left waiting on its open stdin would keep the test process, and so the suite, alive.
+    child.kill('SIGKILL');
+    await done;
+    throw e;
+  }
   return { child, done, runId: manifestOf(join(root, 'drum-state'))!.run!.runId, committed };
 }
 
