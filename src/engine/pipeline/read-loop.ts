@@ -1,6 +1,7 @@
 // The reading half of ingest and check: reads each input from a position,
 // parses chunks on the pool (keeping a few in flight so the workers stay
-// busy), and hands the parsed chunks, in order, to the job. A damaged input
+// busy, and parsing on this thread when it would otherwise wait for them),
+// and hands the parsed chunks, in order, to the job. A damaged input
 // (DRUM_INPUT mid-stream) keeps every good line before the damage and is
 // reported with the position it was read to; the loop goes on with the next
 // input. Hashes an input's raw bytes as they are read when asked (the
@@ -24,8 +25,9 @@ import type { Session } from '../session/session.js';
 const INFLIGHT_PER_WORKER = 4;
 /**
  * Chunks this thread may parse itself beyond those, while the oldest is
- * still being parsed on a worker (instead of waiting for it): a parse-bound
- * run shares the parsing; a run bound by this thread's routing never does.
+ * still being parsed on a worker (instead of waiting for it), and only while
+ * parsing has cost more than routing: a parse-bound run shares the parsing,
+ * one that routing bounds leaves it to the workers.
  */
 const INFLIGHT_HERE = 4;
 

@@ -1,12 +1,12 @@
 // The parse pool's worker threads and their protocol: starts them, posts
 // each request (a packed chunk to parse, a merge round's sort unit, an aux
-// log scan, a line memo to lend or take) with an id, and routes each reply to
-// the promise waiting for it; each worker counts the chunks it has parsed in
-// a shared counter, read without waiting for replies (isParsed). A worker
-// that errors or exits on its own fails every request in flight and every
-// later one. Does not decide which thread
-// parses a chunk, size or pack slabs, or keep the memo tables of workers not
-// yet started (parse-pool.ts does).
+// log scan, a line memo to lend or take) with an id, and routes each reply
+// to the promise waiting for it; each worker counts the chunks it has parsed
+// in a shared counter, read without waiting for replies (isParsed). A
+// worker that errors or exits on its own fails every request in flight and
+// every later one. Does not decide which thread parses a chunk, size or
+// pack slabs, or keep the memo tables of workers not yet started
+// (parse-pool.ts does).
 // REQUIRES: parse-worker.js beside this module; start() at most once, and
 // close() when done (it terminates the workers).
 
@@ -85,11 +85,6 @@ export class ParseThreads {
       });
       this.workers.push(w);
     }
-  }
-
-  /** Parse requests posted and not answered yet. */
-  get inFlight(): number {
-    return this.waiting.size;
   }
 
   /**
