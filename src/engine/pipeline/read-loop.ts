@@ -111,15 +111,28 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
       routeMs += routed;
       s.pool.release(parsed);
     };
+    // The reader's next chunk; while it waits for input (a pipe that pauses), the chunks the workers finish are routed.
+    const nextChunk = async (it: AsyncIterator<LineChunk>): Promise<IteratorResult<LineChunk>> => {
+      const next = it.next();
+      let read = false;
+      const settled = next.then(() => { read = true; }, () => { read = true; });
+      while (!read && inflight.length > 0) {
+        if (inflight[0]!.result !== null) await drainOne();
+        else await Promise.race([settled, inflight[0]!.promise]);
+      }
+      return next;
+    };
+    const it = readInput(spec, i, {
+      format: p.read.format ?? 'auto', maxLineBytes: s.policy.maxLineBytes, chunkBytes: s.opts.chunkBytes,
+      links: p.read.links, warcLinks: p.read.warcLinks, onBytes: p.onBytes, reuseBuffers: true, onInput: p.onInput, streams: p.streams,
+      onRaw: hash === null ? undefined : (b) => {
+        hash.update(b);
+        hashed += b.length;
+      },
+    })[Symbol.asyncIterator]();
     try {
-      for await (const chunk of readInput(spec, i, {
-        format: p.read.format ?? 'auto', maxLineBytes: s.policy.maxLineBytes, chunkBytes: s.opts.chunkBytes,
-        links: p.read.links, warcLinks: p.read.warcLinks, onBytes: p.onBytes, reuseBuffers: true, onInput: p.onInput, streams: p.streams,
-        onRaw: hash === null ? undefined : (b) => {
-          hash.update(b);
-          hashed += b.length;
-        },
-      })) {
+      for (let r = await nextChunk(it); r.done !== true; r = await nextChunk(it)) {
+        const chunk = r.value;
         reached.offset = chunk.endOffset;
         reached.line = chunk.endLine;
         // Full: wait for the oldest chunk, unless parsing is the slower stage and a worker is still on it; then
@@ -133,6 +146,8 @@ export async function readLoop(s: Session, p: ReadLoopParams): Promise<InputErro
         if (inflight.length >= maxInflight && !share()) await drainOne();
       }
     } catch (e) {
+      // Closes the input (as a for-await would); not awaited, since a read may still be pending on a paused pipe.
+      void it.return?.(undefined)?.catch(() => undefined);
       if (!isDrumError(e, 'DRUM_INPUT')) throw e;
       while (inflight.length > 0) await drainOne();
       const err: InputError = { path: inp.path, code: e.code, message: e.message, input: i, ...reached };
