@@ -48,7 +48,7 @@ export const addStore = group([
   ['--bloom <mode>', 'bloom filter: off | gate (exact) | lossy (may drop new URLs) (default off)'],
   ['--bloom-bits <n>', 'bloom bits per stored key (default 10, ~1% false positives)'],
   ['--workers <n>', 'worker threads for canonicalize + hash, 0 = inline (default cores-1, at most 3)'],
-  ['--merge-every <n>', 'merge and commit once n URLs wait for the disk check (default: what --memory holds, ~40M at 256MiB)'],
+  ['--merge-every <n>', 'merge and commit once n URLs wait for the disk check (default: what --memory holds, ~21M at 256MiB on 2 cores, ~10M on more; docs/cli.md)'],
   ['--journal-keys <n>', 'keys the key journal holds before a fold merges them into the bucket files; 0: every round merges (default 2^18)'],
   ['--tuning <json>', 'internal limits for tests and experiments, e.g. {"bufferEntries":1024,"sortEntries":1024} (default: derived from --memory)'],
   ['--force-policy', 'open a store built with another canonical policy anyway'],
