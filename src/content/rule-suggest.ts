@@ -9,11 +9,16 @@
 // run is looked at). Rules are written in the `--rules` format
 // (src/canonicalize/user-rules.ts), each after a comment with its support
 // and counter-examples; a rule with counter-examples is written commented
-// out. Does not apply rules (drum ingest --rules does).
+// out. The file is written the LevelDB way (FILE.tmp, fsync, rename, fsync of
+// its directory; new directories made durable), so a power loss after the
+// run leaves the earlier rules file or the new one, whole.
+// Does not apply rules (drum ingest --rules does).
 // REQUIRES: URLs as absolute http(s) URLs (others are ignored); RAM grows
 // with the run's documents (one URL and key each).
 
+import { dirname } from 'node:path';
 import { DrumFs } from '../io/fs.js';
+import { replaceFile } from '../io/replace-file.js';
 
 interface Candidate {
   host: string;
@@ -145,8 +150,14 @@ export class RuleMiner {
   }
 }
 
-/** Writes the rules file; returns the number of active (uncommented) rules. */
-export function writeSuggestedRules(path: string, rules: readonly SuggestedRule[]): number {
+/** How the rules file is written: `fsync` (off only with --no-fsync, not crash-safe); `dfs`, the file-system seam (tests pass a fault hook). */
+export interface RulesFileOptions {
+  fsync: boolean;
+  dfs?: DrumFs;
+}
+
+/** Writes the rules file (FILE.tmp, fsync, rename, fsync of its directory); returns the number of active (uncommented) rules. */
+export function writeSuggestedRules(path: string, rules: readonly SuggestedRule[], o: RulesFileOptions): number {
   const lines = ['# drum content --suggest-rules: URL rules learned from exact duplicates of one host', '# a rule with counter-examples is commented out; review before use', ''];
   let active = 0;
   for (const r of rules) {
@@ -156,6 +167,11 @@ export function writeSuggestedRules(path: string, rules: readonly SuggestedRule[
       active++;
     } else lines.push(`# ${r.rule}`);
   }
-  new DrumFs().writeFile(path, lines.join('\n') + '\n'); // a full disk, no permission: DRUM_IO naming the file
+  const dfs = o.dfs ?? new DrumFs();
+  const dir = dirname(path);
+  const text = Buffer.from(lines.join('\n') + '\n');
+  // A full disk, no permission: DRUM_IO naming the file, and the earlier rules file (if any) stays whole.
+  dfs.mkdirp(dir, o.fsync);
+  replaceFile(dfs, path, (fd) => dfs.write(fd, text, 0, text.length, 0), { fsync: o.fsync, fsyncDir: o.fsync ? dir : undefined });
   return active;
 }

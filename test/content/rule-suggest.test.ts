@@ -3,7 +3,9 @@
 // with its support; a rule that would fold two URLs of the host whose
 // documents differ is counted against and written commented out; rules
 // never come from pairs of two hosts. A rules file the disk will not take
-// is DRUM_IO naming it.
+// is DRUM_IO and leaves the earlier one whole; a power loss just after the
+// file was written keeps it (power-loss.ts's kindest rebuild: only what an
+// fsync made durable), in a directory made for it too.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +15,16 @@ import { RuleMiner, writeSuggestedRules } from '../../src/content/rule-suggest.j
 import { parseRules } from '../../src/canonicalize/user-rules.js';
 import { tempDir } from '../helpers/tmp.js';
 import { isDrumError } from '../../src/errors.js';
+import { DrumFs, type FsOp } from '../../src/io/fs.js';
+import { PowerLossModel } from '../torture/power-loss/power-loss.js';
+
+const someRules = (): ReturnType<RuleMiner['suggest']> => {
+  const m = new RuleMiner();
+  m.doc('http://a.example/x?id=1', 'k1');
+  m.doc('http://a.example/x?id=1&ref=rss', 'k1');
+  m.pair('http://a.example/x?id=1&ref=rss', 'http://a.example/x?id=1');
+  return m.suggest(1);
+};
 
 describe('rule suggestion', () => {
   it('learns parameters and path variants with support and counter-examples', () => {
@@ -43,7 +55,7 @@ describe('rule suggestion', () => {
     const page = m.suggest(1).find((r) => r.rule.endsWith('strip-param page'))!;
     assert.equal(page.against, 1); // p?page=1&v=2 and p?page=2&v=2 would fold, their documents differ
     const file = join(tempDir('drum-rules-'), 'rules.txt');
-    const active = writeSuggestedRules(file, m.suggest(1));
+    const active = writeSuggestedRules(file, m.suggest(1), { fsync: false });
     assert.equal(active, 4);
     const text = fs.readFileSync(file, 'utf8');
     assert.match(text, /^# host a\.example strip-param page$/m);
@@ -57,9 +69,30 @@ describe('rule suggestion', () => {
     assert.equal(m.suggest(1).length, 1);
   });
 
-  it('refuses with DRUM_IO naming the rules file when the disk will not take it', (t) => {
-    if (!fs.existsSync('/dev/full')) return t.skip('needs /dev/full (Linux)');
-    // /dev/full refuses every write with ENOSPC, as a full disk does.
-    assert.throws(() => writeSuggestedRules('/dev/full', []), (e) => isDrumError(e, 'DRUM_IO') && (e as { file?: string }).file === '/dev/full');
+  it('refuses with DRUM_IO when the disk will not take the rules file, and keeps the earlier one whole', () => {
+    const file = join(tempDir('drum-rules-full-'), 'rules.txt');
+    writeSuggestedRules(file, someRules(), { fsync: true });
+    const before = fs.readFileSync(file, 'utf8');
+    const full = (op: FsOp): void => {
+      if (op === 'write') throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    };
+    assert.throws(() => writeSuggestedRules(file, [], { fsync: true, dfs: new DrumFs(undefined, full) }), (e) => isDrumError(e, 'DRUM_IO'));
+    assert.equal(fs.readFileSync(file, 'utf8'), before);
+    assert.deepEqual(fs.readdirSync(join(file, '..')), ['rules.txt']);
+  });
+
+  it('keeps the rules file, and the new directories that hold it, when power is lost just after it was written', () => {
+    const world = tempDir('drum-rules-power-');
+    const file = join(world, 'new', 'deeper', 'rules.txt');
+    const model = new PowerLossModel(world);
+    writeSuggestedRules(file, someRules(), { fsync: true, dfs: new DrumFs(undefined, (op, path) => model.observe(op, path)) });
+    const want = fs.readFileSync(file, 'utf8');
+    const image = `${world}-image`;
+    model.build(image, world);
+    try {
+      assert.equal(fs.readFileSync(join(image, 'new', 'deeper', 'rules.txt'), 'utf8'), want);
+    } finally {
+      fs.rmSync(image, { recursive: true, force: true });
+    }
   });
 });

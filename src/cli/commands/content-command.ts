@@ -96,7 +96,7 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
     off?.();
   }
   let rules = 0;
-  if (miner !== null) rules = writeSuggestedRules(resolve(io.cwd, o.suggestRules!), miner.suggest(minSupport));
+  if (miner !== null) rules = writeSuggestedRules(resolve(io.cwd, o.suggestRules!), miner.suggest(minSupport), { fsync: o.fsync !== false });
   if (o.json) io.stdout.write(JSON.stringify(report) + '\n');
   else if (!o.quiet) {
     io.stderr.write(
