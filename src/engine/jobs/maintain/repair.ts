@@ -102,7 +102,7 @@ async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promi
       throw e;
     }
   }
-  const c = await Catalog.open(dir, { sync: true });
+  const c = await Catalog.open(dir, { sync: true, faultHook: dfs.faultHook });
   let hostRuns = 0;
   // The manifest's current run (finished or not) is counted as a writer's host recovery counts a round:
   // its committed unique-file bytes, marked at its last round, so the next writer does not count them again.

@@ -229,4 +229,11 @@ describe('drum repair', () => {
       undo();
     }
   });
+
+  it('passes the rebuilt catalog\'s host-table files through the fault seam, where a fault or a power loss can reach them', async () => {
+    const { state } = await build();
+    const seen: string[] = [];
+    await repair(state, { catalog: true }, { faultHook: (op, path) => void seen.push(`${op} ${path}`) });
+    assert.ok(seen.some((s) => s.startsWith(`rename ${join(state, 'hosts')}/`)), seen.join('\n'));
+  });
 });
