@@ -9,7 +9,8 @@
 // written as the next generation (tmp, fsync, rename), the format 2
 // manifest commits them (tmp, fsync, rename), and only then are the format
 // 1 tables deleted: a crash leaves the old store (the new files are unnamed
-// and go at the next open) or the new one.
+// and go at the next open) or the new one. The map directories the
+// conversion makes are durable before anything is written in them.
 // Does not take the lock or remove a crashed conversion's files
 // (content-store.ts does both before calling it).
 // REQUIRES: the writer lock; a sound format 1 store (a damaged table stops
@@ -31,11 +32,11 @@ import { TableReader } from './near/table-file.js';
 export function upgradeContentStore(dfs: DrumFs, dir: string, m: ContentManifestV1, fsync: boolean): ContentManifest {
   const gen = m.generation + 1;
   const near = nearMethodOf(m);
-  dfs.mkdirp(join(dir, 'exact'));
+  dfs.mkdirp(join(dir, 'exact'), fsync);
   const exact = convertTable(dfs, dir, m.exact, EXACT_KIND, 'exact', EXACT_BUCKETS, gen, fsync);
   let bands: MapFiles | undefined;
   if (near === 'minhash') {
-    dfs.mkdirp(join(dir, 'bands'));
+    dfs.mkdirp(join(dir, 'bands'), fsync);
     bands = convertTable(dfs, dir, m.bands ?? null, BAND_KIND, 'bands', BAND_BUCKETS, gen, fsync);
   }
   if (fsync) {

@@ -255,7 +255,7 @@ function completedOutputsProblem(world: string, ref: ContentRef): string {
 }
 
 /** The duplicates file of A run again on a store holding A's first `held` documents: those each an exact copy of its earliest copy, the rest as the uninterrupted run. */
-function rerunText(ref: ContentRef, held: number): string {
+export function rerunText(ref: Pick<ContentRef, 'docs' | 'aLines'>, held: number): string {
   const lines: string[] = [];
   ref.docs.forEach((url, i) => {
     const was = ref.aLines.get(url)?.split('\t');
