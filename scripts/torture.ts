@@ -15,7 +15,9 @@
 // own, power-loss-serve.ts; skipped with a failure without nats-server,
 // like the others: kind, then torn), and at every operation of a
 // `drum content` run, MinHash and SimHash (power-loss-content.ts; kind, then
-// torn); a long hostile-input
+// torn), of `drum upgrade` and `drum repair` (power-loss-maintain.ts) and of
+// a content run converting a `drum-content/1` store
+// (power-loss-content-v1.ts); a long hostile-input
 // fuzz; a 1 GiB file with no newline, 10^6 distinct hosts and one host with
 // 10^6 URLs (RSS and time); and the CI torture tests (corruption matrix,
 // concurrency, paths, kill -9 during an open's host-count fold). Prints a summary and writes it as JSON (--json FILE).
@@ -31,7 +33,7 @@ import {
 } from '../test/torture/harness.js';
 import { runAndKill, type KillAim } from '../test/torture/kill/kill.js';
 import { faultAt, faultHandled, traceOps, FAULT_OPTS, type FaultOutcome } from '../test/torture/faults/io-faults.js';
-import { powerContentSection, powerSection, powerServeSection, type TortureContext } from './lib/torture/torture-power.js';
+import { powerContentSection, powerContentV1Section, powerMaintainSection, powerSection, powerServeSection, type TortureContext } from './lib/torture/torture-power.js';
 import { checkHostile, hostileBytes, openHostile } from '../test/torture/inputs/hostile.js';
 import { lockRace, repeatedUrls, writerRace } from '../test/torture/writers/writers.js';
 
@@ -253,7 +255,7 @@ function ciTests(): void {
 }
 
 const t0 = Date.now();
-// --only kill|race|faults|power|power-torn|power-serve|power-serve-torn|power-content|power-content-torn|fuzz|big|ci runs one section.
+// --only kill|race|faults|power|power-torn|power-serve|power-serve-torn|power-content|power-content-torn|power-maintain|power-maintain-torn|power-content-v1|power-content-v1-torn|fuzz|big|ci runs one section.
 const run = (name: string): boolean => a.only === undefined || a.only === name;
 if (run('kill')) await killSection();
 if (run('race')) await raceSection();
@@ -262,6 +264,8 @@ if (run('power')) await powerSection(ctx, false);
 if (run('power-torn')) await powerSection(ctx, true);
 for (const torn of [false, true]) if (run(torn ? 'power-serve-torn' : 'power-serve')) await powerServeSection(ctx, torn).catch((e: unknown) => void failures.push(`power-serve: ${String(e)}`));
 for (const torn of [false, true]) if (run(torn ? 'power-content-torn' : 'power-content')) await powerContentSection(ctx, torn);
+for (const torn of [false, true]) if (run(torn ? 'power-maintain-torn' : 'power-maintain')) await powerMaintainSection(ctx, torn);
+for (const torn of [false, true]) if (run(torn ? 'power-content-v1-torn' : 'power-content-v1')) await powerContentV1Section(ctx, torn);
 if (run('fuzz')) await fuzzSection();
 if (run('big') && !a['skip-big']) await bigSection();
 if (run('ci')) ciTests();

@@ -4,7 +4,10 @@
 // (test/torture/power-loss/power-loss-run.ts), before every operation
 // of a shard's life (power-loss-serve.ts beside it), and before every
 // operation of a `drum content` run, MinHash and SimHash
-// (power-loss-content.ts beside it), each with
+// (power-loss-content.ts beside it), before every operation of `drum
+// upgrade` and `drum repair --bloom|--url-index|--catalog`
+// (power-loss-maintain.ts) and of a content run converting a
+// `drum-content/1` store (power-loss-content-v1.ts), each with
 // the kindest rebuild of the disk or torn ones from seeds derived from the
 // suite's --seed. Records counts in the suite's summary and failures in its
 // list. Does not parse arguments or print the summary (torture.ts does).
@@ -14,7 +17,9 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { powerLossAt, powerLossRef, writePowerLossInputs, type PowerLossOutcome } from '../../../test/torture/power-loss/power-loss-run.js';
 import { serveSweep } from '../../../test/torture/power-loss/power-loss-serve.js';
-import { contentSweep } from '../../../test/torture/power-loss/power-loss-content.js';
+import { contentSweep, writeContentInputs } from '../../../test/torture/power-loss/power-loss-content.js';
+import { v1Sweep } from '../../../test/torture/power-loss/power-loss-content-v1.js';
+import { maintainSweep } from '../../../test/torture/power-loss/power-loss-maintain.js';
 
 /** What a section needs of the suite. */
 export interface TortureContext {
@@ -83,6 +88,32 @@ export async function powerContentSection(c: TortureContext, torn: boolean): Pro
     c.log(`${name} (${near}): ${r.ops} operations, ${r.trials} trials, ${r.bad.length} bad, ${r.seconds} s`);
   }
   c.summary[torn ? 'powerContentTorn' : 'powerContent'] = summary;
+}
+
+/** A power loss before every operation of `drum upgrade` and of each `drum repair`, and just after it (power-loss-maintain.ts); `torn`: `--torn-seeds` seeds each. */
+export async function powerMaintainSection(c: TortureContext, torn: boolean): Promise<void> {
+  const name = torn ? 'power-maintain-torn' : 'power-maintain';
+  const dir = join(c.root, name);
+  fs.mkdirSync(dir);
+  const r = await maintainSweep(dir, writePowerLossInputs(dir), torn ? c.tornSeeds : 0, (k, at, s) => tornSeed(c, 6 + k, at, s), (step, ops, bad) => c.log(`${name} (${step}): ${ops} operations, ${bad} bad so far`));
+  for (const o of r.bad.slice(0, 20)) c.failures.push(`${name}: ${JSON.stringify(o)}`);
+  c.summary[torn ? 'powerMaintainTorn' : 'powerMaintain'] = { ops: r.ops, trials: r.trials, bad: r.bad.length, seconds: r.seconds, ...(torn ? { kept: r.kept } : {}) };
+  c.log(`${name}: ${JSON.stringify(r.ops)} operations, ${r.trials} trials, ${r.bad.length} bad, ${r.seconds} s`);
+}
+
+/** A power loss before every operation of a content run that converts a `drum-content/1` store, for each near method (power-loss-content-v1.ts). */
+export async function powerContentV1Section(c: TortureContext, torn: boolean): Promise<void> {
+  const name = torn ? 'power-content-v1-torn' : 'power-content-v1';
+  const summary: Record<string, unknown> = {};
+  for (const [k, near] of (['minhash', 'simhash'] as const).entries()) {
+    const dir = join(c.root, `${name}-${near}`);
+    fs.mkdirSync(dir);
+    const r = await v1Sweep(dir, writeContentInputs(dir), near, torn ? c.tornSeeds : 0, (at, s) => tornSeed(c, 10 + k, at, s));
+    for (const o of r.bad.slice(0, 20)) c.failures.push(`${name}: ${JSON.stringify(o)}`);
+    summary[near] = { ops: r.ops, trials: r.trials, bad: r.bad.length, seconds: r.seconds, ...(torn ? { kept: r.kept } : {}) };
+    c.log(`${name} (${near}): ${r.ops} operations, ${r.trials} trials, ${r.bad.length} bad, ${r.seconds} s`);
+  }
+  c.summary[torn ? 'powerContentV1Torn' : 'powerContentV1'] = summary;
 }
 
 /** The torn rebuild's seed of step #k's operation `at`, seed number `s`: replayable from --seed. */
