@@ -32,10 +32,10 @@ import { verifyContent } from '../../../src/content/content-verify.js';
 import { DocLog } from '../../../src/content/doc-log.js';
 import { isDrumError } from '../../../src/errors.js';
 import { DrumFs, type FaultHook, type FsOp } from '../../../src/io/fs.js';
-import { isCrash, SimulatedCrash } from '../../helpers/crash.js';
+import { isCrash } from '../../helpers/crash.js';
 import { writeV1Store } from './content-v1-store.js';
 import { CONTENT_ROUND_DOCS, rerunText, type ContentInputs } from './power-loss-content.js';
-import { PowerLossModel } from './power-loss.js';
+import { PowerCut, tornOf } from './power-cut.js';
 import type { TrialOutcome } from './power-loss-run.js';
 import { Tear } from './power-loss-torn.js';
 
@@ -109,30 +109,16 @@ export async function v1LossAt(dir: string, inputs: ContentInputs, ref: V1Ref, a
   const world = join(dir, `w-v1-${ref.near}-${at}`);
   const lost = join(dir, `lost-v1-${ref.near}-${at}`);
   fs.cpSync(ref.template, join(world, 'state'), { recursive: true });
-  const model = new PowerLossModel(world);
-  let n = 0;
-  let where: { op: FsOp | '?'; path: string } = { op: '?', path: '' };
-  const hook = (op: FsOp, path: string): void => {
-    if (n++ === at) {
-      where = { op, path };
-      throw new SimulatedCrash(`power lost before ${op} ${path}`);
-    }
-    model.observe(op, path);
-  };
+  const cut = new PowerCut(world, at, false);
   let problem = '';
   try {
-    await runB(world, ref.near, inputs.b, hook);
+    await runB(world, ref.near, inputs.b, cut.hook);
     problem = 'the run ended before the power loss';
   } catch (e) {
     if (!isCrash(e)) problem = `the interrupted run failed otherwise: ${why(e)}`;
   }
-  fs.renameSync(world, lost);
-  model.build(world, lost, tear);
-  if (problem === '') problem = await checkImage(world, inputs, ref, at).catch((e: unknown) => `the checks threw: ${why(e)}`);
-  fs.rmSync(world, { recursive: true, force: true });
-  fs.rmSync(lost, { recursive: true, force: true });
-  const t = tear === null ? { torn: null } : { torn: tear.seed, tally: tear.tally };
-  return { near: ref.near, at, ...t, ...where, ok: problem === '', problem };
+  problem = await cut.rebuild(lost, tear, problem, () => checkImage(world, inputs, ref, at), why);
+  return { near: ref.near, at, ...tornOf(tear), ...cut.place, ok: problem === '', problem };
 }
 
 /** What differs on the rebuilt disk from what the header promises, or '' when nothing. */

@@ -42,8 +42,8 @@ import { verifyContent } from '../../../src/content/content-verify.js';
 import { DocLog } from '../../../src/content/doc-log.js';
 import { isDrumError } from '../../../src/errors.js';
 import { DrumFs, type FaultHook, type FsOp } from '../../../src/io/fs.js';
-import { isCrash, SimulatedCrash } from '../../helpers/crash.js';
-import { PowerLossModel } from './power-loss.js';
+import { isCrash } from '../../helpers/crash.js';
+import { PowerCut, tornOf } from './power-cut.js';
 import { Tear } from './power-loss-torn.js';
 import type { TrialOutcome } from './power-loss-run.js';
 
@@ -152,36 +152,25 @@ export async function contentLossAt(dir: string, inputs: ContentInputs, ref: Con
   const world = join(dir, `w-${ref.near}-${at}`);
   const lost = join(dir, `lost-${ref.near}-${at}`);
   fs.mkdirSync(world);
-  const model = new PowerLossModel(world);
-  let n = 0;
-  let where: { op: FsOp | '?'; path: string } | null = null;
   // The operations of a merge come in an order of their own (its files' fsyncs overlap), but its commits at the reference's numbers.
   const renames: number[] = [];
-  const hook = (op: FsOp, path: string): void => {
-    if (where === null && n++ === at) where = { op, path };
-    // The power is off: nothing more reaches the disk.
-    if (where !== null) throw new SimulatedCrash(`power lost before ${where.op} ${where.path}`);
-    if (op === 'rename' && path === join(world, 'state', CONTENT_DIR, CONTENT_MANIFEST)) renames.push(n - 1);
-    model.observe(op, path);
-  };
+  const manifest = join(world, 'state', CONTENT_DIR, CONTENT_MANIFEST);
+  const cut = new PowerCut(world, at, true, (op, path, nth) => {
+    if (op === 'rename' && path === manifest) renames.push(nth);
+  });
   let problem = '';
   let completed = false;
   try {
-    await contentRun(world, ref.near, inputs.a, 'out-a', hook);
+    await contentRun(world, ref.near, inputs.a, 'out-a', cut.hook);
     completed = true;
-    if (where !== null) problem = 'the run returned although an operation failed';
+    if (cut.where !== null) problem = 'the run returned although an operation failed';
   } catch (e) {
     if (!isCrash(e)) problem = `the interrupted run failed otherwise: ${why(e)}`;
   }
   const want = ref.commits.filter((c) => c.renamed < at).map((c) => c.renamed);
   if (problem === '' && renames.join() !== want.join()) problem = `the run committed at operations ${renames.join()}, the reference at ${want.join()}`;
-  fs.renameSync(world, lost);
-  model.build(world, lost, tear);
-  if (problem === '') problem = await checkImage(world, inputs, ref, at, completed).catch((e: unknown) => `the checks threw: ${why(e)}`);
-  fs.rmSync(world, { recursive: true, force: true });
-  fs.rmSync(lost, { recursive: true, force: true });
-  const t = tear === null ? { torn: null } : { torn: tear.seed, tally: tear.tally };
-  return { near: ref.near, at, ...t, ...(where ?? { op: '?' as const, path: '' }), ok: problem === '', problem };
+  problem = await cut.rebuild(lost, tear, problem, () => checkImage(world, inputs, ref, at, completed), why);
+  return { near: ref.near, at, ...tornOf(tear), ...cut.place, ok: problem === '', problem };
 }
 
 const why = (e: unknown): string => (isDrumError(e) ? `${e.code} ${e.message}` : String(e));

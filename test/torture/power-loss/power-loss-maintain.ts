@@ -37,10 +37,10 @@ import type { FsOp } from '../../../src/io/fs.js';
 import type { DrumOptions } from '../../../src/options.js';
 import { readManifest } from '../../../src/store/manifest.js';
 import { indexPath } from '../../../src/store/url-log/url-log-format.js';
-import { isCrash, SimulatedCrash } from '../../helpers/crash.js';
+import { isCrash } from '../../helpers/crash.js';
 import { FAULT_OPTS, withDrum } from '../faults/io-faults.js';
 import { outputs, sha256 } from '../harness.js';
-import { PowerLossModel } from './power-loss.js';
+import { PowerCut, tornOf } from './power-cut.js';
 import type { Inputs, TrialOutcome } from './power-loss-run.js';
 import { Tear } from './power-loss-torn.js';
 
@@ -125,30 +125,16 @@ export async function maintainLossAt(dir: string, inputs: Inputs, ref: MaintainR
   const world = join(dir, `w-${ref.step}-${at}`);
   const lost = join(dir, `lost-${ref.step}-${at}`);
   await withDrum(join(world, 'state'), storeOptions(ref.step), ingestInto(inputs.a, join(world, 'out-a')));
-  const model = new PowerLossModel(world);
-  let n = 0;
-  let where: { op: FsOp | '?'; path: string } = { op: '?', path: '' };
-  const hook = (op: FsOp, path: string): void => {
-    if (n++ === at) {
-      where = { op, path };
-      throw new SimulatedCrash(`power lost before ${op} ${path}`);
-    }
-    model.observe(op, path);
-  };
+  const cut = new PowerCut(world, at, false);
   let problem = '';
   try {
-    await runStep(ref.step, world, hook);
+    await runStep(ref.step, world, cut.hook);
     if (at < ref.ops) problem = 'the step ended before the power loss';
   } catch (e) {
     if (!isCrash(e)) problem = `the interrupted step failed otherwise: ${why(e)}`;
   }
-  fs.renameSync(world, lost);
-  model.build(world, lost, tear);
-  if (problem === '') problem = await checkImage(world, inputs, ref, at === ref.ops).catch((e: unknown) => `the checks threw: ${why(e)}`);
-  fs.rmSync(world, { recursive: true, force: true });
-  fs.rmSync(lost, { recursive: true, force: true });
-  const t = tear === null ? { torn: null } : { torn: tear.seed, tally: tear.tally };
-  return { step: ref.step, at, ...t, ...where, ok: problem === '', problem };
+  problem = await cut.rebuild(lost, tear, problem, () => checkImage(world, inputs, ref, at === ref.ops), why);
+  return { step: ref.step, at, ...tornOf(tear), ...cut.place, ok: problem === '', problem };
 }
 
 const why = (e: unknown): string => (isDrumError(e) ? `${e.code} ${e.message}` : String(e));

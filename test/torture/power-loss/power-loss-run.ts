@@ -19,9 +19,9 @@ import type { FsOp } from '../../../src/io/fs.js';
 import type { DrumOptions } from '../../../src/options.js';
 import { outputs, writeLinks } from '../harness.js';
 import { FAULT_OPTS, withDrum } from '../faults/io-faults.js';
-import { PowerLossModel } from './power-loss.js';
+import { PowerCut, tornOf } from './power-cut.js';
 import { Tear } from './power-loss-torn.js';
-import { isCrash, SimulatedCrash } from '../../helpers/crash.js';
+import { isCrash } from '../../helpers/crash.js';
 
 export interface Inputs {
   a: string;
@@ -111,31 +111,17 @@ export async function powerLossAt(dir: string, inputs: Inputs, ref: PowerLossRef
   const world = join(dir, `w-${ref.step}-${at}`);
   const lost = join(dir, `lost-${ref.step}-${at}`);
   await withDrum(join(world, 'state'), opts, ingestInto(inputs.a, join(world, 'out-a')));
-  const model = new PowerLossModel(world);
-  let n = 0;
-  let where: { op: FsOp | '?'; path: string } = { op: '?', path: '' };
-  const hook = (op: FsOp, path: string): void => {
-    if (n++ === at) {
-      where = { op, path };
-      throw new SimulatedCrash(`power lost before ${op} ${path}`);
-    }
-    model.observe(op, path);
-  };
+  const cut = new PowerCut(world, at, false);
   let problem = '';
   try {
-    await runStep(ref.step, world, inputs, { ...opts, faultHook: hook }, 'out-f');
+    await runStep(ref.step, world, inputs, { ...opts, faultHook: cut.hook }, 'out-f');
     problem = 'the step ended before the power loss';
   } catch (e) {
     if (!isCrash(e)) problem = `the interrupted step failed otherwise: ${String(e)}`;
   }
   // The image takes the world's place: the store records its runs' output directories by path.
-  fs.renameSync(world, lost);
-  model.build(world, lost, tear);
-  if (problem === '') problem = await checkImage(world, inputs, ref, opts).catch((e: unknown) => `the checks threw: ${String(e)}`);
-  fs.rmSync(world, { recursive: true, force: true });
-  fs.rmSync(lost, { recursive: true, force: true });
-  const torn = tear === null ? { torn: null } : { torn: tear.seed, tally: tear.tally };
-  return { step: ref.step, at, ...torn, ...where, ok: problem === '', problem };
+  problem = await cut.rebuild(lost, tear, problem, () => checkImage(world, inputs, ref, opts));
+  return { step: ref.step, at, ...tornOf(tear), ...cut.place, ok: problem === '', problem };
 }
 
 async function checkImage(world: string, inputs: Inputs, ref: PowerLossRef, opts: DrumOptions): Promise<string> {

@@ -34,10 +34,9 @@ import type { FaultHook, FsOp } from '../../../src/io/fs.js';
 import type { DrumOptions } from '../../../src/options.js';
 import { writeLinks } from '../harness.js';
 import { FAULT_OPTS } from '../faults/io-faults.js';
-import { PowerLossModel } from './power-loss.js';
+import { PowerCut, tornOf } from './power-cut.js';
 import { Tear } from './power-loss-torn.js';
 import type { TrialOutcome } from './power-loss-run.js';
-import { SimulatedCrash } from '../../helpers/crash.js';
 import { LinkLog, newUrlsProblem } from './serve-nats.js';
 import { NatsCluster } from '../../helpers/nats-server.js';
 
@@ -176,26 +175,13 @@ export async function serveLossAt(dir: string, log: LinkLog, batches: readonly s
   const lost = join(dir, `lost-${at}`);
   fs.mkdirSync(world);
   await log.reset();
-  const model = new PowerLossModel(world);
-  let n = 0;
-  let where: { op: FsOp | '?'; path: string } | null = null;
-  const hook = (op: FsOp, path: string): void => {
-    if (where === null && n++ === at) where = { op, path };
-    // The power is off: nothing more reaches the disk.
-    if (where !== null) throw new SimulatedCrash(`power lost before ${where.op} ${where.path}`);
-    model.observe(op, path);
-  };
-  const first = await serve(log, join(world, 'state'), hook, batches, 0, `t${at}`);
+  // The power stays off: nothing after the cut reaches the disk.
+  const cut = new PowerCut(world, at, true);
+  const first = await serve(log, join(world, 'state'), cut.hook, batches, 0, `t${at}`);
   // A loss in the store's close may end it without an error (a cache it fails to save is skipped): the disk is what counts.
-  let problem = where === null ? `the shard ended before the power loss${first.error === null ? '' : `: ${String(first.error)}`}` : '';
-  fs.renameSync(world, lost);
-  model.build(world, lost, tear);
-  if (problem === '') problem = await afterLoss(log, join(world, 'state'), batches, ref, first.published, `t${at}`).catch((e: unknown) => `the checks threw: ${String(e)}`);
-  fs.rmSync(world, { recursive: true, force: true });
-  fs.rmSync(lost, { recursive: true, force: true });
-  const t = tear === null ? { torn: null } : { torn: tear.seed, tally: tear.tally };
-  const w = where ?? { op: '?' as const, path: '' };
-  return { at, ...t, ...w, ok: problem === '', problem };
+  let problem = cut.where === null ? `the shard ended before the power loss${first.error === null ? '' : `: ${String(first.error)}`}` : '';
+  problem = await cut.rebuild(lost, tear, problem, () => afterLoss(log, join(world, 'state'), batches, ref, first.published, `t${at}`));
+  return { at, ...tornOf(tear), ...cut.place, ok: problem === '', problem };
 }
 
 /** A shard restarted on the rebuilt state answers the rest; what differs from one ingest, or '' when nothing. */

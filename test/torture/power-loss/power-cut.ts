@@ -1,0 +1,71 @@
+// One power-loss trial's cut, shared by every power-loss sweep (ingest,
+// upgrade and repair, drum content, a format 1 content store's conversion,
+// a shard): a fault hook that loses power before operation #at of whatever
+// runs under it, handing the operations before it to a PowerLossModel; then
+// the disk that loss leaves, rebuilt in the world's place, checked and
+// removed. Does not run the command or decide what the checks are (each
+// sweep does).
+// REQUIRES: the world holds what was on the disk before the command (the
+// model takes it as durable when the cut is made).
+
+import * as fs from 'node:fs';
+import type { FsOp } from '../../../src/io/fs.js';
+import { SimulatedCrash } from '../../helpers/crash.js';
+import { PowerLossModel } from './power-loss.js';
+import type { Tear } from './power-loss-torn.js';
+
+export class PowerCut {
+  readonly model: PowerLossModel;
+  /** The operation the power was lost before, once it came. */
+  where: { op: FsOp; path: string } | null = null;
+  private n = 0;
+
+  /**
+   * `stays`: every operation after the cut fails too (the power is off:
+   * nothing more reaches the disk); else only operation #at fails and later
+   * ones are observed. `seen`: each operation that reached the disk, with
+   * its number, before the model observes it.
+   */
+  constructor(
+    readonly world: string,
+    private readonly at: number,
+    private readonly stays: boolean,
+    private readonly seen?: (op: FsOp, path: string, nth: number) => void,
+  ) {
+    this.model = new PowerLossModel(world);
+  }
+
+  /** The fault hook (DrumOptions.faultHook). */
+  readonly hook = (op: FsOp, path: string): void => {
+    const nth = this.n++;
+    if (nth === this.at && this.where === null) this.where = { op, path };
+    if (this.where !== null && (nth === this.at || this.stays)) throw new SimulatedCrash(`power lost before ${this.where.op} ${this.where.path}`);
+    this.seen?.(op, path, nth);
+    this.model.observe(op, path);
+  };
+
+  /** Where the power was lost, for a trial's outcome ('?' when the command ended first). */
+  get place(): { op: FsOp | '?'; path: string } {
+    return this.where ?? { op: '?', path: '' };
+  }
+
+  /**
+   * Moves the world aside to `lost`, builds the disk the loss leaves in its
+   * place (torn by `tear`, else the kindest), runs `check` on it unless
+   * `problem` is already known, and removes both; returns the problem, ''
+   * when none.
+   */
+  async rebuild(lost: string, tear: Tear | null, problem: string, check: () => Promise<string>, why: (e: unknown) => string = String): Promise<string> {
+    fs.renameSync(this.world, lost);
+    this.model.build(this.world, lost, tear);
+    if (problem === '') problem = await check().catch((e: unknown) => `the checks threw: ${why(e)}`);
+    fs.rmSync(this.world, { recursive: true, force: true });
+    fs.rmSync(lost, { recursive: true, force: true });
+    return problem;
+  }
+}
+
+/** A trial outcome's tear: the seed and what it kept, or null for the kindest rebuild. */
+export function tornOf(tear: Tear | null): { torn: null } | { torn: number; tally: Tear['tally'] } {
+  return tear === null ? { torn: null } : { torn: tear.seed, tally: tear.tally };
+}
