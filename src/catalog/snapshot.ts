@@ -3,7 +3,9 @@
 // opening it in place, whether or not an ingest holds it (LevelDB locks and
 // rewrites a database it opens). LevelDB's table files are immutable and its logs are
 // append-only, so a copy is a consistent past state unless a compaction
-// deletes a file mid-copy; then it copies and opens again (openReaderDb).
+// deletes a file mid-copy; then it copies and opens again (openReaderDb),
+// unless no writer runs (then nothing can have changed it, and a copy that
+// will not open is damage at once).
 // Does not wrap the database in a Catalog (catalog.ts does, and removes the
 // temp directory at close).
 
@@ -110,6 +112,8 @@ export async function openReaderDb(stateDir: string, dir: string): Promise<{ db:
       const err = levelError('cannot open a copy of the run catalog', e, temp);
       const raced = manifestMark(dir) !== mark;
       last = new DrumError(raced ? 'DRUM_IO' : err.code, err.message.split(temp).join(dir) + (raced ? ' (the catalog changed while it was copied)' : ''), { cause: e, file: dir });
+      // With no writer, nothing changes the catalog: a copy that did not race and will not open is damage, now.
+      if (!raced && last.code === 'DRUM_CORRUPT_FILE' && writerLockHeld(stateDir) === false) throw last;
       await snapshotPause(attempt);
     }
   }

@@ -10,11 +10,12 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { openReaderDb } from '../../src/catalog/snapshot.js';
+import { isDrumError } from '../../src/errors.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /** Records the writer cycles through: overwrites keep the catalog small while compactions run. */
@@ -80,5 +81,19 @@ describe('openReaderDb', () => {
     }
     const live = new Set(readdirSync(dir).filter((n) => n.endsWith('.ldb')));
     assert.ok([...tablesSeen].some((n) => !live.has(n)), 'compactions deleted tables while copies were taken');
+  });
+
+  it('reports a damaged catalog at once when no writer holds the store, without waiting out the retries', async () => {
+    const state = tempDir('drum-snapshot-test-');
+    const dir = join(state, 'catalog');
+    const db = new Level<string, string>(dir);
+    await db.open();
+    await db.put('run:1', 'x');
+    await db.close();
+    writeFileSync(join(dir, 'CURRENT'), 'MANIFEST-999999\n');
+    const t0 = performance.now();
+    await assert.rejects(openReaderDb(state, dir), (e: unknown) => isDrumError(e) && e.code === 'DRUM_CORRUPT_FILE');
+    // Ten attempts with their pauses take about 4 s; one copy and open, a few ms.
+    assert.ok(performance.now() - t0 < 2000, `took ${Math.round(performance.now() - t0)} ms`);
   });
 });
