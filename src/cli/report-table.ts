@@ -110,6 +110,8 @@ export function formatRunReport(r: RunReport, f: ReportFormat = {}): string {
     ['URLs stored', fmtInt(r.storeUrls)],
     ['time', `${fmtDuration(r.elapsedMs)}, ${fmtInt(r.linksPerSecond)} links/s, peak RSS ${fmtBytes(r.peakRssBytes)}`],
     ['new URLs in', uniqueFiles(r)],
+    // The report lists the unique files only (docs/cli.md, --revisit-after); these rotate the same way.
+    ...(r.revisitUrls > 0 ? [['revisit URLs in', `${r.outDir}/ revisit-*.txt`] as [string, string]] : []),
     ...(r.graph === undefined ? [] : graphRows(r)),
     ['rejects in', `${r.outDir}/rejects.tsv`],
     ['report in', `${r.outDir}/report.json`],

@@ -87,6 +87,12 @@ describe('run report summary', () => {
     assert.match(text, /new URLs in\s+\/state\/runs\/20250101T000000Z-abc\/ unique-00000\.txt, unique-00001\.txt\n/);
     assert.match(text, /rejects in\s+\/state\/runs\/20250101T000000Z-abc\/rejects\.tsv\n/);
     assert.match(text, /report in\s+\/state\/runs\/20250101T000000Z-abc\/report\.json\n/);
+    assert.doesNotMatch(text, /revisit URLs in/);
+  });
+
+  it('names the revisit files of a run that found URLs due again', () => {
+    const r = sampleReport({ revisitUrls: 7 });
+    assert.match(formatRunReport(r), /revisit URLs in\s+\/state\/runs\/20250101T000000Z-abc\/ revisit-\*\.txt\n/);
   });
 
   it('keeps the internals for --verbose: no tiers, seeks or memory split by default', () => {
