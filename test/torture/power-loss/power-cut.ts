@@ -21,15 +21,14 @@ export class PowerCut {
   private n = 0;
 
   /**
-   * `stays`: every operation after the cut fails too (the power is off:
-   * nothing more reaches the disk); else only operation #at fails and later
-   * ones are observed. `seen`: each operation that reached the disk, with
-   * its number, before the model observes it.
+   * Operation #at and every one after it fail: the power is off, so nothing
+   * the command does while it fails (a cleanup, a close) reaches the disk.
+   * `seen`: each operation that reached the disk, with its number, before
+   * the model observes it.
    */
   constructor(
     readonly world: string,
     private readonly at: number,
-    private readonly stays: boolean,
     private readonly seen?: (op: FsOp, path: string, nth: number) => void,
   ) {
     this.model = new PowerLossModel(world);
@@ -39,7 +38,7 @@ export class PowerCut {
   readonly hook = (op: FsOp, path: string): void => {
     const nth = this.n++;
     if (nth === this.at && this.where === null) this.where = { op, path };
-    if (this.where !== null && (nth === this.at || this.stays)) throw new SimulatedCrash(`power lost before ${this.where.op} ${this.where.path}`);
+    if (this.where !== null) throw new SimulatedCrash(`power lost before ${this.where.op} ${this.where.path}`);
     this.seen?.(op, path, nth);
     this.model.observe(op, path);
   };

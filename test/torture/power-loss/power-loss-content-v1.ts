@@ -109,7 +109,7 @@ export async function v1LossAt(dir: string, inputs: ContentInputs, ref: V1Ref, a
   const world = join(dir, `w-v1-${ref.near}-${at}`);
   const lost = join(dir, `lost-v1-${ref.near}-${at}`);
   fs.cpSync(ref.template, join(world, 'state'), { recursive: true });
-  const cut = new PowerCut(world, at, false);
+  const cut = new PowerCut(world, at);
   let problem = '';
   try {
     await runB(world, ref.near, inputs.b, cut.hook);

@@ -155,7 +155,7 @@ export async function contentLossAt(dir: string, inputs: ContentInputs, ref: Con
   // The operations of a merge come in an order of their own (its files' fsyncs overlap), but its commits at the reference's numbers.
   const renames: number[] = [];
   const manifest = join(world, 'state', CONTENT_DIR, CONTENT_MANIFEST);
-  const cut = new PowerCut(world, at, true, (op, path, nth) => {
+  const cut = new PowerCut(world, at, (op, path, nth) => {
     if (op === 'rename' && path === manifest) renames.push(nth);
   });
   let problem = '';

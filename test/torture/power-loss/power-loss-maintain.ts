@@ -125,7 +125,7 @@ export async function maintainLossAt(dir: string, inputs: Inputs, ref: MaintainR
   const world = join(dir, `w-${ref.step}-${at}`);
   const lost = join(dir, `lost-${ref.step}-${at}`);
   await withDrum(join(world, 'state'), storeOptions(ref.step), ingestInto(inputs.a, join(world, 'out-a')));
-  const cut = new PowerCut(world, at, false);
+  const cut = new PowerCut(world, at);
   let problem = '';
   try {
     await runStep(ref.step, world, cut.hook);

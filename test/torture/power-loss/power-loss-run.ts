@@ -111,7 +111,7 @@ export async function powerLossAt(dir: string, inputs: Inputs, ref: PowerLossRef
   const world = join(dir, `w-${ref.step}-${at}`);
   const lost = join(dir, `lost-${ref.step}-${at}`);
   await withDrum(join(world, 'state'), opts, ingestInto(inputs.a, join(world, 'out-a')));
-  const cut = new PowerCut(world, at, false);
+  const cut = new PowerCut(world, at);
   let problem = '';
   try {
     await runStep(ref.step, world, inputs, { ...opts, faultHook: cut.hook }, 'out-f');

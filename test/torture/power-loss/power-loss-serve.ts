@@ -175,8 +175,7 @@ export async function serveLossAt(dir: string, log: LinkLog, batches: readonly s
   const lost = join(dir, `lost-${at}`);
   fs.mkdirSync(world);
   await log.reset();
-  // The power stays off: nothing after the cut reaches the disk.
-  const cut = new PowerCut(world, at, true);
+  const cut = new PowerCut(world, at);
   const first = await serve(log, join(world, 'state'), cut.hook, batches, 0, `t${at}`);
   // A loss in the store's close may end it without an error (a cache it fails to save is skipped): the disk is what counts.
   let problem = cut.where === null ? `the shard ended before the power loss${first.error === null ? '' : `: ${String(first.error)}`}` : '';
