@@ -85,6 +85,13 @@ function uniqueFiles(r: RunReport): string {
   return `${r.outDir}/ ${names}`;
 }
 
+/** The stats line of a store without a Bloom file: when it gets one. */
+function noBloom(s: StoreStats): string {
+  if (s.storeUrls === 0) return 'none (a run with --bloom gate|lossy builds one)';
+  if (s.journal !== null && s.journal.keys === s.storeUrls) return "none on disk: every URL is in the key journal, whose first fold writes one (a run with --bloom gate|lossy builds it in RAM from the journal)";
+  return 'none (drum repair --bloom builds one; a run with --bloom gate|lossy, at its first merge)';
+}
+
 /**
  * The end-of-run report: first what an operator checks — inputs, links read,
  * new, duplicates, rejects by reason, the store's size, time and rate, and
@@ -198,7 +205,7 @@ export function formatStats(s: StoreStats): string {
       'bloom',
       s.bloom
         ? `${fmtBytes(s.bloom.sizeBytes)}, ${s.bloom.bitsPerKey} bits/key, ${fmtInt(s.bloom.keys)} keys, expected fp ${fmtPct(s.bloom.expectedFpRate)}`
-        : 'none',
+        : noBloom(s),
     ],
   ];
   let text = section('store', rows);

@@ -214,6 +214,9 @@ describe('listings', () => {
     assert.match(v, /URL log\s+19\.1 MiB \(33\.3%\)/);
     assert.match(v, /host table\s+3\.81 MiB/);
     assert.match(j, /key journal\s+41,000 URLs not yet folded into the key files \(1\.25 MiB; drum compact folds them now\)/);
+    // A store without a Bloom file says when it gets one.
+    assert.match(j, /bloom\s+none on disk: every URL is in the key journal, whose first fold writes one/);
+    assert.match(s, /bloom\s+none \(drum repair --bloom builds one/);
     assert.match(formatVerify({ ok: true, filesChecked: 3, keysChecked: 10, problems: [] }), /^sound: 3 files/);
     assert.match(formatVerify({ ok: false, filesChecked: 3, keysChecked: 10, problems: [{ file: 'f', code: 'DRUM_CORRUPT_FILE', message: 'm' }] }), /^NOT SOUND \(1 problem\)/);
   });

@@ -23,6 +23,7 @@ import { namedRunIds, readManifest } from '../../store/manifest.js';
 import { verifyKeyFiles, type StoreVerifyResult } from '../../store/verify.js';
 import { fileIdentity, loadVerified, saveVerified } from '../../store/verified-cache.js';
 import { readBloom } from '../../tiers/bloom-file.js';
+import { BlockedBloom } from '../../tiers/bloom.js';
 import { chunkLinksMax, JOURNAL_ROUND_RECORDS, planBudget, type BudgetPlan } from './budget.js';
 import type { Front } from '../url-seen/front.js';
 import { WarmCaches } from './session-caches.js';
@@ -98,8 +99,25 @@ export class Session {
     }
     // The keys of every round small enough to be a journal round are kept by ordinal (journal-round.ts).
     if (this.journalLog !== null) this.core.recordKeys(JOURNAL_ROUND_RECORDS);
-    // The Bloom file lacks the journal's keys: the in-RAM filter learns them (a gate then sends them to the check less often).
-    if (this.journal !== null && front.bloom !== null) front.bloom.addPairs(this.journal.keys, this.journal.count);
+    this.bloomWithJournal();
+  }
+
+  /**
+   * The journal's keys into the Bloom filter: the Bloom file lacks them (a
+   * gate then sends them to the check less often). A store whose every key
+   * is in the journal has no Bloom file (a fold writes the first one), and
+   * those keys are all it holds: a filter of them alone is whole, so a Bloom
+   * mode works from a new store's first run.
+   */
+  private bloomWithJournal(): void {
+    const j = this.journal, front = this.front;
+    if (j === null || this.opts.bloom === 'off') return;
+    if (front.bloom === null) {
+      if (this.store.body.storeUrls !== j.count || this.plan.bloomMaxKeys === 0) return;
+      // Sized as a merge sizes it: 1.5 × the keys it will hold by the fold that replaces it.
+      front.bloom = BlockedBloom.forKeys(Math.min(this.plan.bloomMaxKeys, Math.max(1024, Math.ceil(j.capacity * 1.5))), this.opts.bloomBitsPerKey);
+    }
+    front.bloom.addPairs(j.keys, j.count);
   }
 
   /** True when the store keeps a value per URL (docs/file-format.md). */
@@ -179,6 +197,7 @@ export class Session {
     // Dropped first: if the reload fails, no key of the abandoned work stays in the filter.
     this.front.bloom = null;
     this.front.bloom = this.opts.bloom !== 'off' && bf !== null ? await readBloom(this.dfs, join(this.dir, bf.file)) : null;
+    this.bloomWithJournal();
   }
 
   /**

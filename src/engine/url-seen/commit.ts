@@ -38,8 +38,12 @@ export interface CommitParams {
    * is answered by a check and journaled instead of merged (journal-round.ts).
    */
   journal?: boolean;
-  /** Makes the caller's outputs durable and returns the manifest fields it owns (run, history). */
-  beforeCommit: (storeUrls: number) => Promise<Pick<ManifestBody, 'run' | 'history'>>;
+  /**
+   * Makes the caller's outputs durable and returns the manifest fields it
+   * owns (run, history); `storeUrls` and `journalKeys` are what the store and
+   * its key journal hold once this commit lands.
+   */
+  beforeCommit: (storeUrls: number, journalKeys: number) => Promise<Pick<ManifestBody, 'run' | 'history'>>;
 }
 
 /**
@@ -83,7 +87,7 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   const buckets = namedBuckets(s, body, res.written);
   const bloom = res.bloom === null ? body.bloom : await writeRoundBloom(s, res.bloom);
   const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);
-  const owned = await p.beforeCommit(storeUrls);
+  const owned = await p.beforeCommit(storeUrls, s.journal?.count ?? 0); // the fold above emptied the journal
   const docIDs = s.valued ? { docIDs: (body.docIDs ?? 0) + res.newUrls } : {};
   const urlLog = log === null ? {} : { urlLog: await log.sync() };
   s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls, ...docIDs, ...urlLog });

@@ -60,7 +60,8 @@ export async function journalRound(s: Session, p: CommitParams): Promise<number>
   s.timer.add('merge', performance.now() - tm, s.aux.records);
   const storeUrls = body.storeUrls + res.newUrls;
   p.counters.journalRounds++; // before beforeCommit: a final round's report counts it
-  const owned = await p.beforeCommit(storeUrls);
+  // The round's keys join the journal's table only once the manifest names them: count them now for the report.
+  const owned = await p.beforeCommit(storeUrls, journal.count + res.newUrls);
   const docIDs = s.valued ? { docIDs: (body.docIDs ?? 0) + res.newUrls } : {};
   const urlLog = log === null ? {} : { urlLog: await log.sync() };
   const next = { ...body, ...owned, storeUrls, ...docIDs, ...urlLog, ...(point === null ? {} : { journal: point }) };
@@ -142,7 +143,7 @@ export async function foldJournal(s: Session, counters = newRunCounters(), whole
     };
     // As a merging round does, the fold rebuilds the Bloom filter from every key it stores or keeps.
     const bloom = s.plan.bloomMaxKeys === 0 ? null
-      : BlockedBloom.forKeys(Math.min(s.plan.bloomMaxKeys, Math.max(1024, Math.ceil((body.storeUrls + journal.count) * 1.5))), s.opts.bloomBitsPerKey);
+      : BlockedBloom.forKeys(Math.min(s.plan.bloomMaxKeys, Math.max(1024, Math.ceil(body.storeUrls * 1.5))), s.opts.bloomBitsPerKey);
     const v = await core.merge('update', {
       files: s.storeFiles(), fsync: s.opts.fsync, counters: newRunCounters(), onHit: null, values,
       keySink: bloom === null ? null : (keys, n) => bloom.addPairs(keys, n),

@@ -57,10 +57,13 @@ describe('the key journal', () => {
       assert.equal(m.journal!.keys, 10);
       assert.equal(m.storeUrls, 2010);
       assert.equal(m.docIDs, 2010);
+      const first = JSON.parse(fs.readFileSync(join(dir, 'out-b.txt', 'report.json'), 'utf8')) as { tiers: { journal: { keys: number } } };
+      assert.equal(first.tiers.journal.keys, 10, 'the report of the run that journaled them counts its keys');
       const r = await d.ingest({ inputs: [file(dir, 'c.txt', urls(2000, 10))], outDir: join(dir, 'out-c') });
       assert.equal(r.uniqueUrls, 0);
       assert.equal(r.tiers.journal.rounds, 1);
       assert.ok(r.tiers.journal.hits > 0, 'the journal answered repeats of its own keys');
+      assert.equal(r.tiers.journal.keys, 10);
       const v = await d.verify();
       assert.equal(v.ok, true, JSON.stringify(v.problems));
       assert.equal(v.keysChecked, 2010);
@@ -227,5 +230,34 @@ describe('the key journal', () => {
       assert.equal(readManifest(state)!.journal!.keys, 55);
       assert.deepEqual((await again.add([...u('a', 20), ...u('b', 30), ...u('c', 5)])).newUrls, []);
     });
+  });
+
+  it('gives a new store asked for a Bloom gate a filter from its first run, while every key is in the journal', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    for (const bloom of ['gate', 'lossy'] as const) {
+      const d = await Drum.open(join(state, bloom), { ...O, bloom });
+      try {
+        const a = await d.ingest({ inputs: [file(dir, 'a.txt', urls(0, 300))], outDir: join(dir, `out-a-${bloom}`) });
+        assert.ok(readManifest(join(state, bloom))!.journal, 'the run went to the journal');
+        assert.ok(a.tiers.bloom.sizeBytes > 0, `${bloom}: a filter answered the run`);
+        // The store was empty: every new URL is one the filter called new, or one of its false positives.
+        assert.equal(a.tiers.bloom.definitelyNew + a.tiers.bloom.falsePositives, a.uniqueUrls);
+        assert.equal(a.uniqueUrls, 300);
+      } finally {
+        await d.close();
+      }
+      // A later process reads the journal's keys into its filter: none of them is new again, and none is dropped.
+      const e = await Drum.open(join(state, bloom), { ...O, bloom, cacheEntries: 0, recentEntries: 0, lineMemoEntries: 0 });
+      try {
+        const got = await newOf(e, dir, `b-${bloom}.txt`, urls(250, 100));
+        assert.ok(got.every((u) => !urls(0, 300).includes(u)), 'no stored URL is new again');
+        if (bloom === 'gate') assert.deepEqual(got, urls(300, 50));
+        const st = await e.stats();
+        assert.equal(st.storeUrls, 300 + got.length);
+      } finally {
+        await e.close();
+      }
+    }
   });
 });

@@ -21,7 +21,7 @@ import type { AbandonedRun, CommittedRound, IngestRequest, RunReport } from '../
 import type { ParsedChunk } from '../../pipeline/parse.js';
 import { mergeAndCommit, mergeDue } from '../../url-seen/commit.js';
 import { foldJournal } from '../../url-seen/journal-round.js';
-import { buildReport, writeReport } from './report-build.js';
+import { buildReport, writeReport, type StoreAfter } from './report-build.js';
 import { callerStreams, damagedInputs, describeInputs, planRun, readKeyOf, type RunPlan } from './run-setup.js';
 import { knownInputs, withWholeHash } from './known-inputs.js';
 import type { Session } from '../../session/session.js';
@@ -250,7 +250,7 @@ async function commitRound(r: IngestRun, final: boolean): Promise<void> {
   const { s, c, out, run } = r;
   r.meter.progress('merging', c);
   await mergeAndCommit(s, {
-    counters: c, emit: out.emit, sink: out.sink, beforeCommit: (storeUrls) => closeRound(r, final, storeUrls), journal: r.graph === null,
+    counters: c, emit: out.emit, sink: out.sink, beforeCommit: (storeUrls, journalKeys) => closeRound(r, final, { storeUrls, journalKeys }), journal: r.graph === null,
     revisit: run.revisit === undefined || out.revisit === null ? undefined : { rule: run.revisit, emit: (buf, start, end) => out.revisit!.write(buf, start, end) },
     ...r.graph?.commitHooks(out),
   });
@@ -264,7 +264,7 @@ async function commitRound(r: IngestRun, final: boolean): Promise<void> {
 }
 
 /** Before a round's manifest rename: makes the outputs durable (and writes report.json at the end); returns the run state to commit. */
-async function closeRound(r: IngestRun, final: boolean, storeUrls: number): Promise<Pick<ManifestBody, 'run' | 'history'>> {
+async function closeRound(r: IngestRun, final: boolean, after: StoreAfter): Promise<Pick<ManifestBody, 'run' | 'history'>> {
   const { s, c, out, run } = r;
   r.meter.progress('committing', c);
   r.graph?.finishRound(s.core.records, c, out);
@@ -272,7 +272,7 @@ async function closeRound(r: IngestRun, final: boolean, storeUrls: number): Prom
   r.meter.syncIo(c, r.base);
   if (final) {
     // report.json is the last output; it commits with the final round (a crash before the rename redoes it).
-    r.report = buildReport(s, { ...run, status: 'complete', ...(out.graphAt !== null ? { graph: out.graphAt } : {}) }, c, r.plan.skipped, out.unique.fileNames(), c.elapsedMs, 'complete', damagedInputs(run), storeUrls);
+    r.report = buildReport(s, { ...run, status: 'complete', ...(out.graphAt !== null ? { graph: out.graphAt } : {}) }, c, r.plan.skipped, out.unique.fileNames(), c.elapsedMs, 'complete', damagedInputs(run), after);
     writeReport(s.dfs, run.outDir, r.report);
   }
   const nextRun: RunState = {

@@ -158,13 +158,13 @@ export class LibraryRun {
         seg.taker.news++;
         seg.taker.newUrls?.push(this.decoder.decode(buf.subarray(start, end)));
       },
-      beforeCommit: async (storeUrls) => {
+      beforeCommit: async (storeUrls, journalKeys) => {
         for (const [t, from] of hooked) await t.beforeCommit!(t.newUrls!.slice(from));
         const point = await this.out.sync();
         this.c.elapsedMs = performance.now() - this.t0;
         const status = final ? 'complete' : 'running';
         if (final) {
-          report = buildReport(s, { ...run, status }, this.c, [false], this.out.unique.fileNames(), this.c.elapsedMs, 'complete', [], storeUrls);
+          report = buildReport(s, { ...run, status }, this.c, [false], this.out.unique.fileNames(), this.c.elapsedMs, 'complete', [], { storeUrls, journalKeys });
           writeReport(s.dfs, run.outDir, report);
         }
         const next: RunState = {

@@ -17,6 +17,12 @@ import type { Session } from '../../session/session.js';
 /** hits / lookups, 0 when there were none. */
 const rate = (hits: number, lookups: number): number => (lookups === 0 ? 0 : hits / lookups);
 
+/** The store as the commit a report goes with leaves it: URLs stored, and keys in the key journal. */
+export interface StoreAfter {
+  storeUrls: number;
+  journalKeys: number;
+}
+
 /**
  * The run's report, section by section in the order report.json lists them
  * (docs/report.md): identity and inputs, links, tiers, disk and I/O, speed,
@@ -31,14 +37,14 @@ export function buildReport(
   elapsedMs: number,
   status: RunReport['status'],
   inputErrors: { path: string; code: string; message: string }[] = [],
-  storeUrls = s.store.body.storeUrls,
+  after: StoreAfter = { storeUrls: s.store.body.storeUrls, journalKeys: s.journal?.count ?? 0 },
 ): RunReport {
   const tested = c.linksRead - c.rejectedLines;
   const report: RunReport & { inputErrors: typeof inputErrors; policy: string } = {
     ...identitySection(s, run, skipped, status),
     ...linksSection(run, c),
-    ...tiersSection(s, c, tested),
-    ...diskSection(c, tested, storeUrls),
+    ...tiersSection(s, c, tested, after.journalKeys),
+    ...diskSection(c, tested, after.storeUrls),
     ...speedSection(s, run, c, outputFiles, elapsedMs),
     inputErrors,
   };
@@ -78,7 +84,7 @@ function linksSection(
 }
 
 /** Tiers: each RAM tier's lookups and hits in routing order, and the share of the `tested` URLs they answered. */
-function tiersSection(s: Session, c: RunCounters, tested: number): Pick<RunReport, 'tiers' | 'answeredInRam'> {
+function tiersSection(s: Session, c: RunCounters, tested: number, journalKeys: number): Pick<RunReport, 'tiers' | 'answeredInRam'> {
   const inRam = c.lineRepeats + c.chunkRepeats + c.cacheHits + c.recentHits + c.journalHits + c.lossyDropped;
   return {
     tiers: {
@@ -91,7 +97,7 @@ function tiersSection(s: Session, c: RunCounters, tested: number): Pick<RunRepor
       recentTable: { lookups: c.recentLookups, hits: c.recentHits, hitRate: rate(c.recentHits, c.recentLookups), entries: s.front.recent.entries },
       journal: {
         lookups: c.journalLookups, hits: c.journalHits, hitRate: rate(c.journalHits, c.journalLookups),
-        keys: s.journal?.count ?? 0, rounds: c.journalRounds, folds: c.journalFolds,
+        keys: journalKeys, rounds: c.journalRounds, folds: c.journalFolds,
       },
       bloom: bloomReport(s, c),
     },
