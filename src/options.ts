@@ -16,9 +16,9 @@ export interface DrumOptions {
    * under minimumBudgetBytes() or over the machine's memory is DRUM_BAD_OPTION.
    */
   memoryBytes?: number;
-  /** Number of buckets (power of two, 1..4096); the key's top bits pick one. Default 64. Fixed at store creation. */
+  /** Number of buckets (power of two, 1..4096); the key's top bits pick one. Default 64. Fixed at store creation: an existing store with another count is DRUM_POLICY_MISMATCH (absent: the store's own). */
   buckets?: number;
-  /** Host-fingerprint bits H at the top of each 64-bit key (0..32). Default 24. Fixed at store creation. */
+  /** Host-fingerprint bits H at the top of each 64-bit key (0..32). Default 24. Fixed at store creation: an existing store with other bits is DRUM_POLICY_MISMATCH (absent: the store's own). */
   hostBits?: number;
   /** Hot-URL cache size in entries (0 disables). Default 2^16 (0.5 MiB: bigger tables cost more in cache misses than they save; docs/tiers.md). */
   cacheEntries?: number;
@@ -137,6 +137,8 @@ export interface ResolvedOptions {
   buckets: number;
   bucketBits: number;
   hostBits: number;
+  /** The parameters fixed at a store's creation that the caller set (null: not set; an existing store's own apply). */
+  asked: { buckets: number | null; hostBits: number | null };
   cacheEntries: number;
   recentEntries: number;
   /** null: sized by the budget planner (2^20 per thread, less on a small budget). */
@@ -220,6 +222,7 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Nu
     buckets,
     bucketBits: Math.log2(buckets),
     hostBits,
+    asked: { buckets: o.buckets === undefined ? null : buckets, hostBits: o.hostBits === undefined ? null : hostBits },
     cacheEntries: int('cacheEntries', o.cacheEntries ?? DEFAULTS.cacheEntries, 0, 2 ** 28),
     recentEntries: int('recentEntries', o.recentEntries ?? DEFAULTS.recentEntries, 0, 2 ** 28),
     lineMemoEntries: o.lineMemoEntries === undefined ? null : int('lineMemoEntries', o.lineMemoEntries, 0, 2 ** 28),

@@ -98,6 +98,30 @@ export function checkParams(have: StoreParams, want: StoreParams, force: boolean
   }
 }
 
+/** The parameters fixed at a store's creation that a caller set (null: not set, the store's own apply). */
+export interface AskedParams {
+  buckets: number | null;
+  hostBits: number | null;
+  /** false: a keys-only store asked for (--no-values). */
+  values: boolean | null;
+}
+
+/**
+ * An existing store whose buckets, host bits or values differ from the ones
+ * the caller set: DRUM_POLICY_MISMATCH, even with forcePolicy. They fix the
+ * key layout and the files of the store, so they cannot change; using the
+ * store's own instead would silently do something else than asked.
+ */
+export function checkAsked(have: StoreParams, asked: AskedParams | undefined, dir: string): void {
+  if (asked === undefined) return;
+  const differ = (created: string, set: string, flag: string): never => {
+    throw new DrumError('DRUM_POLICY_MISMATCH', `${dir} was created with ${created}, not ${set}: fixed at creation (drop ${flag} to use the store's own)`);
+  };
+  if (asked.buckets !== null && asked.buckets !== have.buckets) differ(`${have.buckets} buckets`, String(asked.buckets), '--buckets');
+  if (asked.hostBits !== null && asked.hostBits !== have.hostBits) differ(`${have.hostBits} host bits`, String(asked.hostBits), '--host-bits');
+  if (asked.values === false && (have.valueBytes ?? 0) > 0) differ('a value per URL', 'keys only', '--no-values');
+}
+
 /** The manifest body of a new, empty store with `params` (commit 0). */
 export function newManifest(params: StoreParams): ManifestBody {
   return {

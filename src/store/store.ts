@@ -22,13 +22,15 @@ import { deltaFileName, valuesFileName } from './values/values-format.js';
 import { acquireLock, type WriterLock } from './lock.js';
 import { MANIFEST_NAME, readManifest, writeManifest, type ManifestBody, type StoreParams } from './manifest.js';
 import { checkFiles, collectGarbage, namedFiles } from './store-files.js';
-import { checkNewStoreDir, checkParams, newManifest, readPinned } from './store-open.js';
+import { checkAsked, checkNewStoreDir, checkParams, newManifest, readPinned, type AskedParams } from './store-open.js';
 import { UnpinnedBuckets } from './unpinned-buckets.js';
 
 export interface StoreOpenOptions {
   readOnly: boolean;
   forcePolicy: boolean;
   fsync: boolean;
+  /** The parameters fixed at creation that the caller set (null: not set): an existing store must have them. */
+  asked?: AskedParams;
 }
 
 export class Store {
@@ -53,7 +55,8 @@ export class Store {
   /**
    * Opens or creates the store in `dir`. `params` are used for a new store;
    * an existing store keeps its own buckets/hostBits, and must match hash and
-   * policy (DRUM_POLICY_MISMATCH unless forcePolicy).
+   * policy (DRUM_POLICY_MISMATCH unless forcePolicy) and the fixed parameters
+   * the caller set (`opts.asked`; DRUM_POLICY_MISMATCH, forcePolicy or not).
    */
   static async open(dir: string, dfs: DrumFs, params: StoreParams, opts: StoreOpenOptions): Promise<Store> {
     if (opts.readOnly) {
@@ -61,6 +64,7 @@ export class Store {
       if (view === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${dir}`, { file: dir });
       try {
         checkParams(view.body.params, params, opts.forcePolicy, dir);
+        checkAsked(view.body.params, opts.asked, dir);
       } catch (e) {
         dfs.unpinAll();
         throw e;
@@ -88,6 +92,7 @@ export class Store {
         if (opts.fsync && made.length === 0) dfs.fsyncDir(dirname(resolve(dir)));
       } else {
         checkParams(body.params, params, opts.forcePolicy, dir);
+        checkAsked(body.params, opts.asked, dir);
       }
       const store = new Store(dir, dfs, body, lock, opts);
       checkFiles(dir, body);

@@ -142,6 +142,24 @@ describe('drum binary with the engine', { skip: noEngine && 'engine not compiled
     }
   });
 
+  it('refuses --host-bits, --buckets or --no-values other than the store was created with, changing nothing', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    const a = write(dir, 'a.txt', A);
+    assert.equal((await drum(['ingest', ...FAST, '--quiet', '--state', state, '--buckets', '16', a], { cwd: dir })).status, 0);
+    const before = snapshot(state);
+    const b = write(dir, 'b.txt', B);
+    for (const flags of [['--host-bits', '16'], ['--buckets', '64'], ['--no-values'], ['--host-bits', '20', '--force-policy']]) {
+      const r = await drum(['ingest', ...FAST, '--state', state, ...flags, b], { cwd: dir });
+      assert.equal(r.status, EXIT_STATUS.DRUM_POLICY_MISMATCH, `${flags.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /^drum: DRUM_POLICY_MISMATCH: /m);
+    }
+    assert.deepEqual(snapshot(state), before, 'nothing written');
+    // The store's own values, given or not, are fine.
+    const same = await drum(['ingest', ...FAST, '--quiet', '--state', state, '--buckets', '16', '--host-bits', '24', b], { cwd: dir });
+    assert.equal(same.status, 0, same.stderr);
+  });
+
   it('prints !reject<TAB><reason> for unusable lines in canonicalize', async () => {
     const r = await drum(['canonicalize'], { input: 'HTTP://Example.COM:80/a\nmailto:x@example.org\nhttp://\n' });
     assert.equal(r.status, 0, r.stderr);

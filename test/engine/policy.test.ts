@@ -27,4 +27,21 @@ describe('canonicalization policy of a store', () => {
     const forced = await Drum.open(dir, { canonical: {}, forcePolicy: true, workers: 0, fsync: false });
     await forced.close();
   });
+
+  it('refuses other buckets, host bits or a keys-only store than the store was created with, forced or not', async () => {
+    const dir = tempDir();
+    await (await Drum.open(dir, { buckets: 8, hostBits: 20, workers: 0, fsync: false })).close();
+    for (const o of [{ buckets: 16 }, { hostBits: 24 }, { values: false }, { hostBits: 16, forcePolicy: true }, { buckets: 16, readOnly: true }]) {
+      await assert.rejects(Drum.open(dir, { ...o, workers: 0, fsync: false }), (e) => isDrumError(e, 'DRUM_POLICY_MISMATCH'), JSON.stringify(o));
+    }
+    for (const o of [{}, { buckets: 8, hostBits: 20 }, { values: true }]) {
+      const d = await Drum.open(dir, { ...o, workers: 0, fsync: false });
+      try {
+        const st = await d.stats();
+        assert.deepEqual([st.buckets, st.hostBits], [8, 20]);
+      } finally {
+        await d.close();
+      }
+    }
+  });
 });

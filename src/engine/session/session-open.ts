@@ -56,7 +56,7 @@ export function openStore(dir: string, dfs: DrumFs, opts: ResolvedOptions, polic
   return Store.open(dir, dfs, {
     buckets: opts.buckets, hostBits: opts.hostBits, hash: HASH_ID, policy: policy.id, canonical,
     valueBytes: opts.values === false ? 0 : URL_VALUE_BYTES,
-  }, { readOnly: opts.readOnly, forcePolicy: opts.forcePolicy, fsync: opts.fsync });
+  }, { readOnly: opts.readOnly, forcePolicy: opts.forcePolicy, fsync: opts.fsync, asked: { ...opts.asked, values: opts.values } });
 }
 
 /** A store written by a drum without values gets them on its first write (never silently: a notice says so). */
