@@ -1,13 +1,14 @@
 // `drum repair`: rebuilds what the store can be rebuilt from, never touching
 // the key files. The Bloom filter holds nothing the store lacks: it is
-// rebuilt from every key file and committed under a new name. The URL log's
-// index holds nothing its segments lack: it is rebuilt from their blocks
-// and its length committed in a new manifest. The run
+// rebuilt from every key file and the key journal and committed under a new
+// name. The URL log's index holds nothing its segments lack: it is rebuilt
+// from their blocks and its length committed in a new manifest. The run
 // catalog is moved aside (never deleted) and a fresh one is filled from the
 // manifest's run history and the host counts of each run's surviving
 // unique-*.txt files, less those of each forget's forgotten.txt; a marker
 // file stands for the whole rebuild, so one cut short is refused by writers
-// and verify until it is run again (rebuild-marker.ts). REQUIRES: the key files verify (else DRUM_CORRUPT_FILE).
+// and verify until it is run again (rebuild-marker.ts). REQUIRES: the key
+// files verify (else DRUM_CORRUPT_FILE).
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,8 @@ import { KeyReader, READ_BUFFER_BYTES } from '../../../store/keys/key-reader.js'
 import { acquireLock } from '../../../store/lock.js';
 import { readManifest, writeManifest, type ManifestBody } from '../../../store/manifest.js';
 import { verifyKeyFiles } from '../../../store/verify.js';
+import { loadJournal } from '../../../store/journal/journal-file.js';
+import { JournalTable } from '../../../store/journal/journal-table.js';
 import { rebuildUrlIndex } from '../../../store/url-log/url-log-rebuild.js';
 import { BlockedBloom } from '../../../tiers/bloom.js';
 import { writeBloom } from '../../../tiers/bloom-file.js';
@@ -79,6 +82,12 @@ async function rebuildBloom(dfs: DrumFs, dir: string, body: ManifestBody, bits?:
       r.close();
     }
   });
+  // The key journal's keys are stored too: while the key files are empty they are every stored key.
+  if (body.journal !== undefined) {
+    const journal = new JournalTable((body.params.valueBytes ?? 0) / 4, body.journal.keys);
+    loadJournal(dfs, dir, body.journal, journal);
+    bloom.addPairs(journal.keys, journal.count);
+  }
   const commit = body.commit + 1;
   const file = `bloom-g${String(commit).padStart(6, '0')}.bloom`;
   await writeBloom(dfs, join(dir, file), bloom, { fsync: true });

@@ -6,6 +6,9 @@ import { Catalog } from '../../../../src/catalog/catalog.js';
 import { Drum, repair, verifyStateDir } from '../../../../src/engine/drum.js';
 import { isDrumError, osCode } from '../../../../src/errors.js';
 import { readManifest } from '../../../../src/store/manifest.js';
+import { keyOfString } from '../../../../src/fingerprint/key.js';
+import { DrumFs } from '../../../../src/io/fs.js';
+import { readBloom } from '../../../../src/tiers/bloom-file.js';
 import { spawnSync } from 'node:child_process';
 import { EXIT_STATUS } from '../../../../src/errors.js';
 import { drum } from '../../../helpers/cli.js';
@@ -62,6 +65,25 @@ describe('drum repair', () => {
     } finally {
       await d.close();
     }
+  });
+
+  it('rebuilds the Bloom filter from the key journal too, whose keys are every stored key before the first fold', async () => {
+    const dir = tempDir();
+    const input = join(dir, 'links.txt');
+    const list = Array.from({ length: 500 }, (_, i) => `http://h${i % 17}.example/${i}`);
+    fs.writeFileSync(input, list.join('\n'));
+    const state = join(dir, 'state');
+    // No Bloom mode: the journal round writes no Bloom file.
+    const w = await Drum.open(state, { workers: 0, fsync: false });
+    await w.ingest({ inputs: [input], outDir: join(dir, 'out') });
+    await w.close();
+    assert.equal(readManifest(state)!.journal!.keys, 500);
+    const r = await repair(state, { bloom: true });
+    assert.equal(r.bloom!.keys, 500);
+    const bloom = await readBloom(new DrumFs(), join(state, readManifest(state)!.bloom!.file));
+    const hostBits = readManifest(state)!.params.hostBits;
+    assert.deepEqual(list.filter((u) => !bloom.mayContain(...keyOfString(u, hostBits))), []);
+    assert.equal((await verifyStateDir(state)).ok, true);
   });
 
   it('rebuilds the URL log\'s index from its segments (drum repair --url-index), after which docIDs are answered again', async () => {
