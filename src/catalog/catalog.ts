@@ -28,7 +28,7 @@ import { CatalogDb } from './catalog-db.js';
 
 export { DELTAS_BEFORE_FOLD, foldDue, type PendingShape } from './hosts/fold-policy.js';
 import type { PendingShape } from './hosts/fold-policy.js';
-export type { CatalogOpenOptions, HostCount, RunInput, RunRecord, RunStatus } from './records.js';
+export type { CatalogOpenOptions, HostCount, RunCounts, RunInput, RunRecord, RunStatus } from './records.js';
 export type { HostCounts } from './hosts/host-table.js';
 
 export class Catalog extends CatalogDb {

@@ -37,15 +37,41 @@ export interface RunRecord {
   finishedAt: string | null;
   status: RunStatus;
   inputs: RunInput[];
-  counts: { linksRead: number; uniqueUrls: number; duplicateUrls: number; rejectedLines: number };
+  counts: RunCounts;
   outDir: string;
   outputFiles: string[];
-  /** Short summary of the options the run used (policy id, memory, bloom, ...). */
+  /** Short summary of the options the run used (policy id, memory, bloom, ...); in a rebuilt record, only those the store kept (often none). */
   options: Record<string, string | number | boolean | null>;
+  /**
+   * Set on a record drum rebuilt from the store rather than one the run wrote: 'repair' by
+   * `drum repair --catalog`, 'reconcile' by a writer's open that found the run's record lost
+   * (reconcile.ts). Absent: written by the run itself.
+   */
+  rebuilt?: 'repair' | 'reconcile';
   /** 'forget': a `drum forget` (it removed URLs; `forget` has its counts). Absent: an ingest. */
   kind?: 'forget';
   /** A forget's counts and its first rejects with their line numbers. */
   forget?: ForgetCounts & { rejects?: { input: number; line: number; reason: string }[] };
+}
+
+/**
+ * A run's counts. linksRead = uniqueUrls + duplicateUrls + rejectedLines for
+ * an ingest (docs/report.md). duplicateUrls and rejectedLines are null only
+ * in a record rebuilt from the store (RunRecord.rebuilt) that could not learn
+ * them (the run's report.json is gone): the manifest keeps only linksRead
+ * and uniqueUrls of past runs, so only their sum is known then.
+ */
+export interface RunCounts {
+  linksRead: number;
+  uniqueUrls: number;
+  duplicateUrls: number | null;
+  rejectedLines: number | null;
+}
+
+/** The split of linksRead - uniqueUrls into duplicates and rejects, when `dup` and `rej` are one (both whole numbers adding up); else unknown (null, null). */
+export function splitOrUnknown(linksRead: number, uniqueUrls: number, dup: unknown, rej: unknown): Pick<RunCounts, 'duplicateUrls' | 'rejectedLines'> {
+  const whole = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+  return whole(dup) && whole(rej) && linksRead === uniqueUrls + dup + rej ? { duplicateUrls: dup, rejectedLines: rej } : { duplicateUrls: null, rejectedLines: null };
 }
 
 export interface HostCount {

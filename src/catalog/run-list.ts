@@ -5,11 +5,13 @@
 // committed so far; runs the manifest history calls abandoned are
 // `abandoned`; a catalog record still `running` that the manifest no longer
 // names was replaced, so `abandoned` too; runs the manifest knows and the
-// catalog lost (a full disk under catalog/) are listed from the manifest.
+// catalog lost (a full disk under catalog/) are listed from the manifest,
+// their duplicate and rejected counts unknown (null): the history keeps
+// only linksRead and uniqueUrls.
 // Pure: reads nothing itself.
 
 import type { ManifestBody, RunState, RunSummary } from '../store/manifest.js';
-import type { RunRecord, RunStatus } from './records.js';
+import { splitOrUnknown, type RunRecord, type RunStatus } from './records.js';
 
 function counts(c: Record<string, number>): RunRecord['counts'] {
   return { linksRead: c.linksRead ?? 0, uniqueUrls: c.uniqueUrls ?? 0, duplicateUrls: c.duplicateUrls ?? 0, rejectedLines: c.rejectedLines ?? 0 };
@@ -25,13 +27,22 @@ function fromRunState(run: RunState, status: RunStatus, rec: RunRecord | undefin
   };
 }
 
+/**
+ * A run as the manifest history has it, over the catalog's record of it if any (one still `running`).
+ * The history keeps only linksRead and uniqueUrls: the record's duplicates and rejects stay when they
+ * add up with them, else they are unknown (null), never 0.
+ */
 function fromSummary(h: RunSummary, status: RunStatus, rec: RunRecord | undefined): RunRecord {
   const base: RunRecord = rec ?? {
     runId: h.runId, startedAt: h.startedAt, finishedAt: h.finishedAt, status, outDir: h.outDir, outputFiles: [], options: {},
     inputs: h.inputs.map((i) => ({ path: i.path, bytes: i.bytes, sha256: i.path === '-' ? null : i.sha256, ...(i.damaged ? { damaged: i.damaged } : {}) })),
-    counts: { linksRead: h.linksRead, uniqueUrls: h.uniqueUrls, duplicateUrls: 0, rejectedLines: 0 },
+    counts: { linksRead: h.linksRead, uniqueUrls: h.uniqueUrls, duplicateUrls: null, rejectedLines: null },
+    ...(h.kind === 'forget' && h.forget !== undefined ? { kind: 'forget' as const, forget: { ...h.forget } } : {}),
   };
-  return { ...base, status, counts: { ...base.counts, linksRead: h.linksRead, uniqueUrls: h.uniqueUrls } };
+  // A forget's counts are its own (RunRecord.forget), kept whole by the history.
+  if (base.kind === 'forget') return { ...base, status };
+  const split = splitOrUnknown(h.linksRead, h.uniqueUrls, base.counts.duplicateUrls, base.counts.rejectedLines);
+  return { ...base, status, counts: { linksRead: h.linksRead, uniqueUrls: h.uniqueUrls, ...split } };
 }
 
 /**

@@ -248,8 +248,14 @@ function inputText(i: RunRecord['inputs'][number]): string {
   return i.path;
 }
 
+/** A count a rebuilt run record could not learn (null) reads `?`. */
+function knownInt(n: number | null): string {
+  return n === null ? '?' : fmtInt(n);
+}
+
 export function formatRuns(runs: readonly RunRecord[]): string {
   if (runs.length === 0) return 'no runs yet\n';
+  const unknown = runs.some((r) => r.counts.duplicateUrls === null || r.counts.rejectedLines === null);
   return table(
     ['run', 'status', 'started', 'elapsed', 'links', 'unique', 'dup', 'rejected', 'inputs', 'output'],
     runs.map((r) => r.kind === 'forget' ? forgetRow(r) : [
@@ -259,13 +265,13 @@ export function formatRuns(runs: readonly RunRecord[]): string {
       r.finishedAt ? fmtDuration(Date.parse(r.finishedAt) - Date.parse(r.startedAt)) : '-',
       fmtInt(r.counts.linksRead),
       fmtInt(r.counts.uniqueUrls),
-      fmtInt(r.counts.duplicateUrls),
-      fmtInt(r.counts.rejectedLines),
+      knownInt(r.counts.duplicateUrls),
+      knownInt(r.counts.rejectedLines),
       r.inputs.map(inputText).join(' '),
       r.outDir,
     ]),
     new Set([4, 5, 6, 7]),
-  );
+  ) + (unknown ? '? not known: the record was rebuilt from the store and the run\'s report.json is gone; dup + rejected = links - unique\n' : '');
 }
 
 /** A forget's row: links = URLs asked, unique = minus the URLs it removed, dup = those the store did not hold; the inputs under 'forget'. */

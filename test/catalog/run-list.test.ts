@@ -55,4 +55,26 @@ describe('settleRuns', () => {
     assert.deepEqual(runs.map((r) => [r.runId, r.status]), [['r2', 'interrupted'], ['r1', 'complete']]);
     assert.equal(settleRuns([], body(state('r2', '2026-01-02T00:00:00Z', 'running', 4), hist), false, 1).length, 1);
   });
+
+  it('lists a run the catalog lost with its duplicate and rejected counts unknown (null), not 0: the history keeps only their sum', () => {
+    const hist = [{ runId: 'r1', status: 'complete', startedAt: '2026-01-01T00:00:00Z', finishedAt: 'x', linksRead: 10, uniqueUrls: 4, outDir: '/out/r1', inputs: [] }];
+    const [r1] = settleRuns([], body(null, hist), false, 10);
+    assert.deepEqual(r1!.counts, { linksRead: 10, uniqueUrls: 4, duplicateUrls: null, rejectedLines: null });
+  });
+
+  it('keeps a running record\'s duplicates and rejects for a run the history completed only when they add up with its counts', () => {
+    const hist = [{ runId: 'r1', status: 'complete', startedAt: '2026-01-01T00:00:00Z', finishedAt: 'x', linksRead: 10, uniqueUrls: 4, outDir: '/out/r1', inputs: [] }];
+    // The record as the run started it (all 0), and as its last round left it (adding up with the history's counts).
+    const started = rec('r1', '2026-01-01T00:00:00Z', 'running');
+    const lastRound = { ...started, counts: { linksRead: 10, uniqueUrls: 4, duplicateUrls: 5, rejectedLines: 1 } };
+    assert.deepEqual(settleRuns([started], body(null, hist), false, 10)[0]!.counts, { linksRead: 10, uniqueUrls: 4, duplicateUrls: null, rejectedLines: null });
+    assert.deepEqual(settleRuns([lastRound], body(null, hist), false, 10)[0]!.counts, lastRound.counts);
+  });
+
+  it('lists a forget the catalog lost as a forget, with the counts the history keeps of it', () => {
+    const forget = { asked: 3, forgotten: 2, notStored: 1, repeats: 0, rejectedLines: 1 };
+    const hist = [{ runId: 'f1', status: 'complete', startedAt: '2026-01-01T00:00:00Z', finishedAt: 'x', linksRead: 4, uniqueUrls: 0, outDir: '/out/f1', inputs: [], kind: 'forget' as const, forget }];
+    const [f1] = settleRuns([], body(null, hist), false, 10);
+    assert.deepEqual([f1!.kind, f1!.forget], ['forget', forget]);
+  });
 });

@@ -19,7 +19,7 @@ import { holdGraphStreams, refuseGraphInputs, type HeldInputs } from '../../engi
 import { checkOutDir, checkOutDirPlace, refuseInputsInState } from '../../engine/jobs/ingest/run-setup.js';
 import { probeOutDir } from '../../engine/jobs/ingest/run-outputs.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../canonicalize/policy.js';
-import { loadEngine, withDrum } from '../engine.js';
+import { loadEngine, withDrum, type RepairOutcome } from '../engine.js';
 import {
   canonicalFrom,
   drumOptionsFrom,
@@ -207,9 +207,15 @@ export async function repairCommand(rawIn: RawOptions, io: CliIo): Promise<numbe
   else {
     if (r.urlIndex) io.stdout.write(`URL log index rebuilt from its segments: ${fmtCount(r.urlIndex.blocks, 'block')}, ${fmtCount(r.urlIndex.docs, 'docID')}\n`);
     if (r.bloom) io.stdout.write(`bloom filter rebuilt from the store: ${r.bloom.file}, ${fmtCount(r.bloom.keys, 'key')}, ${r.bloom.bitsPerKey} bits/key\n`);
-    if (r.catalog) io.stdout.write(`run catalog reset: old one kept at ${r.catalog.movedTo}; ${fmtCount(r.catalog.runs, 'run')} restored from the manifest, host counts of ${fmtCount(r.catalog.hostRuns, 'run')} recounted from their unique files\n`);
+    if (r.catalog) io.stdout.write(catalogRepairLine(r.catalog));
   }
   return 0;
+}
+
+/** What `repair --catalog` did, in one line. */
+function catalogRepairLine(c: NonNullable<RepairOutcome['catalog']>): string {
+  const unknown = c.countsUnknown === 0 ? '' : ` (${fmtCount(c.countsUnknown, 'run')} without duplicate and rejected counts: their report.json is gone)`;
+  return `run catalog reset: old one kept at ${c.movedTo}; ${fmtCount(c.runs, 'run')} restored from the manifest${unknown}, host counts of ${fmtCount(c.hostRuns, 'run')} recounted from their unique files\n`;
 }
 
 export async function upgradeCommand(raw: RawOptions, io: CliIo): Promise<number> {

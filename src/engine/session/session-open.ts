@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { Catalog, DELTAS_BEFORE_FOLD, foldDue } from '../../catalog/catalog.js';
 import { foldInChild } from '../../catalog/hosts/fold-child.js';
 import { reconcileRuns } from '../../catalog/reconcile.js';
+import { rebuiltRecord } from '../jobs/maintain/rebuilt-records.js';
 import { UNFINISHED_REBUILD, unfinishedRebuild } from '../../catalog/rebuild-marker.js';
 import type { CanonicalPolicy, CanonicalPolicyOptions } from '../../canonicalize/types.js';
 import { DrumError } from '../../errors.js';
@@ -83,7 +84,7 @@ export async function openCatalog(dir: string, store: Store, opts: ResolvedOptio
   }
   held.catalog = opts.readOnly ? null : await Catalog.open(dir, { sync: opts.fsync, faultHook: opts.faultHook });
   // A run whose final catalog write was lost (e.g. a full disk under catalog/) is recorded again from the manifest.
-  if (held.catalog !== null) await reconcileRuns(held.catalog, store.body.history);
+  if (held.catalog !== null) await reconcileRuns(held.catalog, store.body.history, (h) => rebuiltRecord(h, store.body, 'reconcile'));
   // A forget whose host counts a crash kept from the catalog: they come off now.
   if (held.catalog !== null) await recoverForgetHosts(store.body.history, held.catalog);
   // Fold piled-up per-round host deltas now, off the ingest's hot path, once they are due: at least

@@ -3,17 +3,17 @@
 // rebuilt from every key file and the key journal and committed under a new
 // name. The URL log's index holds nothing its segments lack: it is rebuilt
 // from their blocks and its length committed in a new manifest. The run
-// catalog is moved aside (never deleted) and a fresh one is filled from the
-// manifest's run history and the host counts of each run's surviving
-// unique-*.txt files, less those of each forget's forgotten.txt; a marker
-// file stands for the whole rebuild, so one cut short is refused by writers
-// and verify until it is run again (rebuild-marker.ts). REQUIRES: the key
-// files verify (else DRUM_CORRUPT_FILE).
+// catalog is moved aside (never deleted) and a fresh one is filled with the
+// records of the manifest's run history, each rebuilt from what the store
+// keeps of the run (rebuilt-records.ts: unknown counts null, never 0), and
+// the host counts of each run's surviving unique-*.txt files, less those of
+// each forget's forgotten.txt; a marker file stands for the whole rebuild,
+// so one cut short is refused by writers and verify until it is run again
+// (rebuild-marker.ts). REQUIRES: the key files verify (else DRUM_CORRUPT_FILE).
 
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { Catalog } from '../../../catalog/catalog.js';
-import { runRecordFromSummary } from '../../../catalog/reconcile.js';
 import { clearRebuild, markRebuild } from '../../../catalog/rebuild-marker.js';
 import { DrumError } from '../../../errors.js';
 import { DrumFs, type FaultHook } from '../../../io/fs.js';
@@ -30,10 +30,15 @@ import { writeBloom } from '../../../tiers/bloom-file.js';
 import { HostCounter } from '../../hosts/host-counter.js';
 import { countUniqueFile, recoverHostCounts } from '../../hosts/host-recovery.js';
 import { applyForgetHosts } from './forget-records.js';
+import { rebuiltRecord } from './rebuilt-records.js';
 
 export interface RepairResult {
   bloom: { file: string; keys: number; bitsPerKey: number } | null;
-  catalog: { movedTo: string; runs: number; hostRuns: number } | null;
+  /**
+   * Where the old catalog went, the runs recorded again, the runs whose host counts were recounted, and
+   * the runs whose duplicate and rejected counts the store did not keep (null in their records).
+   */
+  catalog: { movedTo: string; runs: number; hostRuns: number; countsUnknown: number } | null;
   /** The URL log's index as rebuilt: one entry per block of its segments (null: not asked, or a store without a URL log). */
   urlIndex: { blocks: number; docs: number } | null;
 }
@@ -97,7 +102,7 @@ async function rebuildBloom(dfs: DrumFs, dir: string, body: ManifestBody, bits?:
   return entry;
 }
 
-async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promise<RepairResult['catalog']> {
+async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promise<NonNullable<RepairResult['catalog']>> {
   const cat = join(dir, 'catalog');
   const movedTo = join(dir, `catalog.damaged-${new Date().toISOString().replace(/[:.]/g, '')}`);
   // Until the rebuilt catalog holds every run's host counts, writers and verify refuse it (rebuild-marker.ts).
@@ -113,12 +118,15 @@ async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promi
   }
   const c = await Catalog.open(dir, { sync: true, faultHook: dfs.faultHook });
   let hostRuns = 0;
+  let countsUnknown = 0;
   // The manifest's current run (finished or not) is counted as a writer's host recovery counts a round:
   // its committed unique-file bytes, marked at its last round, so the next writer does not count them again.
   const current = body.run !== null && body.run.rounds > 0 && (body.run.status === 'running' || body.run.status === 'complete') ? body.run : null;
   try {
     for (const h of body.history) {
-      await c.putRun(runRecordFromSummary(h, { repaired: true }));
+      const rec = rebuiltRecord(h, body, 'repair');
+      if (rec.counts.duplicateUrls === null) countsUnknown++;
+      await c.putRun(rec);
       if (h.kind === 'forget') {
         // Its forgotten URLs come off the counts again: a rebuilt catalog never undoes a forget.
         if (await applyForgetHosts(c, h)) hostRuns++;
@@ -136,5 +144,5 @@ async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promi
     await c.close();
   }
   clearRebuild(dfs, dir, true);
-  return { movedTo, runs: body.history.length, hostRuns };
+  return { movedTo, runs: body.history.length, hostRuns, countsUnknown };
 }
