@@ -62,7 +62,7 @@ export class Catalog extends CatalogDb {
     }
     if (!existsSync(stateDir) || !statSync(stateDir).isDirectory()) throw new DrumError('DRUM_NOT_FOUND', `no drum state at ${stateDir}`, { file: stateDir });
     if (!existsSync(join(dir, 'CURRENT'))) return new Catalog(dir, null, true, sync, null, opts);
-    const { db, temp } = await openReaderDb(stateDir, dir);
+    const { db, temp } = await openReaderDb(stateDir, dir, opts.writerLockHeld === true);
     return new Catalog(dir, db, true, sync, temp, opts);
   }
 

@@ -88,6 +88,11 @@ export interface CatalogOpenOptions {
   foldSliceBytes?: number;
   /** The fault seam of the host table's files (src/io/fs.ts), as DrumOptions.faultHook is the store's; LevelDB's own files do not pass it. */
   faultHook?: FaultHook | null;
+  /**
+   * Read-only: the caller holds the state's writer lock (`drum repair`), so no writer can change the
+   * catalog while it is copied, and a copy that will not open is damage at once (snapshot.ts).
+   */
+  writerLockHeld?: boolean;
 }
 
 export type Db = Level<string, unknown>;

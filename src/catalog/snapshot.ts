@@ -86,9 +86,11 @@ function snapshotPause(attempt: number): Promise<void> {
  * opened again when a compaction pulled a file away meanwhile. When no
  * temporary directory takes the copy and no writer runs, the catalog is
  * opened in place (`temp` null), as drum did before it always copied
- * (LevelDB then rewrites its own log files).
+ * (LevelDB then rewrites its own log files). `ownLock`: the caller holds
+ * the writer lock, so no writer runs but the caller, which is not writing.
  */
-export async function openReaderDb(stateDir: string, dir: string): Promise<{ db: Db; temp: string | null }> {
+export async function openReaderDb(stateDir: string, dir: string, ownLock = false): Promise<{ db: Db; temp: string | null }> {
+  const noWriter = (): boolean => ownLock || writerLockHeld(stateDir) === false;
   let last: DrumError | null = null;
   let noTemp = false;
   for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS && !noTemp; attempt++) {
@@ -100,6 +102,8 @@ export async function openReaderDb(stateDir: string, dir: string): Promise<{ db:
       // The OS refused the copy (no temp directory, or a file a compaction pulled away): never damage.
       last = new DrumError('DRUM_IO', `cannot copy the run catalog: ${(e as Error).message}`, { cause: e, file: dir });
       noTemp = (e as NodeJS.ErrnoException).syscall === 'mkdtemp';
+      // Under the caller's own writer lock no compaction can have raced the copy: trying again would fail again.
+      if (!noTemp && ownLock) break;
       if (!noTemp) await snapshotPause(attempt);
       continue;
     }
@@ -113,11 +117,11 @@ export async function openReaderDb(stateDir: string, dir: string): Promise<{ db:
       const raced = manifestMark(dir) !== mark;
       last = new DrumError(raced ? 'DRUM_IO' : err.code, err.message.split(temp).join(dir) + (raced ? ' (the catalog changed while it was copied)' : ''), { cause: e, file: dir });
       // With no writer, nothing changes the catalog: a copy that did not race and will not open is damage, now.
-      if (!raced && last.code === 'DRUM_CORRUPT_FILE' && writerLockHeld(stateDir) === false) throw last;
+      if (!raced && last.code === 'DRUM_CORRUPT_FILE' && noWriter()) throw last;
       await snapshotPause(attempt);
     }
   }
-  if (noTemp && writerLockHeld(stateDir) === false) {
+  if (noTemp && noWriter()) {
     try {
       return { db: await openLevel(dir, false), temp: null };
     } catch {

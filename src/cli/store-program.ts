@@ -137,7 +137,7 @@ function addStoreRepairs(program: Command, io: CliIo, act: Act): void {
     .option('--bloom', 'rebuild the Bloom filter file from the key files')
     .option('--url-index', 'rebuild the URL log\'s index (urls/blocks.idx) from its segments')
     .option('--bloom-bits <n>', 'bits per key of the rebuilt filter (default: as before, else 10)')
-    .option('--catalog', 'move the run catalog aside and rebuild it from the manifest history and the runs\' unique files')
+    .option('--catalog', 'rebuild a damaged or missing run catalog (a sound one is left as it is; the old one is kept aside) from the manifest history and the runs\' report.json and unique files')
     .option('--json', 'print the result as one JSON object')
     .addHelpText('after', examples(['drum verify || drum repair --bloom', 'drum repair --catalog --state /data/drum']))
     .action(act((o: RawOptions) => repairCommand(o, io)));

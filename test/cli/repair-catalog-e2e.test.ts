@@ -1,6 +1,7 @@
 // End-to-end tests of `drum repair --catalog` with the real bin/drum, as an
 // operator meets it: two ingests (with duplicates and rejected lines) and a
-// forget, then the repair on a deleted catalog and on a damaged one (each run's record comes back with the counts
+// forget, then the repair on a sound catalog (nothing changes), on a deleted
+// one and on a damaged one (each run's record comes back with the counts
 // its report.json or the manifest keeps, adding up as a run report does),
 // and on a store whose runs' report.json files are gone (those counts are
 // unknown, null, never 0).
@@ -65,15 +66,28 @@ function assertAddsUp(r: RunRecord): void {
 }
 
 describe('drum repair --catalog', () => {
+  it('changes nothing on a sound catalog: it says so, exits 0, and every run record stays as the run wrote it', async () => {
+    const { state, runs } = await threeRuns();
+    const catalogFiles = (): string[] => fs.readdirSync(join(state, 'catalog')).sort();
+    const files = catalogFiles();
+    const out = JSON.parse(await ok(['repair', '--catalog', '--json', '--state', state])) as { catalog: { rebuilt: boolean; movedTo: string | null } };
+    assert.deepEqual(await runsOf(state), runs);
+    assert.deepEqual(catalogFiles(), files);
+    assert.deepEqual(fs.readdirSync(state).filter((n) => n.startsWith('catalog.')), []);
+    assert.equal(out.catalog.rebuilt, false);
+    assert.equal(out.catalog.movedTo, null);
+    assert.match(await ok(['repair', '--catalog', '--state', state]), /sound.*nothing changed/);
+  });
+
   it('rebuilds a deleted catalog with each run\'s counts from its report.json and the manifest, adding up as every run report does', async () => {
     const { state, runs } = await threeRuns();
     fs.rmSync(join(state, 'catalog'), { recursive: true });
-    const out = JSON.parse(await ok(['repair', '--catalog', '--json', '--state', state])) as { catalog: { runs: number; countsUnknown: number } };
+    const out = JSON.parse(await ok(['repair', '--catalog', '--json', '--state', state])) as { catalog: { rebuilt: boolean; runs: number; countsUnknown: number } };
     const rebuilt = await runsOf(state);
     rebuilt.forEach(assertAddsUp);
     assert.deepEqual(rebuilt.map((r) => r.counts), runs.map((r) => r.counts));
     assert.deepEqual(rebuilt.map((r) => r.rebuilt), ['repair', 'repair', 'repair']);
-    assert.deepEqual([out.catalog.runs, out.catalog.countsUnknown], [3, 0]);
+    assert.deepEqual([out.catalog.rebuilt, out.catalog.runs, out.catalog.countsUnknown], [true, 3, 0]);
     // The manifest keeps the last run's options (the forget's are the store's policy); the earlier ingest's are not kept.
     assert.deepEqual(rebuilt.map((r) => r.options), [runs[0]!.options, runs[1]!.options, {}]);
     assert.deepEqual(rebuilt.map(comparable), runs.map(comparable));
@@ -84,10 +98,11 @@ describe('drum repair --catalog', () => {
     const { state, runs } = await threeRuns();
     fs.writeFileSync(join(state, 'catalog', 'CURRENT'), 'MANIFEST-999999\n');
     assert.equal((await drum(['verify', '--state', state])).status, 11);
-    const out = JSON.parse(await ok(['repair', '--catalog', '--json', '--state', state])) as { catalog: { movedTo: string } };
+    const out = JSON.parse(await ok(['repair', '--catalog', '--json', '--state', state])) as { catalog: { rebuilt: boolean; movedTo: string } };
     const rebuilt = await runsOf(state);
     rebuilt.forEach(assertAddsUp);
     assert.deepEqual(rebuilt.map((r) => r.counts), runs.map((r) => r.counts));
+    assert.equal(out.catalog.rebuilt, true);
     assert.equal(fs.readFileSync(join(out.catalog.movedTo, 'CURRENT'), 'utf8'), 'MANIFEST-999999\n');
     await ok(['verify', '--state', state]);
     const more = join(state, '..', 'c.txt');

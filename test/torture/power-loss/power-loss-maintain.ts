@@ -5,7 +5,8 @@
 // mutating operation #at (counted through the fault seam): `drum upgrade`
 // (src/engine/jobs/maintain/upgrade.ts: the key journal folded, a values
 // file per bucket, one commit), or `drum repair --bloom`, `--url-index` or
-// `--catalog` (src/engine/jobs/maintain/repair.ts). The disk is rebuilt as
+// `--catalog` (src/engine/jobs/maintain/repair.ts; the catalog's CURRENT is
+// removed first, since the repair leaves a sound catalog as it is). The disk is rebuilt as
 // power-loss.ts leaves it (the kindest loss, or torn from a seed:
 // power-loss-torn.ts). What docs/cli.md and docs/reliability.md promise,
 // and is checked here:
@@ -13,7 +14,8 @@
 //   whole result; and the store verifies (`verifyStateDir`) as it
 //   is; the one refusal allowed is the documented one of a catalog rebuild
 //   cut short (DRUM_CORRUPT_FILE while its marker, rebuild-marker.ts, is
-//   there: "run it again"), and only for `--catalog`;
+//   there: "run it again"), or the lost catalog itself before the repair
+//   returned, and only for `--catalog`;
 // - it holds every URL it held, and an upgrade is either not done (no
 //   values) or done whole (the uninterrupted upgrade's values);
 // - the same command run again completes and leaves what the uninterrupted
@@ -22,8 +24,9 @@
 // - then B's ingest, which depends on every URL the store holds, writes the
 //   reference's outputs, and the store verifies.
 // Asserts nothing; callers judge `ok`.
-// Does not cover a repair of a damaged file (the store here is sound: the
-// damaged cases are test/engine/jobs/maintain/repair.test.ts's), nor
+// Does not cover a repair of another damaged file (the store here is sound
+// but for the lost catalog: the damaged cases are
+// test/engine/jobs/maintain/repair.test.ts's), nor
 // `--no-fsync` (not crash-safe).
 // REQUIRES: inputs written once (writePowerLossInputs), before maintainRef.
 
@@ -77,6 +80,11 @@ const storeOptions = (step: MaintainStep): DrumOptions => (step === 'upgrade' ? 
 
 const ingestInto = (input: string, out: string) => (d: { ingest: (o: { inputs: string[]; outDir: string }) => Promise<unknown> }) => d.ingest({ inputs: [input], outDir: out });
 
+/** What the step is to repair: for `--catalog`, a lost catalog (its CURRENT removed); a sound one is left as it is. */
+function damageFor(step: MaintainStep, state: string): void {
+  if (step === 'repair-catalog') fs.rmSync(join(state, 'catalog', 'CURRENT'));
+}
+
 /** The step on the store in `world`, its operations through `hook`. */
 async function runStep(step: MaintainStep, world: string, hook: ((op: FsOp, path: string) => void) | null): Promise<void> {
   const state = join(world, 'state');
@@ -112,6 +120,7 @@ export async function maintainRef(dir: string, inputs: Inputs, step: MaintainSte
   const state = join(world, 'state');
   await withDrum(state, storeOptions(step), ingestInto(inputs.a, join(world, 'out-a')));
   const before = await heldOf(step, state);
+  damageFor(step, state);
   let ops = 0;
   await runStep(step, world, () => void ops++);
   const after = await heldOf(step, state);
@@ -125,6 +134,7 @@ export async function maintainLossAt(dir: string, inputs: Inputs, ref: MaintainR
   const world = join(dir, `w-${ref.step}-${at}`);
   const lost = join(dir, `lost-${ref.step}-${at}`);
   await withDrum(join(world, 'state'), storeOptions(ref.step), ingestInto(inputs.a, join(world, 'out-a')));
+  damageFor(ref.step, join(world, 'state'));
   const cut = new PowerCut(world, at);
   let problem = '';
   try {
@@ -145,8 +155,10 @@ async function checkImage(world: string, inputs: Inputs, ref: MaintainRef, retur
   const a = join(world, 'out-a');
   if (!fs.existsSync(a) || JSON.stringify(outputs(a)) !== JSON.stringify(ref.a)) return "A's outputs are not whole after the power loss";
   const v = await verifyStateDir(state);
-  const refused = ref.step === 'repair-catalog' && unfinishedRebuild(state) !== null;
-  if (!v.ok && !(refused && v.problems.every((p) => p.code === 'DRUM_CORRUPT_FILE'))) return `verify after the loss: ${v.problems[0]!.code} ${v.problems[0]!.message}`;
+  // A rebuild cut short (its marker there), or, before the repair returned, the catalog it was to rebuild still lost.
+  const refused = ref.step === 'repair-catalog' && (unfinishedRebuild(state) !== null || !returned);
+  const catalogOnly = v.problems.every((p) => p.code === 'DRUM_CORRUPT_FILE' && p.file === join(state, 'catalog'));
+  if (!v.ok && !(refused && catalogOnly)) return `verify after the loss: ${v.problems[0]!.code} ${v.problems[0]!.message}`;
   const held = await heldOf(ref.step, state).catch((e: unknown) => why(e));
   if (typeof held === 'string') return `reading the store after the loss: ${held}`;
   if (held.urls !== ref.before.urls) return `${held.urls} URLs after the loss, ${ref.before.urls} before`;

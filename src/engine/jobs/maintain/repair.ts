@@ -2,13 +2,16 @@
 // the key files. The Bloom filter holds nothing the store lacks: it is
 // rebuilt from every key file and the key journal and committed under a new
 // name. The URL log's index holds nothing its segments lack: it is rebuilt
-// from their blocks and its length committed in a new manifest. The run
-// catalog is moved aside (never deleted) and a fresh one is filled with the
-// records of the manifest's run history, each rebuilt from what the store
-// keeps of the run (rebuilt-records.ts: unknown counts null, never 0), and
-// the host counts of each run's surviving unique-*.txt files, less those of
-// each forget's forgotten.txt; a marker file stands for the whole rebuild,
-// so one cut short is refused by writers and verify until it is run again
+// from their blocks and its length committed in a new manifest. The run catalog is first
+// read whole as `drum verify` reads it: a sound one is left as it is (its
+// records are the runs' own, which a rebuild cannot match), one that
+// cannot be checked (DRUM_IO) too. A damaged or missing one is moved aside
+// (never deleted) and a fresh one is filled with the records of the
+// manifest's run history, each rebuilt from what the store keeps of the run
+// (rebuilt-records.ts: unknown counts null, never 0), and the host counts of
+// each run's surviving unique-*.txt files, less those of each forget's
+// forgotten.txt; a marker file stands for the whole rebuild, so one cut
+// short is refused by writers and verify until it is run again
 // (rebuild-marker.ts). REQUIRES: the key files verify (else DRUM_CORRUPT_FILE).
 
 import * as fs from 'node:fs';
@@ -31,14 +34,16 @@ import { HostCounter } from '../../hosts/host-counter.js';
 import { countUniqueFile, recoverHostCounts } from '../../hosts/host-recovery.js';
 import { applyForgetHosts } from './forget-records.js';
 import { rebuiltRecord } from './rebuilt-records.js';
+import { checkCatalog } from './verify-catalog.js';
 
 export interface RepairResult {
   bloom: { file: string; keys: number; bitsPerKey: number } | null;
   /**
-   * Where the old catalog went, the runs recorded again, the runs whose host counts were recounted, and
-   * the runs whose duplicate and rejected counts the store did not keep (null in their records).
+   * `rebuilt` false: the catalog was sound and nothing changed (movedTo null, the counts 0). Else where
+   * the old one went, the runs recorded again, the runs whose host counts were recounted, and the runs
+   * whose duplicate and rejected counts the store did not keep (null in their records).
    */
-  catalog: { movedTo: string; runs: number; hostRuns: number; countsUnknown: number } | null;
+  catalog: { rebuilt: boolean; movedTo: string | null; runs: number; hostRuns: number; countsUnknown: number } | null;
   /** The URL log's index as rebuilt: one entry per block of its segments (null: not asked, or a store without a URL log). */
   urlIndex: { blocks: number; docs: number } | null;
 }
@@ -60,7 +65,7 @@ export async function repair(
     const out: RepairResult = { bloom: null, catalog: null, urlIndex: null };
     if (what.urlIndex) out.urlIndex = rebuildIndex(dfs, stateDir, body);
     if (what.bloom) out.bloom = await rebuildBloom(dfs, stateDir, readManifest(stateDir)!, what.bloomBitsPerKey);
-    if (what.catalog) out.catalog = await resetCatalog(dfs, stateDir, readManifest(stateDir)!);
+    if (what.catalog) out.catalog = await repairCatalog(dfs, stateDir, readManifest(stateDir)!);
     return out;
   } finally {
     await lock.release();
@@ -100,6 +105,17 @@ async function rebuildBloom(dfs: DrumFs, dir: string, body: ManifestBody, bits?:
   writeManifest(dfs, dir, { ...body, commit, bloom: entry }, true);
   if (body.bloom && body.bloom.file !== file) dfs.unlink(join(dir, body.bloom.file));
   return entry;
+}
+
+/** Rebuilds the catalog when `drum verify` would find it damaged or missing (or a rebuild unfinished); leaves a sound one. */
+async function repairCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promise<NonNullable<RepairResult['catalog']>> {
+  // Committed rounds of a first run, not yet in the history, have host counts in the catalog too.
+  const committed = body.history.length > 0 || (body.run !== null && body.run.rounds > 0);
+  const problem = await checkCatalog(dir, committed, true);
+  if (problem === null) return { rebuilt: false, movedTo: null, runs: 0, hostRuns: 0, countsUnknown: 0 };
+  // Not read for an OS reason (permissions, descriptors): it may well be sound, and its records are the only whole ones.
+  if (problem.code === 'DRUM_IO') throw new DrumError('DRUM_IO', `cannot read the run catalog to check it, so it is left as it is: ${problem.message}`, { file: problem.file });
+  return resetCatalog(dfs, dir, body);
 }
 
 async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promise<NonNullable<RepairResult['catalog']>> {
@@ -144,5 +160,5 @@ async function resetCatalog(dfs: DrumFs, dir: string, body: ManifestBody): Promi
     await c.close();
   }
   clearRebuild(dfs, dir, true);
-  return { movedTo, runs: body.history.length, hostRuns, countsUnknown };
+  return { rebuilt: true, movedTo, runs: body.history.length, hostRuns, countsUnknown };
 }

@@ -18,8 +18,10 @@ import type { VerifyProblem } from '../../api.js';
  * LevelDB reports corrupt, or that is missing although runs were committed,
  * is a problem naming the catalog directory; one that cannot be opened or
  * copied for an OS reason (DRUM_IO) is returned as DRUM_IO: not checked.
+ * `writerLockHeld`: the caller holds the writer lock (`drum repair
+ * --catalog` checks before it rebuilds), so damage is reported at once.
  */
-export async function checkCatalog(stateDir: string, expected: boolean): Promise<VerifyProblem | null> {
+export async function checkCatalog(stateDir: string, expected: boolean, writerLockHeld = false): Promise<VerifyProblem | null> {
   const dir = join(stateDir, 'catalog');
   if (unfinishedRebuild(stateDir) !== null) {
     return { file: dir, code: 'DRUM_CORRUPT_FILE', message: `${UNFINISHED_REBUILD}: the host counts are partial; run it again` };
@@ -31,7 +33,7 @@ export async function checkCatalog(stateDir: string, expected: boolean): Promise
   }
   let cat: Catalog | null = null;
   try {
-    cat = await Catalog.open(stateDir, { readOnly: true });
+    cat = await Catalog.open(stateDir, { readOnly: true, writerLockHeld });
     await cat.listRuns(1_000_000);
     await cat.topHosts(1);
     return null;

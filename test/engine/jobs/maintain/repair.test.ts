@@ -32,6 +32,24 @@ async function build(): Promise<{ state: string; input: string }> {
   return { state, input };
 }
 
+/** Removes the catalog's CURRENT: a vanished catalog, which writers and verify refuse and `repair --catalog` rebuilds. */
+function loseCatalog(state: string): void {
+  fs.rmSync(join(state, 'catalog', 'CURRENT'));
+}
+
+/** Folds the host counts into a table file and flips a byte of it: the catalog's records stay readable, writers still open it. */
+async function damageHostTable(state: string): Promise<string> {
+  const c = await Catalog.open(state, { sync: false });
+  await c.compactHosts();
+  await c.close();
+  const name = fs.readdirSync(join(state, 'hosts')).find((n) => n.endsWith('.tbl'))!;
+  const file = join(state, 'hosts', name);
+  const b = fs.readFileSync(file);
+  b[20]! ^= 0xff;
+  fs.writeFileSync(file, b);
+  return file;
+}
+
 /** A writer adds a URL after the repair; the host table then counts exactly the store's URLs (nothing counted twice or lost). */
 async function expectHostsWholeAfterAWrite(state: string): Promise<void> {
   const w = await Drum.open(state, { workers: 0, fsync: false });
@@ -114,11 +132,11 @@ describe('drum repair', () => {
 
   it('resets a vanished catalog from the manifest history and recounts hosts from the unique files', async () => {
     const { state } = await build();
-    fs.rmSync(join(state, 'catalog', 'CURRENT'));
+    loseCatalog(state);
     await assert.rejects(Drum.open(state, { workers: 0 }), (e) => isDrumError(e, 'DRUM_CORRUPT_FILE'));
     const r = await repair(state, { catalog: true });
     assert.equal(r.catalog!.runs, 1);
-    assert.ok(fs.existsSync(r.catalog!.movedTo));
+    assert.ok(fs.existsSync(r.catalog!.movedTo!));
     const c = await Catalog.open(state, { readOnly: true });
     try {
       const hosts = await c.topHosts(100);
@@ -133,15 +151,9 @@ describe('drum repair', () => {
 
   it('rebuilds the host table when its file is damaged: verify names the file, repair --catalog recounts, the next fold replaces it', async () => {
     const { state } = await build();
-    const c0 = await Catalog.open(state, { sync: false });
-    await c0.compactHosts();
-    await c0.close();
     const tables = (): string[] => fs.readdirSync(join(state, 'hosts')).filter((n) => n.endsWith('.tbl'));
-    const [name] = tables();
-    const file = join(state, 'hosts', name!);
+    const file = await damageHostTable(state);
     const b = fs.readFileSync(file);
-    b[20]! ^= 0xff;
-    fs.writeFileSync(file, b);
     const v = await verifyStateDir(state);
     assert.equal(v.ok, false);
     assert.deepEqual(v.problems.map((p) => [p.code, p.file]), [['DRUM_CORRUPT_FILE', file]]);
@@ -161,6 +173,7 @@ describe('drum repair', () => {
 
   it('keeps host counts equal to the store through the next writer after repair --catalog (the last round is not counted twice)', async () => {
     const { state } = await build();
+    loseCatalog(state);
     await repair(state, { catalog: true });
     const d = await Drum.open(state, { workers: 0, fsync: false });
     await d.add(['http://after-repair.example/x']); // a writer: it recovers the last run's host counts if they lack their marker
@@ -187,7 +200,9 @@ describe('drum repair', () => {
     await d.close();
     assert.equal(readManifest(state)!.run!.status, 'running');
     assert.ok(readManifest(state)!.run!.rounds >= 4, `${readManifest(state)!.run!.rounds} rounds committed`);
-    await repair(state, { catalog: true });
+    loseCatalog(state);
+    // The history is empty, but the run's committed rounds had host counts in the lost catalog.
+    assert.equal((await repair(state, { catalog: true })).catalog!.rebuilt, true);
     await expectHostsWholeAfterAWrite(state);
   });
 
@@ -203,6 +218,7 @@ describe('drum repair', () => {
     const unique = join(state, '..', 'out2', 'unique-00001.txt');
     fs.renameSync(unique, `${unique}.aside`);
     fs.mkdirSync(unique);
+    loseCatalog(state);
     // DRUM_IO naming the file it cannot read (not an unexpected error).
     await assert.rejects(repair(state, { catalog: true }), (e) => isDrumError(e, 'DRUM_IO') && e.file === unique);
     // The new catalog has the first run's host counts and not the second's: nothing may write on top of it.
@@ -218,6 +234,7 @@ describe('drum repair', () => {
 
   it('fails with DRUM_IO when the damaged catalog cannot be moved aside, leaving it in place and the store unlocked', async () => {
     const { state } = await build();
+    await damageHostTable(state);
     const eacces = (op: string): void => {
       if (op === 'rename') throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
     };
@@ -229,18 +246,21 @@ describe('drum repair', () => {
 
   it('leaves writers and verify the catalog it could not move aside (no rebuild began)', async () => {
     const { state } = await build();
+    const table = await damageHostTable(state);
     // Only the catalog's own move fails (a mount point's EBUSY); the rebuild marker is written as usual.
     const ebusy = (op: string, path: string): void => {
       if (op === 'rename' && path.includes('catalog.damaged-')) throw Object.assign(new Error('EBUSY: resource busy'), { code: 'EBUSY' });
     };
     await assert.rejects(repair(state, { catalog: true }, { faultHook: ebusy }), (e) => isDrumError(e, 'DRUM_IO'));
     assert.ok(fs.existsSync(join(state, 'catalog', 'CURRENT')));
-    assert.equal((await verifyStateDir(state)).ok, true);
+    // Verify finds the damage it found before, and no unfinished rebuild.
+    assert.deepEqual((await verifyStateDir(state)).problems.map((p) => [p.code, p.file]), [['DRUM_CORRUPT_FILE', table]]);
     await (await Drum.open(state, { workers: 0, fsync: false })).close();
   });
 
   it('exits with the DRUM_IO status, not a stack trace, when `drum repair --catalog` cannot move the catalog', async (t) => {
     const { state } = await build();
+    await damageHostTable(state);
     const undo = pinAsMountPoint(join(state, 'catalog'));
     if (undo === null) return t.skip('bind mounts need root on Linux');
     try {
@@ -254,6 +274,7 @@ describe('drum repair', () => {
 
   it('passes the rebuilt catalog\'s host-table files through the fault seam, where a fault or a power loss can reach them', async () => {
     const { state } = await build();
+    loseCatalog(state);
     const seen: string[] = [];
     await repair(state, { catalog: true }, { faultHook: (op, path) => void seen.push(`${op} ${path}`) });
     assert.ok(seen.some((s) => s.startsWith(`rename ${join(state, 'hosts')}/`)), seen.join('\n'));
