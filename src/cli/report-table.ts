@@ -51,13 +51,20 @@ export interface ReportFormat {
 /** At most this many inputs are listed one per line; more are summarised. */
 const LISTED_INPUTS = 5;
 
-/** The inputs of a run, one per row: path and size, or why it was skipped. */
-function inputRows(r: RunReport): [string, string][] {
+/** Inputs that broke part-way, by index: lines read whole before the break (the report's `inputErrors`, an engine extra). */
+function damagedInputs(r: RunReport): Map<number, number> {
+  const errors = (r as RunReport & { inputErrors?: { input?: number; line?: number }[] }).inputErrors ?? [];
+  return new Map(errors.filter((e) => e.input !== undefined).map((e) => [e.input!, e.line ?? 0]));
+}
+
+/** The inputs of a run, one per row: path and size, or why it was skipped, and where a damaged one broke. */
+function inputRows(r: RunReport, damaged: Map<number, number>): [string, string][] {
   const rows: [string, string][] = [];
   const shown = r.inputs.length > LISTED_INPUTS ? r.inputs.slice(0, LISTED_INPUTS - 1) : r.inputs;
-  for (const i of shown) {
+  for (const [k, i] of shown.entries()) {
     const what = i.skipped ? 'skipped: already ingested, --force to redo' : i.path === '-' ? 'stdin' : fmtBytes(i.bytes);
-    rows.push([rows.length === 0 ? 'inputs' : '', `${i.path} (${what})`]);
+    const line = damaged.get(k);
+    rows.push([rows.length === 0 ? 'inputs' : '', `${i.path} (${what}${line === undefined ? '' : `, damaged after line ${fmtInt(line)}`})`]);
   }
   if (shown.length < r.inputs.length) {
     const rest = r.inputs.slice(shown.length);
@@ -101,11 +108,12 @@ export function formatRunReport(r: RunReport, f: ReportFormat = {}): string {
   if (r.status === 'skipped') {
     return `drum run ${r.runId}: nothing to do, every input was already ingested into this store (--force ingests again)\n`;
   }
-  const status = r.status === 'complete' ? 'complete' : r.status;
+  const damaged = damagedInputs(r); // said as drum runs says it: `complete (1 damaged input)`
+  const status = damaged.size === 0 ? r.status : `${r.status} (${fmtCount(damaged.size, 'damaged input')})`;
   const head = `drum run ${r.runId}: ${status}${r.lossy ? '  [LOSSY: bloom may have dropped new URLs]' : ''}`;
   const share = r.linksRead > 0 ? ` (${fmtPct(r.uniqueUrls / r.linksRead)} of links)` : '';
   const rows: [string, string][] = [
-    ...inputRows(r),
+    ...inputRows(r, damaged),
     ['links read', fmtInt(r.linksRead)],
     ['new URLs', `${fmtInt(r.uniqueUrls)}${share}`],
     ['duplicates', fmtInt(r.duplicateUrls)],

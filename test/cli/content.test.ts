@@ -156,6 +156,9 @@ describe('drum content', () => {
     const rep = JSON.parse(r.stdout) as { documents: number; inputErrors: { path: string; code: string }[] };
     assert.ok(rep.documents > 0 && rep.documents < 300, `${rep.documents} documents before the break`);
     assert.deepEqual(rep.inputErrors.map((e) => [e.path, e.code]), [[cut, 'DRUM_INPUT']]);
+    const text = await drum(['content', '--state', join(dir, 'state2'), '--no-fsync', cut]);
+    assert.equal(text.status, EXIT_STATUS.DRUM_INPUT, text.stderr);
+    assert.match(text.stderr, /^content: .*; 1 damaged input read only up to the damage\n/m, 'the summary says the input was damaged');
     assert.equal((await drum(['content', '--verify', '--state', state])).status, 0);
     const missing = await drum(['content', '--state', join(dir, 'other'), '--no-fsync', join(dir, 'nosuch.warc')]);
     assert.equal(missing.status, EXIT_STATUS.DRUM_INPUT, missing.stderr);

@@ -36,6 +36,9 @@ describe('drum on unusual inputs', () => {
     assert.equal(r.status, EXIT_STATUS.DRUM_INPUT, r.stderr);
     assert.match(r.stderr, /DRUM_INPUT: .*links\.gz/);
     assert.deepEqual(uniques(join(dir, 'out')), urls);
+    // The summary says so too, as drum runs does, not a bare `complete`.
+    assert.match(r.stdout, /^drum run \S+: complete \(1 damaged input\)\n/);
+    assert.match(r.stdout, new RegExp(`inputs\\s+${file.replace(/[.]/g, '\\.')} \\([^)]*, damaged after line 30,000\\)\n`));
   });
 
   it('warns, even with --quiet, when every line of the run was rejected', async () => {

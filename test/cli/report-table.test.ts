@@ -107,6 +107,15 @@ describe('run report summary', () => {
     assert.match(t, /\.\.\. and 5 more \(5\.00 KiB\)/);
   });
 
+  it('says a run whose input broke part-way is complete with a damaged input, and after which line it broke', () => {
+    const inputs = [{ path: '/in/a.txt', bytes: 1234, sha256: null, skipped: false }, { path: '/in/cut.gz', bytes: 2048, sha256: null, skipped: false }];
+    const inputErrors = [{ path: '/in/cut.gz', code: 'DRUM_INPUT', message: 'cannot decompress', input: 1, offset: 900, line: 9834 }];
+    const t = formatRunReport({ ...sampleReport({ inputs }), inputErrors } as RunReport);
+    assert.match(t, /^drum run 20250101T000000Z-abc: complete \(1 damaged input\)\n/);
+    assert.match(t, /inputs\s+\/in\/a\.txt \(1\.21 KiB\)\n\s+\/in\/cut\.gz \(2\.00 KiB, damaged after line 9,834\)\n/);
+    assert.doesNotMatch(text, /damaged/, 'a sound run says nothing of damage');
+  });
+
   it('says stdin for an input read from stdin, which has no size on disk', () => {
     const t = formatRunReport(sampleReport({ inputs: [{ path: '-', bytes: 0, sha256: null, skipped: false }] }));
     assert.match(t, /inputs\s+- \(stdin\)\n/);

@@ -103,6 +103,8 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
       `content: ${fmtInt(report.documents)} documents, ${fmtInt(report.exactDuplicates)} exact and ${fmtInt(report.nearDuplicates)} near duplicates ` +
       `in ${fmtCount(report.clusters, 'cluster')} (${fmtInt(report.storeDocuments)} in the store) in ${(report.timeMs / 1000).toFixed(1)} s` +
       `${report.payloadDigest.mismatch > 0 ? `; ${fmtInt(report.payloadDigest.mismatch)} declared payload digests were wrong` : ''}` +
+      // An input that broke part-way, as the report's inputErrors has it: its whole records before the break were read.
+      `${report.inputErrors.length > 0 ? `; ${fmtCount(report.inputErrors.length, 'damaged input')} read only up to the damage` : ''}` +
       `${miner !== null ? `; ${rules} suggested rules in ${o.suggestRules}` : ''}\n  -> ${outDir}\n`,
     );
   }
