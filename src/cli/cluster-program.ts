@@ -21,7 +21,7 @@ export function addCluster(program: Command, io: CliIo, act: Act): void {
     .option('--replicas <r>', 'stream replicas when the streams are created (default 1; 3 on a 3-node cluster)')
     .option('--rejects <file>', 'write rejected lines here (rejects.tsv format)')
     .option('--json', 'print the publish report as one JSON object')
-    .option('--quiet', 'print nothing on success')
+    .option('--quiet', 'print nothing on success but what --json asks for')
     .addHelpText('after', examples(['drum publish --nats nats://127.0.0.1:4222 --shards 2 links.txt.gz']))
     .action(act(async (inputs: string[], o: RawOptions) => (await cluster()).publishCommand(inputs, o, io)));
 

@@ -45,7 +45,7 @@ function addIngest(program: Command, io: CliIo, act: Act): void {
     .option('--graph', 'TSV input: also write each row\'s (source docID, target docID) to graph-NNNNN.bin (u64 LE pairs, input order); sources are stored, not emitted; reads every input')
     .option('--json', 'print the run report as one JSON object on stdout instead of the summary')
     .option('--verbose', "also print the engine's internals: tiers, disk and IO, memory split, stages")
-    .option('--quiet', 'print nothing on success')
+    .option('--quiet', 'print nothing on success but what --json asks for')
     .option('--no-progress', 'no progress line on stderr (it is shown only on a terminal)')
     .option('--no-fsync', 'skip fsync at commits: faster, NOT crash-safe (benchmarks, tests)')
     .option('--no-values', 'create a keys-only store: no docIDs, first run or last emission per URL; fixed when the store is created (drum upgrade adds them)')
@@ -99,7 +99,7 @@ function addForget(program: Command, io: CliIo, act: Act): void {
     .option('--bloom <mode>', 'gate | lossy: rebuild the store\'s Bloom filter without the forgotten keys; off (default): drop it')
     .option('--bloom-bits <n>', 'bloom bits per stored key of the rebuilt filter (default 10)')
     .option('--json', 'print the result as one JSON object')
-    .option('--quiet', 'print nothing on success')
+    .option('--quiet', 'print nothing on success but what --json asks for')
     .option('--no-fsync', 'skip fsync at the commit: faster, NOT crash-safe (tests)')
     .addHelpText('after', examples(['drum forget gone.txt', 'printf "http://example.com/a\\n" | drum forget', 'drum forget --host spam.example --host 10.0.0.1:8080']))
     .action(act((inputs: string[], o: RawOptions) => forgetCommand(inputs, o, io)));
@@ -114,7 +114,7 @@ function addStoreReports(program: Command, io: CliIo, act: Act): void {
 
   addState(program.command('verify').description("check every store file's checksums and ordering; exit 0 when sound"))
     .option('--json', 'print the result as one JSON object')
-    .option('--quiet', 'print nothing when sound')
+    .option('--quiet', 'print nothing when sound but what --json asks for')
     .addHelpText('after', examples(['drum verify && echo sound', 'drum verify --state /data/drum --json']))
     .action(act((o: RawOptions) => verifyCommand(o, io)));
 

@@ -13,6 +13,7 @@ import { EXIT_STATUS } from '../../src/errors.js';
 import type { RunReport } from '../../src/stats/report.js';
 import { bin, distRoot, drum, repoRoot, uniques } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { generateWarc } from '../../scripts/gen-warc.js';
 
 const engineFile = join(distRoot, 'src', 'engine', 'drum.js');
 const noEngine = !existsSync(engineFile) || !existsSync(bin);
@@ -124,6 +125,21 @@ describe('drum binary with the engine', { skip: noEngine && 'engine not compiled
     assert.equal(runs.find((x) => x.runId === rep.runId)?.status, 'complete');
     const hosts = JSON.parse((await drum(['hosts', '--json'], { cwd: dir })).stdout) as { host: string; uniqueUrls: number }[];
     assert.equal(hosts.reduce((s, h) => s + h.uniqueUrls, 0), 3);
+  });
+
+  it('prints only the JSON with --json and --quiet: one JSON value on stdout, nothing on stderr', async () => {
+    const dir = tempDir();
+    const input = write(dir, 'a.txt', A);
+    const warc = join(dir, 'g.warc.gz');
+    generateWarc({ docs: 20, seed: 1, out: warc });
+    // A new store in the default state directory, whose announcement --quiet also keeps off stderr.
+    for (const args of [['ingest', ...FAST, input], ['forget', '--no-fsync', input], ['verify'], ['content', '--no-fsync', warc], ['content', '--verify']]) {
+      const r = await drum([...args, '--json', '--quiet'], { cwd: dir });
+      assert.equal(r.status, 0, `${args[0]}: ${r.stderr}`);
+      assert.equal(r.stderr, '', args.join(' '));
+      assert.equal(r.stdout.split('\n').length, 2, `${args.join(' ')}: one line`);
+      assert.equal(typeof JSON.parse(r.stdout), 'object', args.join(' '));
+    }
   });
 
   it('fails a second writer with the DRUM_LOCKED status', async () => {

@@ -45,7 +45,7 @@ export function addContent(program: Command, io: CliIo, act: Act, examples: (lin
     .option('--min-support <n>', 'with --suggest-rules: pairs a rule needs (default 2)')
     .option('--verify', 'read every content table and the document log, check CRCs, order and lengths; exit 0 when sound (reads no input)')
     .option('--json', 'print the report as one JSON object on stdout')
-    .option('--quiet', 'print nothing on success')
+    .option('--quiet', 'print nothing on success but what --json asks for')
     .option('--no-fsync', 'skip fsync at commits: faster, NOT crash-safe (benchmarks, tests)')
     .addHelpText('after', examples([
       'drum content crawl-*.warc.gz',
