@@ -84,9 +84,11 @@ export interface DrumOptions {
   /**
    * Keep a value per stored URL (docID, first run, last emission, host
    * check; docs/file-format.md). Default true for a new store; false creates
-   * a keys-only store. An existing store keeps its kind (`drum upgrade`
-   * adds values); one written by a drum without values is upgraded on its
-   * first write, with a notice, unless this is false.
+   * a keys-only store. An existing store keeps its kind: false on a store
+   * with values is DRUM_POLICY_MISMATCH, true on one created keys-only
+   * DRUM_NEEDS_UPGRADE (`drum upgrade` adds values; absent: the store's
+   * own). One written by a drum without values is upgraded on its first
+   * write, with a notice, unless this is false.
    */
   values?: boolean;
   /** Receives one-line notices (e.g. a store upgraded on open). Default: written to stderr. */

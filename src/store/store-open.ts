@@ -102,7 +102,7 @@ export function checkParams(have: StoreParams, want: StoreParams, force: boolean
 export interface AskedParams {
   buckets: number | null;
   hostBits: number | null;
-  /** false: a keys-only store asked for (--no-values). */
+  /** false: a keys-only store asked for (--no-values); true: a store with values. */
   values: boolean | null;
 }
 
@@ -110,7 +110,9 @@ export interface AskedParams {
  * An existing store whose buckets, host bits or values differ from the ones
  * the caller set: DRUM_POLICY_MISMATCH, even with forcePolicy. They fix the
  * key layout and the files of the store, so they cannot change; using the
- * store's own instead would silently do something else than asked.
+ * store's own instead would silently do something else than asked. Values
+ * asked of a store created keys-only are DRUM_NEEDS_UPGRADE: `drum upgrade`
+ * adds them (a store written before values gets them at a writer's open).
  */
 export function checkAsked(have: StoreParams, asked: AskedParams | undefined, dir: string): void {
   if (asked === undefined) return;
@@ -120,6 +122,9 @@ export function checkAsked(have: StoreParams, asked: AskedParams | undefined, di
   if (asked.buckets !== null && asked.buckets !== have.buckets) differ(`${have.buckets} buckets`, String(asked.buckets), '--buckets');
   if (asked.hostBits !== null && asked.hostBits !== have.hostBits) differ(`${have.hostBits} host bits`, String(asked.hostBits), '--host-bits');
   if (asked.values === false && (have.valueBytes ?? 0) > 0) differ('a value per URL', 'keys only', '--no-values');
+  if (asked.values === true && have.valueBytes === 0) {
+    throw new DrumError('DRUM_NEEDS_UPGRADE', `${dir} was created keys-only (--no-values), not with a value per URL: drum upgrade gives it values`);
+  }
 }
 
 /** The manifest body of a new, empty store with `params` (commit 0). */

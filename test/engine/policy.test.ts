@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Drum } from '../../src/engine/drum.js';
+import { Drum, upgradeStore } from '../../src/engine/drum.js';
 import { isDrumError } from '../../src/errors.js';
 import { tempDir } from '../helpers/tmp.js';
 import { checkUpdateAll } from '../helpers/drum.js';
@@ -43,5 +43,16 @@ describe('canonicalization policy of a store', () => {
         await d.close();
       }
     }
+  });
+
+  it('refuses values asked of a store created keys-only with DRUM_NEEDS_UPGRADE, which drum upgrade then gives', async () => {
+    const dir = tempDir();
+    await (await Drum.open(dir, { values: false, workers: 0, fsync: false })).close();
+    for (const o of [{ values: true }, { values: true, readOnly: true }]) {
+      await assert.rejects(Drum.open(dir, { ...o, workers: 0, fsync: false }), (e) => isDrumError(e, 'DRUM_NEEDS_UPGRADE'), JSON.stringify(o));
+    }
+    await (await Drum.open(dir, { workers: 0, fsync: false })).close();
+    assert.equal((await upgradeStore(dir, { workers: 0, fsync: false })).upgraded, true);
+    await (await Drum.open(dir, { values: true, workers: 0, fsync: false })).close();
   });
 });

@@ -24,7 +24,8 @@ export interface UpgradeResult {
 export async function upgradeStore(stateDir: string, opts: DrumOptions = {}): Promise<UpgradeResult> {
   if (readManifest(stateDir) === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${stateDir}`, { file: stateDir });
   let upgraded = false;
-  const s = await Session.open(stateDir, { ...opts, readOnly: false, values: true, onNotice: () => void (upgraded = true) });
+  // Values not asked of the open (a keys-only store would refuse them): a store written before values gets them there, one created keys-only below.
+  const s = await Session.open(stateDir, { ...opts, readOnly: false, values: undefined, onNotice: () => void (upgraded = true) });
   try {
     if (!s.valued) {
       // Journaled keys get their values with the rest: they are folded into the bucket files first.
