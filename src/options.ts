@@ -33,7 +33,7 @@ export interface DrumOptions {
   lineMemoEntries?: number;
   /** Bloom filter mode. Default 'off'. */
   bloom?: BloomMode;
-  /** Bloom bits per stored key. Default 10 (~1% false positives). */
+  /** Bloom bits per stored key of a filter built or rebuilt. Default: an existing store's filter's, else 10 (~1% false positives). */
   bloomBitsPerKey?: number;
   /**
    * Canonicalization policy. Default: for an existing store, the policy it
@@ -147,6 +147,8 @@ export interface ResolvedOptions {
   lineMemoEntries: number | null;
   bloom: BloomMode;
   bloomBitsPerKey: number;
+  /** False: bloomBitsPerKey not set; an open store with a Bloom file takes that file's bits (storeOptions). */
+  bloomBitsSet: boolean;
   /** null: the store's own policy (or the default for a new store). */
   canonical: CanonicalPolicyOptions | null;
   forcePolicy: boolean;
@@ -230,6 +232,7 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Nu
     lineMemoEntries: o.lineMemoEntries === undefined ? null : int('lineMemoEntries', o.lineMemoEntries, 0, 2 ** 28),
     bloom,
     bloomBitsPerKey: int('bloomBitsPerKey', o.bloomBitsPerKey ?? DEFAULTS.bloomBitsPerKey, 1, 64),
+    bloomBitsSet: o.bloomBitsPerKey !== undefined,
     canonical: o.canonical ?? null,
     forcePolicy: bool('forcePolicy', o.forcePolicy, false),
     workers,

@@ -46,7 +46,7 @@ export const addStore = group([
   ['--recent-entries <n>', 'recently-added table entries, 0 disables (default 2^18)'],
   ['--line-memo-entries <n>', 'line memo entries per parsing thread, 0 disables (default 2^20)'],
   ['--bloom <mode>', 'bloom filter: off | gate (exact) | lossy (may drop new URLs) (default off)'],
-  ['--bloom-bits <n>', 'bloom bits per stored key (default 10, ~1% false positives)'],
+  ['--bloom-bits <n>', "bloom bits per stored key of a filter built or rebuilt (default: the store's filter's, else 10, ~1% false positives)"],
   ['--workers <n>', 'worker threads for canonicalize + hash, 0 = inline (default cores-1, at most 3)'],
   ['--merge-every <n>', 'merge and commit once n URLs wait for the disk check (default: what --memory holds, ~21M at 256MiB on 2 cores, ~10M on more; docs/cli.md)'],
   ['--journal-keys <n>', 'keys the key journal holds before a fold merges them into the bucket files; 0: every round merges (default 2^18)'],

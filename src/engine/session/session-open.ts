@@ -25,7 +25,7 @@ import { DrumError } from '../../errors.js';
 import { HASH_ID } from '../../fingerprint/key.js';
 import type { DrumFs } from '../../io/fs.js';
 import type { ResolvedOptions } from '../../options.js';
-import { namedRunIds, type StoreParams } from '../../store/manifest.js';
+import { namedRunIds, type ManifestBody, type StoreParams } from '../../store/manifest.js';
 import { Store } from '../../store/store.js';
 import { addValues } from '../../store/upgrade.js';
 import type { BlockedBloom } from '../../tiers/bloom.js';
@@ -120,9 +120,15 @@ export async function foldHostsInChild(
   return folded;
 }
 
-/** The options an open store works with: the store's own parameters win over options for an existing store. */
-export function storeOptions(opts: ResolvedOptions, p: StoreParams): ResolvedOptions {
-  return { ...opts, buckets: p.buckets, bucketBits: Math.log2(p.buckets), hostBits: p.hostBits };
+/**
+ * The options an open store works with: the store's own parameters (a
+ * caller that set others was refused at the open), and the bits per key of
+ * its Bloom file unless the caller set them, so a filter rebuilt by a merge
+ * or a forget keeps the store's size instead of going back to the default.
+ */
+export function storeOptions(opts: ResolvedOptions, p: StoreParams, bloom: ManifestBody['bloom']): ResolvedOptions {
+  const bloomBitsPerKey = opts.bloomBitsSet || bloom === null ? opts.bloomBitsPerKey : bloom.bitsPerKey;
+  return { ...opts, buckets: p.buckets, bucketBits: Math.log2(p.buckets), hostBits: p.hostBits, bloomBitsPerKey };
 }
 
 /** The tiers in front of the store: hot cache and recent table warmed from the last commit's saved tables, the Bloom filter read. */

@@ -142,7 +142,7 @@ export class Session {
     try {
       upgradeOldStore(dir, store, dfs, opts);
       await openCatalog(dir, store, opts, held);
-      const eff = storeOptions(opts, store.params);
+      const eff = storeOptions(opts, store.params, store.body.bloom);
       const plan = planBudget(eff, chunkLinksMax(eff.chunkBytes), store.valueBytes > 0);
       const front = await openFront(dir, dfs, store, eff, plan);
       const wd = openWorkDir(dir, dfs, workDir, eff);
