@@ -139,16 +139,18 @@ export interface ResolvedOptions {
   buckets: number;
   bucketBits: number;
   hostBits: number;
-  /** The parameters fixed at a store's creation that the caller set (null: not set; an existing store's own apply). */
-  asked: { buckets: number | null; hostBits: number | null };
+  /**
+   * What the caller set of the parameters an existing store keeps (null: not
+   * set, the store's own apply): buckets and host bits, fixed at creation
+   * (another value is refused), and the Bloom bits per key of its filter.
+   */
+  asked: { buckets: number | null; hostBits: number | null; bloomBitsPerKey: number | null };
   cacheEntries: number;
   recentEntries: number;
   /** null: sized by the budget planner (2^20 per thread, less on a small budget). */
   lineMemoEntries: number | null;
   bloom: BloomMode;
   bloomBitsPerKey: number;
-  /** False: bloomBitsPerKey not set; an open store with a Bloom file takes that file's bits (storeOptions). */
-  bloomBitsSet: boolean;
   /** null: the store's own policy (or the default for a new store). */
   canonical: CanonicalPolicyOptions | null;
   forcePolicy: boolean;
@@ -219,6 +221,7 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Nu
   if ((buckets & (buckets - 1)) !== 0) bad(`buckets must be a power of two, got ${buckets}`);
   const hostBits = int('hostBits', o.hostBits ?? DEFAULTS.hostBits, 0, 32);
   const bloom = o.bloom ?? DEFAULTS.bloom;
+  const bloomBitsPerKey = int('bloomBitsPerKey', o.bloomBitsPerKey ?? DEFAULTS.bloomBitsPerKey, 1, 64);
   const workers = int('workers', o.workers ?? defaultWorkers(cores, memoryBytes), 0, 64);
   if (bloom !== 'off' && bloom !== 'gate' && bloom !== 'lossy') bad(`bloom must be off|gate|lossy, got ${String(bloom)}`);
   const resolved: ResolvedOptions = {
@@ -226,13 +229,16 @@ export function resolveOptions(o: DrumOptions = {}, cores = 2, machineBytes = Nu
     buckets,
     bucketBits: Math.log2(buckets),
     hostBits,
-    asked: { buckets: o.buckets === undefined ? null : buckets, hostBits: o.hostBits === undefined ? null : hostBits },
+    asked: {
+      buckets: o.buckets === undefined ? null : buckets,
+      hostBits: o.hostBits === undefined ? null : hostBits,
+      bloomBitsPerKey: o.bloomBitsPerKey === undefined ? null : bloomBitsPerKey,
+    },
     cacheEntries: int('cacheEntries', o.cacheEntries ?? DEFAULTS.cacheEntries, 0, 2 ** 28),
     recentEntries: int('recentEntries', o.recentEntries ?? DEFAULTS.recentEntries, 0, 2 ** 28),
     lineMemoEntries: o.lineMemoEntries === undefined ? null : int('lineMemoEntries', o.lineMemoEntries, 0, 2 ** 28),
     bloom,
-    bloomBitsPerKey: int('bloomBitsPerKey', o.bloomBitsPerKey ?? DEFAULTS.bloomBitsPerKey, 1, 64),
-    bloomBitsSet: o.bloomBitsPerKey !== undefined,
+    bloomBitsPerKey,
     canonical: o.canonical ?? null,
     forcePolicy: bool('forcePolicy', o.forcePolicy, false),
     workers,

@@ -57,7 +57,7 @@ export function openStore(dir: string, dfs: DrumFs, opts: ResolvedOptions, polic
   return Store.open(dir, dfs, {
     buckets: opts.buckets, hostBits: opts.hostBits, hash: HASH_ID, policy: policy.id, canonical,
     valueBytes: opts.values === false ? 0 : URL_VALUE_BYTES,
-  }, { readOnly: opts.readOnly, forcePolicy: opts.forcePolicy, fsync: opts.fsync, asked: { ...opts.asked, values: opts.values } });
+  }, { readOnly: opts.readOnly, forcePolicy: opts.forcePolicy, fsync: opts.fsync, asked: { buckets: opts.asked.buckets, hostBits: opts.asked.hostBits, values: opts.values } });
 }
 
 /** A store written by a drum without values gets them on its first write (never silently: a notice says so). */
@@ -127,7 +127,7 @@ export async function foldHostsInChild(
  * or a forget keeps the store's size instead of going back to the default.
  */
 export function storeOptions(opts: ResolvedOptions, p: StoreParams, bloom: ManifestBody['bloom']): ResolvedOptions {
-  const bloomBitsPerKey = opts.bloomBitsSet || bloom === null ? opts.bloomBitsPerKey : bloom.bitsPerKey;
+  const bloomBitsPerKey = opts.asked.bloomBitsPerKey !== null || bloom === null ? opts.bloomBitsPerKey : bloom.bitsPerKey;
   return { ...opts, buckets: p.buckets, bucketBits: Math.log2(p.buckets), hostBits: p.hostBits, bloomBitsPerKey };
 }
 
