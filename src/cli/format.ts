@@ -2,7 +2,7 @@
 // separators, byte sizes in binary units, percentages, durations and compact
 // rates. Every command's table, summary and progress line goes through these,
 // so a figure reads the same everywhere. Pure functions; no I/O, no colours.
-// Does not lay out tables (report-table.ts does).
+// Does not lay out tables (text-layout.ts does).
 
 /**
  * A count: 1,234,567 (rounded to an integer), as `toLocaleString('en-US')`

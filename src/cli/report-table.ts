@@ -1,38 +1,19 @@
-// Plain-text formatters for what the CLI prints: the end-of-run report of a
-// RunReport (a short summary an operator reads, and with --verbose the
-// engine's internals), and the `stats`, `runs`, `hosts` and `verify`
-// listings. Pure functions from data to a string ending in a newline; no
-// I/O, no colours (output is often piped), no JSON (callers print JSON).
-// Numbers go through format.ts, the CLI's one number formatter.
+// The end-of-run report of a RunReport as the CLI prints it: a short summary
+// an operator reads and, with --verbose, the engine's internals. The
+// `stats`, `runs`, `hosts` and `verify` listings are in store-listings.ts.
+// Pure functions from data to a string ending in a newline; no I/O, no
+// colours (output is often piped), no JSON (callers print JSON). Numbers go
+// through format.ts, the CLI's one number formatter.
 
-import type { RunReport, StoreStats, VerifyResult } from '../engine/api.js';
-import type { HostCount, RunRecord } from '../catalog/catalog.js';
+import type { RunReport } from '../engine/api.js';
 import { fmtBytes, fmtCount, fmtDuration, fmtInt, fmtPct } from './format.js';
+import { section } from './text-layout.js';
 
 /** Mercator's measured disk seeks per URL test (Heydon & Najork 1999), for comparison. */
 export const MERCATOR_SEEKS_PER_URL = 0.16;
 
 function rate(hits: number, lookups: number): string {
   return lookups > 0 ? fmtPct(hits / lookups) : '-';
-}
-
-/** Two-column section: a title line, then `label  value` rows with labels padded. */
-function section(title: string, rows: [string, string][]): string {
-  const w = Math.max(...rows.map(([l]) => l.length));
-  return `${title}\n${rows.map(([l, v]) => `  ${l.padEnd(w)}  ${v}`).join('\n')}\n`;
-}
-
-/** A table with a header row; numbers (columns in `right`) right-aligned. */
-export function table(header: string[], rows: string[][], right: ReadonlySet<number> = new Set()): string {
-  // A loop, not Math.max(...rows): a spread of a million rows (`drum hosts --top 1000000`) overflows the stack.
-  const widths = header.map((h) => h.length);
-  for (const r of rows) for (let i = 0; i < widths.length; i++) widths[i] = Math.max(widths[i]!, (r[i] ?? '').length);
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
 }
 
 /** One line: how the parse stage was split between the worker threads and the main thread. */
@@ -90,13 +71,6 @@ function uniqueFiles(r: RunReport): string {
   if (files.length === 0) return `${r.outDir} (no new URLs)`;
   const names = files.length <= 3 ? files.join(', ') : `${files[0]} ... ${files[files.length - 1]} (${fmtInt(files.length)} files)`;
   return `${r.outDir}/ ${names}`;
-}
-
-/** The stats line of a store without a Bloom file: when it gets one. */
-function noBloom(s: StoreStats): string {
-  if (s.storeUrls === 0) return 'none (a run with --bloom gate|lossy builds one)';
-  if (s.journal !== null && s.journal.keys === s.storeUrls) return "none on disk: every URL is in the key journal, whose first fold writes one (a run with --bloom gate|lossy builds it in RAM from the journal)";
-  return 'none (drum repair --bloom builds one; a run with --bloom gate|lossy, at its first merge)';
 }
 
 /**
@@ -189,121 +163,4 @@ function formatDetails(r: RunReport): string {
   if (skipped.length > 0) outputs.push(['skipped inputs', `${skipped.join(', ')} (already ingested; --force to redo)`]);
   out.push(section('outputs', outputs));
   return out.join('\n');
-}
-
-/** Bytes per stored URL, and the values files' share when the store has them. */
-function storePerUrl(s: StoreStats): string {
-  if (s.storeUrls === 0) return 'empty';
-  const per = (n: number): string => (n / s.storeUrls).toFixed(2);
-  return s.valuesBytes === 0 ? `${per(s.storeBytes)} B per URL` : `${per(s.storeBytes)} B per URL, ${per(s.valuesBytes)} of them values`;
-}
-
-export function formatStats(s: StoreStats): string {
-  const rows: [string, string][] = [
-    ['state directory', s.stateDir],
-    ['format version', String(s.formatVersion)],
-    ['URLs stored', fmtInt(s.storeUrls)],
-    ['store size', `${fmtBytes(s.storeBytes)} in ${fmtCount(s.files, 'file')} (${storePerUrl(s)})`],
-    ['buckets', fmtInt(s.buckets)],
-    ['host bits', String(s.hostBits)],
-    ['policy', s.policy],
-    ['expected collisions', s.expectedCollisions.toPrecision(3)],
-    ['key journal', s.journal === null ? 'empty' : `${fmtInt(s.journal.keys)} URLs not yet folded into the key files (${fmtBytes(s.journal.bytes)}; drum compact folds them now)`],
-    [
-      'bloom',
-      s.bloom
-        ? `${fmtBytes(s.bloom.sizeBytes)}, ${s.bloom.bitsPerKey} bits/key, ${fmtInt(s.bloom.keys)} keys, expected fp ${fmtPct(s.bloom.expectedFpRate)}`
-        : noBloom(s),
-    ],
-  ];
-  let text = section('store', rows);
-  const d = s.disk;
-  const pct = (n: number) => (d.totalBytes > 0 ? ` (${fmtPct(n / d.totalBytes)})` : '');
-  text +=
-    '\n' +
-    section(`disk used: ${fmtBytes(d.totalBytes)}`, [
-      ['store files (keys, values, journal)', `${fmtBytes(d.store)}${pct(d.store)}`],
-      ['bloom filter', `${fmtBytes(d.bloom)}${pct(d.bloom)}`],
-      ['URL log', `${fmtBytes(d.urls)}${pct(d.urls)}  urls/: the text of every docID`],
-      ['host table', `${fmtBytes(d.hosts)}${pct(d.hosts)}  hosts/`],
-      ['caches', `${fmtBytes(d.caches)}${pct(d.caches)}  tiers.cache, memo.cache, verified.cache: warm starts, deletable`],
-      ['run catalog', `${fmtBytes(d.catalog)}${pct(d.catalog)}`],
-      ['run outputs', `${fmtBytes(d.runs)}${pct(d.runs)}  runs/ (outputs written with --out elsewhere not counted)`],
-      ['work area', `${fmtBytes(d.work)}${pct(d.work)}`],
-      ['other', `${fmtBytes(d.other)}${pct(d.other)}  MANIFEST, writer-lock/, content/ (drum content's store)`],
-    ]);
-  if (s.recentRuns.length > 0) {
-    text +=
-      '\nrecent runs\n' +
-      table(
-        ['run', 'status', 'started', 'links', 'unique'],
-        s.recentRuns.map((r) => [r.runId, r.status, r.startedAt, fmtInt(r.linksRead), fmtInt(r.uniqueUrls)]),
-        new Set([3, 4]),
-      );
-  }
-  return text;
-}
-
-/** A run's status as listed: `complete (1 damaged input)` when inputs ended in an error (their complete lines were kept). */
-export function runStatusText(r: RunRecord): string {
-  const damaged = r.inputs.filter((i) => i.damaged !== undefined).length;
-  return damaged === 0 ? r.status : `${r.status} (${damaged} damaged input${damaged === 1 ? '' : 's'})`;
-}
-
-function inputText(i: RunRecord['inputs'][number]): string {
-  if (i.skipped) return `${i.path} (skipped)`;
-  if (i.damaged) return `${i.path} (damaged after line ${fmtInt(i.damaged.line)})`;
-  return i.path;
-}
-
-/** A count a rebuilt run record could not learn (null) reads `?`. */
-function knownInt(n: number | null): string {
-  return n === null ? '?' : fmtInt(n);
-}
-
-export function formatRuns(runs: readonly RunRecord[]): string {
-  if (runs.length === 0) return 'no runs yet\n';
-  const unknown = runs.some((r) => r.counts.duplicateUrls === null || r.counts.rejectedLines === null);
-  return table(
-    ['run', 'status', 'started', 'elapsed', 'links', 'unique', 'dup', 'rejected', 'inputs', 'output'],
-    runs.map((r) => r.kind === 'forget' ? forgetRow(r) : [
-      r.runId,
-      runStatusText(r),
-      r.startedAt,
-      r.finishedAt ? fmtDuration(Date.parse(r.finishedAt) - Date.parse(r.startedAt)) : '-',
-      fmtInt(r.counts.linksRead),
-      fmtInt(r.counts.uniqueUrls),
-      knownInt(r.counts.duplicateUrls),
-      knownInt(r.counts.rejectedLines),
-      r.inputs.map(inputText).join(' '),
-      r.outDir,
-    ]),
-    new Set([4, 5, 6, 7]),
-  ) + (unknown ? '? not known: the record was rebuilt from the store and the run\'s report.json is gone; dup + rejected = links - unique\n' : '');
-}
-
-/** A forget's row: links = URLs asked, unique = minus the URLs it removed, dup = those the store did not hold; the inputs under 'forget'. */
-function forgetRow(r: RunRecord): string[] {
-  const f = r.forget!;
-  return [
-    r.runId, r.status, r.startedAt, r.finishedAt ? fmtDuration(Date.parse(r.finishedAt) - Date.parse(r.startedAt)) : '-',
-    fmtInt(f.asked), `-${fmtInt(f.forgotten)}`, fmtInt(f.notStored + f.repeats), fmtInt(f.rejectedLines),
-    `forget ${[...(f.hosts ?? []).map((h) => `--host ${h.host}`), ...r.inputs.map((i) => i.path)].join(' ')}`, r.outDir,
-  ];
-}
-
-export function formatHosts(hosts: readonly HostCount[]): string {
-  if (hosts.length === 0) return 'no hosts yet\n';
-  return table(
-    ['rank', 'unique URLs', 'host'],
-    hosts.map((h, i) => [String(i + 1), fmtInt(h.uniqueUrls), h.host]),
-    new Set([0, 1]),
-  );
-}
-
-/** The verify summary line; each problem goes to stderr separately (commands.ts). */
-export function formatVerify(v: VerifyResult): string {
-  const problems = v.problems.length === 1 ? '1 problem' : `${v.problems.length} problems`;
-  const skipped = (v.notChecked ?? []).map((p) => `not checked: ${p.file} (${p.message})\n`).join('');
-  return `${v.ok ? 'sound' : `NOT SOUND (${problems})`}: ${fmtInt(v.filesChecked)} files, ${fmtInt(v.keysChecked)} keys checked\n${skipped}`;
 }

@@ -39,7 +39,8 @@ import { abandonedLine, printRound, resumedLine, stopLine } from '../run-notes.j
 import { inputErrorStatus, json, LineSink, verifyStatus, warnAllRejected, type CliIo, type InputError } from '../command-io.js';
 import type { IngestRequest, RunStart } from '../../engine/api.js';
 import { removeOwnTemps } from '../../io/private-temp.js';
-import { formatHosts, formatRunReport, formatRuns, formatStats, formatVerify } from '../report-table.js';
+import { formatRunReport } from '../report-table.js';
+import { formatHosts, formatRuns, formatStats, formatVerify } from '../store-listings.js';
 import { contentSummary, contentVerify, formatContentSummary, formatContentVerify, urlStoreOrNull } from '../content-summary.js';
 import type { ContentVerifyResult } from '../../content/content-verify.js';
 
