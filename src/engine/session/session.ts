@@ -21,7 +21,7 @@ import type { Store } from '../../store/store.js';
 import { UrlLogWriter } from '../../store/url-log/url-log-writer.js';
 import { namedRunIds, readManifest } from '../../store/manifest.js';
 import { verifyKeyFiles, type StoreVerifyResult } from '../../store/verify.js';
-import { fileIdentity, loadVerified, saveVerified } from '../../store/verified-cache.js';
+import { VerifiedFiles } from './session-verified.js';
 import { readBloom } from '../../tiers/bloom-file.js';
 import { BlockedBloom } from '../../tiers/bloom.js';
 import { chunkLinksMax, JOURNAL_ROUND_RECORDS, planBudget, type BudgetPlan } from './budget.js';
@@ -38,8 +38,6 @@ import { DrumCore } from '../core/drum-core.js';
 import { URL_VALUE_WORDS } from '../url-seen/url-values.js';
 import type { JournalTable } from '../../store/journal/journal-table.js';
 import { JournalLog, openJournal } from '../../store/journal/journal-file.js';
-import { DELTA_FILE_SUFFIX, VALUES_FILE_SUFFIX } from '../../store/values/values-format.js';
-import { chainFiles } from '../../store/values/value-chain.js';
 
 export class Session {
   readonly timer = new StageTimer();
@@ -52,10 +50,8 @@ export class Session {
   readonly area: SortArea;
   /** The DRUM core over this store's buckets, aux log and sort area; URL-seen is its client. */
   readonly core: DrumCore;
-  /** Key files this session verified or wrote: a later job's verification before writing skips them. */
-  private readonly knownGood = new Set<string>();
-  /** Bucket files (key and values) this session read whole or wrote, with their identity then (verified.cache). */
-  private readonly vouched = new Map<string, Uint32Array>();
+  /** The bucket files this session may trust without reading them again (session-verified.ts). */
+  private readonly verified: VerifiedFiles;
   /** The warm-start caches (tiers.cache, memo.cache): when to save them, and their loads and saves. */
   readonly caches: WarmCaches;
   /** Appends each commit's new URLs to the URL log (their docIDs); null for a read-only session. */
@@ -90,13 +86,7 @@ export class Session {
     this.journal = openJournal(dfs, dir, store.body.journal, this.core.valueWords, opts.journalKeys);
     this.journalLog = opts.readOnly || this.journal === null ? null : new JournalLog(dfs, dir, store.body.journal ?? null, this.core.valueWords, opts.fsync);
     front.journal = this.journal;
-    // Bucket files an earlier writer read whole or wrote, unchanged since: the check before a write skips them.
-    if (!opts.readOnly) {
-      for (const [f, id] of loadVerified(dir, store.committed, store.body)) {
-        this.vouched.set(f, id);
-        if (!f.endsWith(VALUES_FILE_SUFFIX) && !f.endsWith(DELTA_FILE_SUFFIX)) this.knownGood.add(f);
-      }
-    }
+    this.verified = new VerifiedFiles(dfs, dir, store, opts.readOnly);
     // The keys of every round small enough to be a journal round are kept by ordinal (journal-round.ts).
     if (this.journalLog !== null) this.core.recordKeys(JOURNAL_ROUND_RECORDS);
     this.bloomWithJournal();
@@ -231,26 +221,12 @@ export class Session {
    * read by CRC anyway).
    */
   verifyBeforeWrite(): StoreVerifyResult {
-    const body = this.store.body;
-    // Identities before the read: a change during or after it makes the next writer read the file again.
-    const before = new Map<string, Uint32Array>();
-    for (const e of body.buckets) {
-      if (!e || this.knownGood.has(e.file)) continue;
-      before.set(e.file, fileIdentity(join(this.dir, e.file)));
-      if (e.values !== undefined) for (const f of chainFiles(e.values)) before.set(f.file, fileIdentity(join(this.dir, f.file)));
-    }
-    const r = verifyKeyFiles(this.dfs, this.dir, body, this.knownGood);
-    // Recorded with the other caches when the store closes after a commit (a refused run writes nothing).
-    if (r.ok) {
-      for (const [f, id] of before) this.vouched.set(f, id);
-      for (const e of body.buckets) if (e) this.knownGood.add(e.file);
-    }
-    return r;
+    return this.verified.verifyBeforeWrite();
   }
 
   /** Records the committed bucket files this session verified or wrote, for the next writer's check (verified-cache.ts). */
   saveVerified(): void {
-    if (!this.opts.readOnly) saveVerified(this.dfs, this.dir, this.store.committed, this.store.body, this.vouched);
+    this.verified.save();
   }
 
   /**
@@ -260,10 +236,7 @@ export class Session {
    * The tiers changed.
    */
   committed(written: Iterable<string>): void {
-    for (const f of written) {
-      if (!this.opts.readOnly) this.vouched.set(f, fileIdentity(join(this.dir, f)));
-      if (!f.endsWith(VALUES_FILE_SUFFIX) && !f.endsWith(DELTA_FILE_SUFFIX)) this.knownGood.add(f);
-    }
+    this.verified.written(written);
     this.caches.dirty = true;
   }
 
