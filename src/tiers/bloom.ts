@@ -121,6 +121,16 @@ export class BlockedBloom {
     return new BlockedBloom(blocksFor(expectedKeys, bitsPerKey), optimalK(bitsPerKey), bitsPerKey);
   }
 
+  /**
+   * The filter a store rebuilds for `keys` keys (a merge, a fold, a forget,
+   * a repair): room for 1.5 × them, so the run's new keys fill it only
+   * towards the nominal rate, at least 1,024 and at most `maxKeys` (the
+   * budget's Bloom share).
+   */
+  static forStore(keys: number, bitsPerKey: number, maxKeys = Number.MAX_SAFE_INTEGER): BlockedBloom {
+    return BlockedBloom.forKeys(Math.min(maxKeys, Math.max(1024, Math.ceil(keys * 1.5))), bitsPerKey);
+  }
+
   /** Low-level: a filter of `blocks` blocks and `k` bits per key, optionally over an existing bit array (readBloom). */
   constructor(blocks: number, k: number, bitsPerKey: number, words?: Uint32Array, keys = 0) {
     if (!Number.isInteger(blocks) || blocks < 1 || blocks > MAX_BLOCKS) {

@@ -58,6 +58,12 @@ describe('BlockedBloom', () => {
     assert.throws(() => BlockedBloom.forKeys(10, 0), { code: 'DRUM_BAD_OPTION' });
   });
 
+  it('sizes a store\'s rebuilt filter for 1.5 × its keys, at least 1,024 and at most the budget\'s keys', () => {
+    assert.equal(BlockedBloom.forStore(100_000, 10).blocks, blocksFor(150_000, 10));
+    assert.equal(BlockedBloom.forStore(0, 10).blocks, blocksFor(1024, 10));
+    assert.equal(BlockedBloom.forStore(100_000, 10, 20_000).blocks, blocksFor(20_000, 10));
+  });
+
   it('computes a blocked FP rate above the classic one that converges to it as blocks grow', () => {
     const n = 1e6;
     const k = 7;

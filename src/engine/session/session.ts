@@ -104,8 +104,8 @@ export class Session {
     if (j === null || this.opts.bloom === 'off') return;
     if (front.bloom === null) {
       if (this.store.body.storeUrls !== j.count || this.plan.bloomMaxKeys === 0) return;
-      // Sized as a merge sizes it: 1.5 × the keys it will hold by the fold that replaces it.
-      front.bloom = BlockedBloom.forKeys(Math.min(this.plan.bloomMaxKeys, Math.max(1024, Math.ceil(j.capacity * 1.5))), this.opts.bloomBitsPerKey);
+      // Sized for the keys it will hold by the fold that replaces it.
+      front.bloom = BlockedBloom.forStore(j.capacity, this.opts.bloomBitsPerKey, this.plan.bloomMaxKeys);
     }
     front.bloom.addPairs(j.keys, j.count);
   }

@@ -143,7 +143,7 @@ export async function foldJournal(s: Session, counters = newRunCounters(), whole
     };
     // As a merging round does, the fold rebuilds the Bloom filter from every key it stores or keeps.
     const bloom = s.plan.bloomMaxKeys === 0 ? null
-      : BlockedBloom.forKeys(Math.min(s.plan.bloomMaxKeys, Math.max(1024, Math.ceil(body.storeUrls * 1.5))), s.opts.bloomBitsPerKey);
+      : BlockedBloom.forStore(body.storeUrls, s.opts.bloomBitsPerKey, s.plan.bloomMaxKeys);
     const v = await core.merge('update', {
       files: s.storeFiles(), fsync: s.opts.fsync, counters: newRunCounters(), onHit: null, values,
       keySink: bloom === null ? null : (keys, n) => bloom.addPairs(keys, n),

@@ -64,7 +64,7 @@ export async function mergeRound(p: RoundParams): Promise<RoundResult> {
   if (p.bloomKeys > 0) {
     let expected = pending.total;
     for (let b = 0; b < pending.count; b++) expected += files.keysIn(b);
-    bloom = BlockedBloom.forKeys(Math.min(p.bloomKeys, Math.max(1024, Math.ceil(expected * 1.5))), p.bloomBitsPerKey);
+    bloom = BlockedBloom.forStore(expected, p.bloomBitsPerKey, p.bloomKeys);
   }
   const keySink = bloom === null ? null : (keys: Uint32Array, n: number): void => bloom!.addPairs(keys, n);
   const v = await core.merge(p.op ?? 'check+update', {

@@ -228,7 +228,7 @@ async function mergeAndRecord(r: ForgetRun, inputErrors: ForgetReport['inputErro
   const { s } = r;
   const body = s.store.body;
   const bloom = s.plan.bloomMaxKeys > 0
-    ? BlockedBloom.forKeys(Math.min(s.plan.bloomMaxKeys, Math.max(1024, Math.ceil(body.storeUrls * 1.5))), s.opts.bloomBitsPerKey)
+    ? BlockedBloom.forStore(body.storeUrls, s.opts.bloomBitsPerKey, s.plan.bloomMaxKeys)
     : null;
   const v = await s.core.merge('delete', {
     files: s.storeFiles(), fsync: s.opts.fsync, counters: r.c, onHit: null,

@@ -25,8 +25,7 @@ import { KeyReader, READ_BUFFER_BYTES } from '../../../store/keys/key-reader.js'
 import { acquireLock } from '../../../store/lock.js';
 import { readManifest, writeManifest, type ManifestBody } from '../../../store/manifest.js';
 import { verifyKeyFiles } from '../../../store/verify.js';
-import { loadJournal } from '../../../store/journal/journal-file.js';
-import { JournalTable } from '../../../store/journal/journal-table.js';
+import { openJournal } from '../../../store/journal/journal-file.js';
 import { rebuildUrlIndex } from '../../../store/url-log/url-log-rebuild.js';
 import { BlockedBloom } from '../../../tiers/bloom.js';
 import { writeBloom } from '../../../tiers/bloom-file.js';
@@ -81,7 +80,7 @@ function rebuildIndex(dfs: DrumFs, dir: string, body: ManifestBody): RepairResul
 
 async function rebuildBloom(dfs: DrumFs, dir: string, body: ManifestBody, bits?: number): Promise<RepairResult['bloom']> {
   const bitsPerKey = bits ?? body.bloom?.bitsPerKey ?? 10;
-  const bloom = BlockedBloom.forKeys(Math.max(1024, Math.ceil(body.storeUrls * 1.5)), bitsPerKey);
+  const bloom = BlockedBloom.forStore(body.storeUrls, bitsPerKey);
   const buffer = new Uint8Array(READ_BUFFER_BYTES);
   body.buckets.forEach((e, b) => {
     if (!e) return;
@@ -93,11 +92,8 @@ async function rebuildBloom(dfs: DrumFs, dir: string, body: ManifestBody, bits?:
     }
   });
   // The key journal's keys are stored too: while the key files are empty they are every stored key.
-  if (body.journal !== undefined) {
-    const journal = new JournalTable((body.params.valueBytes ?? 0) / 4, body.journal.keys);
-    loadJournal(dfs, dir, body.journal, journal);
-    bloom.addPairs(journal.keys, journal.count);
-  }
+  const journal = openJournal(dfs, dir, body.journal, (body.params.valueBytes ?? 0) / 4, 0);
+  if (journal !== null) bloom.addPairs(journal.keys, journal.count);
   const commit = body.commit + 1;
   const file = `bloom-g${String(commit).padStart(6, '0')}.bloom`;
   await writeBloom(dfs, join(dir, file), bloom, { fsync: true });
