@@ -7,7 +7,7 @@
 
 import type { RunReport } from '../engine/api.js';
 import { fmtBytes, fmtCount, fmtDuration, fmtInt, fmtPct } from './format.js';
-import { section } from './text-layout.js';
+import { section, statusWithDamage } from './text-layout.js';
 
 /** Mercator's measured disk seeks per URL test (Heydon & Najork 1999), for comparison. */
 export const MERCATOR_SEEKS_PER_URL = 0.16;
@@ -82,8 +82,8 @@ export function formatRunReport(r: RunReport, f: ReportFormat = {}): string {
   if (r.status === 'skipped') {
     return `drum run ${r.runId}: nothing to do, every input was already ingested into this store (--force ingests again)\n`;
   }
-  const damaged = damagedInputs(r); // said as drum runs says it: `complete (1 damaged input)`
-  const status = damaged.size === 0 ? r.status : `${r.status} (${fmtCount(damaged.size, 'damaged input')})`;
+  const damaged = damagedInputs(r);
+  const status = statusWithDamage(r.status, damaged.size); // as drum runs says it
   const head = `drum run ${r.runId}: ${status}${r.lossy ? '  [LOSSY: bloom may have dropped new URLs]' : ''}`;
   const share = r.linksRead > 0 ? ` (${fmtPct(r.uniqueUrls / r.linksRead)} of links)` : '';
   const rows: [string, string][] = [

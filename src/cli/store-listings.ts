@@ -7,7 +7,7 @@
 import type { StoreStats, VerifyResult } from '../engine/api.js';
 import type { HostCount, RunRecord } from '../catalog/catalog.js';
 import { fmtBytes, fmtCount, fmtDuration, fmtInt, fmtPct } from './format.js';
-import { section, table } from './text-layout.js';
+import { section, statusWithDamage, table } from './text-layout.js';
 
 /** The stats line of a store without a Bloom file: when it gets one. */
 function noBloom(s: StoreStats): string {
@@ -72,7 +72,7 @@ export function formatStats(s: StoreStats): string {
 /** A run's status as listed: `complete (1 damaged input)` when inputs ended in an error (their complete lines were kept). */
 export function runStatusText(r: RunRecord): string {
   const damaged = r.inputs.filter((i) => i.damaged !== undefined).length;
-  return damaged === 0 ? r.status : `${r.status} (${damaged} damaged input${damaged === 1 ? '' : 's'})`;
+  return statusWithDamage(r.status, damaged);
 }
 
 function inputText(i: RunRecord['inputs'][number]): string {

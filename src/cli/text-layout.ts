@@ -1,6 +1,14 @@
-// The CLI's two plain-text layouts: a titled section of `label  value` rows
-// and a table with a header row and right-aligned number columns. Pure
-// string building; does not format numbers (format.ts does) or print.
+// The CLI's plain-text layouts: a titled section of `label  value` rows
+// and a table with a header row and right-aligned number columns, and a
+// run's status with its damaged inputs. Pure string building; does not
+// format numbers (format.ts does) or print.
+
+import { fmtCount } from './format.js';
+
+/** A run's status as the run report and `drum runs` say it: `complete (1 damaged input)` when inputs broke part-way. */
+export function statusWithDamage(status: string, damaged: number): string {
+  return damaged === 0 ? status : `${status} (${fmtCount(damaged, 'damaged input')})`;
+}
 
 /** Two-column section: a title line, then `label  value` rows with labels padded. */
 export function section(title: string, rows: [string, string][]): string {
