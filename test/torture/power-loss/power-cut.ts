@@ -68,3 +68,27 @@ export class PowerCut {
 export function tornOf(tear: Tear | null): { torn: null } | { torn: number; tally: Tear['tally'] } {
   return tear === null ? { torn: null } : { torn: tear.seed, tally: tear.tally };
 }
+
+/**
+ * Runs `trial` once at each operation of `ats` (repeats run once) for each
+ * of `seeds`: undefined rebuilds the kindest disk, a seed a torn one (seeded
+ * with seed + at). Returns the outcomes that went wrong, as JSON, and the
+ * unsynced pages and names the torn rebuilds kept.
+ */
+export async function runTrials(
+  ats: readonly number[],
+  seeds: readonly (number | undefined)[],
+  trial: (at: number, seed: number | undefined) => Promise<{ ok: boolean; tally?: Tear['tally'] }>,
+): Promise<{ bad: string[]; kept: number }> {
+  const bad: string[] = [];
+  let kept = 0;
+  for (const at of new Set(ats)) {
+    for (const seed of seeds) {
+      const r = await trial(at, seed === undefined ? undefined : seed + at);
+      if (!r.ok) bad.push(JSON.stringify(r));
+      kept += r.tally === undefined ? 0 : r.tally.pagesKept + r.tally.namesKept;
+    }
+  }
+  return { bad, kept };
+}
+

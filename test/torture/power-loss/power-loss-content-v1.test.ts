@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { tempDir } from '../../helpers/tmp.js';
 import { writeContentInputs, type ContentInputs } from './power-loss-content.js';
 import { v1LossAt, v1Ref, type V1Ref } from './power-loss-content-v1.js';
+import { runTrials } from './power-cut.js';
 
 describe('power loss while drum content converts a drum-content/1 store', () => {
   const dir = tempDir();
@@ -24,14 +25,7 @@ describe('power loss while drum content converts a drum-content/1 store', () => 
 
   /** The trials at `ats` (kindest, or torn with each seed) that went wrong. */
   async function bad(ats: number[], seeds: (number | undefined)[]): Promise<string[]> {
-    const out: string[] = [];
-    for (const at of new Set(ats)) {
-      for (const seed of seeds) {
-        const o = await v1LossAt(dir, inputs, ref, at, seed === undefined ? undefined : seed + at);
-        if (!o.ok) out.push(JSON.stringify(o));
-      }
-    }
-    return out;
+    return (await runTrials(ats, seeds, (at, seed) => v1LossAt(dir, inputs, ref, at, seed))).bad;
   }
 
   it('keeps the format 1 store or a whole converted one, and the run again answers as a run never interrupted', async () => {

@@ -18,6 +18,7 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempDir } from '../../helpers/tmp.js';
 import { contentLossAt, contentRef, writeContentInputs, type ContentInputs, type ContentRef } from './power-loss-content.js';
+import { runTrials } from './power-cut.js';
 
 describe('power loss during drum content', () => {
   const dir = tempDir();
@@ -31,17 +32,8 @@ describe('power loss during drum content', () => {
   });
 
   /** Each operation once with the kindest rebuild, or with each seed torn: the trials that went wrong, and the pages and names kept. */
-  async function trials(ref: ContentRef, ats: number[], seeds: (number | undefined)[]): Promise<{ bad: string[]; kept: number }> {
-    const bad: string[] = [];
-    let kept = 0;
-    for (const at of new Set(ats)) {
-      for (const seed of seeds) {
-        const r = await contentLossAt(dir, inputs, ref, at, seed === undefined ? undefined : seed + at);
-        if (!r.ok) bad.push(JSON.stringify(r));
-        kept += r.tally === undefined ? 0 : r.tally.pagesKept + r.tally.namesKept;
-      }
-    }
-    return { bad, kept };
+  function trials(ref: ContentRef, ats: number[], seeds: (number | undefined)[]): Promise<{ bad: string[]; kept: number }> {
+    return runTrials(ats, seeds, (at, seed) => contentLossAt(dir, inputs, ref, at, seed));
   }
 
   const spread = (ref: ContentRef, count: number): number[] => Array.from({ length: count }, (_, i) => Math.floor(((i + 0.5) * ref.ops) / count));

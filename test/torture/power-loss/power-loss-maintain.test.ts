@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { tempDir } from '../../helpers/tmp.js';
 import { writePowerLossInputs, type Inputs } from './power-loss-run.js';
 import { maintainLossAt, maintainRef, type MaintainRef, type MaintainStep } from './power-loss-maintain.js';
+import { runTrials } from './power-cut.js';
 
 describe('power loss during drum upgrade and drum repair', () => {
   const dir = tempDir();
@@ -23,14 +24,7 @@ describe('power loss during drum upgrade and drum repair', () => {
 
   /** The trials at `ats` (kindest, or torn with each seed) that went wrong. */
   async function bad(ref: MaintainRef, ats: number[], seeds: (number | undefined)[]): Promise<string[]> {
-    const out: string[] = [];
-    for (const at of new Set(ats)) {
-      for (const seed of seeds) {
-        const o = await maintainLossAt(dir, inputs, ref, at, seed === undefined ? undefined : seed + at);
-        if (!o.ok) out.push(JSON.stringify(o));
-      }
-    }
-    return out;
+    return (await runTrials(ats, seeds, (at, seed) => maintainLossAt(dir, inputs, ref, at, seed))).bad;
   }
 
   it('keeps every URL when power is lost during an upgrade, which is then undone or whole, and after it returned', async () => {

@@ -20,6 +20,7 @@ import { tempDir } from '../../helpers/tmp.js';
 import { haveNats, INSTALL_HINT, NatsCluster } from '../../helpers/nats.js';
 import { LinkLog } from './serve-nats.js';
 import { roundSteps, serveBatches, serveLossAt, serveRef, type ServeRef } from './power-loss-serve.js';
+import { runTrials } from './power-cut.js';
 
 const HAVE = haveNats();
 
@@ -41,17 +42,8 @@ describe('power loss of a shard', { skip: HAVE ? false : INSTALL_HINT, timeout: 
   });
 
   /** Each operation once with the kindest rebuild, or with each seed torn: the trials that went wrong. */
-  async function trials(ats: number[], seeds: (number | undefined)[]): Promise<{ bad: string[]; kept: number }> {
-    const bad: string[] = [];
-    let kept = 0;
-    for (const at of ats) {
-      for (const seed of seeds) {
-        const r = await serveLossAt(dir, log, batches, ref, at, seed === undefined ? undefined : seed + at);
-        if (!r.ok) bad.push(JSON.stringify(r));
-        kept += r.tally === undefined ? 0 : r.tally.pagesKept + r.tally.namesKept;
-      }
-    }
-    return { bad, kept };
+  function trials(ats: number[], seeds: (number | undefined)[]): Promise<{ bad: string[]; kept: number }> {
+    return runTrials(ats, seeds, (at, seed) => serveLossAt(dir, log, batches, ref, at, seed));
   }
 
   it('publishes every new URL once, in order, when power is lost at any operation of its life', async () => {
