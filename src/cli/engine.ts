@@ -31,7 +31,7 @@ export interface DrumHandle {
 
 export interface RepairOutcome {
   bloom: { file: string; keys: number; bitsPerKey: number } | null;
-  catalog: { rebuilt: boolean; movedTo: string | null; runs: number; hostRuns: number; countsUnknown: number } | null;
+  catalog: { rebuilt: boolean; movedTo: string | null; runs: number; salvaged: number; salvageError: string | null; hostRuns: number; countsUnknown: number } | null;
   urlIndex: { blocks: number; docs: number } | null;
 }
 

@@ -217,7 +217,9 @@ export async function repairCommand(rawIn: RawOptions, io: CliIo): Promise<numbe
 function catalogRepairLine(c: NonNullable<RepairOutcome['catalog']>): string {
   if (!c.rebuilt) return 'run catalog is sound (read whole, as drum verify reads it): nothing rebuilt, nothing changed\n';
   const unknown = c.countsUnknown === 0 ? '' : ` (${fmtCount(c.countsUnknown, 'run')} without duplicate and rejected counts: their report.json is gone)`;
-  return `run catalog rebuilt: old one kept at ${c.movedTo}; ${fmtCount(c.runs, 'run')} restored from the manifest${unknown}, host counts of ${fmtCount(c.hostRuns, 'run')} recounted from their unique files\n`;
+  const salvage = c.salvageError === null ? '' : ` (nothing salvaged from the old catalog: ${c.salvageError})`;
+  return `run catalog rebuilt: old one kept at ${c.movedTo}; ${fmtCount(c.runs, 'run')} recorded: ${fmtCount(c.salvaged, 'record')} salvaged from the old catalog as the runs wrote them${salvage}, ` +
+    `${fmtCount(c.runs - c.salvaged, 'record')} rebuilt from the manifest${unknown}; host counts of ${fmtCount(c.hostRuns, 'run')} recounted from their unique files\n`;
 }
 
 export async function upgradeCommand(raw: RawOptions, io: CliIo): Promise<number> {

@@ -51,7 +51,7 @@ export function forgetRecord(h: RunSummary, rejects: ForgetReject[], options: Ru
  * (idempotent: the catalog refuses a round it has). False when the file is
  * gone (moved away: its counts cannot be taken back) or the round was applied.
  */
-export async function applyForgetHosts(catalog: Catalog, h: RunSummary): Promise<boolean> {
+export async function applyForgetHosts(catalog: Catalog, h: Pick<RunSummary, 'runId' | 'outDir' | 'forget'>): Promise<boolean> {
   const path = join(h.outDir, FORGOTTEN_FILE);
   const byHost = h.forget?.hosts ?? [];
   if (!fs.existsSync(path) && byHost.length === 0) return false;

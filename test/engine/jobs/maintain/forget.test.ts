@@ -126,9 +126,14 @@ describe('Drum.forget', () => {
       { asked: 3, forgotten: 2, notStored: 1, repeats: 0, rejectedLines: 1, rejects: [2] });
     assert.equal(readManifest(dir)!.history.at(-1)!.kind, 'forget');
     const own = (await record())!;
-    fs.rmSync(join(dir, 'catalog', 'CURRENT')); // a lost catalog: a sound one the repair leaves as it is
+    fs.rmSync(join(dir, 'catalog', 'CURRENT')); // a damaged catalog: a sound one the repair leaves as it is
     await repair(dir, { catalog: true });
-    // The forget's record as the forget wrote it, less its first rejects (rejects.tsv has them).
+    // Salvaged from the damaged catalog: the forget's record as the forget wrote it.
+    assert.deepEqual(await record(), own);
+    assert.equal((await hostCounts(dir)).get('r.example'), 3, 'repair subtracts the forgotten URLs again');
+    fs.rmSync(join(dir, 'catalog'), { recursive: true }); // a lost catalog: nothing to salvage
+    await repair(dir, { catalog: true });
+    // Rebuilt from the manifest: the forget's record less its first rejects (rejects.tsv has them).
     const { rejects: _first, ...counts } = own.forget!;
     assert.deepEqual((await record())!.forget, counts);
     assert.deepEqual([(await record())!.counts, (await record())!.options], [own.counts, own.options]);
