@@ -1,7 +1,8 @@
 // Runs a merge round against the committed store and commits its result
 // (or, for a small plain round, a journal round: journal-round.ts; a merging
 // round folds the journal into the bucket files first):
-// the new bucket files and Bloom file named in a new manifest (one rename),
+// the new bucket files and Bloom file named in a new manifest (one rename;
+// a round without a Bloom mode names none: roundBloomEntry),
 // then resets the buckets, aux log and per-round tier state. The caller
 // supplies the rest of the manifest (its run state) and makes its own
 // outputs durable in `beforeCommit`, so they commit with the store.
@@ -85,13 +86,13 @@ export async function mergeAndCommit(s: Session, p: CommitParams): Promise<numbe
   if (due !== null) p.counters.revisitUrls += due.count;
   s.timer.add('merge', performance.now() - tm, s.aux.records);
   const buckets = namedBuckets(s, body, res.written);
-  const bloom = res.bloom === null ? body.bloom : await writeRoundBloom(s, res.bloom);
+  const bloom = await roundBloomEntry(s, res.bloom);
   const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);
   const owned = await p.beforeCommit(storeUrls, s.journal?.count ?? 0); // the fold above emptied the journal
   const docIDs = s.valued ? { docIDs: (body.docIDs ?? 0) + res.newUrls } : {};
   const urlLog = log === null ? {} : { urlLog: await log.sync() };
   s.store.commit({ ...body, ...owned, buckets, bloom, storeUrls, ...docIDs, ...urlLog });
-  if (res.bloom !== null) s.front.bloom = res.bloom;
+  s.front.bloom = res.bloom;
   s.front.recent.onMerged();
   s.nextRound();
   // Every key in the cache and the recent table is stored now; the session saves them for the next process.
@@ -116,8 +117,16 @@ export function loggedEmit(s: Session, emit: CommitParams['emit']): { log: UrlLo
   };
 }
 
-/** Writes a Bloom filter a round rebuilt as the next commit's Bloom file; returns the manifest's entry for it. */
-export async function writeRoundBloom(s: Session, bloom: BlockedBloom): Promise<ManifestBody['bloom']> {
+/**
+ * The Bloom entry of a commit that rewrites key files (a merging round, a
+ * fold): the filter the round rebuilt from every key it streamed past, or
+ * null when it rebuilt none (no Bloom mode). The older file is never kept
+ * then: it lacks the keys the round merged, and a `lossy` run that reloads
+ * it, sized for the store it was built for, fills it with every new key it
+ * routes until nearly every key is "maybe seen" and dropped.
+ */
+export async function roundBloomEntry(s: Session, bloom: BlockedBloom | null): Promise<ManifestBody['bloom']> {
+  if (bloom === null) return null;
   const name = `bloom-g${String(s.store.body.commit + 1).padStart(6, '0')}.bloom`;
   await writeBloom(s.dfs, join(s.dir, name), bloom, { fsync: s.opts.fsync });
   return { file: name, keys: bloom.keys, bitsPerKey: s.opts.bloomBitsPerKey };

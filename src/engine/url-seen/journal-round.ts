@@ -9,9 +9,10 @@
 // foldJournal merges every journal key, with the value it got when it was
 // journaled, into the bucket files ('update' on a core of its own, so the
 // session's pending round is untouched) and commits the manifest without a
-// journal, and a Bloom file rebuilt from every stored key (a journal round
-// writes none: a Bloom filter that lacks stored keys only sends them to the
-// disk check, and the in-RAM filter learns new keys as they are routed).
+// journal, and a Bloom file rebuilt from every stored key, or none without a
+// Bloom mode (a journal round writes none and keeps the last one: a Bloom
+// filter that lacks the journal's keys only sends them to the disk check,
+// and the session adds them to it in RAM).
 // REQUIRES: the session opened for writing; one round at a time; the
 // round's keys recorded (DrumCore.recordKeys) from its first add().
 
@@ -20,7 +21,7 @@ import { AuxLog } from '../../bucket/aux-log.js';
 import { PendingBuckets } from '../../bucket/pending.js';
 import { newRunCounters } from '../../stats/counters.js';
 import type { CommitParams } from './commit.js';
-import { loggedEmit, namedBuckets, roundValues, writeRoundBloom, writtenFiles } from './commit.js';
+import { loggedEmit, namedBuckets, roundBloomEntry, roundValues, writtenFiles } from './commit.js';
 import { BlockedBloom } from '../../tiers/bloom.js';
 import { DrumCore } from '../core/drum-core.js';
 import { mergeRound } from './round.js';
@@ -151,7 +152,7 @@ export async function foldJournal(s: Session, counters = newRunCounters(), whole
     });
     const buckets = namedBuckets(s, body, v.written);
     const storeUrls = buckets.reduce((a, e) => a + (e ? e.keys : 0), 0);
-    const bloomEntry = bloom === null ? body.bloom : await writeRoundBloom(s, bloom);
+    const bloomEntry = await roundBloomEntry(s, bloom);
     const { journal: _folded, ...rest } = body;
     try {
       s.store.commit({ ...rest, buckets, storeUrls, bloom: bloomEntry });
@@ -164,7 +165,7 @@ export async function foldJournal(s: Session, counters = newRunCounters(), whole
       }
     }
     // It lacks the keys of a round routed but not merged yet: a filter without them only sends them to the check.
-    if (bloom !== null) s.front.bloom = bloom;
+    s.front.bloom = bloom;
     s.committed(writtenFiles(buckets, v.written));
   } finally {
     core.reset();

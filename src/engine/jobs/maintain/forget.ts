@@ -28,10 +28,9 @@ import { LineFile } from '../../../output/line-file.js';
 import { newRunCounters, type RunCounters } from '../../../stats/counters.js';
 import type { InputRecord, ManifestBody } from '../../../store/manifest.js';
 import { BlockedBloom } from '../../../tiers/bloom.js';
-import { writeBloom } from '../../../tiers/bloom-file.js';
 import type { ForgetReject, ForgetReport, ForgetRequest } from '../../api.js';
 import type { Session } from '../../session/session.js';
-import { forgetRound, namedBuckets, roundValues, writtenFiles } from '../../url-seen/commit.js';
+import { forgetRound, namedBuckets, roundBloomEntry, roundValues, writtenFiles } from '../../url-seen/commit.js';
 import type { WrittenBucket } from '../../core/drum-core.js';
 import type { ParsedChunk } from '../../pipeline/parse.js';
 import { readLoop } from '../../pipeline/read-loop.js';
@@ -267,12 +266,7 @@ async function commitForget(
 ): Promise<ManifestBody> {
   const { s } = r;
   const buckets = namedBuckets(s, body, written);
-  let bloomEntry: ManifestBody['bloom'] = null;
-  if (bloom !== null) {
-    const name = `bloom-g${String(body.commit + 1).padStart(6, '0')}.bloom`;
-    await writeBloom(s.dfs, join(s.dir, name), bloom, { fsync: s.opts.fsync });
-    bloomEntry = { file: name, keys: bloom.keys, bitsPerKey: s.opts.bloomBitsPerKey };
-  }
+  const bloomEntry = await roundBloomEntry(s, bloom);
   r.forgotten.sync();
   await r.rejectsOut.sync();
   if (s.opts.fsync) s.dfs.fsyncDir(r.outDir); // forgotten.txt and rejects.tsv were created for this commit (the directory's own name at its mkdirp)
