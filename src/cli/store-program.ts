@@ -143,12 +143,16 @@ function addStoreRepairs(program: Command, io: CliIo, act: Act): void {
     .action(act((o: RawOptions) => repairCommand(o, io)));
 
   addState(program.command('upgrade').description('give a keys-only store values: a docID, first run and last emission per URL (docs/file-format.md)'))
+    .option('--bloom <mode>', 'gate | lossy: rebuild the store\'s Bloom filter when the key journal is merged first; off (default): drop it then')
+    .option('--bloom-bits <n>', 'bloom bits per stored key of the rebuilt filter (default: as before, else 10)')
     .option('--json', 'print the result as one JSON object')
     .addHelpText('after', examples(['drum upgrade --state /data/drum']))
     .action(act((o: RawOptions) => upgradeCommand(o, io)));
 
   addState(program.command('compact').description('merge the key journal into the key files and fold the pending host counts into the host table now'))
     .option('--memory <size>', 'RAM budget of the journal\'s merge (default 256MiB)')
+    .option('--bloom <mode>', 'gate | lossy: rebuild the store\'s Bloom filter as the journal\'s merge streams past every key; off (default): drop it when the journal holds keys')
+    .option('--bloom-bits <n>', 'bloom bits per stored key of the rebuilt filter (default: as before, else 10)')
     .option('--json', 'print the result as one JSON object')
     .option('--no-fsync', 'skip fsync at the commits: faster, NOT crash-safe (tests)')
     .addHelpText('after', examples(['drum compact --state /data/drum', 'drum compact --json | jq .journalKeys']))

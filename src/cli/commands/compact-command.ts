@@ -2,7 +2,8 @@
 // files, the values deltas folded into values files and the pending host
 // counts folded into the host table now
 // (src/engine/jobs/maintain/compact.ts), with one summary line or one JSON
-// object. Does not parse argv (main.ts does).
+// object, and a line when the fold dropped the store's Bloom file (no
+// --bloom gate|lossy). Does not parse argv (main.ts does).
 // REQUIRES: the store exists (DRUM_NOT_FOUND otherwise, before any open).
 
 import { DrumError } from '../../errors.js';
@@ -15,11 +16,22 @@ import type { CompactResult } from '../../engine/jobs/maintain/compact.js';
 
 export async function compactCommand(raw: RawOptions, io: CliIo): Promise<number> {
   const state = stateDirFrom(raw, io.env, io.cwd);
-  if (readManifest(state) === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${state}: nothing to compact`, { file: state });
+  const before = readManifest(state);
+  if (before === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${state}: nothing to compact`, { file: state });
   const r = await withDrum(state, drumOptionsFrom(raw, { cwd: io.cwd }), (d) => d.compact());
   if (raw.json) json(io, r);
-  else io.stdout.write(formatCompact(r));
+  else io.stdout.write(formatCompact(r) + bloomDroppedNote(before.bloom !== null, state));
   return 0;
+}
+
+/**
+ * A line when the store had a Bloom file and its manifest now names none: a
+ * fold of the key journal without --bloom gate|lossy drops it (it would lack
+ * the keys folded). Empty otherwise. Shared with `drum upgrade`.
+ */
+export function bloomDroppedNote(had: boolean, state: string): string {
+  if (!had || readManifest(state)?.bloom !== null) return '';
+  return 'bloom filter dropped with the key journal\'s fold (no --bloom gate|lossy): drum repair --bloom rebuilds it now, a run with --bloom gate|lossy at its first merge\n';
 }
 
 /** One line: what was merged and folded, or that nothing was pending. */

@@ -19,6 +19,7 @@ import { holdGraphStreams, refuseGraphInputs, type HeldInputs } from '../../engi
 import { checkOutDir, checkOutDirPlace, refuseInputsInState } from '../../engine/jobs/ingest/run-setup.js';
 import { probeOutDir } from '../../engine/jobs/ingest/run-outputs.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../canonicalize/policy.js';
+import { bloomDroppedNote } from './compact-command.js';
 import { loadEngine, withDrum, type RepairOutcome } from '../engine.js';
 import {
   canonicalFrom,
@@ -225,9 +226,12 @@ function catalogRepairLine(c: NonNullable<RepairOutcome['catalog']>): string {
 export async function upgradeCommand(raw: RawOptions, io: CliIo): Promise<number> {
   const state = stateDirFrom(raw, io.env, io.cwd);
   const { upgradeStore } = await loadEngine();
-  const r = await upgradeStore(state, raw.fsync === false ? { fsync: false } : {});
+  const had = manifestOrNull(state)?.bloom != null;
+  // Only what upgrade takes: --bloom and --bloom-bits (the journal's fold, if any), --no-fsync.
+  const { bloom, bloomBitsPerKey, fsync } = drumOptionsFrom(raw, { cwd: io.cwd });
+  const r = await upgradeStore(state, { ...(fsync === false ? { fsync } : {}), ...(bloom ? { bloom } : {}), ...(bloomBitsPerKey ? { bloomBitsPerKey } : {}) });
   if (raw.json) json(io, r);
-  else if (r.upgraded) io.stdout.write(`upgraded to a store with values: ${fmtCount(r.urls, 'URL')} got docIDs 0..${fmtInt(Math.max(0, r.docIDs - 1))} in key order (first run and last emission unknown)\n`);
+  else if (r.upgraded) io.stdout.write(`upgraded to a store with values: ${fmtCount(r.urls, 'URL')} got docIDs 0..${fmtInt(Math.max(0, r.docIDs - 1))} in key order (first run and last emission unknown)\n${bloomDroppedNote(had, state)}`);
   else io.stdout.write(`already a store with values: ${fmtCount(r.urls, 'URL')}, ${fmtCount(r.docIDs, 'docID')} handed out\n`);
   return 0;
 }
