@@ -13,13 +13,9 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import type { Drum } from '../../../src/engine/drum.js';
-import { keyOfString } from '../../../src/fingerprint/key.js';
-import { DrumFs } from '../../../src/io/fs.js';
 import type { DrumOptions } from '../../../src/options.js';
-import { loadJournal } from '../../../src/store/journal/journal-file.js';
-import { JournalTable } from '../../../src/store/journal/journal-table.js';
 import { readManifest } from '../../../src/store/manifest.js';
-import { readBloom } from '../../../src/tiers/bloom-file.js';
+import { unanswered } from '../../helpers/bloom-store.js';
 import { checkUpdateAll } from '../../helpers/drum.js';
 import { withReopens } from '../../helpers/reopen.js';
 import { tempDir } from '../../helpers/tmp.js';
@@ -58,14 +54,7 @@ async function notAnswered(state: string, seen: Set<string>): Promise<string[]> 
   const m = readManifest(state)!;
   const keyFilesEmpty = m.buckets.every((e) => !e || e.keys === 0);
   assert.ok(m.bloom || keyFilesEmpty, 'a store whose key files hold a key names a Bloom file');
-  const dfs = new DrumFs();
-  const bloom = m.bloom ? await readBloom(dfs, join(state, m.bloom.file)) : null;
-  const journal = new JournalTable((m.params.valueBytes ?? 0) / 4, m.journal?.keys ?? 0);
-  if (m.journal !== undefined) loadJournal(dfs, state, m.journal, journal);
-  return [...seen].filter((u) => {
-    const [hi, lo] = keyOfString(u, m.params.hostBits);
-    return !(bloom?.mayContain(hi, lo) ?? false) && !journal.has(hi, lo);
-  });
+  return unanswered(state, m, seen);
 }
 
 describe('the Bloom filter and the key journal against a Set model', () => {
