@@ -2,7 +2,8 @@
 // the three deferred merges drum otherwise does when it must: the key journal
 // merged into the key files (the fold a merging round, forget or upgrade
 // would run first; journal-round.ts, here writing the values of the buckets
-// it touches whole), the values deltas folded into one values file per
+// it touches whole, and rebuilding the Bloom file with the session's Bloom
+// mode or dropping it without one), the values deltas folded into one values file per
 // bucket (the fold a round writing a bucket whole does; fold-values.ts) and
 // the pending host-count deltas folded into the host table (the fold a
 // writer's open runs once they are due, catalog/hosts/fold-policy.ts;

@@ -3,7 +3,9 @@
 // writer's open (with a notice); one created keys-only on purpose
 // (`--no-values`) only here. Existing URLs get docIDs 0..N-1 in key order
 // and the documented sentinels (url-values.ts). A store that already has
-// values is left as it is. Does not ingest or touch the key files.
+// values is left as it is. Does not ingest; touches the key files only to
+// fold the key journal first, which rebuilds the Bloom file with a Bloom mode
+// (`opts.bloom`) and drops it without (journal-round.ts).
 
 import { DrumError } from '../../../errors.js';
 import type { DrumOptions } from '../../../options.js';
