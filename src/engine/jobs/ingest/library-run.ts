@@ -25,6 +25,7 @@ import { pushHistory } from './run-history.js';
 import { settleAbandoned } from './run-records.js';
 import { RunOutputs } from './run-outputs.js';
 import { buildReport, writeReport } from './report-build.js';
+import { IoTally } from './run-meter.js';
 import { newRunId, URLS_PER_FILE } from './run-setup.js';
 
 /** The input path a library run records: its links came through the API, not from a file. */
@@ -63,8 +64,11 @@ export class LibraryRun {
     private readonly s: Session,
     private readonly run: RunState,
     private readonly out: RunOutputs,
+    /** The run's IO and tier counts: its start, routing and commits (readers may run between them). */
+    private readonly io: IoTally,
   ) {
     this.roundFrom = { file: run.unique.file, bytes: run.unique.bytes };
+    io.addTo(this.c);
   }
 
   /**
@@ -73,6 +77,7 @@ export class LibraryRun {
    */
   static async start(s: Session, runOptions: Readonly<Record<string, string>> = {}): Promise<LibraryRun> {
     s.timer.startRun();
+    const io = new IoTally(s.dfs, s.front);
     await recoverHostCounts(s.store.body.run, s.catalog, { dfs: s.dfs, path: join(s.workDir, 'hosts-recovery.parts') });
     const runId = newRunId();
     const run: RunState = {
@@ -94,7 +99,7 @@ export class LibraryRun {
     s.store.commit({ ...body, run: { ...run }, history, runSeq: run.seq });
     const out = new RunOutputs(s.dfs, run, false, s.workDir, s.opts.fsync);
     s.front.startRound();
-    return new LibraryRun(s, run, out);
+    return new LibraryRun(s, run, out, io);
   }
 
   stats(): LibraryRunStats {
@@ -108,6 +113,7 @@ export class LibraryRun {
   /** Parses and routes one chunk; its URLs that reach the aux log are the taker's. Commits first when the round is full. */
   async route(chunk: LineChunk, taker: Taker): Promise<void> {
     const s = this.s;
+    this.io.restart();
     const p = await s.pool.parse(chunk);
     this.reject(p.rejects, taker);
     const a = s.aux.records;
@@ -118,6 +124,7 @@ export class LibraryRun {
     this.tooLong.length = 0;
     this.lines = Math.max(this.lines, chunk.endLine);
     this.run.position.line = this.lines;
+    this.io.addTo(this.c);
     if (this.due()) await this.commit();
   }
 
@@ -140,6 +147,7 @@ export class LibraryRun {
    */
   async commit(final = false): Promise<RunReport | null> {
     const s = this.s;
+    this.io.restart();
     const run = this.run;
     const segs = this.segments;
     this.segments = [];
@@ -161,6 +169,7 @@ export class LibraryRun {
       beforeCommit: async (storeUrls, journalKeys) => {
         for (const [t, from] of hooked) await t.beforeCommit!(t.newUrls!.slice(from));
         const point = await this.out.sync();
+        this.io.addTo(this.c);
         this.c.elapsedMs = performance.now() - this.t0;
         const status = final ? 'complete' : 'running';
         if (final) {

@@ -2,7 +2,9 @@
 // the report is built before the final round commits, so what it says of
 // the store — URLs stored, keys in the key journal — must be what that
 // commit leaves, for an ingest, a library run of add() calls, a run that
-// fills the journal, one that folds it and one that merges.
+// fills the journal, one that folds it and one that merges; and what a
+// library run (add(), a stream) read, wrote and answered in the hot cache and
+// recent table, as an ingest of the same links reports it.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -59,6 +61,41 @@ describe('the run report', () => {
       const r = await d.endRun();
       assert.equal(r!.tiers.journal.keys, 30);
       assert.equal(r!.storeUrls, 30);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('counts what a library run wrote and what its hot cache and recent table answered, as an ingest of the same links does', async () => {
+    const dir = tempDir();
+    // No line memo: the repeats reach the hot cache and the recent table, as different spellings of one URL would.
+    const o: DrumOptions = { ...O, lineMemoEntries: 0 };
+    const links = [...urls(0, 40), ...urls(0, 40)];
+    const ing = await Drum.open(join(dir, 'ingest'), o);
+    let ingest;
+    try {
+      ingest = await ing.ingest({ inputs: [file(dir, 'a.txt', links)] });
+    } finally {
+      await ing.close();
+    }
+    const d = await Drum.open(join(dir, 'library'), o);
+    try {
+      await d.add(links.slice(0, 40));
+      await d.add(links.slice(40));
+      const r = (await d.endRun())!;
+      const s = d.stream();
+      s.resume();
+      s.end(links.join('\n') + '\n');
+      await new Promise((done) => s.on('close', done));
+      for (const rep of [ingest, r, s.report!]) {
+        assert.ok(rep.io.bytesWritten > 0 && rep.io.fileOpens > 0, 'its unique file and its key journal were written');
+        assert.equal(rep.tiers.hotCache.lookups, rep.tiers.chunkDedup.lookups - rep.tiers.chunkDedup.hits);
+        assert.equal(rep.tiers.recentTable.lookups, rep.tiers.hotCache.lookups - rep.tiers.hotCache.hits);
+      }
+      // The second call's 40 links were added by the first: answered in RAM, as the ingest's repeats are.
+      assert.equal(r.tiers.hotCache.hits + r.tiers.recentTable.hits, 40);
+      assert.equal(r.answeredInRam, ingest.answeredInRam);
+      assert.equal(s.report!.answeredInRam, 1);
     } finally {
       await d.close();
     }
