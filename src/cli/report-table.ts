@@ -32,9 +32,9 @@ export interface ReportFormat {
 /** At most this many inputs are listed one per line; more are summarised. */
 const LISTED_INPUTS = 5;
 
-/** Inputs that broke part-way, by index: lines read whole before the break (the report's `inputErrors`, an engine extra). */
+/** Inputs that broke part-way, by index: lines read whole before the break (the report's `inputErrors`; a report.json of an older drum may lack them). */
 function damagedInputs(r: RunReport): Map<number, number> {
-  const errors = (r as RunReport & { inputErrors?: { input?: number; line?: number }[] }).inputErrors ?? [];
+  const errors: Partial<RunReport['inputErrors'][number]>[] = (r as Partial<RunReport>).inputErrors ?? [];
   return new Map(errors.filter((e) => e.input !== undefined).map((e) => [e.input!, e.line ?? 0]));
 }
 

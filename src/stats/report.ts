@@ -33,10 +33,29 @@ export interface GraphReport {
   sourcesStored: number;
 }
 
+/**
+ * An input that broke part-way (a truncated .gz, an unreadable file half
+ * read): every whole line or WARC record before the break was read and
+ * counted; the input is recorded as damaged, never as ingested.
+ */
+export interface InputErrorReport {
+  path: string;
+  /** The DrumError code of the break (DRUM_INPUT, DRUM_IO). */
+  code: string;
+  message: string;
+  /** The input's position in `inputs`. */
+  input: number;
+  /** Decompressed bytes and lines (or WARC records) read whole before the break. */
+  offset: number;
+  line: number;
+}
+
 export interface RunReport {
   runId: string;
   status: 'complete' | 'running' | 'skipped';
   lossy: boolean;
+  /** The canonicalization policy id of the store, e.g. 'default/v1'. */
+  policy: string;
   inputs: { path: string; bytes: number; sha256: string | null; skipped: boolean }[];
   linksRead: number;
   uniqueUrls: number;
@@ -93,6 +112,12 @@ export interface RunReport {
    * the workers are behind: chunks and busy milliseconds on each side.
    */
   parseSplit: { workers: number; chunksOnWorkers: number; chunksOnMain: number; workerMs: number; mainMs: number };
+  /**
+   * Inputs that broke part-way, in input order; empty when every input was
+   * read to its end. The run still completes (an ingest() resolves): a
+   * caller that must know checks this list (the CLI exits with its first code).
+   */
+  inputErrors: InputErrorReport[];
 }
 
 /** The invariant every report keeps: linksRead = uniqueUrls + duplicateUrls + rejectedLines. */

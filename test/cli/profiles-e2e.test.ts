@@ -34,7 +34,7 @@ describe('profiles with the real binary', { skip: noEngine && 'engine not compil
     const b = write(dir, 'b.txt', ['http://a.example/p?a=2&b=1', 'http://a.example/x//y', 'http://a.example/p?b=1&a=2']);
     const second = await drum(['ingest', ...FAST, '--json', '--out', 'o2', b], { cwd: dir });
     assert.equal(second.status, 0, second.stderr);
-    const rep = JSON.parse(second.stdout) as RunReport & { policy: string };
+    const rep = JSON.parse(second.stdout) as RunReport;
     assert.equal(rep.policy, 'nutch/v1');
     assert.deepEqual(uniques(join(dir, 'o2')), ['http://a.example/p?a=2&b=1']);
     const refused = await drum(['ingest', ...FAST, '--profile', 'w3lib', write(dir, 'c.txt', ['http://c.example/'])], { cwd: dir });

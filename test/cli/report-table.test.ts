@@ -15,6 +15,7 @@ function sampleReport(over: Partial<RunReport> = {}): RunReport {
     runId: '20250101T000000Z-abc',
     status: 'complete',
     lossy: false,
+    policy: 'default/v1',
     inputs: [{ path: '/in/a.txt', bytes: 1234, sha256: 'ab'.repeat(32), skipped: false }],
     linksRead: 38277,
     uniqueUrls: 20001,
@@ -46,6 +47,7 @@ function sampleReport(over: Partial<RunReport> = {}): RunReport {
     peakRssBytes: 150 * 1024 * 1024,
     stages: {},
     parseSplit: { workers: 1, chunksOnWorkers: 380, chunksOnMain: 207, workerMs: 5100, mainMs: 2600 },
+    inputErrors: [],
     ...over,
   };
 }
@@ -105,7 +107,7 @@ describe('run report summary', () => {
   it('says a run whose input broke part-way is complete with a damaged input, and after which line it broke', () => {
     const inputs = [{ path: '/in/a.txt', bytes: 1234, sha256: null, skipped: false }, { path: '/in/cut.gz', bytes: 2048, sha256: null, skipped: false }];
     const inputErrors = [{ path: '/in/cut.gz', code: 'DRUM_INPUT', message: 'cannot decompress', input: 1, offset: 900, line: 9834 }];
-    const t = formatRunReport({ ...sampleReport({ inputs }), inputErrors } as RunReport);
+    const t = formatRunReport(sampleReport({ inputs, inputErrors }));
     assert.match(t, /^drum run 20250101T000000Z-abc: complete \(1 damaged input\)\n/);
     assert.match(t, /inputs\s+\/in\/a\.txt \(1\.21 KiB\)\n\s+\/in\/cut\.gz \(2\.00 KiB, damaged after line 9,834\)\n/);
     assert.doesNotMatch(text, /damaged/, 'a sound run says nothing of damage');

@@ -126,7 +126,7 @@ export async function ingestCommand(inputs: string[], raw: RawOptions, io: CliIo
     if (report.lossy) io.stderr.write(`drum: warning: lossy bloom mode; about ${Math.round(report.tiers.bloom.expectedWronglyDropped)} new URLs may have been dropped\n`);
   }
   warnAllRejected(report.linksRead, report.rejectedLines, report.rejectsByReason, io);
-  return inputErrorStatus((report as { inputErrors?: InputError[] }).inputErrors, io);
+  return inputErrorStatus(report.inputErrors, io);
 }
 
 export async function checkCommand(inputs: string[], raw: RawOptions, io: CliIo): Promise<number> {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { DrumFs } from '../../../io/fs.js';
 import { replaceFile } from '../../../io/replace-file.js';
 import type { RunCounters } from '../../../stats/counters.js';
-import type { BloomReport, GraphReport, RunReport } from '../../../stats/report.js';
+import type { BloomReport, GraphReport, InputErrorReport, RunReport } from '../../../stats/report.js';
 import { uniqueFileName } from '../../../output/unique-writer.js';
 import type { RunState } from '../../../store/manifest.js';
 import { budgetSplit } from '../../session/budget.js';
@@ -36,11 +36,11 @@ export function buildReport(
   outputFiles: string[],
   elapsedMs: number,
   status: RunReport['status'],
-  inputErrors: { path: string; code: string; message: string }[] = [],
+  inputErrors: InputErrorReport[] = [],
   after: StoreAfter = { storeUrls: s.store.body.storeUrls, journalKeys: s.journal?.count ?? 0 },
 ): RunReport {
   const tested = c.linksRead - c.rejectedLines;
-  const report: RunReport & { inputErrors: typeof inputErrors; policy: string } = {
+  const report: RunReport = {
     ...identitySection(s, run, skipped, status),
     ...linksSection(run, c),
     ...tiersSection(s, c, tested, after.journalKeys),
@@ -57,7 +57,7 @@ function identitySection(
   run: RunState,
   skipped: boolean[],
   status: RunReport['status'],
-): Pick<RunReport, 'runId' | 'status' | 'lossy' | 'inputs'> & { policy: string } {
+): Pick<RunReport, 'runId' | 'status' | 'lossy' | 'policy' | 'inputs'> {
   return {
     runId: run.runId,
     status,
