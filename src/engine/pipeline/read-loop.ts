@@ -16,6 +16,7 @@ import type { ByteStream } from '../../input/open.js';
 import { readInput, type InputInfo } from '../../input/read.js';
 import type { LineChunk } from '../../input/types.js';
 import type { InputRecord } from '../../store/manifest.js';
+import type { InputErrorReport as InputError } from '../../stats/report.js';
 import type { ReadOptions } from '../api.js';
 import type { ParsedChunk } from './parse.js';
 import type { ParseJob } from '../workers/parse-pool.js';
@@ -31,17 +32,8 @@ const INFLIGHT_PER_WORKER = 4;
  */
 const INFLIGHT_HERE = 4;
 
-/** An input that ended in an error: every complete line before `offset` (decompressed) was read. */
-export interface InputError {
-  path: string;
-  code: string;
-  message: string;
-  /** The input's index in the run. */
-  input: number;
-  /** Decompressed byte offset and line count up to which the input was read (the end of its last whole line or record). */
-  offset: number;
-  line: number;
-}
+/** An input that ended in an error: every complete line before `offset` (decompressed) was read. The report's type, under the name the pipeline uses. */
+export type { InputError };
 
 export interface WholeHash {
   sha256: string;
