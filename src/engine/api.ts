@@ -219,7 +219,7 @@ export interface AddOptions {
 export interface LinkReject {
   /** Index of the link in the list given to add() (for streams: the 1-based line number in the run). */
   index: number;
-  /** The link's first 200 bytes, as given. */
+  /** The link's first 200 bytes, as given but for the spaces and tabs around it (trimmed, as a file's line is). */
   url: string;
   reason: RejectReason;
 }
