@@ -95,7 +95,7 @@ export class Drum {
       return Promise.reject(e);
     }
     this.jobs++;
-    if (!reader) return this.gate.run(s, () => this.endRun().then(() => undefined), fn);
+    if (!reader) return this.gate.run(s, () => this.endAdds().then(() => undefined), fn);
     const adder = s.opts.readOnly ? null : (this.adder ??= new LinkAdder(s));
     return this.gate.run(s, async () => adder?.pause(), fn, true);
   }
@@ -168,7 +168,13 @@ export class Drum {
 
   /** Ends the run of the add() calls made before it (report.json, catalog record 'complete'; later calls start the next) and returns its report; null when none was open. */
   async endRun(): Promise<RunReport | null> {
-    if (this.session === null) throw new DrumError('DRUM_CLOSED', 'this drum store is closed');
+    // Once close() is called it ends the run itself: the calls after it fail, as add() does.
+    if (this.session === null || this.gate.closing) throw new DrumError('DRUM_CLOSED', 'this drum store is closed');
+    return this.endAdds();
+  }
+
+  /** Ends the run of add() calls (for a job, a stream or checkUpdate that starts after them). */
+  private async endAdds(): Promise<RunReport | null> {
     return (await this.adder?.end()) ?? null;
   }
 
@@ -185,7 +191,7 @@ export class Drum {
     assertRunOptions(opts.runOptions);
     const s = this.writer(this.gate.use(this.session));
     const release = this.gate.hold();
-    return yield* feedRun(new Feeder(s, opts, FEED_ROUND_URLS, this.endRun()), source, release);
+    return yield* feedRun(new Feeder(s, opts, FEED_ROUND_URLS, this.endAdds()), source, release);
   }
 
   /**
@@ -198,7 +204,7 @@ export class Drum {
     assertFeedFormat('stream', opts);
     const s = this.writer(this.gate.use(this.session));
     const release = this.gate.hold();
-    const t = new LinkStream(s, opts, this.endRun());
+    const t = new LinkStream(s, opts, this.endAdds());
     t.releaseWhenSettled(release);
     return t;
   }

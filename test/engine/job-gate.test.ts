@@ -1,5 +1,5 @@
 // One job at a time per open Drum (src/engine/job-gate.ts), seen through the
-// library: while a stream holds the store, and after close(), every method
+// library: while a stream holds the store, and once close() is called, every method
 // that returns a promise returns a rejected one (DRUM_BAD_OPTION, then
 // DRUM_CLOSED) instead of throwing where it is called, so `.catch()` and
 // `await` both see the error; the store works again once the stream ends.
@@ -67,6 +67,25 @@ describe('the job gate', () => {
     await d.close();
     await allReject(d, root, 'DRUM_CLOSED');
     await assert.rejects(d.endRun(), (e) => isDrumError(e, 'DRUM_CLOSED'));
+  });
+
+  it('rejects every call made once close() is called, before it has resolved, endRun() included', async () => {
+    const root = tempDir();
+    fs.writeFileSync(join(root, 'links.txt'), 'http://a.example/\n');
+    const d = await Drum.open(join(root, 'state'), OPTS);
+    const added = d.add(['http://c.example/']);
+    const closed = d.close();
+    await allReject(d, root, 'DRUM_CLOSED');
+    await assert.rejects(d.endRun(), (e) => isDrumError(e, 'DRUM_CLOSED'));
+    assert.deepEqual((await added).newUrls, ['http://c.example/']);
+    await closed;
+    // close() ended the run of the call made before it.
+    const again = await Drum.open(join(root, 'state'), { ...OPTS, readOnly: true });
+    try {
+      assert.equal((await again.stats()).recentRuns[0]?.status, 'complete');
+    } finally {
+      await again.close();
+    }
   });
 
   it('lets add() called while stats(), urls() or resolve() reads wait for it, in the same run', async () => {
