@@ -217,7 +217,7 @@ export interface AddOptions {
 
 /** A link that is not a usable URL: where it was in the call's list, what it was, and why. */
 export interface LinkReject {
-  /** Index of the link in the list given to add() (for streams: the 1-based line number in the run). */
+  /** Index of the link in the list given to add() (for streams and checkUpdate: the 1-based line number in the run, each element of a list or Link counting one). */
   index: number;
   /** The link's first 200 bytes, as given but for the spaces and tabs around it (trimmed, as a file's line is). */
   url: string;
