@@ -83,8 +83,9 @@ function chooseRecords(body: ManifestBody, salvaged: readonly RunRecord[]): { en
   let kept = 0;
   for (const h of body.history) {
     const r = own.get(h.runId);
-    if (r !== undefined && agrees(r, h)) kept++;
-    entries.push({ rec: r !== undefined && agrees(r, h) ? r : rebuiltRecord(h, body, 'repair'), hosts: h });
+    const whole = r !== undefined && agrees(r, h);
+    if (whole) kept++;
+    entries.push({ rec: whole ? r : rebuiltRecord(h, body, 'repair'), hosts: h });
   }
   const named = new Set(body.history.map((h) => h.runId));
   const oldest = body.history.reduce((m, h) => (h.startedAt < m ? h.startedAt : m), '\uffff');
