@@ -213,6 +213,16 @@ export interface AddOptions {
    * relative link is rejected as `relative-without-base`.
    */
   base?: string;
+  /**
+   * Receives this call's new URLs (canonical, in the order given) before the
+   * round that stores them commits: a crawler writes them to its durable
+   * queue here, so no URL is ever stored as seen without being queued (a
+   * crash after it and before the commit leaves them queued but not stored).
+   * The hooks of one round's calls run together; the round commits once all
+   * have resolved, and fails (every call of it rejects, nothing stored) if
+   * one rejects. A call split over rounds gets one call per round.
+   */
+  beforeCommit?: (newUrls: readonly string[]) => Promise<void>;
 }
 
 /** A link that is not a usable URL: where it was in the call's list, what it was, and why. */

@@ -4,7 +4,8 @@
 // one merge (one sequential pass over the touched key files, one MANIFEST
 // rename) for all of them, the batching DRUM is built on. A lone caller pays
 // one round per call. Each call gets back its own new URLs (canonical, in the
-// order given), its rejects by index and its duplicate count. The calls share
+// order given), its rejects by index and its duplicate count, and its
+// beforeCommit hook gets them before the round commits (a crawler's queue). The calls share
 // one LibraryRun until end(). A pause (a reader's, or the run's end) takes
 // its place in the queue in call order: the calls made before it are stored
 // first, the calls made after it wait until it is released, so end() ends
@@ -22,6 +23,7 @@ import { LibraryRun, type Taker } from './library-run.js';
 interface Call {
   links: readonly (string | Link)[];
   base: string;
+  beforeCommit: AddOptions['beforeCommit'];
   resolve: (r: AddResult) => void;
   reject: (e: unknown) => void;
 }
@@ -49,8 +51,9 @@ export class LinkAdder {
     const bad = list.findIndex((l) => typeof l !== 'string' && (l === null || typeof l !== 'object' || typeof l.url !== 'string'));
     if (bad >= 0) return Promise.reject(new DrumError('DRUM_BAD_OPTION', `link ${bad} is neither a string nor an object with a string url`));
     if (opts.base !== undefined && typeof opts.base !== 'string') return Promise.reject(new DrumError('DRUM_BAD_OPTION', 'base must be a string'));
+    if (opts.beforeCommit !== undefined && typeof opts.beforeCommit !== 'function') return Promise.reject(new DrumError('DRUM_BAD_OPTION', 'beforeCommit must be a function'));
     return new Promise<AddResult>((resolve, reject) => {
-      this.queue.push({ links: list, base: opts.base ?? '', resolve, reject });
+      this.queue.push({ links: list, base: opts.base ?? '', beforeCommit: opts.beforeCommit, resolve, reject });
       this.pumping ??= this.pump();
     });
   }
@@ -125,7 +128,7 @@ export class LinkAdder {
         const first = run.lines;
         const rejects: LinkReject[] = [];
         const taker = {
-          newUrls: [] as string[], news: 0, rejects,
+          newUrls: [] as string[], news: 0, rejects, beforeCommit: call.beforeCommit,
           onReject: (r: Reject) => rejects.push({ index: r.line - first - 1, url: r.excerpt.toString('utf8'), reason: r.reason }),
         };
         takers.push(taker);

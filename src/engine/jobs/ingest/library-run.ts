@@ -167,7 +167,9 @@ export class LibraryRun {
         seg.taker.newUrls?.push(this.decoder.decode(buf.subarray(start, end)));
       },
       beforeCommit: async (storeUrls, journalKeys) => {
-        for (const [t, from] of hooked) await t.beforeCommit!(t.newUrls!.slice(from));
+        // Together, so callers can share one fsync of their queue; the round waits for every one before it fails.
+        const hooks = await Promise.allSettled([...hooked].map(([t, from]) => t.beforeCommit!(t.newUrls!.slice(from))));
+        for (const h of hooks) if (h.status === 'rejected') throw h.reason;
         const point = await this.out.sync();
         this.io.addTo(this.c);
         this.c.elapsedMs = performance.now() - this.t0;

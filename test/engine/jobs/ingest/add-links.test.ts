@@ -179,3 +179,73 @@ describe('Drum.add', () => {
     }
   });
 });
+
+describe('Drum.add beforeCommit', () => {
+  /** The store's URL count as a reader opened now sees it: what has committed. */
+  const committed = async (dir: string): Promise<number> => {
+    const r = await Drum.open(dir, { readOnly: true, workers: 0 });
+    try {
+      return (await r.stats()).storeUrls;
+    } finally {
+      await r.close();
+    }
+  };
+
+  it('hands each call its new URLs before the round that stores them commits, and the hooks of one round run together', async () => {
+    const dir = tempDir();
+    const d = await Drum.open(dir, OPTS);
+    try {
+      const seen: [string, string[], number][] = [];
+      let cStarted = (): void => undefined;
+      const cHere = new Promise<void>((r) => (cStarted = r));
+      const hook = (name: string, wait?: Promise<void>) => async (urls: readonly string[]): Promise<void> => {
+        if (name === 'c') cStarted();
+        // B's hook waits for C's: with one hook at a time this round would never commit.
+        if (wait !== undefined) await Promise.race([wait, new Promise((_, no) => setTimeout(() => no(new Error(`${name}: hooks run one at a time`)), 5000))]);
+        seen.push([name, [...urls], await committed(dir)]);
+      };
+      const a = d.add(['http://a.example/1', 'http://a.example/2'], { beforeCommit: hook('a') });
+      // Made while A's round runs: B and C share the next round.
+      const b = d.add(['http://b.example/1', 'http://a.example/1'], { beforeCommit: hook('b', cHere) });
+      const c = d.add(['http://c.example/1', 'http://b.example/1'], { beforeCommit: hook('c') });
+      const [ra, rb, rc] = await Promise.all([a, b, c]);
+      assert.deepEqual(seen.map(([n, urls]) => [n, urls]).sort(), [
+        ['a', ra.newUrls], ['b', rb.newUrls], ['c', rc.newUrls],
+      ].sort());
+      assert.deepEqual([ra.newUrls, rb.newUrls, rc.newUrls], [['http://a.example/1', 'http://a.example/2'], ['http://b.example/1'], ['http://c.example/1']]);
+      assert.deepEqual(seen.map(([n, , stored]) => [n, stored]).sort(), [['a', 0], ['b', 2], ['c', 2]], 'not committed when its hook runs');
+      assert.equal(d.runStats()!.rounds, 2);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('fails the whole round when one call\'s hook rejects: every call of it rejects and none of its links is stored', async () => {
+    const dir = tempDir();
+    const d = await Drum.open(dir, OPTS);
+    try {
+      await assert.rejects(d.add(['http://x.example/'], { beforeCommit: 42 as unknown as () => Promise<void> }), { code: 'DRUM_BAD_OPTION' });
+      const first = d.add(['http://first.example/']);
+      let wrote = false;
+      const slow = async (): Promise<void> => {
+        await new Promise((r) => setTimeout(r, 50));
+        wrote = true;
+      };
+      const refuse = async (): Promise<void> => {
+        throw new Error('queue disk full');
+      };
+      // Made while the first call's round runs: both share the next round.
+      const p1 = d.add(['http://ok.example/1'], { beforeCommit: slow });
+      const p2 = d.add(['http://ok.example/2'], { beforeCommit: refuse });
+      await first;
+      await assert.rejects(p1, /queue disk full/);
+      await assert.rejects(p2, /queue disk full/);
+      assert.ok(wrote, 'the round waited for the other hook before it failed');
+      assert.equal(await committed(dir), 1);
+      const again = await d.add(['http://ok.example/1', 'http://ok.example/2']);
+      assert.deepEqual(again.newUrls, ['http://ok.example/1', 'http://ok.example/2'], 'new again: never stored');
+    } finally {
+      await d.close();
+    }
+  });
+});
