@@ -87,10 +87,11 @@ export async function crawl(o: CrawlOptions): Promise<CrawlResult> {
         const found: string[] = [];
         // One call per page: drum stores the page's new links together with other pages' in flight (group commit),
         // and the frontier syncs their hooks' appends together.
-        const r = await drum.add(hrefs, { base: request.loadedUrl ?? request.url, beforeCommit: enqueue(found) });
+        const added = drum.add(hrefs, { base: request.loadedUrl ?? request.url, beforeCommit: enqueue(found) });
+        // What the hook queued is fetched even if the round then failed: the frontier has it, and will not queue it again.
+        const r = await added.finally(() => crawler.addRequests(requests(found)));
         res.duplicates += r.duplicates;
         res.rejected += r.rejects.length;
-        await crawler.addRequests(requests(found));
         f.done(request.url); // its links are stored and queued: a restart need not fetch it again
       },
       failedRequestHandler({ request }) {
