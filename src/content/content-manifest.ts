@@ -10,7 +10,10 @@
 // (content-upgrade.ts) and verified; nothing writes it. Binary envelope
 // (magic, version, flags, body length, body CRC-32) around a UTF-8 JSON body,
 // like the URL store's MANIFEST; written tmp -> fsync -> rename -> fsync
-// dir, so a crash leaves the old state or the new.
+// dir, so a crash leaves the old state or the new. checkContentAsked
+// refuses (DRUM_POLICY_MISMATCH) a near method or SimHash threshold other
+// than a store was created with, as the URL store's checkAsked refuses its
+// buckets and host bits.
 // Does not read tables or bucket files. REQUIRES: the writer lock for
 // writeContentManifest.
 
@@ -98,6 +101,34 @@ export function emptyContentManifest(near: NearMethod, threshold: number): Conte
 
 export function nearMethodOf(m: AnyContentManifest): NearMethod {
   return m.near ?? 'simhash';
+}
+
+/** What a caller set of the parameters fixed at a content store's creation (null: not set; the store's own apply). */
+export interface ContentAsked {
+  near: NearMethod | null;
+  /** The SimHash threshold (--threshold): only a SimHash store has one. */
+  threshold: number | null;
+  /** The MinHash threshold (--min-jaccard): any run of a MinHash store may choose its own, a SimHash store has none. */
+  minJaccard: number | null;
+}
+
+/**
+ * An existing content store whose near method or SimHash threshold differs
+ * from what the caller set, or a threshold of the other method than the
+ * store's: DRUM_POLICY_MISMATCH. They fix what the store's tables hold, so
+ * running with the store's own instead would silently answer otherwise than
+ * asked. `stateDir` names the store in the message.
+ */
+export function checkContentAsked(m: AnyContentManifest, asked: ContentAsked | undefined, stateDir: string): void {
+  if (asked === undefined) return;
+  const near = nearMethodOf(m);
+  const differ = (what: string, flag: string): never => {
+    throw new DrumError('DRUM_POLICY_MISMATCH', `the content store in ${stateDir} ${what}; fixed when it was created (drop ${flag} to use the store's own)`);
+  };
+  if (asked.near !== null && asked.near !== near) differ(`finds near copies with ${near}, not ${asked.near}`, '--near');
+  if (asked.threshold !== null && near === 'minhash') differ("finds near copies with minhash, which takes --min-jaccard, not simhash's --threshold", '--threshold');
+  if (asked.threshold !== null && asked.threshold !== m.threshold) differ(`was created with --threshold ${m.threshold}, not ${asked.threshold}`, '--threshold');
+  if (asked.minJaccard !== null && near === 'simhash') differ("finds near copies with simhash, which takes --threshold, not minhash's --min-jaccard", '--min-jaccard');
 }
 
 /** Table kinds of `*.tbl` files: 0 exact (format 1), 1..4 SimHash table t + 1, 5 bands (format 1). */

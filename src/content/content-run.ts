@@ -20,7 +20,7 @@ import { replaceFile } from '../io/replace-file.js';
 import { ContentBatch } from './batch.js';
 import { ContentStore } from './content-store.js';
 import { checkContentOutDir, refuseContentInputs } from './content-out.js';
-import type { NearMethod } from './content-manifest.js';
+import type { ContentAsked, NearMethod } from './content-manifest.js';
 import { MINHASH_K } from './near/minhash.js';
 import { DocFeaturer, FP_WORDS } from './document/features.js';
 import { type DocCounts, newDocCounts, readDocs } from './document/read-docs.js';
@@ -40,6 +40,8 @@ export interface ContentRunOptions {
   threshold: number;
   /** MinHash: estimated Jaccard similarity a near copy needs (default 0.5). */
   minJaccard?: number;
+  /** The near parameters the caller set: an existing store made otherwise is DRUM_POLICY_MISMATCH (ContentStoreOptions.asked). */
+  asked?: ContentAsked;
   /** Documents per round (RAM: ~40 bytes each plus their URLs). */
   roundDocs: number;
   fsync: boolean;
@@ -109,7 +111,7 @@ export async function runContent(o: ContentRunOptions): Promise<ContentReport> {
   checkContentOutDir(o.stateDir, o.outDir);
   const dfs = new DrumFs(undefined, o.faultHook ?? null);
   const minJaccard = o.minJaccard ?? 0.5;
-  const store = await ContentStore.open(o.stateDir, { fsync: o.fsync, near: o.near, threshold: o.threshold, minJaccard, dfs, onNotice: o.onNotice });
+  const store = await ContentStore.open(o.stateDir, { fsync: o.fsync, near: o.near, threshold: o.threshold, minJaccard, asked: o.asked, dfs, onNotice: o.onNotice });
   const minhash = store.near === 'minhash';
   try {
     // Its OS errors (a full disk) are DRUM_IO naming the file, as the store's are.

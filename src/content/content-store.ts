@@ -6,7 +6,9 @@
 // (first-doc-map.ts: bucket key and values files, a check+update round), so
 // a document seen in an earlier run is a duplicate now. A writer takes the
 // state directory's writer lock (the URL store's: one writer per state
-// directory), makes a new store's (empty) document log and signatures
+// directory), refuses a near method or SimHash threshold other than an
+// existing store was created with (DRUM_POLICY_MISMATCH, before anything
+// changes), makes a new store's (empty) document log and signatures
 // durable before its first manifest, converts a `drum-content/1` store once
 // (content-upgrade.ts), cuts the document log and signatures to their
 // committed lengths and removes files no manifest names (a crashed round's
@@ -32,8 +34,8 @@ import { DrumFs } from '../io/fs.js';
 import { acquireLock, type WriterLock } from '../store/lock.js';
 import type { ContentBatch } from './batch.js';
 import {
-  CONTENT_DIR, CONTENT_MANIFEST, SIM_TABLES, type AnyContentManifest, type ContentManifest, type MapFiles, type NearMethod, emptyContentManifest,
-  mapsOf, readContentManifest, tableName, tablesOf, writeContentManifest,
+  CONTENT_DIR, CONTENT_MANIFEST, SIM_TABLES, type AnyContentManifest, type ContentAsked, type ContentManifest, type MapFiles, type NearMethod,
+  checkContentAsked, emptyContentManifest, mapsOf, readContentManifest, tableName, tablesOf, writeContentManifest,
 } from './content-manifest.js';
 import { upgradeContentStore } from './content-upgrade.js';
 import { DocLog, IDX_FILE, URLS_FILE } from './doc-log.js';
@@ -56,6 +58,8 @@ export interface ContentStoreOptions {
   threshold: number;
   /** MinHash: a candidate is a near copy at this estimated Jaccard similarity or more (any run may choose). Default 0.5. */
   minJaccard?: number;
+  /** The near parameters the caller set (the CLI's flags): an existing store must have them (DRUM_POLICY_MISMATCH). Absent: not checked. */
+  asked?: ContentAsked;
   dfs?: DrumFs;
   /** Told once when a `drum-content/1` store is converted. */
   onNotice?: (message: string) => void;
@@ -93,6 +97,8 @@ export class ContentStore {
       const dir = join(stateDir, CONTENT_DIR);
       dfs.mkdirp(dir, o.fsync);
       const read = readContentManifest(dir);
+      // Refused before anything is removed, converted or written.
+      if (read !== null) checkContentAsked(read, o.asked, stateDir);
       removeUncommitted(dfs, dir, read);
       let m: ContentManifest;
       if (read === null) {

@@ -3,7 +3,8 @@
 // copy's URL, distance 0) and the wrong payload digests; a second run over
 // stdin finds every document seen in the first; the suggested rules make
 // drum ingest --rules fold the exact copies' URL variants to one URL per
-// article; --verify finds a damaged table.
+// article; --verify finds a damaged table; a near method or threshold other
+// than a store was created with is DRUM_POLICY_MISMATCH and changes nothing.
 
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,14 @@ import { drum, uniques } from '../helpers/cli.js';
 import { EXIT_STATUS } from '../../src/errors.js';
 import { tempDir } from '../helpers/tmp.js';
 import { generateWarc, parseTruth, type GenWarcMeta, type TruthRow } from '../../scripts/gen-warc.js';
+
+/** Every file of a state directory but the writer lock, with its size and mtime. */
+function snapshot(state: string): string[] {
+  return fs.readdirSync(state, { recursive: true, encoding: 'utf8' }).filter((f) => !f.startsWith('writer-lock')).sort().map((f) => {
+    const s = fs.statSync(join(state, f));
+    return s.isDirectory() ? f : `${f} ${s.size} ${s.mtimeMs}`;
+  });
+}
 
 describe('drum content', () => {
   let dir = '';
@@ -72,7 +81,7 @@ describe('drum content', () => {
     assert.match(bad.stdout, /NOT SOUND/);
   });
 
-  it('finds near copies with SimHash when the store is made with --near simhash, and keeps a store to its method', async () => {
+  it('finds near copies with SimHash when the store is made with --near simhash', async () => {
     const state = join(dir, 'st-sim');
     const r = await drum(['content', '--near', 'simhash', '--state', state, '--out', join(dir, 'os1'), '--no-fsync', '--json', warc]);
     assert.equal(r.status, 0, r.stderr);
@@ -82,17 +91,40 @@ describe('drum content', () => {
       if (l[1] === 'near') assert.ok(Number.isInteger(Number(l[3])) && Number(l[3]) <= 3, l.join(' '));
     }
     assert.ok(!fs.existsSync(join(state, 'content', 'docs.sigs')));
-    const other = await drum(['content', '--near', 'minhash', '--state', state, '--out', join(dir, 'os2'), '--no-fsync', warc]);
-    assert.equal(other.status, 2, other.stderr);
-    assert.match(other.stderr, /DRUM_BAD_OPTION/);
     const bad = await drum(['content', '--min-jaccard', '1.5', '--state', join(dir, 'st-bad'), warc]);
     assert.match(bad.stderr, /DRUM_BAD_OPTION/);
-    // The other method's option, or another threshold than the store's, is refused, never ignored.
-    for (const [args, st] of [[['--threshold', '1'], state], [['--min-jaccard', '0.9'], state], [['--threshold', '2'], join(dir, 'st-new-minhash')]] as const) {
-      const x = await drum(['content', ...args, '--state', st, '--out', join(dir, `os-${args.join('')}`), '--no-fsync', warc]);
-      assert.equal(x.status, EXIT_STATUS.DRUM_BAD_OPTION, `${args.join(' ')}: ${x.stderr}`);
-    }
     assert.equal((await drum(['content', '--threshold', '3', '--state', state, '--out', join(dir, 'os3'), '--no-fsync', warc])).status, 0);
+  });
+
+  it('refuses --near, --threshold or --min-jaccard other than the content store was created with (DRUM_POLICY_MISMATCH), changing nothing', async () => {
+    const sim = join(dir, 'st-fixed-sim');
+    const min = join(dir, 'st-fixed-min');
+    assert.equal((await drum(['content', '--near', 'simhash', '--threshold', '2', '--quiet', '--state', sim, '--no-fsync', warc])).status, 0);
+    assert.equal((await drum(['content', '--quiet', '--state', min, '--no-fsync', warc])).status, 0);
+    const before = [snapshot(sim), snapshot(min)];
+    const mismatches: [string, string[]][] = [
+      [sim, ['--near', 'minhash']], [sim, ['--threshold', '3']], [sim, ['--near', 'simhash', '--threshold', '1']], [sim, ['--min-jaccard', '0.9']],
+      [min, ['--near', 'simhash']], [min, ['--threshold', '3']],
+    ];
+    for (const [state, args] of mismatches) {
+      const r = await drum(['content', ...args, '--state', state, '--no-fsync', warc]);
+      assert.equal(r.status, EXIT_STATUS.DRUM_POLICY_MISMATCH, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /^drum: DRUM_POLICY_MISMATCH: /m);
+    }
+    // Options that contradict each other whatever the store: a usage error, as on a new store.
+    for (const [state, args] of [[sim, ['--near', 'minhash', '--threshold', '2']], [min, ['--near', 'simhash', '--min-jaccard', '0.5']]] as const) {
+      const r = await drum(['content', ...args, '--state', state, '--no-fsync', warc]);
+      assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, `${args.join(' ')}: ${r.stderr}`);
+    }
+    const fresh = await drum(['content', '--threshold', '2', '--state', join(dir, 'st-fixed-new'), '--no-fsync', warc]);
+    assert.equal(fresh.status, EXIT_STATUS.DRUM_BAD_OPTION, 'a new store is MinHash unless --near simhash');
+    assert.ok(!fs.existsSync(join(dir, 'st-fixed-new')));
+    assert.deepEqual([snapshot(sim), snapshot(min)], before, 'nothing written, no run directory made');
+    // The store's own, given or not, are fine; any run of a MinHash store chooses its --min-jaccard.
+    for (const [state, args] of [[sim, ['--near', 'simhash', '--threshold', '2']], [sim, []], [min, ['--near', 'minhash', '--min-jaccard', '0.9']]] as const) {
+      const r = await drum(['content', ...args, '--quiet', '--state', state, '--no-fsync', warc]);
+      assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+    }
   });
 
   it('has drum stats and drum verify report the content store, with or without a URL store', async () => {

@@ -5,8 +5,9 @@
 // with enough text within k bits (all pairs checked) with its distance —
 // the permuted-table merge finds exactly the pairs the brute force finds;
 // the exact map lives on the DRUM core's bucket files. Also its crash,
-// lock and verify guarantees, and the new directories' and logs' names made
-// durable before the first manifest.
+// lock and verify guarantees, the new directories' and logs' names made
+// durable before the first manifest, and a near method or threshold other
+// than the store was made with refused.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -128,6 +129,22 @@ describe('content store', () => {
     assert.equal(fs.readFileSync(join(dir, 'docs.urls'), 'utf8'), 'http://x.example/0\n');
     const again = await runAll(state, [[[d]]], 3);
     assert.deepEqual(again.exact, [0]);
+  });
+
+  it('refuses a near method or threshold other than the store was made with, before it removes anything or holds the lock after', async () => {
+    const state = tempDir('drum-content-asked-');
+    await runAll(state, [[[{ ex: 1, hi: 5, lo: 6, usable: true }]]], 3);
+    const left = join(state, 'content', 'sim0-g000009.tbl.tmp');
+    fs.writeFileSync(left, 'uncommitted');
+    const manifest = fs.readFileSync(join(state, 'content', 'CONTENT-MANIFEST'));
+    for (const asked of [{ near: 'minhash', threshold: null, minJaccard: null }, { near: null, threshold: 2, minJaccard: null }, { near: null, threshold: null, minJaccard: 0.5 }] as const) {
+      await assert.rejects(ContentStore.open(state, { fsync: false, threshold: 3, asked }), { code: 'DRUM_POLICY_MISMATCH' }, JSON.stringify(asked));
+    }
+    assert.ok(fs.existsSync(left), 'refused before the open cleans up');
+    assert.deepEqual(fs.readFileSync(join(state, 'content', 'CONTENT-MANIFEST')), manifest);
+    const store = await ContentStore.open(state, { fsync: false, threshold: 3, asked: { near: 'simhash', threshold: 3, minJaccard: null } });
+    await store.close();
+    assert.ok(!fs.existsSync(left));
   });
 
   it('answers a payload stored in an earlier run with its first docID', async () => {

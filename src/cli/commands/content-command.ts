@@ -15,6 +15,7 @@ import { inputsFrom, outDirFrom, parseCount, stateDirFrom } from '../options.js'
 import { fmtCount, fmtInt } from '../format.js';
 import type { Act } from '../option-groups.js';
 import { why, type StopReason } from '../run-notes.js';
+import type { ContentAsked, NearMethod } from '../../content/content-manifest.js';
 
 export interface ContentRawOptions {
   state?: string;
@@ -37,7 +38,7 @@ export function addContent(program: Command, io: CliIo, act: Act, examples: (lin
     .description('find documents seen before (exact payload or near-identical text) in WARC files; writes content-duplicates.tsv and content-report.json')
     .option('--state <dir>', 'state directory (default: $DRUM_STATE or ./drum-state); the content store is <state>/content/')
     .option('--out <dir>', 'output directory (default: <state>/content-runs/run-<n>/)')
-    .option('--near <method>', 'near-duplicate method of a new content store: minhash (MinHash-LSH, default) or simhash (SimHash, Hamming distance <= --threshold); a store keeps its own')
+    .option('--near <method>', 'near-duplicate method: minhash (MinHash-LSH, default) or simhash (SimHash, Hamming distance <= --threshold); fixed when the content store is created')
     .option('--min-jaccard <j>', 'minhash: a near copy has an estimated Jaccard similarity of at least j, 0.01..1 (default 0.5; any run may choose)')
     .option('--threshold <k>', 'simhash: Hamming distance for near duplicates, 0..3; fixed when the content store is created (default 3)')
     .option('--round-docs <n>', 'documents per merge round (default 65536)')
@@ -68,17 +69,8 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
   const files = inputsFrom(inputs, io.cwd);
   const { runContent } = await import('../../content/content-run.js');
   const { RuleMiner, writeSuggestedRules } = await import('../../content/rule-suggest.js');
-  const { readContentManifest, nearMethodOf, CONTENT_DIR, CONTENT_RUNS_DIR } = await import('../../content/content-manifest.js');
-  let runNo = 1;
-  let store: { near: string; threshold: number } | null = null;
-  try {
-    const m = readContentManifest(join(stateDir, CONTENT_DIR));
-    runNo = (m?.runs ?? 0) + 1;
-    store = m === null ? null : { near: nearMethodOf(m), threshold: m.threshold };
-  } catch {
-    // a damaged manifest is reported by the store's open below
-  }
-  refuseOtherNear(o, store, stateDir);
+  const { readContentManifest, CONTENT_DIR, CONTENT_RUNS_DIR } = await import('../../content/content-manifest.js');
+  const { runNo, asked } = await storeAsked(o, stateDir, threshold, minJaccard);
   const outDir = outDirFrom(o.out, 'content', io.cwd) ?? join(stateDir, CONTENT_RUNS_DIR, `run-${runNo}`);
   if (o.suggestRules !== undefined && o.suggestRules.trim() === '') throw new DrumError('DRUM_BAD_OPTION', '--suggest-rules needs a file');
   const miner = o.suggestRules !== undefined ? new RuleMiner() : null;
@@ -87,7 +79,7 @@ export async function contentCommand(inputs: string[], o: ContentRawOptions, io:
   let report;
   try {
     report = await runContent({
-      stateDir, outDir, inputs: files, near: o.near as 'minhash' | 'simhash' | undefined, threshold, minJaccard, roundDocs, fsync: o.fsync !== false,
+      stateDir, outDir, inputs: files, near: o.near as 'minhash' | 'simhash' | undefined, threshold, minJaccard, asked, roundDocs, fsync: o.fsync !== false,
       onExact: miner ? (url, rep) => miner.pair(url, rep) : undefined,
       onDoc: miner ? (url, key) => miner.doc(url, key) : undefined,
       onNotice: (m) => void (o.quiet ? undefined : io.stderr.write(`drum content: ${m}\n`)),
@@ -127,19 +119,41 @@ function stopLine(reason: StopReason, committedDocs: () => number): string {
 }
 
 /**
- * A store keeps the near method and SimHash threshold it was made with: asking for another, or giving the
- * other method's option (--threshold is SimHash's, --min-jaccard MinHash's), is DRUM_BAD_OPTION, not ignored.
+ * The next run's number in the content store of stateDir (1 for a new one), and the near options given
+ * (null: not given), which an existing store's open checks under the lock against what it was created
+ * with (DRUM_POLICY_MISMATCH). Refuses first the options that contradict each other (refuseNearConflicts).
  */
-function refuseOtherNear(o: ContentRawOptions, store: { near: string; threshold: number } | null, stateDir: string): void {
-  const near = store?.near ?? o.near ?? 'minhash';
-  if (o.near !== undefined && store !== null && store.near !== o.near) {
-    throw new DrumError('DRUM_BAD_OPTION', `the content store in ${stateDir} finds near copies with ${store.near}, not ${o.near} (a store keeps the method it was made with)`);
+async function storeAsked(o: ContentRawOptions, stateDir: string, threshold: number, minJaccard: number): Promise<{ runNo: number; asked: ContentAsked }> {
+  const { readContentManifest, CONTENT_DIR } = await import('../../content/content-manifest.js');
+  let runNo = 1;
+  // A content store is there (a damaged manifest too: the store's open reports it).
+  let found = true;
+  try {
+    const m = readContentManifest(join(stateDir, CONTENT_DIR));
+    runNo = (m?.runs ?? 0) + 1;
+    found = m !== null;
+  } catch {
+    // a damaged manifest is reported by the store's open
   }
-  if (near === 'minhash' && o.threshold !== undefined) throw new DrumError('DRUM_BAD_OPTION', '--threshold is the SimHash threshold; this content store finds near copies with MinHash (--min-jaccard)');
-  if (near === 'simhash' && o.minJaccard !== undefined) throw new DrumError('DRUM_BAD_OPTION', '--min-jaccard is the MinHash threshold; this content store finds near copies with SimHash (--threshold)');
-  if (store !== null && near === 'simhash' && o.threshold !== undefined && Number(o.threshold) !== store.threshold) {
-    throw new DrumError('DRUM_BAD_OPTION', `the content store in ${stateDir} was made with --threshold ${store.threshold}, which it keeps`);
+  refuseNearConflicts(o, found);
+  const near = o.near === undefined ? null : (o.near as NearMethod);
+  return { runNo, asked: { near, threshold: o.threshold === undefined ? null : threshold, minJaccard: o.minJaccard === undefined ? null : minJaccard } };
+}
+
+/**
+ * Near options that contradict each other whatever a store holds: a threshold of the other method than
+ * --near asks for (--threshold is SimHash's, --min-jaccard MinHash's), or --threshold for a new store,
+ * which finds near copies with MinHash unless --near simhash: DRUM_BAD_OPTION, before the state is touched.
+ * Options other than an existing store was created with are its open's to refuse (DRUM_POLICY_MISMATCH,
+ * checkContentAsked in src/content/content-manifest.ts).
+ */
+function refuseNearConflicts(o: ContentRawOptions, storeFound: boolean): void {
+  const near = o.near ?? (storeFound ? null : 'minhash');
+  if (near === 'minhash' && o.threshold !== undefined) {
+    const which = o.near === undefined ? 'a new content store finds near copies with MinHash (--min-jaccard) unless --near simhash' : '--near minhash takes --min-jaccard';
+    throw new DrumError('DRUM_BAD_OPTION', `--threshold is the SimHash threshold; ${which}`);
   }
+  if (near === 'simhash' && o.minJaccard !== undefined) throw new DrumError('DRUM_BAD_OPTION', '--min-jaccard is the MinHash threshold; --near simhash takes --threshold');
 }
 
 async function verifyCommand(stateDir: string, o: ContentRawOptions, io: CliIo): Promise<number> {
