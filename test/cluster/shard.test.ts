@@ -3,16 +3,18 @@
 // shards (the same new URLs as one `drum ingest`, per shard in arrival
 // order), a restarted shard resumes from its state, a state refuses another
 // shard, a new state refuses a shard whose subject holds URLs (its state
-// lost) before it answers a link, and kill -9 of a shard (10 times) or of
-// one node of a 3-node R3 cluster loses nothing and publishes nothing
-// twice. Skips without nats-server (fails instead when CI is set).
+// lost) before it answers a link, a shard asked for other buckets, host
+// bits or policy than its store has is refused before it takes a link,
+// and kill -9 of a shard (10 times) or of one node of a 3-node R3 cluster
+// loses nothing and publishes nothing twice. Skips without nats-server (fails instead when CI is set).
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { drum, uniques } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { EXIT_STATUS } from '../../src/errors.js';
 import { clusterPerSuite, haveNats, INSTALL_HINT, NatsCluster, spawnDrum, type DrumProc } from '../helpers/nats.js';
 import { announced, perShard, stopServing as stop } from '../helpers/drum-new.js';
 
@@ -35,6 +37,17 @@ function links(seed: number, n: number): string {
     else out.push(`http://host${h}.example.com/p/${p}`);
   }
   return out.join('\n') + '\n';
+}
+
+/** Every file of a state directory but the run catalog and the writer lock, with its size and mtime. */
+function snapshot(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => !['catalog', 'writer-lock'].some((d) => f === d || f.startsWith(`${d}/`)))
+    .sort()
+    .map((f) => {
+      const s = statSync(join(dir, f));
+      return s.isDirectory() ? f : `${f} ${s.size} ${s.mtimeMs}`;
+    });
 }
 
 /** The single-process answer: `drum ingest` of the same files in the same order. */
@@ -164,6 +177,43 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
       const msgs = await announced(c.urls, want.length, { serving: [again] });
       assert.equal(await stop(again), 0, again.stderr());
       assert.deepEqual(perShard(msgs).get(0), want);
+    });
+  });
+
+  describe('a shard asked for other store parameters than it was created with', () => {
+    let c!: NatsCluster;
+    clusterPerSuite(1, (x) => (c = x));
+
+    it('refuses --buckets, --host-bits or a policy other than its store has (DRUM_POLICY_MISMATCH) before it takes a link, changing nothing', async () => {
+      const dir = tempDir();
+      const files = [join(dir, 'a.txt'), join(dir, 'b.txt')];
+      files.forEach((f, i) => writeFileSync(f, links(91 + i, 400)));
+      const state = join(dir, 'shard-0');
+      const made = ['--buckets', '16', '--host-bits', '20'];
+      assert.equal((await drum(['publish', '--nats', c.urls, '--shards', '1', '--quiet', files[0]!])).status, 0);
+      const a = serve(c, 0, 1, state, made);
+      await announced(c.urls, (await ingestOf(files.slice(0, 1))).length, { serving: [a] });
+      assert.equal(await stop(a), 0, a.stderr());
+      assert.equal((await drum(['publish', '--nats', c.urls, '--shards', '1', '--quiet', files[1]!])).status, 0);
+      const before = snapshot(state);
+      for (const flags of [['--host-bits', '16'], ['--buckets', '64'], ['--host-bits', '16', '--force-policy'], ['--buckets', '16', '--strip-www']]) {
+        const b = serve(c, 0, 1, state, flags);
+        // A shard that opened its store anyway would serve until stopped: it is stopped, and fails the test.
+        const t = setTimeout(() => b.proc.kill('SIGTERM'), 20_000);
+        const code = await b.exited;
+        clearTimeout(t);
+        assert.equal(code, EXIT_STATUS.DRUM_POLICY_MISMATCH, `${flags.join(' ')}: ${b.stderr()}`);
+        assert.match(b.stderr(), /^drum: DRUM_POLICY_MISMATCH: /m);
+      }
+      assert.deepEqual(snapshot(state), before, 'nothing written');
+      // Its own parameters, given or left out, serve: the links the refused starts left in the stream are answered once.
+      const again = serve(c, 0, 1, state, ['--host-bits', '20']);
+      const want = await ingestOf(files);
+      const msgs = await announced(c.urls, want.length, { serving: [again] });
+      assert.equal(await stop(again), 0, again.stderr());
+      assert.deepEqual(perShard(msgs).get(0), want);
+      const st = JSON.parse((await drum(['stats', '--state', state, '--json'])).stdout) as { buckets: number; hostBits: number };
+      assert.deepEqual([st.buckets, st.hostBits], [16, 20]);
     });
   });
 
