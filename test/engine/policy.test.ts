@@ -55,4 +55,16 @@ describe('canonicalization policy of a store', () => {
     assert.equal((await upgradeStore(dir, { workers: 0, fsync: false })).upgraded, true);
     await (await Drum.open(dir, { values: true, workers: 0, fsync: false })).close();
   });
+
+  it('has upgradeStore refuse buckets or host bits other than the store has, and a keys-only store asked of it, changing nothing', async () => {
+    const dir = tempDir();
+    await (await Drum.open(dir, { buckets: 8, hostBits: 20, values: false, workers: 0, fsync: false })).close();
+    for (const [o, code] of [[{ buckets: 16 }, 'DRUM_POLICY_MISMATCH'], [{ hostBits: 24 }, 'DRUM_POLICY_MISMATCH'], [{ values: false }, 'DRUM_BAD_OPTION']] as const) {
+      await assert.rejects(upgradeStore(dir, { ...o, workers: 0, fsync: false }), (e) => isDrumError(e, code), JSON.stringify(o));
+    }
+    // Still keys only: values asked of it are refused until an upgrade with the store's own parameters gives them.
+    await assert.rejects(Drum.open(dir, { values: true, workers: 0, fsync: false }), (e) => isDrumError(e, 'DRUM_NEEDS_UPGRADE'));
+    assert.equal((await upgradeStore(dir, { buckets: 8, hostBits: 20, workers: 0, fsync: false })).upgraded, true);
+    await assert.rejects(upgradeStore(dir, { values: false, workers: 0, fsync: false }), (e) => isDrumError(e, 'DRUM_BAD_OPTION'), 'a store with values');
+  });
 });

@@ -3,9 +3,10 @@
 // writer's open (with a notice); one created keys-only on purpose
 // (`--no-values`) only here. Existing URLs get docIDs 0..N-1 in key order
 // and the documented sentinels (url-values.ts). A store that already has
-// values is left as it is. Does not ingest; touches the key files only to
-// fold the key journal first, which rebuilds the Bloom file with a Bloom mode
-// (`opts.bloom`) and drops it without (journal-round.ts).
+// values is left as it is; `values: false` asked of it is refused. Does not
+// ingest; touches the key files only to fold the key journal first, which
+// rebuilds the Bloom file with a Bloom mode (`opts.bloom`) and drops it
+// without (journal-round.ts).
 
 import { DrumError } from '../../../errors.js';
 import type { DrumOptions } from '../../../options.js';
@@ -23,7 +24,13 @@ export interface UpgradeResult {
   docIDs: number;
 }
 
+/**
+ * Gives the store of stateDir values (see the header). `opts` are the open's: buckets or host bits other
+ * than the store's are DRUM_POLICY_MISMATCH, as for Drum.open; `values: false` (keys only), which an
+ * upgrade cannot honour on any store, is DRUM_BAD_OPTION before the state directory is read.
+ */
 export async function upgradeStore(stateDir: string, opts: DrumOptions = {}): Promise<UpgradeResult> {
+  if (opts.values === false) throw new DrumError('DRUM_BAD_OPTION', 'upgradeStore gives a store values: it cannot be asked for a keys-only store (values: false)');
   if (readManifest(stateDir) === null) throw new DrumError('DRUM_NOT_FOUND', `no drum store at ${stateDir}`, { file: stateDir });
   let upgraded = false;
   // Values not asked of the open (a keys-only store would refuse them): a store written before values gets them there, one created keys-only below.
