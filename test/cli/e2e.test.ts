@@ -176,6 +176,23 @@ describe('drum binary with the engine', { skip: noEngine && 'engine not compiled
     assert.equal(same.status, 0, same.stderr);
   });
 
+  it('takes --buckets, --host-bits and --no-values only where a store is created: the other store commands refuse them as usage errors, changing nothing', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    const a = write(dir, 'a.txt', A);
+    assert.equal((await drum(['ingest', ...FAST, '--quiet', '--state', state, a], { cwd: dir })).status, 0);
+    const before = snapshot(state);
+    const flags = [['--host-bits', '16'], ['--buckets', '16'], ['--no-values']];
+    const commands = [['check', a], ['resolve', a], ['forget', a], ['compact'], ['upgrade'], ['repair', '--bloom'], ['stats'], ['verify'], ['url', '0']];
+    for (const [i, [cmd, ...rest]] of commands.entries()) {
+      const f = flags[i % flags.length]!;
+      const r = await drum([cmd!, '--state', state, ...f, ...rest], { cwd: dir });
+      assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, `${cmd} ${f.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /unknown option/);
+    }
+    assert.deepEqual(snapshot(state), before, 'nothing written');
+  });
+
   it('prints !reject<TAB><reason> for unusable lines in canonicalize', async () => {
     const r = await drum(['canonicalize'], { input: 'HTTP://Example.COM:80/a\nmailto:x@example.org\nhttp://\n' });
     assert.equal(r.status, 0, r.stderr);
