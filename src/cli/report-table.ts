@@ -125,7 +125,8 @@ function formatDetails(r: RunReport): string {
   if (b.mode === 'off') tiers.push(['bloom', 'off']);
   else {
     tiers.push([`bloom (${b.mode})`, `${fmtInt(b.definitelyNew)} definitely new, ${fmtInt(b.maybeSeen)} maybe seen, ${fmtInt(b.falsePositives)} false positives`]);
-    tiers.push(['bloom fp rate', `${fmtPct(b.observedFpRate)} observed, ${fmtPct(b.expectedFpRate)} expected (${b.bitsPerKey} bits/key, ${fmtBytes(b.sizeBytes)})`]);
+    tiers.push(['bloom fp rate', `${fmtPct(b.observedFpRate)} observed, ${fmtPct(b.expectedFpRate)} expected at its fill (${b.bitsPerKey} bits/key, ${fmtBytes(b.sizeBytes)})`]);
+    if (b.notAdded > 0) tiers.push(['bloom full', `held the keys it was sized for: ${fmtInt(b.notAdded)} new keys not added, answered at its design rate`]);
     if (b.mode === 'lossy') tiers.push(['wrongly dropped', `~${fmtInt(b.expectedWronglyDropped)} new URLs expected`]);
   }
   tiers.push(['answered in RAM', `${fmtPct(r.answeredInRam)} of URL tests (Mercator: 75.7%)`]);

@@ -6,7 +6,7 @@ export const RUN_COUNTER_NAMES = [
   'linksRead', 'uniqueUrls', 'duplicateUrls', 'rejectedLines', 'revisitUrls',
   'lineLookups', 'lineRepeats', 'chunkRepeats', 'cacheLookups', 'cacheHits', 'recentLookups', 'recentHits',
   'journalLookups', 'journalHits', 'journalRounds', 'journalFolds',
-  'bloomDefinitelyNew', 'bloomMaybeSeen', 'bloomFalsePositives', 'lossyDropped',
+  'bloomDefinitelyNew', 'bloomMaybeSeen', 'bloomFalsePositives', 'lossyDropped', 'bloomNotAdded', 'bloomExpectedFp',
   'diskLookups', 'diskHits', 'storeHits', 'inRoundRepeats',
   'merges', 'spills', 'seeks', 'fileOpens', 'bytesRead', 'bytesWritten',
   'inputBytes', 'elapsedMs', 'chunksOnWorkers', 'chunksOnMain', 'parseMsWorkers', 'parseMsMain',

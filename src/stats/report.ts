@@ -16,7 +16,14 @@ export interface BloomReport {
   maybeSeen: number;
   /** gate: maybe-seen keys that the exact disk check found new. */
   falsePositives: number;
+  /**
+   * Definitely-new keys the filter did not take because it held the keys it
+   * was sized for: from the first of them on it stopped filling and answered
+   * at its design rate. 0 when it never filled up.
+   */
+  notAdded: number;
   observedFpRate: number;
+  /** The rate the filter's fill predicts for the new URLs that met it, averaged over the run. */
   expectedFpRate: number;
   /** lossy: expected number of new URLs wrongly counted as seen. */
   expectedWronglyDropped: number;

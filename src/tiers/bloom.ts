@@ -8,7 +8,8 @@
 // Also the FP-rate formulas the engine and the report use.
 // Does not read or write files (bloom-file.ts does) and does not decide gate
 // vs lossy (the engine does). Not resizable: the engine builds a new filter at
-// each merge (forKeys with the new store size) and add()s every key it streams.
+// each merge (forKeys with the new store size) and add()s every key it streams;
+// between merges it adds a run's new keys only while `room` lasts.
 // Preconditions: hi, lo are uint32 (`>>> 0`). The bit layout and hashing are
 // part of the on-disk format (bloom-file.ts FORMAT_VERSION): change them only
 // with a version bump.
@@ -192,6 +193,44 @@ export class BlockedBloom {
       x = (Math.imul(x, LCG_MUL) + LCG_ADD) | 0;
     }
     return true;
+  }
+
+  /**
+   * Keys it was sized for (blocks · 512 / bitsPerKey): filled to them it
+   * answers at its design rate, the nominal rate of its bits per key. A run
+   * adds no key past them (`room`), so a round bigger than the filter
+   * cannot saturate it.
+   */
+  get capacity(): number {
+    const bits = this.bitsPerKey >= 1 ? this.bitsPerKey : this.k / Math.LN2;
+    return Math.floor((this.blocks * BLOCK_BITS) / bits);
+  }
+
+  /** Keys it can still take within its capacity: 0 once full (or when it holds more, rebuilt from a store bigger than the budget allows). */
+  get room(): number {
+    return Math.max(0, this.capacity - this.keys);
+  }
+
+  /**
+   * Expected false positives behind the keys that passed it as "definitely
+   * new": `added` of them were added while it filled from `before` keys,
+   * then `unadded` met it at its final fill (before + added) without being
+   * added. A new key is a false positive with the rate r at its fill, and
+   * passes with 1 − r, so each pass stands for r / (1 − r) of them.
+   */
+  expectedFalsePositives(before: number, added: number, unadded: number): number {
+    const odds = (n: number): number => {
+      const r = blockedFpRate(this.blocks, n, this.k);
+      return r / Math.max(1e-12, 1 - r);
+    };
+    let e = unadded > 0 ? unadded * odds(before + added) : 0;
+    if (added > 0) {
+      const steps = Math.min(4, added);
+      let sum = 0;
+      for (let i = 0; i < steps; i++) sum += odds(before + ((i + 0.5) * added) / steps);
+      e += (added * sum) / steps;
+    }
+    return e;
   }
 
   /** Expected FP rate once `keys` distinct keys are in (default: the keys added so far). */

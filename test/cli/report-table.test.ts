@@ -30,7 +30,7 @@ function sampleReport(over: Partial<RunReport> = {}): RunReport {
       recentTable: { lookups: 26001, hits: 6000, hitRate: 6000 / 26001, entries: 1048576 },
       journal: { lookups: 20001, hits: 0, hitRate: 0, keys: 0, rounds: 0, folds: 0 },
       bloom: {
-        mode: 'gate', bitsPerKey: 10, sizeBytes: 65536, definitelyNew: 19000, maybeSeen: 1001, falsePositives: 9,
+        mode: 'gate', bitsPerKey: 10, sizeBytes: 65536, definitelyNew: 19000, maybeSeen: 1001, falsePositives: 9, notAdded: 0,
         observedFpRate: 0.0087, expectedFpRate: 0.0082, expectedWronglyDropped: 0,
       },
     },

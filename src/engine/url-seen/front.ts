@@ -64,6 +64,10 @@ export class Front {
     const recent = this.recent;
     const bloom = this.bloom;
     const journal = this.journal !== null && this.journal.count > 0 ? this.journal : null;
+    // The filter takes new keys only up to what it was sized for: past that it would answer above its design rate.
+    const bloomBefore = bloom === null ? 0 : bloom.keys;
+    let bloomRoom = bloom === null || !learn ? 0 : bloom.room;
+    let passed = 0;
     let journalLookups = 0;
     let journalHits = 0;
     const lossy = this.bloomMode === 'lossy';
@@ -127,14 +131,18 @@ export class Front {
             this.maybeSeen[o >>> 3]! |= 1 << (o & 7);
           }
         } else {
-          c.bloomDefinitelyNew++;
-          if (learn) bloom.add(hi, lo);
+          passed++;
+          if (bloomRoom > 0) {
+            bloomRoom--;
+            bloom.add(hi, lo);
+          }
         }
       }
       core.add(hi, lo, bytes, s, end, prevS, prevE, seeded ? hostCheckOf(bytes, hostStarts[i]!, hostEnds[i]!) : 0);
       prevS = s;
       prevE = end;
     }
+    if (bloom !== null && passed > 0) countBloomPasses(c, bloom, bloomBefore, passed, learn);
     // Lines the parse thread's line memo answered never became URLs of the batch: count them here.
     c.linksRead += accepted + p.lineRepeats;
     c.duplicateUrls += dups + p.lineRepeats;
@@ -145,6 +153,19 @@ export class Front {
     c.chunkRepeats += reps;
     countParseThread(c, p);
   }
+}
+
+/**
+ * The "definitely new" answers of one route call: how many, how many the
+ * full filter did not take (`learn`: a check takes none by design), and the
+ * false positives (new URLs it called "maybe seen") to expect behind them at
+ * the fill each met.
+ */
+function countBloomPasses(c: RunCounters, bloom: BlockedBloom, before: number, passed: number, learn: boolean): void {
+  const added = bloom.keys - before;
+  c.bloomDefinitelyNew += passed;
+  if (learn) c.bloomNotAdded += passed - added;
+  c.bloomExpectedFp += bloom.expectedFalsePositives(before, added, passed - added);
 }
 
 /** Where a chunk's parse ran: the report's split of the parse stage between the threads. */

@@ -105,13 +105,16 @@ function tiersSection(s: Session, c: RunCounters, tested: number, journalKeys: n
   };
 }
 
-/** The Bloom tier: its answers, and the false-positive rate measured against the one its size predicts. */
+/**
+ * The Bloom tier: its answers, and the false positives its fill predicts.
+ * The front counts them as it routes (front.ts): each "definitely new"
+ * answer at the fill the filter had then, whichever filter answered (the
+ * one loaded at open, or one a merge or fold rebuilt).
+ */
 function bloomReport(s: Session, c: RunCounters): BloomReport {
   const bloom = s.front.bloom;
   const mode = s.opts.bloom;
-  // Averaged over how the filter filled during the run (the end-of-run rate overstates it).
-  const added = c.bloomDefinitelyNew;
-  const expectedFp = bloom === null ? 0 : bloom.meanFpRateOverFill(Math.max(0, bloom.keys - added), added);
+  const e = c.bloomExpectedFp;
   return {
     mode,
     bitsPerKey: s.opts.bloomBitsPerKey,
@@ -119,10 +122,11 @@ function bloomReport(s: Session, c: RunCounters): BloomReport {
     definitelyNew: c.bloomDefinitelyNew,
     maybeSeen: c.bloomMaybeSeen,
     falsePositives: c.bloomFalsePositives,
+    notAdded: c.bloomNotAdded,
     observedFpRate: rate(c.bloomFalsePositives, c.bloomFalsePositives + c.bloomDefinitelyNew),
-    expectedFpRate: expectedFp,
-    // New URLs tested = emitted + wrongly dropped; a fraction expectedFp of them were dropped.
-    expectedWronglyDropped: mode === 'lossy' && expectedFp < 1 ? (c.uniqueUrls * expectedFp) / (1 - expectedFp) : 0,
+    // Of the new URLs that met the filter (those it passed, and the false positives expected behind them).
+    expectedFpRate: rate(e, e + c.bloomDefinitelyNew),
+    expectedWronglyDropped: mode === 'lossy' ? e : 0,
   };
 }
 
