@@ -93,21 +93,20 @@ export class Session {
   }
 
   /**
-   * The journal's keys into the Bloom filter: the Bloom file lacks them (a
-   * gate then sends them to the check less often). A store whose every key
-   * is in the journal has no Bloom file (a fold writes the first one), and
-   * those keys are all it holds: a filter of them alone is whole, so a Bloom
-   * mode works from a new store's first run.
+   * A Bloom filter for a store whose every key is in the key journal: it
+   * has no Bloom file (a fold writes the first one), so a Bloom mode would
+   * otherwise answer nothing until then. It starts empty: the front asks
+   * the journal's exact table before the filter, so no journaled key ever
+   * reaches it, and adding them (to this filter or to one read from a
+   * file) would only spend the room the run's new keys need. A store with
+   * keys in its key files and no Bloom file gets none (docs/tiers.md).
    */
   private bloomWithJournal(): void {
     const j = this.journal, front = this.front;
-    if (j === null || this.opts.bloom === 'off') return;
-    if (front.bloom === null) {
-      if (this.store.body.storeUrls !== j.count || this.plan.bloomMaxKeys === 0) return;
-      // Sized for the keys it will hold by the fold that replaces it.
-      front.bloom = BlockedBloom.forStore(j.capacity, this.opts.bloomBitsPerKey, this.plan.bloomMaxKeys);
-    }
-    front.bloom.addPairs(j.keys, j.count);
+    if (j === null || this.opts.bloom === 'off' || front.bloom !== null) return;
+    if (this.store.body.storeUrls !== j.count || this.plan.bloomMaxKeys === 0) return;
+    // Sized for the keys it may take before the fold that replaces it.
+    front.bloom = BlockedBloom.forStore(j.capacity, this.opts.bloomBitsPerKey, this.plan.bloomMaxKeys);
   }
 
   /** True when the store keeps a value per URL (docs/file-format.md). */
