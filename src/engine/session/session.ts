@@ -98,15 +98,19 @@ export class Session {
    * otherwise answer nothing until then. It starts empty: the front asks
    * the journal's exact table before the filter, so no journaled key ever
    * reaches it, and adding them (to this filter or to one read from a
-   * file) would only spend the room the run's new keys need. A store with
-   * keys in its key files and no Bloom file gets none (docs/tiers.md).
+   * file) would only spend the room the run's new keys need. Written to no
+   * file, it is sized for every key it can take before a fold or a merge
+   * replaces it — the journal's room, then one merging round (at most the
+   * budget's Bloom share) — so a new store's first big run does not fill
+   * it. A store with keys in its key files and no Bloom file gets none
+   * (docs/tiers.md).
    */
   private bloomWithJournal(): void {
     const j = this.journal, front = this.front;
     if (j === null || this.opts.bloom === 'off' || front.bloom !== null) return;
     if (this.store.body.storeUrls !== j.count || this.plan.bloomMaxKeys === 0) return;
-    // Sized for the keys it may take before the fold that replaces it.
-    front.bloom = BlockedBloom.forStore(j.capacity, this.opts.bloomBitsPerKey, this.plan.bloomMaxKeys);
+    const keys = Math.min(this.plan.bloomMaxKeys, Math.max(1024, j.room + this.plan.roundCapacity));
+    front.bloom = BlockedBloom.forKeys(keys, this.opts.bloomBitsPerKey);
   }
 
   /** True when the store keeps a value per URL (docs/file-format.md). */
