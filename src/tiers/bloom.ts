@@ -219,18 +219,28 @@ export class BlockedBloom {
    * passes with 1 − r, so each pass stands for r / (1 − r) of them.
    */
   expectedFalsePositives(before: number, added: number, unadded: number): number {
-    const odds = (n: number): number => {
-      const r = blockedFpRate(this.blocks, n, this.k);
-      return r / Math.max(1e-12, 1 - r);
-    };
-    let e = unadded > 0 ? unadded * odds(before + added) : 0;
+    let e = unadded > 0 ? unadded * this.fpOdds(before + added) : 0;
     if (added > 0) {
-      const steps = Math.min(4, added);
+      // The rate grows convexly with the fill: a few steps when this fill is a large part of the capacity.
+      const steps = added * 16 < this.capacity ? 1 : Math.min(4, added);
       let sum = 0;
-      for (let i = 0; i < steps; i++) sum += odds(before + ((i + 0.5) * added) / steps);
+      for (let i = 0; i < steps; i++) sum += this.fpOdds(before + ((i + 0.5) * added) / steps);
       e += (added * sum) / steps;
     }
     return e;
+  }
+
+  private oddsAt = -1;
+  private odds = 0;
+
+  /** r / (1 − r) for the rate r at `keys` keys; the last answer is kept (a full filter is asked at one fill chunk after chunk). */
+  private fpOdds(keys: number): number {
+    if (keys !== this.oddsAt) {
+      const r = blockedFpRate(this.blocks, keys, this.k);
+      this.odds = r / Math.max(1e-12, 1 - r);
+      this.oddsAt = keys;
+    }
+    return this.odds;
   }
 
   /** Expected FP rate once `keys` distinct keys are in (default: the keys added so far). */
