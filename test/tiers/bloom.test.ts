@@ -64,6 +64,46 @@ describe('BlockedBloom', () => {
     assert.equal(BlockedBloom.forStore(100_000, 10, 20_000).blocks, blocksFor(20_000, 10));
   });
 
+  it('holds blocks · 512 / bitsPerKey keys by design: its room shrinks with each key and is 0 once full or loaded past it', () => {
+    const f = BlockedBloom.forStore(2000, 10);
+    assert.equal(f.capacity, Math.floor((f.blocks * BLOCK_BITS) / 10));
+    assert.ok(f.capacity >= 3000 && f.capacity < 3000 + BLOCK_BITS / 10);
+    const ks = randomKeys(f.capacity + 5, 3);
+    for (let i = 0; i < 10; i++) f.add(ks.hi[i]!, ks.lo[i]!);
+    assert.equal(f.room, f.capacity - 10);
+    for (let i = 10; i < f.capacity + 5; i++) f.add(ks.hi[i]!, ks.lo[i]!);
+    assert.equal(f.room, 0);
+    // At its capacity it answers at the nominal rate of its bits per key.
+    assert.ok(Math.abs(f.expectedFpRate(f.capacity) - blockedFpRate(1e6, 1e6 * 51.2, 7)) < 0.001);
+    // A store rebuilt into the budget's share holds more keys than it was sized for: no room.
+    const over = new BlockedBloom(f.blocks, f.k, 10, f.words, f.capacity * 2);
+    assert.equal(over.room, 0);
+  });
+
+  it('expects the false positives that new keys meet while it fills up to its capacity and after, as counted', () => {
+    // As the front routes: a new key it calls maybe seen is a false positive; one it passes is added while there is room.
+    const f = BlockedBloom.forStore(2000, 10);
+    const ks = randomKeys(100_000, 5);
+    let fp = 0;
+    let expected = 0;
+    for (let c = 0; c < ks.hi.length; c += 997) {
+      const before = f.keys;
+      let passed = 0;
+      for (let i = c; i < Math.min(c + 997, ks.hi.length); i++) {
+        if (f.mayContain(ks.hi[i]!, ks.lo[i]!)) fp++;
+        else {
+          passed++;
+          if (f.room > 0) f.add(ks.hi[i]!, ks.lo[i]!);
+        }
+      }
+      expected += f.expectedFalsePositives(before, f.keys - before, passed - (f.keys - before));
+    }
+    assert.equal(f.keys, f.capacity, 'it stops at its capacity');
+    // ~950 expected at 0.96 % (σ ≈ 31).
+    assert.ok(fp < 0.015 * ks.hi.length, `${fp} false positives`);
+    assert.ok(Math.abs(fp - expected) < 0.1 * expected, `${fp} false positives, ${expected.toFixed(0)} expected`);
+  });
+
   it('computes a blocked FP rate above the classic one that converges to it as blocks grow', () => {
     const n = 1e6;
     const k = 7;
