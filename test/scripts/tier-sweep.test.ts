@@ -63,8 +63,11 @@ describe('tier sweep', () => {
     assert.match(md, /identical in every row/);
   });
 
-  it('averages the blocked FP rate between the start and end fill', () => {
+  it('averages the blocked FP rate between the start and end fill, up to the filter\'s capacity', () => {
     const m = meanFpOverFill(100, 7, 3000, 2000);
     assert.ok(m > blockedFpRate(100, 3000, 7) && m < blockedFpRate(100, 5000, 7));
+    // Past its capacity the filter takes no key: the rest meet it at that fill.
+    const capped = meanFpOverFill(100, 7, 3000, 2000, 4000);
+    assert.ok(capped > meanFpOverFill(100, 7, 3000, 1000) && capped < blockedFpRate(100, 4000, 7));
   });
 });

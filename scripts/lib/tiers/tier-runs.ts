@@ -63,13 +63,15 @@ export interface BloomRow {
   observedFpRate: number;
   /** Blocked-formula rate of a filter holding exactly bitsPerKey bits per key. */
   nominal: number;
-  /** The report's expectedFpRate: the filter that answered, at its fill when the run ends. */
+  /** The report's expectedFpRate: the rate the filter's fill predicted for the new URLs that met it. */
   expectedReport: number;
   /**
    * Mean blocked-formula FP rate over batch 2's fill of the filter it used
    * (one-merge runs; else NaN). The i-th new URL meets the filter holding
-   * keysAtStart + i keys' bits: a false positive's bits are all set already,
-   * so skipping its add changes no bit (the filter's `keys` counter lags).
+   * keysAtStart + i keys' bits, up to its capacity (blocks · 512 / bits per
+   * key), which the engine does not fill past: a false positive's bits are
+   * all set already, so skipping its add changes no bit (the filter's `keys`
+   * counter lags, and reaches its capacity a few keys later).
    */
   expectedFill: number;
   /** Exact (gate) unique count of batch 2; equals definitelyNew + falsePositives. */
@@ -174,12 +176,19 @@ export async function cacheSweep(
   return rows;
 }
 
-/** Mean of the blocked-formula FP rate as the filter fills from `n0` to `n0 + added` keys (64-step midpoint rule). */
-export function meanFpOverFill(blocks: number, k: number, n0: number, added: number): number {
+/**
+ * Mean of the blocked-formula FP rate met by `added` new keys as the filter
+ * fills from `n0` keys (64-step midpoint rule), up to `capacity` keys: the
+ * engine adds none past it, so the rest meet it at that fill.
+ */
+export function meanFpOverFill(blocks: number, k: number, n0: number, added: number, capacity = Number.POSITIVE_INFINITY): number {
+  const filling = Math.max(0, Math.min(added, capacity - n0));
   const steps = 64;
   let s = 0;
-  for (let i = 0; i < steps; i++) s += blockedFpRate(blocks, n0 + ((i + 0.5) * added) / steps, k);
-  return s / steps;
+  for (let i = 0; i < steps; i++) s += blockedFpRate(blocks, n0 + ((i + 0.5) * filling) / steps, k);
+  const full = added - filling;
+  if (added === 0) return blockedFpRate(blocks, n0, k);
+  return ((s / steps) * filling + blockedFpRate(blocks, n0 + filling, k) * full) / added;
 }
 
 /**
@@ -204,7 +213,7 @@ export async function bloomSweep(ctx: SweepContext, ds: Dataset, bits: number[])
     const l = await ingestOnce(ctx, lossyDir, ds.batch2, { ...opts, bloom: 'lossy' });
     const gb = g.tiers.bloom;
     const k = optimalK(b);
-    const fill = g.io.merges === 1 ? meanFpOverFill(blocks, k, bl.keys, g.uniqueUrls) : NaN;
+    const fill = g.io.merges === 1 ? meanFpOverFill(blocks, k, bl.keys, g.uniqueUrls, Math.floor((blocks * 512) / b)) : NaN;
     const row: BloomRow = {
       dataset: ds.name, bitsPerKey: b, k, blocks, keysAtStart: bl.keys,
       definitelyNew: gb.definitelyNew, maybeSeen: gb.maybeSeen, falsePositives: gb.falsePositives,
