@@ -130,6 +130,8 @@ describe('run report details (--verbose)', () => {
     assert.match(text, /hot cache\s+12,000 hits \/ 38,001 lookups\s+\(31\.6%/);
     assert.match(text, /recent table\s+6,000 hits \/ 26,001 lookups\s+\(23\.1%/);
     assert.match(text, /bloom \(gate\)\s+19,000 definitely new, 1,001 maybe seen, 9 false positives/);
+    assert.match(text, /bloom fp rate\s+0\.9% observed, 0\.8% expected at its fill/);
+    assert.doesNotMatch(text, /bloom full/, 'a filter that never filled up');
     assert.match(text, /answered in RAM\s+47\.4%/);
   });
 
@@ -147,9 +149,11 @@ describe('run report details (--verbose)', () => {
     const r = sampleReport({ lossy: true, inputs: [{ path: '/old.txt', bytes: 1, sha256: null, skipped: true }] });
     r.tiers.bloom.mode = 'lossy';
     r.tiers.bloom.expectedWronglyDropped = 12;
+    r.tiers.bloom.notAdded = 5000;
     const t = formatRunReport(r, { verbose: true });
     assert.ok(t.includes('LOSSY'));
     assert.match(t, /wrongly dropped\s+~12 new URLs/);
+    assert.match(t, /bloom full\s+held the keys it was sized for: 5,000 new keys not added, answered at its design rate/);
     assert.match(t, /skipped inputs\s+\/old\.txt/);
   });
 
