@@ -12,7 +12,7 @@ import { section, statusWithDamage, table } from './text-layout.js';
 /** The stats line of a store without a Bloom file: when it gets one. */
 function noBloom(s: StoreStats): string {
   if (s.storeUrls === 0) return 'none (a run with --bloom gate|lossy builds one)';
-  if (s.journal !== null && s.journal.keys === s.storeUrls) return "none on disk: every URL is in the key journal, whose first fold writes one (a run with --bloom gate|lossy builds it in RAM from the journal)";
+  if (s.journal !== null && s.journal.keys === s.storeUrls) return "none on disk: every URL is in the key journal, whose first fold writes one (a run with --bloom gate|lossy builds one in RAM for its new keys)";
   return 'none (drum repair --bloom builds one; a run with --bloom gate|lossy, at its first merge)';
 }
 
