@@ -6,6 +6,9 @@
 // Tier semantics: a key in the cache or the recent table was seen earlier in
 // the stream (stored, or pending with an earlier ordinal): a certain duplicate.
 // A key in the journal table is stored: a certain duplicate too.
+// The Bloom filter learns the keys it calls "definitely new" only while it
+// has room (BlockedBloom.room), so no round fills it past its design rate;
+// the front counts the false positives its answers should carry.
 
 import { AUX_MAX_URL_BYTES } from '../../bucket/aux-log.js';
 import type { Reject } from '../../input/types.js';

@@ -9,6 +9,7 @@
 // generous margin; each run's report expects about as many as it dropped.
 // A filter that took every new key past its size dropped nearly all of them.
 // Does not check gate's exact answer (journal-bloom.property.test.ts does).
+// REQUIRES: a build (npm run build); writes only under tempDir().
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
