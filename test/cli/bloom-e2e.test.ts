@@ -11,26 +11,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import type { StoreStats } from '../../src/engine/api.js';
-import type { RunReport } from '../../src/stats/report.js';
-import { drum, repoRoot, uniques } from '../helpers/cli.js';
+import { drum, ingestReport as ingest, repoRoot, storeStats as stats, uniques } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const SAMPLE = join(repoRoot, 'data', 'archive-org-2008-outlinks.tsv.gz');
 const SAMPLE_URLS = 3623;
-const FLAGS = ['--no-fsync', '--workers', '0'];
-
-async function ingest(state: string, out: string, args: string[]): Promise<RunReport> {
-  const r = await drum(['ingest', '--quiet', ...FLAGS, '--state', state, '--out', out, ...args]);
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(fs.readFileSync(join(out, 'report.json'), 'utf8')) as RunReport;
-}
-
-async function stats(state: string): Promise<StoreStats> {
-  const r = await drum(['stats', '--json', '--state', state]);
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout) as StoreStats;
-}
 
 describe('the Bloom filter of a store whose URLs are in the key journal', () => {
   it('is built by `ingest --bloom gate` into a new store and gates the next ingest', async () => {

@@ -12,9 +12,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import type { StoreStats } from '../../src/engine/api.js';
-import type { RunReport } from '../../src/stats/report.js';
-import { drum, uniques } from '../helpers/cli.js';
+import { drum, ingestReport as ingest, storeStats as stats, uniques } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const FLAGS = ['--no-fsync', '--workers', '0'];
@@ -24,18 +22,6 @@ function urlFile(dir: string, name: string, from: number, n: number): string {
   const path = join(dir, name);
   fs.writeFileSync(path, Array.from({ length: n }, (_, i) => `http://h${(from + i) % 97}.example/p/${from + i}\n`).join(''));
   return path;
-}
-
-async function ingest(state: string, out: string, args: string[]): Promise<RunReport> {
-  const r = await drum(['ingest', '--quiet', ...FLAGS, '--state', state, '--out', out, ...args]);
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(fs.readFileSync(join(out, 'report.json'), 'utf8')) as RunReport;
-}
-
-async function stats(state: string): Promise<StoreStats> {
-  const r = await drum(['stats', '--json', '--state', state]);
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout) as StoreStats;
 }
 
 /** A store with a Bloom file of 2,000 keys (a merging gate run) and 100 more keys in the key journal. */

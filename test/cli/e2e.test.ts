@@ -6,7 +6,7 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EXIT_STATUS } from '../../src/errors.js';
@@ -14,6 +14,7 @@ import type { RunReport } from '../../src/stats/report.js';
 import { bin, distRoot, drum, repoRoot, uniques } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { generateWarc } from '../../scripts/gen-warc.js';
+import { stateFiles } from '../helpers/state-files.js';
 
 const engineFile = join(distRoot, 'src', 'engine', 'drum.js');
 const noEngine = !existsSync(engineFile) || !existsSync(bin);
@@ -25,20 +26,6 @@ function write(dir: string, name: string, lines: string[]): string {
   return p;
 }
 
-/**
- * Every file under dir with its size and mtime, for "nothing changed" checks. The LevelDB
- * catalog is left out: merely opening it rewrites its log, so it is compared by content.
- * So is writer-lock/, a LevelDB holding no data that every writer opens for its lock.
- */
-function snapshot(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((f) => !['catalog', 'writer-lock'].some((d) => f === d || f.startsWith(`${d}/`)))
-    .sort()
-    .map((f) => {
-      const s = statSync(join(dir, f));
-      return s.isDirectory() ? f : `${f} ${s.size} ${s.mtimeMs}`;
-    });
-}
 
 const A = ['http://a.example/1', 'http://b.example/2', 'http://a.example/1', 'http://c.example/3', 'http://b.example/2'];
 const B = ['http://c.example/3', 'http://d.example/4', 'http://a.example/1', 'http://e.example/5', 'http://d.example/4'];
@@ -163,14 +150,14 @@ describe('drum binary with the engine', { skip: noEngine && 'engine not compiled
     const state = join(dir, 'state');
     const a = write(dir, 'a.txt', A);
     assert.equal((await drum(['ingest', ...FAST, '--quiet', '--state', state, '--buckets', '16', a], { cwd: dir })).status, 0);
-    const before = snapshot(state);
+    const before = stateFiles(state);
     const b = write(dir, 'b.txt', B);
     for (const flags of [['--host-bits', '16'], ['--buckets', '64'], ['--no-values'], ['--host-bits', '20', '--force-policy']]) {
       const r = await drum(['ingest', ...FAST, '--state', state, ...flags, b], { cwd: dir });
       assert.equal(r.status, EXIT_STATUS.DRUM_POLICY_MISMATCH, `${flags.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /^drum: DRUM_POLICY_MISMATCH: /m);
     }
-    assert.deepEqual(snapshot(state), before, 'nothing written');
+    assert.deepEqual(stateFiles(state), before, 'nothing written');
     // The store's own values, given or not, are fine.
     const same = await drum(['ingest', ...FAST, '--quiet', '--state', state, '--buckets', '16', '--host-bits', '24', b], { cwd: dir });
     assert.equal(same.status, 0, same.stderr);
@@ -181,7 +168,7 @@ describe('drum binary with the engine', { skip: noEngine && 'engine not compiled
     const state = join(dir, 'state');
     const a = write(dir, 'a.txt', A);
     assert.equal((await drum(['ingest', ...FAST, '--quiet', '--state', state, a], { cwd: dir })).status, 0);
-    const before = snapshot(state);
+    const before = stateFiles(state);
     const flags = [['--host-bits', '16'], ['--buckets', '16'], ['--no-values']];
     const commands = [['check', a], ['resolve', a], ['forget', a], ['compact'], ['upgrade'], ['repair', '--bloom'], ['stats'], ['verify'], ['url', '0']];
     for (const [i, [cmd, ...rest]] of commands.entries()) {
@@ -190,7 +177,7 @@ describe('drum binary with the engine', { skip: noEngine && 'engine not compiled
       assert.equal(r.status, EXIT_STATUS.DRUM_BAD_OPTION, `${cmd} ${f.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /unknown option/);
     }
-    assert.deepEqual(snapshot(state), before, 'nothing written');
+    assert.deepEqual(stateFiles(state), before, 'nothing written');
   });
 
   it('prints !reject<TAB><reason> for unusable lines in canonicalize', async () => {
@@ -218,11 +205,11 @@ describe('drum binary with the engine', { skip: noEngine && 'engine not compiled
     assert.equal(bad.status, EXIT_STATUS.DRUM_CORRUPT_FILE, bad.stderr);
     assert.ok(bad.stderr.includes(victim), bad.stderr);
     const catalogNow = async () => (await drum(['runs', '--json'], { cwd: dir })).stdout;
-    const before = snapshot(join(dir, 'drum-state'));
+    const before = stateFiles(join(dir, 'drum-state'));
     const catalogBefore = await catalogNow();
     const refused = await drum(['ingest', ...FAST, write(dir, 'b.txt', B)], { cwd: dir });
     assert.equal(refused.status, EXIT_STATUS.DRUM_CORRUPT_FILE, refused.stderr);
-    assert.deepEqual(snapshot(join(dir, 'drum-state')), before);
+    assert.deepEqual(stateFiles(join(dir, 'drum-state')), before);
     assert.deepEqual(await catalogNow(), catalogBefore);
   });
 

@@ -10,13 +10,14 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { drum, uniques } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { EXIT_STATUS } from '../../src/errors.js';
 import { clusterPerSuite, haveNats, INSTALL_HINT, NatsCluster, spawnDrum, type DrumProc } from '../helpers/nats.js';
 import { announced, perShard, stopServing as stop } from '../helpers/drum-new.js';
+import { stateFiles } from '../helpers/state-files.js';
 
 const HAVE = haveNats();
 const SERVE_FLAGS = ['--max-delay', '0.1', '--ack-wait', '1', '--no-fsync', '--workers', '0'];
@@ -39,16 +40,6 @@ function links(seed: number, n: number): string {
   return out.join('\n') + '\n';
 }
 
-/** Every file of a state directory but the run catalog and the writer lock, with its size and mtime. */
-function snapshot(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((f) => !['catalog', 'writer-lock'].some((d) => f === d || f.startsWith(`${d}/`)))
-    .sort()
-    .map((f) => {
-      const s = statSync(join(dir, f));
-      return s.isDirectory() ? f : `${f} ${s.size} ${s.mtimeMs}`;
-    });
-}
 
 /** The single-process answer: `drum ingest` of the same files in the same order. */
 async function ingestOf(files: string[]): Promise<string[]> {
@@ -195,7 +186,7 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
       await announced(c.urls, (await ingestOf(files.slice(0, 1))).length, { serving: [a] });
       assert.equal(await stop(a), 0, a.stderr());
       assert.equal((await drum(['publish', '--nats', c.urls, '--shards', '1', '--quiet', files[1]!])).status, 0);
-      const before = snapshot(state);
+      const before = stateFiles(state);
       for (const flags of [['--host-bits', '16'], ['--buckets', '64'], ['--host-bits', '16', '--force-policy'], ['--buckets', '16', '--strip-www']]) {
         const b = serve(c, 0, 1, state, flags);
         // A shard that opened its store anyway would serve until stopped: it is stopped, and fails the test.
@@ -205,7 +196,7 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
         assert.equal(code, EXIT_STATUS.DRUM_POLICY_MISMATCH, `${flags.join(' ')}: ${b.stderr()}`);
         assert.match(b.stderr(), /^drum: DRUM_POLICY_MISMATCH: /m);
       }
-      assert.deepEqual(snapshot(state), before, 'nothing written');
+      assert.deepEqual(stateFiles(state), before, 'nothing written');
       // Its own parameters, given or left out, serve: the links the refused starts left in the stream are answered once.
       const again = serve(c, 0, 1, state, ['--host-bits', '20']);
       const want = await ingestOf(files);

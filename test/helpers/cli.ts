@@ -1,11 +1,15 @@
 // Test helper: spawn the real bin/drum on the build these tests were compiled
-// with (DRUM_DIST_DIR = the outDir two levels above test/helpers/), and read
-// a run's unique-*.txt files. Test-only.
+// with (DRUM_DIST_DIR = the outDir two levels above test/helpers/), read a
+// run's unique-*.txt files, and the two calls the Bloom tests make of it
+// (an ingest's report.json, a store's stats). Test-only.
 
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { StoreStats } from '../../src/engine/api.js';
+import type { RunReport } from '../../src/stats/report.js';
 import { tempDir } from './tmp.js';
 
 export const repoRoot = process.cwd();
@@ -40,4 +44,18 @@ export function drum(args: string[], opts: { cwd?: string; input?: string | Buff
 export function uniques(outDir: string): string[] {
   const files = readdirSync(outDir).filter((f) => /^unique-\d+\.txt$/.test(f)).sort();
   return files.flatMap((f) => readFileSync(join(outDir, f), 'utf8').split('\n').filter((l) => l !== ''));
+}
+
+/** `drum ingest --quiet` into `state`, outputs in `out`, without fsync and parse threads; asserts exit 0 and returns the run's report.json. */
+export async function ingestReport(state: string, out: string, args: string[]): Promise<RunReport> {
+  const r = await drum(['ingest', '--quiet', '--no-fsync', '--workers', '0', '--state', state, '--out', out, ...args]);
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as RunReport;
+}
+
+/** `drum stats --json` of `state`; asserts exit 0. */
+export async function storeStats(state: string): Promise<StoreStats> {
+  const r = await drum(['stats', '--json', '--state', state]);
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout) as StoreStats;
 }
