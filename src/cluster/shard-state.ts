@@ -50,26 +50,40 @@ export class ShardState {
 
   /**
    * Opens the shard's record in `stateDir`, creating it for (shard, shards)
-   * if the store is fresh (`storeUrls` 0). A state made for another shard,
-   * or a store that holds URLs but was never a shard, is DRUM_BAD_OPTION.
-   * Its files are written through `dfs` (the shard's seam; default, one
-   * without a fault hook).
+   * if the store is fresh (`storeUrls` 0): load, then create.
    */
   static open(stateDir: string, shard: number, shards: number, storeUrls: number, dfs: DrumFs = new DrumFs()): ShardState {
+    return ShardState.load(stateDir, shard, shards, storeUrls, dfs) ?? ShardState.create(stateDir, shard, shards, dfs);
+  }
+
+  /**
+   * The shard's record in `stateDir`, or null when there is none and the
+   * store is fresh (`storeUrls` 0): then nothing is written, so a start
+   * refused later (a stream made for another shard count) leaves the state
+   * as it found it. A state made for another shard, or a store that holds
+   * URLs but was never a shard, is DRUM_BAD_OPTION. Its files are written
+   * through `dfs` (the shard's seam; default, one without a fault hook).
+   */
+  static load(stateDir: string, shard: number, shards: number, storeUrls: number, dfs: DrumFs = new DrumFs()): ShardState | null {
     const dir = join(stateDir, 'cluster');
     const file = join(dir, 'shard.json');
-    let meta: ShardMeta;
-    if (fs.existsSync(file)) {
-      meta = readMeta(file);
-      if (meta.shard !== shard || meta.shards !== shards) {
-        throw new DrumError('DRUM_BAD_OPTION', `${stateDir} serves shard ${meta.shard} of ${meta.shards}, not --shard ${shard} --shards ${shards}`);
-      }
-    } else {
+    if (!fs.existsSync(file)) {
       if (storeUrls > 0) throw new DrumError('DRUM_BAD_OPTION', `${stateDir} holds ${storeUrls} URLs but was not created as a shard; use an empty state directory`);
-      dfs.mkdirp(dir, true);
-      meta = { version: SHARD_STATE_VERSION, shard, shards, next: 0 };
-      writeDurably(dfs, file, JSON.stringify(meta) + '\n');
+      return null;
     }
+    const meta = readMeta(file);
+    if (meta.shard !== shard || meta.shards !== shards) {
+      throw new DrumError('DRUM_BAD_OPTION', `${stateDir} serves shard ${meta.shard} of ${meta.shards}, not --shard ${shard} --shards ${shards}`);
+    }
+    return new ShardState(dir, meta, dfs);
+  }
+
+  /** Records a fresh store as (shard, shards) of the cluster, next ordinal 0. */
+  static create(stateDir: string, shard: number, shards: number, dfs: DrumFs = new DrumFs()): ShardState {
+    const dir = join(stateDir, 'cluster');
+    dfs.mkdirp(dir, true);
+    const meta = { version: SHARD_STATE_VERSION, shard, shards, next: 0 };
+    writeDurably(dfs, join(dir, 'shard.json'), JSON.stringify(meta) + '\n');
     return new ShardState(dir, meta, dfs);
   }
 

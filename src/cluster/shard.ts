@@ -72,9 +72,12 @@ export class Shard {
   /** Serves until stop(); resolves once the last round is committed, published and acked. */
   async run(): Promise<void> {
     const stats = await this.drum.stats();
-    this.state = ShardState.open(this.o.stateDir, this.o.shard, this.o.shards, stats.storeUrls, new DrumFs(undefined, this.o.faultHook ?? null));
-    noteCrashedRound(this.state, this.o.stateDir); // before recover() starts a run
+    const dfs = new DrumFs(undefined, this.o.faultHook ?? null);
+    const known = ShardState.load(this.o.stateDir, this.o.shard, this.o.shards, stats.storeUrls, dfs);
+    // A fresh state is bound to (shard, shards) only once the streams agree with the count.
     const jsm = await ensureStreams(this.nc, this.o.shards, this.o.replicas, this.o.onNotice);
+    this.state = known ?? ShardState.create(this.o.stateDir, this.o.shard, this.o.shards, dfs);
+    noteCrashedRound(this.state, this.o.stateDir); // before recover() starts a run
     await this.recover();
     await this.publisher.checkEnd(this.state.meta.next, this.o.onNotice);
     const consumer = await ensureShardConsumer(this.nc, jsm, this.o.shard, this.o.ackWaitMs, this.o.onNotice);

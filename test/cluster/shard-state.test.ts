@@ -1,11 +1,11 @@
 // A shard's record beside its store: created for one (shard, shards) and
-// refused for another, the confirmed ordinal and the outbox survive reopening,
+// refused for another, not written by a load of a fresh store, the confirmed ordinal and the outbox survive reopening,
 // a damaged outbox is DRUM_CORRUPT_FILE, and every write goes through the
 // file seam (a fault there is DRUM_IO).
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ShardState } from '../../src/cluster/shard-state.js';
 import { isDrumError } from '../../src/errors.js';
@@ -19,6 +19,14 @@ describe('ShardState', () => {
     assert.throws(() => ShardState.open(dir, 2, 4, 0), (e) => isDrumError(e, 'DRUM_BAD_OPTION'));
     assert.throws(() => ShardState.open(dir, 1, 8, 0), (e) => isDrumError(e, 'DRUM_BAD_OPTION'));
     assert.throws(() => ShardState.open(tempDir(), 0, 4, 10), (e) => isDrumError(e, 'DRUM_BAD_OPTION'));
+  });
+
+  it('loads nothing and writes nothing for a fresh store, so a refused start leaves it unbound', () => {
+    const dir = tempDir();
+    assert.equal(ShardState.load(dir, 0, 2, 0), null);
+    assert.equal(existsSync(join(dir, 'cluster')), false);
+    ShardState.create(dir, 0, 2);
+    assert.deepEqual(ShardState.load(dir, 0, 2, 0)?.meta, { version: 1, shard: 0, shards: 2, next: 0 });
   });
 
   it('keeps the confirmed ordinal and the outbox across reopening', () => {

@@ -2,7 +2,8 @@
 // 127.0.0.1: every published link is answered exactly once across the
 // shards (the same new URLs as one `drum ingest`, per shard in arrival
 // order), a restarted shard resumes from its state, a state refuses another
-// shard, a new state refuses a shard whose subject holds URLs (its state
+// shard, a new state refused for a shard count the streams were not made for
+// stays unbound, a new state refuses a shard whose subject holds URLs (its state
 // lost) before it answers a link, a shard asked for other buckets, host
 // bits or policy than its store has is refused before it takes a link,
 // and kill -9 of a shard (10 times) or of one node of a 3-node R3 cluster
@@ -95,6 +96,18 @@ describe('drum on NATS JetStream', { skip: HAVE ? false : INSTALL_HINT, timeout:
       const b = serve(c, 1, 3, state);
       assert.equal(await b.exited, 2);
       assert.match(b.stderr(), /DRUM_BAD_OPTION/);
+    });
+
+    it('leaves a new state directory unbound when it refuses a shard count the streams were not made for', async () => {
+      // The streams exist for 3 shards (the test above made them).
+      const state = join(tempDir(), 'shard');
+      const wrong = serve(c, 0, 2, state);
+      assert.equal(await wrong.exited, 2, wrong.stderr());
+      assert.match(wrong.stderr(), /DRUM_BAD_OPTION.*another shard count/);
+      assert.equal(existsSync(join(state, 'cluster', 'shard.json')), false, 'nothing recorded for the refused count');
+      const right = serve(c, 2, 3, state);
+      assert.equal(await stop(right), 0, right.stderr());
+      assert.match(right.stderr(), /shard 2 of 3 serving/);
     });
 
     it('answers every published link exactly once: the new URLs of one ingest, per shard in arrival order; a restarted shard resumes', async () => {
