@@ -4,14 +4,14 @@
 // it keeps its position in a durable consumer and acks each message after
 // handing its URLs on. Stops after `idleExitMs` without a message, or stop().
 // Its set-up calls are tried again while the cluster cannot answer them
-// (subjects.ts, untilAnswered). Does not dedupe: the shards publish each new
+// (subjects.ts, untilAnswered), and given up at stop(). Does not dedupe: the shards publish each new
 // URL once.
 // REQUIRES: the DRUM_NEW stream exists (a shard or a publisher created it).
 
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager, type Consumer, type ConsumerMessages } from '@nats-io/jetstream';
 import { DrumError } from '../errors.js';
-import { ensureDurable, JS_STREAM_NOT_FOUND, NEW_STREAM, untilAnswered } from './subjects.js';
+import { ensureDurable, JS_STREAM_NOT_FOUND, NEW_STREAM, SetUpStopped, untilAnswered } from './subjects.js';
 
 export interface FollowOptions {
   durable: string | null;
@@ -25,22 +25,20 @@ export interface FollowOptions {
 export class Follower {
   private messages: ConsumerMessages | null = null;
   private stopped = false;
+  /** Fires at stop(): the set-up gives up waiting for the cluster. */
+  private readonly halt = new AbortController();
   urls = 0;
 
   constructor(private readonly nc: NatsConnection) {}
 
   async run(o: FollowOptions): Promise<void> {
-    const jsm = await untilAnswered('its first request', () => jetstreamManager(this.nc), o.onNotice);
-    const exists = await untilAnswered(`for stream ${NEW_STREAM}`, () => jsm.streams.info(NEW_STREAM).then(() => true, (e: unknown) => {
-      if (e instanceof JetStreamApiError && e.code === JS_STREAM_NOT_FOUND) return false;
+    let consumer: Consumer;
+    try {
+      consumer = await this.consumerOf(o);
+    } catch (e) {
+      if (e instanceof SetUpStopped) return; // stop() while the cluster did not answer
       throw e;
-    }), o.onNotice);
-    if (!exists) throw new DrumError('DRUM_NOT_FOUND', `no ${NEW_STREAM} stream on this NATS cluster yet (start a shard with drum serve, or publish)`);
-    const consumer = o.durable === null
-      ? await untilAnswered(`for an ordered consumer of ${NEW_STREAM}`, () => jetstream(this.nc).consumers.get(NEW_STREAM), o.onNotice)
-      : await ensureDurable(this.nc, jsm, NEW_STREAM, {
-        durable_name: o.durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: 'drum.new.>',
-      }, o.onNotice);
+    }
     if (this.stopped) return;
     this.messages = await consumer.consume({ max_messages: 256 });
     let idle: NodeJS.Timeout | null = null;
@@ -64,8 +62,25 @@ export class Follower {
     }
   }
 
+  /** The consumer to read DRUM_NEW with (ordered, or the durable one), once the cluster answers; DRUM_NOT_FOUND without DRUM_NEW. */
+  private async consumerOf(o: FollowOptions): Promise<Consumer> {
+    const halt = this.halt.signal;
+    const jsm = await untilAnswered('its first request', () => jetstreamManager(this.nc), o.onNotice, halt);
+    const exists = await untilAnswered(`for stream ${NEW_STREAM}`, () => jsm.streams.info(NEW_STREAM).then(() => true, (e: unknown) => {
+      if (e instanceof JetStreamApiError && e.code === JS_STREAM_NOT_FOUND) return false;
+      throw e;
+    }), o.onNotice, halt);
+    if (!exists) throw new DrumError('DRUM_NOT_FOUND', `no ${NEW_STREAM} stream on this NATS cluster yet (start a shard with drum serve, or publish)`);
+    return o.durable === null
+      ? untilAnswered(`for an ordered consumer of ${NEW_STREAM}`, () => jetstream(this.nc).consumers.get(NEW_STREAM), o.onNotice, halt)
+      : ensureDurable(this.nc, jsm, NEW_STREAM, {
+        durable_name: o.durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: 'drum.new.>',
+      }, o.onNotice, halt);
+  }
+
   stop(): void {
     this.stopped = true;
+    this.halt.abort();
     this.messages?.stop();
   }
 }

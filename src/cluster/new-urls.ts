@@ -140,10 +140,11 @@ export class NewUrlPublisher {
    * stream (it would call new, and publish again, URLs the stream holds),
    * or a stream that lost messages. An empty subject takes any ordinal.
    * Run once recovery has published the outbox, before the shard answers
-   * anything. Tried again while the cluster does not answer (untilAnswered).
+   * anything. Tried again while the cluster does not answer (untilAnswered),
+   * until `stop` fires (SetUpStopped).
    */
-  async checkEnd(next: number, onRetry?: (message: string) => void): Promise<void> {
-    const tail = await untilAnswered(`for the last message of ${newSubject(this.shard)}`, () => this.readTail(), onRetry);
+  async checkEnd(next: number, onRetry?: (message: string) => void, stop?: AbortSignal): Promise<void> {
+    const tail = await untilAnswered(`for the last message of ${newSubject(this.shard)}`, () => this.readTail(), onRetry, stop);
     if (tail.seq > 0 && tail.end !== next) {
       throw new DrumError('DRUM_IO', `${newSubject(this.shard)} ends at ordinal ${tail.end}, where the state of shard ${this.shard} has published up to ${next}: the shard's state and the stream disagree (a lost or older state directory, or a stream that lost messages; docs/cluster.md, "Limits")`);
     }

@@ -13,13 +13,14 @@
 // shard among its options); its output directory is removed once the round
 // is confirmed, and those of rounds a crash cut short once the restarted
 // shard's first round that made a run is (leftover-rounds.ts).
-// stop() drains: the messages already fetched make a last round.
+// stop() drains: the messages already fetched make a last round; during the
+// set-up it ends the wait for a cluster that does not answer.
 // Does not create the store's policy or options (the caller opens the Drum).
 // REQUIRES: one process per shard state (the store lock makes sure).
 
 import { rmSync } from 'node:fs';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { JsMsg } from '@nats-io/jetstream';
+import type { Consumer, JsMsg } from '@nats-io/jetstream';
 import type { Drum } from '../engine/drum.js';
 import type { RunReport } from '../engine/api.js';
 import { DrumError } from '../errors.js';
@@ -28,7 +29,7 @@ import { noteCrashedRound, removeLeftoverRounds, shardRunOptions } from './lefto
 import { LinkPull } from './link-pull.js';
 import { NewUrlPublisher } from './new-urls.js';
 import { ShardState, type Outbox } from './shard-state.js';
-import { ensureShardConsumer, ensureStreams } from './subjects.js';
+import { ensureShardConsumer, ensureStreams, SetUpStopped } from './subjects.js';
 
 export interface ShardOptions {
   stateDir: string;
@@ -53,6 +54,8 @@ export interface ShardOptions {
 export class Shard {
   private wake: (() => void) | null = null;
   private stopping = false;
+  /** Fires at stop(): the set-up gives up waiting for the cluster. */
+  private readonly halt = new AbortController();
   private pull: LinkPull | null = null;
   private readonly held = new Set<JsMsg>();
   private readonly publisher: NewUrlPublisher;
@@ -71,16 +74,8 @@ export class Shard {
 
   /** Serves until stop(); resolves once the last round is committed, published and acked. */
   async run(): Promise<void> {
-    const stats = await this.drum.stats();
-    const dfs = new DrumFs(undefined, this.o.faultHook ?? null);
-    const known = ShardState.load(this.o.stateDir, this.o.shard, this.o.shards, stats.storeUrls, dfs);
-    // A fresh state is bound to (shard, shards) only once the streams agree with the count.
-    const jsm = await ensureStreams(this.nc, this.o.shards, this.o.replicas, this.o.onNotice);
-    this.state = known ?? ShardState.create(this.o.stateDir, this.o.shard, this.o.shards, dfs);
-    noteCrashedRound(this.state, this.o.stateDir); // before recover() starts a run
-    await this.recover();
-    await this.publisher.checkEnd(this.state.meta.next, this.o.onNotice);
-    const consumer = await ensureShardConsumer(this.nc, jsm, this.o.shard, this.o.ackWaitMs, this.o.onNotice);
+    const consumer = await this.setUp();
+    if (consumer === null) return; // stopped before it served: nothing fetched
     const keepAlive = setInterval(() => {
       for (const m of this.held) m.working();
     }, Math.max(200, this.o.ackWaitMs / 3));
@@ -104,9 +99,34 @@ export class Shard {
     }
   }
 
+  /**
+   * Everything before the first fetch: the shard's record, the streams, the
+   * outbox of a merge a crash cut short, the check of the subject's end and
+   * the consumer. Null when stop() came while the cluster did not answer.
+   */
+  private async setUp(): Promise<Consumer | null> {
+    const stats = await this.drum.stats();
+    const dfs = new DrumFs(undefined, this.o.faultHook ?? null);
+    const known = ShardState.load(this.o.stateDir, this.o.shard, this.o.shards, stats.storeUrls, dfs);
+    const halt = this.halt.signal;
+    try {
+      // A fresh state is bound to (shard, shards) only once the streams agree with the count.
+      const jsm = await ensureStreams(this.nc, this.o.shards, this.o.replicas, this.o.onNotice, halt);
+      this.state = known ?? ShardState.create(this.o.stateDir, this.o.shard, this.o.shards, dfs);
+      noteCrashedRound(this.state, this.o.stateDir); // before recover() starts a run
+      await this.recover();
+      await this.publisher.checkEnd(this.state.meta.next, this.o.onNotice, halt);
+      return await ensureShardConsumer(this.nc, jsm, this.o.shard, this.o.ackWaitMs, this.o.onNotice, halt);
+    } catch (e) {
+      if (e instanceof SetUpStopped) return null;
+      throw e;
+    }
+  }
+
   /** Asks run() to finish: no more fetching, the held messages make a last round. */
   stop(): void {
     this.stopping = true;
+    this.halt.abort();
     this.pull?.stop();
     this.poke();
   }

@@ -94,28 +94,56 @@ const JS_ANSWER_MS = 60_000;
 const JS_ANSWER_WAIT_MS = 500;
 
 /**
+ * What untilAnswered throws when its `stop` signal fires: the caller was
+ * asked to stop (SIGTERM, SIGINT) while the cluster did not answer. Not a
+ * failure: a shard or a follower catches it and returns, nothing having
+ * been fetched yet.
+ */
+export class SetUpStopped extends Error {
+  constructor(what: string) {
+    super(`stopped while waiting for NATS JetStream to answer ${what}`);
+    this.name = 'SetUpStopped';
+  }
+}
+
+/**
  * Runs a JetStream API call until the cluster answers it: any failure but a
  * DrumError is taken for a cluster that cannot answer yet (no meta or stream
  * leader after a node died, a node still starting: a timeout, "jetstream is
  * not enabled", "temporarily unavailable", a concurrent create) and the call
  * is made again after JS_ANSWER_WAIT_MS, telling `onRetry` at the first
- * retry; still failing after JS_ANSWER_MS is DRUM_IO naming `what`.
+ * retry; still failing after JS_ANSWER_MS is DRUM_IO naming `what`. Once
+ * `stop` fires, the wait and the call under way are given up: SetUpStopped.
  */
-export async function untilAnswered<T>(what: string, call: () => Promise<T>, onRetry?: (message: string) => void): Promise<T> {
+export async function untilAnswered<T>(what: string, call: () => Promise<T>, onRetry?: (message: string) => void, stop?: AbortSignal): Promise<T> {
   const until = performance.now() + JS_ANSWER_MS;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await call();
+      return await unlessStopped(what, call(), stop);
     } catch (e) {
-      if (e instanceof DrumError) throw e;
+      if (e instanceof DrumError || e instanceof SetUpStopped) throw e;
       const why = e instanceof Error ? e.message : String(e);
       if (performance.now() >= until) {
         throw new DrumError('DRUM_IO', `NATS JetStream did not answer ${what} in ${JS_ANSWER_MS / 1000} s (${attempt} tries): ${why}`, { cause: e });
       }
       if (attempt === 1) onRetry?.(`NATS JetStream did not answer ${what} (${why}); trying again`);
-      await new Promise((r) => setTimeout(r, JS_ANSWER_WAIT_MS));
+      await unlessStopped(what, new Promise((r) => setTimeout(r, JS_ANSWER_WAIT_MS)), stop);
     }
   }
+}
+
+/** `p`, or SetUpStopped as soon as `stop` fires (p's own outcome is then ignored). */
+function unlessStopped<T>(what: string, p: Promise<T>, stop: AbortSignal | undefined): Promise<T> {
+  if (stop === undefined) return p;
+  if (stop.aborted) {
+    p.catch(() => undefined);
+    return Promise.reject(new SetUpStopped(what));
+  }
+  return new Promise<T>((done, fail) => {
+    const onStop = (): void => fail(new SetUpStopped(what));
+    stop.addEventListener('abort', onStop, { once: true });
+    p.then(done, fail).finally(() => stop.removeEventListener('abort', onStop));
+  });
 }
 
 /**
@@ -123,28 +151,28 @@ export async function untilAnswered<T>(what: string, call: () => Promise<T>, onR
  * An existing DRUM_LINKS made for another shard count is DRUM_BAD_OPTION
  * (the count is kept in the stream's description).
  */
-export async function ensureStreams(nc: NatsConnection, shards: number, replicas: number, onRetry?: (message: string) => void): Promise<JetStreamManager> {
-  const jsm = await untilAnswered('its first request', () => jetstreamManager(nc), onRetry);
+export async function ensureStreams(nc: NatsConnection, shards: number, replicas: number, onRetry?: (message: string) => void, stop?: AbortSignal): Promise<JetStreamManager> {
+  const jsm = await untilAnswered('its first request', () => jetstreamManager(nc), onRetry, stop);
   const links = await untilAnswered(`for stream ${LINKS_STREAM}`, () => addIfMissing(jsm, {
     name: LINKS_STREAM, subjects: ['drum.links.>'], retention: RetentionPolicy.Workqueue,
     storage: StorageType.File, num_replicas: replicas, description: `drum link log, shards=${shards}`,
-  }), onRetry);
+  }), onRetry, stop);
   if (links !== `drum link log, shards=${shards}`) {
     throw new DrumError('DRUM_BAD_OPTION', `stream ${LINKS_STREAM} exists for another shard count (${links ?? 'no description'}); not --shards ${shards}`);
   }
   await untilAnswered(`for stream ${NEW_STREAM}`, () => addIfMissing(jsm, {
     name: NEW_STREAM, subjects: ['drum.new.>'], retention: RetentionPolicy.Limits,
     storage: StorageType.File, num_replicas: replicas, description: `drum new URLs, shards=${shards}`,
-  }), onRetry);
+  }), onRetry, stop);
   return jsm;
 }
 
 /** The shard's durable pull consumer on its links subject, created when missing (ack wait `ackWaitMs`, explicit acks, from the stream's start). */
-export function ensureShardConsumer(nc: NatsConnection, jsm: JetStreamManager, shard: number, ackWaitMs: number, onRetry?: (message: string) => void): Promise<Consumer> {
+export function ensureShardConsumer(nc: NatsConnection, jsm: JetStreamManager, shard: number, ackWaitMs: number, onRetry?: (message: string) => void, stop?: AbortSignal): Promise<Consumer> {
   return ensureDurable(nc, jsm, LINKS_STREAM, {
     durable_name: shardConsumer(shard), ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All,
     filter_subject: linksSubject(shard), ack_wait: ackWaitMs * 1e6, max_ack_pending: MAX_ACK_PENDING,
-  }, onRetry);
+  }, onRetry, stop);
 }
 
 type ConsumerSpec = Parameters<JetStreamManager['consumers']['add']>[1] & { durable_name: string };
@@ -156,12 +184,12 @@ type ConsumerSpec = Parameters<JetStreamManager['consumers']['add']>[1] & { dura
  * a create with success and then not know the consumer (nats-server 2.9),
  * and only a second create makes it.
  */
-export async function ensureDurable(nc: NatsConnection, jsm: JetStreamManager, stream: string, spec: ConsumerSpec, onRetry?: (message: string) => void): Promise<Consumer> {
+export async function ensureDurable(nc: NatsConnection, jsm: JetStreamManager, stream: string, spec: ConsumerSpec, onRetry?: (message: string) => void, stop?: AbortSignal): Promise<Consumer> {
   const name = spec.durable_name;
   return untilAnswered(`for consumer ${name}`, async () => {
     if ((await jsm.consumers.info(stream, name).catch(() => null)) === null) await jsm.consumers.add(stream, spec);
     return jetstream(nc).consumers.get(stream, name);
-  }, onRetry);
+  }, onRetry, stop);
 }
 
 /** Messages a shard's consumer hands out before acks: far more than a round holds (a round fetches ~2 MiB at a time). */

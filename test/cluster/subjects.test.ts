@@ -2,14 +2,15 @@
 // cluster on 127.0.0.1: asked for while the cluster cannot answer (two of
 // its three nodes frozen, so no quorum), created once it can again (a create
 // the cluster answered but lost is made again);
-// a call that fails for a reason of drum's own is not tried again. Skips
+// a call that fails for a reason of drum's own is not tried again, and a
+// stop ends the wait at once. Skips
 // without nats-server (fails instead when CI is set).
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from '@nats-io/transport-node';
 import { DrumError } from '../../src/errors.js';
-import { ensureShardConsumer, ensureStreams, untilAnswered } from '../../src/cluster/subjects.js';
+import { ensureShardConsumer, ensureStreams, SetUpStopped, untilAnswered } from '../../src/cluster/subjects.js';
 import { clusterPerSuite, haveNats, INSTALL_HINT, type NatsCluster } from '../helpers/nats.js';
 
 const HAVE = haveNats();
@@ -54,6 +55,19 @@ describe('JetStream set-up', { skip: HAVE ? false : INSTALL_HINT, timeout: 120_0
     assert.equal(got, 'answer');
     assert.equal(calls, 3);
     assert.deepEqual(notices, ['NATS JetStream did not answer a test call (timeout); trying again']);
+  });
+
+  it('gives up the wait, and the call under way, as soon as it is asked to stop', async () => {
+    const stop = new AbortController();
+    let calls = 0;
+    const waiting = untilAnswered('a test call', () => {
+      calls++;
+      return calls === 1 ? Promise.reject(new Error('timeout')) : new Promise<never>(() => undefined);
+    }, undefined, stop.signal);
+    await new Promise((r) => setTimeout(r, 700)); // past the wait between tries: the second call hangs
+    stop.abort();
+    await assert.rejects(waiting, (e: unknown) => e instanceof SetUpStopped);
+    assert.equal(calls, 2);
   });
 
   it('does not try again a call that failed for a reason of its own', async () => {
