@@ -1,8 +1,8 @@
 // The follower role (`drum follow`): reads drum.new.> (every shard's new
 // URLs) and hands each URL to `onUrl`, in stream order. Without a durable
 // name it reads from the start with an ordered (ephemeral) consumer; with one
-// it keeps its position in a durable consumer and acks each message after
-// handing its URLs on. Stops after `idleExitMs` without a message, or stop().
+// it keeps its position in a durable consumer and acks each message once
+// `onBatch` has printed its URLs (a print that fails acks nothing). Stops after `idleExitMs` without a message, or stop().
 // Its set-up calls are tried again while the cluster cannot answer them
 // (subjects.ts, untilAnswered), and given up at stop(). Does not dedupe: the shards publish each new
 // URL once.
@@ -17,7 +17,8 @@ export interface FollowOptions {
   durable: string | null;
   /** Exit once nothing arrived for this long; null: follow until stop(). */
   idleExitMs: number | null;
-  onBatch: (text: string, urls: number) => void;
+  /** Prints a message's URLs; a durable follower acks the message once this resolves, not when it rejects. */
+  onBatch: (text: string, urls: number) => void | Promise<void>;
   /** Told when the cluster does not answer the set-up yet (it is tried again). */
   onNotice?: (message: string) => void;
 }
@@ -53,7 +54,7 @@ export class Follower {
         const text = m.string();
         const n = Number(m.headers?.get('Drum-Count')) || text.split('\n').filter((x) => x !== '').length;
         this.urls += n;
-        o.onBatch(text.endsWith('\n') ? text : text + '\n', n);
+        await o.onBatch(text.endsWith('\n') ? text : text + '\n', n);
         if (o.durable !== null) m.ack();
         arm();
       }

@@ -10,7 +10,8 @@ import { publishLinks } from '../../cluster/publish.js';
 import { Shard } from '../../cluster/shard.js';
 import { connectNats, ensureStreams, MAX_SHARDS, natsServers } from '../../cluster/subjects.js';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { CliIo } from '../command-io.js';
+import { Writable } from 'node:stream';
+import type { CliIo, OutStream } from '../command-io.js';
 import { canonicalFrom, drumOptionsFrom, inputsFrom, parseCount, readOptionsFrom, stateDirFrom, type RawOptions } from '../options.js';
 
 /** Options of the cluster commands, as commander hands them over. */
@@ -118,6 +119,19 @@ export async function serveCommand(raw: ClusterRaw, io: CliIo): Promise<number> 
   return 0;
 }
 
+/**
+ * Writes `text` to stdout; resolves once the write is done, rejects when it
+ * failed (a reader gone: EPIPE), so `follow --durable` acks only what it
+ * printed. A stream without write callbacks (a test's fake) counts as done.
+ */
+function printed(out: OutStream, text: string): Promise<void> {
+  if (!(out instanceof Writable)) {
+    out.write(text);
+    return Promise.resolve();
+  }
+  return new Promise((done, fail) => out.write(text, (e) => (e ? fail(e) : done())));
+}
+
 export async function followCommand(raw: ClusterRaw, io: CliIo): Promise<number> {
   const servers = natsServers(required('--nats', raw.nats));
   const idle = raw.idleExit === undefined ? null : seconds('--idle-exit', raw.idleExit, 0);
@@ -125,7 +139,7 @@ export async function followCommand(raw: ClusterRaw, io: CliIo): Promise<number>
   const nc = await connectNats(servers, 'drum-follow', onNotice);
   try {
     const f = new Follower(nc);
-    await untilSignal(() => f.run({ durable: raw.durable ?? null, idleExitMs: idle, onBatch: (text) => io.stdout.write(text), onNotice }), () => f.stop());
+    await untilSignal(() => f.run({ durable: raw.durable ?? null, idleExitMs: idle, onBatch: (text) => printed(io.stdout, text), onNotice }), () => f.stop());
   } finally {
     await closeNats(nc);
   }
