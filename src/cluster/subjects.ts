@@ -7,7 +7,7 @@
 // REQUIRES: a nats-server with JetStream enabled (-js) at the given URLs.
 
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type Consumer, type JetStreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager, RetentionPolicy, StorageType, type Consumer, type JetStreamManager } from '@nats-io/jetstream';
 import { DrumError } from '../errors.js';
 
 /** The link log: `drum.links.<shard>`, work-queue retention (a message goes once its shard acked it). */
@@ -38,6 +38,8 @@ export const NEW_BATCH_BYTES = 256 * 1024;
 /** JetStream API codes of a consumer, or a stream, that does not exist. */
 export const JS_CONSUMER_NOT_FOUND = 10014;
 export const JS_STREAM_NOT_FOUND = 10059;
+/** …and of a stream with replicas on a server that is not clustered. */
+const JS_REPLICAS_NOT_CLUSTERED = 10074;
 
 /** Most shards: the shard comes from the key's top 16 bits (the host's fingerprint bits). */
 export const MAX_SHARDS = 1 << 16;
@@ -197,9 +199,21 @@ const MAX_ACK_PENDING = 20_000;
 
 type StreamSpec = Parameters<JetStreamManager['streams']['add']>[0];
 
-/** Adds the stream unless it exists (another process may add it at the same moment: the caller tries again); returns its description. */
+/**
+ * Adds the stream unless it exists (another process may add it at the same
+ * moment: the caller tries again); returns its description. Replicas a
+ * server that is not clustered cannot keep are DRUM_BAD_OPTION, not a
+ * cluster that cannot answer yet.
+ */
 async function addIfMissing(jsm: JetStreamManager, spec: StreamSpec): Promise<string | undefined> {
   const info = await jsm.streams.info(spec.name!).catch(() => null);
   if (info !== null) return info.config.description;
-  return (await jsm.streams.add(spec)).config.description;
+  try {
+    return (await jsm.streams.add(spec)).config.description;
+  } catch (e) {
+    if (e instanceof JetStreamApiError && e.code === JS_REPLICAS_NOT_CLUSTERED) {
+      throw new DrumError('DRUM_BAD_OPTION', `--replicas ${spec.num_replicas}: this NATS server is not part of a cluster (${e.message}); use --replicas 1, or a cluster of at least ${spec.num_replicas} nodes`, { cause: e });
+    }
+    throw e;
+  }
 }

@@ -3,14 +3,17 @@
 // writing to its stdin; the server here stopped with SIGSTOP past the
 // JetStream client's 5 s timeout) is sent again with its message id once the
 // server answers, so the stream holds every link once and publish exits 0.
+// --replicas over 1 on a server that is not clustered is refused at once.
 // Skips without nats-server (fails instead when CI is set).
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { bin, distRoot } from '../helpers/cli.js';
+import { bin, distRoot, drum } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { clusterPerSuite, haveNats, INSTALL_HINT, type NatsCluster } from '../helpers/nats.js';
 
@@ -23,6 +26,22 @@ const lines = (from: number, n: number): string => Array.from({ length: n }, (_,
 describe('drum publish on a real nats-server', { skip: HAVE ? false : INSTALL_HINT, timeout: 60_000 }, () => {
   let c!: NatsCluster;
   clusterPerSuite(1, (x) => (c = x));
+
+  it('refuses --replicas over 1 on a server that is not clustered at once, publish and serve alike (DRUM_BAD_OPTION)', async () => {
+    const dir = tempDir();
+    for (const args of [['publish', '--shards', '1', '--replicas', '3', '-'], ['serve', '--shard', '0', '--shards', '1', '--replicas', '3', '--state', join(dir, 'shard')]]) {
+      const t0 = performance.now();
+      let t: NodeJS.Timeout | undefined;
+      const late = new Promise<null>((r) => (t = setTimeout(() => r(null), 15_000)));
+      const r = await Promise.race([drum([args[0]!, '--nats', c.urls, ...args.slice(1)], { input: lines(0, 10) }), late]);
+      clearTimeout(t);
+      assert.ok(r !== null, `${args[0]} still waiting after 15 s`);
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /DRUM_BAD_OPTION.*--replicas 3/);
+      assert.ok(performance.now() - t0 < 15_000);
+    }
+    assert.equal(existsSync(join(dir, 'shard', 'cluster')), false, 'the refused shard bound no state');
+  });
 
   it('sends a message again when its PubAck times out while stdin is quiet, storing every link once', async () => {
     const nc = await connect({ servers: c.urls.split(',') });
