@@ -30,6 +30,15 @@ export interface PublishRetry {
   waitMs: number;
 }
 const DEFAULT_RETRY: PublishRetry = { attempts: 40, waitMs: 500 };
+/** How long a publish, and a read of the subject's end while publishing, waits for its answer. */
+const PUBLISH_TIMEOUT_MS = 10_000;
+/**
+ * …and the read of checkEnd at the shard's start, which untilAnswered asks
+ * again for up to 60 s: a shard that finds the R3 streams another has just
+ * made asks before they have a leader, and nats-server 2.9 drops that
+ * request unanswered, which cost a whole timeout.
+ */
+const CHECK_END_TIMEOUT_MS = 2000;
 
 /** The shard's subject in the stream: its last message's sequence (0: none), ordinals and URLs. */
 interface Tail {
@@ -67,7 +76,7 @@ export class NewUrlPublisher {
     private readonly shard: number,
     private readonly retry: PublishRetry = DEFAULT_RETRY,
   ) {
-    this.js = jetstream(nc, { timeout: 10_000 });
+    this.js = jetstream(nc, { timeout: PUBLISH_TIMEOUT_MS });
   }
 
   /**
@@ -144,7 +153,7 @@ export class NewUrlPublisher {
    * until `stop` fires (SetUpStopped).
    */
   async checkEnd(next: number, onRetry?: (message: string) => void, stop?: AbortSignal): Promise<void> {
-    const tail = await untilAnswered(`for the last message of ${newSubject(this.shard)}`, () => this.readTail(), onRetry, stop);
+    const tail = await untilAnswered(`for the last message of ${newSubject(this.shard)}`, () => this.readTail(CHECK_END_TIMEOUT_MS), onRetry, stop);
     if (tail.seq > 0 && tail.end !== next) {
       throw new DrumError('DRUM_IO', `${newSubject(this.shard)} ends at ordinal ${tail.end}, where the state of shard ${this.shard} has published up to ${next}: the shard's state and the stream disagree (a lost or older state directory, or a stream that lost messages; docs/cluster.md, "Limits")`);
     }
@@ -160,8 +169,8 @@ export class NewUrlPublisher {
   }
 
   /** The subject's last message, read from the stream leader; an empty subject (new, or trimmed by the stream's limits) is seq 0. */
-  private async readTail(): Promise<Tail> {
-    const jsm = await jetstreamManager(this.nc, { timeout: 10_000 });
+  private async readTail(timeoutMs = PUBLISH_TIMEOUT_MS): Promise<Tail> {
+    const jsm = await jetstreamManager(this.nc, { timeout: timeoutMs });
     const m = await jsm.streams.getMessage(NEW_STREAM, { last_by_subj: newSubject(this.shard) });
     if (m === null) return { seq: 0, start: 0, end: 0, urls: [] };
     const start = Number(m.header.get(H_ORDINAL));

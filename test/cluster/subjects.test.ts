@@ -1,5 +1,6 @@
 // The streams and a shard's consumer against a real 3-node nats-server
-// cluster on 127.0.0.1: asked for while the cluster cannot answer (two of
+// cluster on 127.0.0.1: the end of a subject of streams two shards make at
+// once is read within seconds; asked for while the cluster cannot answer (two of
 // its three nodes frozen, so no quorum), created once it can again (a create
 // the cluster answered but lost is made again);
 // a call that fails for a reason of drum's own is not tried again, and a
@@ -9,8 +10,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { DrumError } from '../../src/errors.js';
-import { ensureShardConsumer, ensureStreams, SetUpStopped, untilAnswered } from '../../src/cluster/subjects.js';
+import { NewUrlPublisher } from '../../src/cluster/new-urls.js';
+import { ensureShardConsumer, ensureStreams, LINKS_STREAM, NEW_STREAM, SetUpStopped, untilAnswered } from '../../src/cluster/subjects.js';
 import { clusterPerSuite, haveNats, INSTALL_HINT, type NatsCluster } from '../helpers/nats.js';
 
 const HAVE = haveNats();
@@ -18,6 +21,27 @@ const HAVE = haveNats();
 describe('JetStream set-up', { skip: HAVE ? false : INSTALL_HINT, timeout: 120_000 }, () => {
   let c!: NatsCluster;
   clusterPerSuite(3, (x) => (c = x));
+
+  it('reads the end of its subject within seconds when two shards make the R3 streams at once', async () => {
+    // One finds the streams the other has just made, before they have a leader: a request it makes then goes
+    // unanswered and must be asked again soon, not after 10 s. It happens in about half the tries: four of them.
+    const ncs = await Promise.all([0, 1].map(() => connect({ servers: c.urls.split(',') })));
+    try {
+      const jsm = await jetstreamManager(ncs[0]!);
+      for (let trial = 0; trial < 4; trial++) {
+        for (const s of [LINKS_STREAM, NEW_STREAM]) await jsm.streams.delete(s).catch(() => false);
+        const took = await Promise.all(ncs.map(async (nc, shard) => {
+          const t0 = performance.now();
+          await ensureStreams(nc, 2, 3);
+          await new NewUrlPublisher(nc, shard).checkEnd(0);
+          return (performance.now() - t0) / 1000;
+        }));
+        for (const s of took) assert.ok(s < 8, `try ${trial}: streams made and the subject's end read in ${took.map((x) => x.toFixed(1)).join(' and ')} s`);
+      }
+    } finally {
+      await Promise.all(ncs.map((nc) => nc.close()));
+    }
+  });
 
   it('creates a shard consumer only once a cluster that lost its quorum has it back', async () => {
     const n0 = c.nodes[0]!;
