@@ -168,11 +168,11 @@ export class LinkPull {
 
 const errorText = (x: unknown): string => (x instanceof Error ? x.message : String(x));
 
-/** The links of a message: its Drum-Count header, else its lines. */
+/** The links of a message: its Drum-Count header, else its lines (the last one with or without its newline). */
 export function linkCount(m: JsMsg): number {
   const h = Number(m.headers?.get('Drum-Count'));
   if (Number.isSafeInteger(h) && h > 0) return h;
   let n = 0;
   for (const b of m.data) if (b === 0x0a) n++;
-  return n + 1;
+  return m.data.length > 0 && m.data[m.data.length - 1] !== 0x0a ? n + 1 : n;
 }

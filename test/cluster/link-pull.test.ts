@@ -2,13 +2,14 @@
 // streams: while two nodes are frozen (no quorum, the consumer has no leader)
 // its fetches fail and it says so once they have failed for a while; when
 // the nodes are back a link published meanwhile arrives, and it says the
-// fetches work again. Skips without nats-server (fails instead when CI is set).
+// fetches work again; a message without Drum-Count counts its lines. The
+// cluster test skips without nats-server (fails instead when CI is set).
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, type JsMsg } from '@nats-io/jetstream';
-import { LinkPull } from '../../src/cluster/link-pull.js';
+import { LinkPull, linkCount } from '../../src/cluster/link-pull.js';
 import { ensureShardConsumer, ensureStreams, linksSubject, untilAnswered } from '../../src/cluster/subjects.js';
 import { clusterPerSuite, haveNats, INSTALL_HINT, type NatsCluster } from '../helpers/nats.js';
 
@@ -52,5 +53,19 @@ describe('LinkPull', { skip: HAVE ? false : INSTALL_HINT, timeout: 120_000 }, ()
     } finally {
       await nc.close();
     }
+  });
+});
+
+describe('linkCount', () => {
+  const msg = (text: string, count?: string): JsMsg => ({ data: Buffer.from(text), headers: count === undefined ? undefined : { get: () => count } }) as unknown as JsMsg;
+
+  it('counts the lines of a message that has no Drum-Count, with or without a last newline', () => {
+    assert.equal(linkCount(msg('http://a.example/\nhttp://b.example/\n')), 2);
+    assert.equal(linkCount(msg('http://a.example/\nhttp://b.example/')), 2);
+    assert.equal(linkCount(msg('http://a.example/\n')), 1);
+  });
+
+  it('takes Drum-Count when the message has it', () => {
+    assert.equal(linkCount(msg('http://a.example/\n', '7')), 7);
   });
 });
