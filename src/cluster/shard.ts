@@ -110,8 +110,8 @@ export class Shard {
     const known = ShardState.load(this.o.stateDir, this.o.shard, this.o.shards, stats.storeUrls, dfs);
     const halt = this.halt.signal;
     try {
-      // A fresh state is bound to (shard, shards) only once the streams agree with the count.
-      const jsm = await ensureStreams(this.nc, this.o.shards, this.o.replicas, this.o.onNotice, halt);
+      // A fresh state is bound to (shard, shards) only once the streams agree with the count (and the policy).
+      const jsm = await ensureStreams(this.nc, this.o.shards, this.o.replicas, { policy: stats.policy, onRetry: this.o.onNotice, stop: halt });
       this.state = known ?? ShardState.create(this.o.stateDir, this.o.shard, this.o.shards, dfs);
       noteCrashedRound(this.state, this.o.stateDir); // before recover() starts a run
       await this.recover();

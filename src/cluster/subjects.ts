@@ -148,19 +148,49 @@ function unlessStopped<T>(what: string, p: Promise<T>, stop: AbortSignal | undef
   });
 }
 
+/** What ensureStreams is told besides the shard count and replicas. */
+export interface StreamChecks {
+  /**
+   * The canonical policy id (CanonicalPolicy.id) of the caller's URLs: a
+   * DRUM_LINKS made now records it, and one that records another is
+   * DRUM_POLICY_MISMATCH. Absent: not checked (tests, tools).
+   */
+  policy?: string;
+  /** Told when the cluster does not answer yet (untilAnswered). */
+  onRetry?: (message: string) => void;
+  /** Ends the wait for a cluster that does not answer (SetUpStopped). */
+  stop?: AbortSignal;
+}
+
+/** DRUM_LINKS's description: the shard count, and the policy its links are canonicalized under. */
+export function linksDescription(shards: number, policy: string | undefined): string {
+  return policy === undefined ? `drum link log, shards=${shards}` : `drum link log, shards=${shards}, policy=${policy}`;
+}
+
 /**
  * Creates DRUM_LINKS and DRUM_NEW when missing, with `replicas` copies each.
- * An existing DRUM_LINKS made for another shard count is DRUM_BAD_OPTION
- * (the count is kept in the stream's description).
+ * An existing DRUM_LINKS made for another shard count is DRUM_BAD_OPTION,
+ * one made under another canonical policy DRUM_POLICY_MISMATCH (both are
+ * kept in the stream's description; one made by a drum that did not record
+ * the policy is not checked for it). Publishers and shards must agree on
+ * the policy: a publisher routes each URL by its canonical host, and a
+ * shard whose policy changed the host further (--strip-www on the shards
+ * only) would store one host's URLs on two shards, answering a URL new on
+ * each.
  */
-export async function ensureStreams(nc: NatsConnection, shards: number, replicas: number, onRetry?: (message: string) => void, stop?: AbortSignal): Promise<JetStreamManager> {
+export async function ensureStreams(nc: NatsConnection, shards: number, replicas: number, o: StreamChecks = {}): Promise<JetStreamManager> {
+  const { onRetry, stop } = o;
   const jsm = await untilAnswered('its first request', () => jetstreamManager(nc), onRetry, stop);
   const links = await untilAnswered(`for stream ${LINKS_STREAM}`, () => addIfMissing(jsm, {
     name: LINKS_STREAM, subjects: ['drum.links.>'], retention: RetentionPolicy.Workqueue,
-    storage: StorageType.File, num_replicas: replicas, description: `drum link log, shards=${shards}`,
+    storage: StorageType.File, num_replicas: replicas, description: linksDescription(shards, o.policy),
   }), onRetry, stop);
-  if (links !== `drum link log, shards=${shards}`) {
+  const made = /^drum link log, shards=(\d+)(?:, policy=(\S+))?$/.exec(links ?? '');
+  if (made === null || Number(made[1]) !== shards) {
     throw new DrumError('DRUM_BAD_OPTION', `stream ${LINKS_STREAM} exists for another shard count (${links ?? 'no description'}); not --shards ${shards}`);
+  }
+  if (o.policy !== undefined && made[2] !== undefined && made[2] !== o.policy) {
+    throw new DrumError('DRUM_POLICY_MISMATCH', `stream ${LINKS_STREAM} holds links canonicalized under policy ${made[2]}, not ${o.policy}: publishers and shards take the same policy options (a host split between shards would have URLs answered new twice)`);
   }
   await untilAnswered(`for stream ${NEW_STREAM}`, () => addIfMissing(jsm, {
     name: NEW_STREAM, subjects: ['drum.new.>'], retention: RetentionPolicy.Limits,

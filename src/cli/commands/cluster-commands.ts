@@ -3,13 +3,16 @@
 // roles of src/cluster/ and print their outcome. SIGTERM and SIGINT stop
 // serve and follow cleanly. Does not parse argv (main.ts does).
 
+import { resolvePolicy } from '../../canonicalize/policy.js';
 import { Drum } from '../../engine/drum.js';
 import { DrumError } from '../../errors.js';
 import { Follower } from '../../cluster/follow.js';
 import { publishLinks } from '../../cluster/publish.js';
 import { Shard } from '../../cluster/shard.js';
-import { connectNats, ensureStreams, MAX_SHARDS, natsServers } from '../../cluster/subjects.js';
+import { connectNats, ensureStreams, MAX_SHARDS, natsServers, SetUpStopped } from '../../cluster/subjects.js';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { CliIo, OutStream } from '../command-io.js';
 import { canonicalFrom, drumOptionsFrom, inputsFrom, parseCount, readOptionsFrom, stateDirFrom, type RawOptions } from '../options.js';
@@ -72,9 +75,10 @@ export async function publishCommand(inputs: string[], raw: ClusterRaw, io: CliI
   const files = inputsFrom(inputs.length === 0 ? ['-'] : inputs, io.cwd);
   const nc = await connectNats(servers, 'drum-publish');
   try {
-    await ensureStreams(nc, shards, replicas, (m) => io.stderr.write(`drum: ${m}\n`));
+    const canonical = canonicalFrom(raw) ?? {};
+    await ensureStreams(nc, shards, replicas, { policy: resolvePolicy(canonical).id, onRetry: (m) => io.stderr.write(`drum: ${m}\n`) });
     const r = await publishLinks(nc, {
-      ...readOptionsFrom(raw), inputs: files, shards, canonical: canonicalFrom(raw) ?? {},
+      ...readOptionsFrom(raw), inputs: files, shards, canonical,
       rejectsFile: raw.rejects === undefined ? null : inputsFrom([raw.rejects], io.cwd)[0]!,
     });
     if (raw.json) io.stdout.write(JSON.stringify(r) + '\n');
@@ -104,19 +108,42 @@ export async function serveCommand(raw: ClusterRaw, io: CliIo): Promise<number> 
       io.stderr.write(`drum: shard ${shard}: round of ${r.links} links, ${r.newUrls} new, ${r.ms.toFixed(0)} ms\n`),
   };
   // A round is a run: at one a second, the catalog would keep a record of every one forever.
-  const drum = await Drum.open(stateDir, { ...drumOptionsFrom(raw), libraryRunRecords: SHARD_RUN_RECORDS });
+  const drumOptions = { ...drumOptionsFrom(raw), libraryRunRecords: SHARD_RUN_RECORDS };
+  const halt = new AbortController();
+  let s: Shard | null = null;
+  const nc = await connectNats(servers, `drum-shard-${shard}`, opts.onNotice);
   try {
-    const nc = await connectNats(servers, `drum-shard-${shard}`, opts.onNotice);
-    try {
-      const s = new Shard(nc, drum, opts);
-      await untilSignal(() => s.run(), () => s.stop());
-    } finally {
-      await closeNats(nc);
-    }
+    await untilSignal(async () => {
+      await streamsBeforeNewState(nc, stateDir, shards, replicas, raw, opts.onNotice, halt.signal);
+      const drum = await Drum.open(stateDir, drumOptions);
+      try {
+        s = new Shard(nc, drum, opts);
+        if (!halt.signal.aborted) await s.run();
+      } finally {
+        await drum.close();
+      }
+    }, () => {
+      halt.abort();
+      s?.stop();
+    });
+  } catch (e) {
+    if (!(e instanceof SetUpStopped)) throw e; // stopped while the cluster did not answer: nothing was fetched
   } finally {
-    await drum.close();
+    await closeNats(nc);
   }
   return 0;
+}
+
+/**
+ * Before a shard makes a new state directory (none with a MANIFEST there):
+ * the streams, made now or checked against its shard count and canonical
+ * policy, so that a start refused for either (or for a cluster it cannot
+ * reach) leaves no store bound to the wrong policy. An existing state is
+ * checked by the shard itself, after it is opened.
+ */
+async function streamsBeforeNewState(nc: NatsConnection, stateDir: string, shards: number, replicas: number, raw: ClusterRaw, onRetry: (m: string) => void, stop: AbortSignal): Promise<void> {
+  if (existsSync(join(stateDir, 'MANIFEST'))) return;
+  await ensureStreams(nc, shards, replicas, { policy: resolvePolicy(canonicalFrom(raw) ?? {}).id, onRetry, stop });
 }
 
 /**
