@@ -16,17 +16,21 @@
 // consumer and its stream exist (a NATS node restarting, a leader moving);
 // fetches failing for a while (STALL_NOTICE_MS) are told to `onNotice`, and
 // so is the first that works after them. A consumer or stream gone, or a
-// closed connection, is DRUM_IO.
+// closed connection, is DRUM_IO. stop() lets the fetch under way end (at
+// most FETCH_EXPIRES_MS), so every message the server sent reaches the queue.
 // Does not run rounds, ack or keep messages alive (shard.ts does).
 // REQUIRES: one LinkPull per consumer at a time.
 
 import type { NatsConnection } from '@nats-io/transport-node';
-import { JetStreamApiError, type Consumer, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { JetStreamApiError, type Consumer, type JsMsg } from '@nats-io/jetstream';
 import { DrumError } from '../errors.js';
 import { JS_CONSUMER_NOT_FOUND, JS_STREAM_NOT_FOUND } from './subjects.js';
 
-/** How long a fetch waits for links on an idle stream before the next is asked for. */
-const FETCH_EXPIRES_MS = 5000;
+/**
+ * How long a fetch waits for links on an idle stream before the next is
+ * asked for; also the longest a stop waits for the fetch under way.
+ */
+const FETCH_EXPIRES_MS = 2000;
 const RETRY_MS = 250;
 const RETRY_MAX_MS = 4000;
 /** Fetches failing this long in a row are told (onNotice), by default. */
@@ -52,7 +56,6 @@ export class LinkPull {
   /** Links in the queued messages. */
   links = 0;
   private room: (() => void) | null = null;
-  private fetching: ConsumerMessages | null = null;
   private stopped = false;
   /** Running average of a message's bytes; starts at the largest a server takes by default, so the first fetch asks for 2. */
   private avgBytes = 1 << 20;
@@ -89,10 +92,17 @@ export class LinkPull {
     return taken;
   }
 
-  /** No more fetching: the fetch under way ends, run() resolves. */
+  /**
+   * No more fetching: run() resolves once the fetch under way has ended (its
+   * messages all came, or it expired: at most FETCH_EXPIRES_MS). It is not
+   * cut short: the server counts what it sent for it as handed out, and a
+   * message dropped on its way would come back only after the ack wait
+   * (a shard stopped in a round, its event loop busy while its next fetch
+   * was answered, left a whole fetch's links to wait 30 s, and to be
+   * answered after later ones).
+   */
   stop(): void {
     this.stopped = true;
-    this.fetching?.stop();
     this.wake();
   }
 
@@ -107,8 +117,7 @@ export class LinkPull {
       const started = performance.now();
       try {
         const batch = Math.max(1, Math.min(FETCH_MAX_MESSAGES, Math.floor(FETCH_BYTES / this.avgBytes)));
-        const it = (this.fetching = await this.consumer.fetch({ max_messages: batch, expires: FETCH_EXPIRES_MS }));
-        if (this.stopped) it.stop();
+        const it = await this.consumer.fetch({ max_messages: batch, expires: FETCH_EXPIRES_MS });
         for await (const m of it) {
           got++;
           this.queue.push(m);

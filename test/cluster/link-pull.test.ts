@@ -2,7 +2,8 @@
 // streams: while two nodes are frozen (no quorum, the consumer has no leader)
 // its fetches fail and it says so once they have failed for a while; when
 // the nodes are back a link published meanwhile arrives, and it says the
-// fetches work again; a message without Drum-Count counts its lines. The
+// fetches work again; a stop during a fetch still hands on the messages
+// the server sent for it; a message without Drum-Count counts its lines. The
 // cluster test skips without nats-server (fails instead when CI is set).
 
 import { describe, it } from 'node:test';
@@ -50,6 +51,39 @@ describe('LinkPull', { skip: HAVE ? false : INSTALL_HINT, timeout: 120_000 }, ()
       assert.equal(notices.length, 2, notices.join('\n'));
       assert.match(notices[1]!, /^fetching links again after \d+ s$/);
       for (const m of got) m.ack();
+    } finally {
+      await nc.close();
+    }
+  });
+});
+
+describe('LinkPull stopped during a fetch', { skip: HAVE ? false : INSTALL_HINT, timeout: 60_000 }, () => {
+  let c!: NatsCluster;
+  clusterPerSuite(1, (x) => (c = x));
+
+  it('hands on every message of the fetch under way, so none it was sent waits out the ack wait', async () => {
+    const nc = await connect({ servers: c.urls.split(',') });
+    try {
+      const jsm = await ensureStreams(nc, 1, 1);
+      // Messages near the server's 1 MiB limit: a fetch's second one is still on its way when the first is handed on.
+      const js = jetstream(nc);
+      for (let i = 0; i < 4; i++) {
+        const text = Array.from({ length: 20_000 }, (_, k) => `http://big${i}.example.com/page/${k}\n`).join('');
+        await js.publish(linksSubject(0), text);
+      }
+      const consumer = await ensureShardConsumer(nc, jsm, 0, 30_000);
+      let got = 0;
+      const pull: LinkPull = new LinkPull(nc, consumer, {
+        roundLinks: 1e9,
+        onArrive: () => {
+          if (++got === 1) pull.stop(); // a stop (SIGTERM) as the fetch's first message arrives
+        },
+      });
+      await pull.run();
+      const info = await consumer.info();
+      assert.ok(got > 1, 'the rest of the fetch arrived');
+      assert.equal(info.num_ack_pending, got, 'every message the server handed out reached the shard');
+      assert.equal(pull.messages, got);
     } finally {
       await nc.close();
     }
