@@ -55,9 +55,13 @@ const DRAIN_MS = 5000;
 /** Run records a shard keeps: its newest rounds (each a library run of its store), about 8 MB of catalog. */
 const SHARD_RUN_RECORDS = 10_000;
 
-/** Runs `fn` until it settles; SIGTERM/SIGINT call `stop` first. */
+/** Runs `fn` until it settles; the first SIGTERM or SIGINT calls `stop`, a second one of either kills the process (Node's default). */
 async function untilSignal<T>(fn: () => Promise<T>, stop: () => void): Promise<T> {
-  const on = (): void => stop();
+  const on = (): void => {
+    process.off('SIGTERM', on);
+    process.off('SIGINT', on);
+    stop();
+  };
   process.once('SIGTERM', on);
   process.once('SIGINT', on);
   try {
