@@ -12,9 +12,27 @@ import type { Front } from '../../url-seen/front.js';
 
 export type RunPhase = 'reading' | 'merging' | 'committing' | 'done';
 
+/** The run counters that DrumFs's IO totals and the hot cache's and recent table's lookups and hits feed. */
+const TOTALLED = ['seeks', 'fileOpens', 'bytesRead', 'bytesWritten', 'cacheLookups', 'cacheHits', 'recentLookups', 'recentHits'] as const;
+
+/** Those totals as they stand. */
+type Totals = Record<(typeof TOTALLED)[number], number>;
+
+function totalsOf(dfs: DrumFs, front: Front): Totals {
+  const d = dfs.counters;
+  return {
+    seeks: d.seeks, fileOpens: d.fileOpens, bytesRead: d.bytesRead, bytesWritten: d.bytesWritten,
+    cacheLookups: front.cache.lookups, cacheHits: front.cache.hits, recentLookups: front.recent.lookups, recentHits: front.recent.hits,
+  };
+}
+
+/** Adds to c what the totals grew by from `a` to `b`. */
+function addSince(c: RunCounters, a: Totals, b: Totals): void {
+  for (const k of TOTALLED) c[k] += b[k] - a[k];
+}
+
 export class RunMeter {
-  private readonly io0: { seeks: number; fileOpens: number; bytesRead: number; bytesWritten: number };
-  private readonly tiers0: { cl: number; ch: number; rl: number; rh: number };
+  private readonly at0: Totals;
   /** Input bytes read by this process. */
   bytesRead = 0;
 
@@ -26,8 +44,7 @@ export class RunMeter {
     private readonly bytesTotal: number | null,
     private readonly onProgress: IngestRequest['onProgress'],
   ) {
-    this.io0 = { ...dfs.counters };
-    this.tiers0 = { cl: front.cache.lookups, ch: front.cache.hits, rl: front.recent.lookups, rh: front.recent.hits };
+    this.at0 = totalsOf(dfs, front);
   }
 
   progress(phase: RunPhase, c: RunCounters): void {
@@ -36,31 +53,10 @@ export class RunMeter {
 
   /** Sets c's IO, tier and time counters to `base` (restored from the last commit) plus this process's share. */
   syncIo(c: RunCounters, base: RunCounters): void {
-    const d = this.dfs.counters;
-    const io0 = this.io0;
-    const f = this.front;
-    c.seeks = base.seeks + d.seeks - io0.seeks;
-    c.fileOpens = base.fileOpens + d.fileOpens - io0.fileOpens;
-    c.bytesRead = base.bytesRead + d.bytesRead - io0.bytesRead;
-    c.bytesWritten = base.bytesWritten + d.bytesWritten - io0.bytesWritten;
-    c.cacheLookups = base.cacheLookups + f.cache.lookups - this.tiers0.cl;
-    c.cacheHits = base.cacheHits + f.cache.hits - this.tiers0.ch;
-    c.recentLookups = base.recentLookups + f.recent.lookups - this.tiers0.rl;
-    c.recentHits = base.recentHits + f.recent.hits - this.tiers0.rh;
+    for (const k of TOTALLED) c[k] = base[k];
+    addSince(c, this.at0, totalsOf(this.dfs, this.front));
     c.elapsedMs = base.elapsedMs + (performance.now() - this.t0);
   }
-}
-
-/** DrumFs's IO totals and the hot cache's and recent table's lookups and hits, as they stand. */
-interface Totals {
-  seeks: number;
-  fileOpens: number;
-  bytesRead: number;
-  bytesWritten: number;
-  cl: number;
-  ch: number;
-  rl: number;
-  rh: number;
 }
 
 /**
@@ -76,35 +72,18 @@ export class IoTally {
     private readonly dfs: DrumFs,
     private readonly front: Front,
   ) {
-    this.at = this.now();
-  }
-
-  private now(): Totals {
-    const d = this.dfs.counters;
-    const f = this.front;
-    return {
-      seeks: d.seeks, fileOpens: d.fileOpens, bytesRead: d.bytesRead, bytesWritten: d.bytesWritten,
-      cl: f.cache.lookups, ch: f.cache.hits, rl: f.recent.lookups, rh: f.recent.hits,
-    };
+    this.at = totalsOf(dfs, front);
   }
 
   /** A stretch of the run's work starts: what ran since the last addTo() was not the run's. */
   restart(): void {
-    this.at = this.now();
+    this.at = totalsOf(this.dfs, this.front);
   }
 
   /** Adds to c what ran since restart() or the last addTo(). */
   addTo(c: RunCounters): void {
-    const n = this.now();
-    const a = this.at;
-    c.seeks += n.seeks - a.seeks;
-    c.fileOpens += n.fileOpens - a.fileOpens;
-    c.bytesRead += n.bytesRead - a.bytesRead;
-    c.bytesWritten += n.bytesWritten - a.bytesWritten;
-    c.cacheLookups += n.cl - a.cl;
-    c.cacheHits += n.ch - a.ch;
-    c.recentLookups += n.rl - a.rl;
-    c.recentHits += n.rh - a.rh;
+    const n = totalsOf(this.dfs, this.front);
+    addSince(c, this.at, n);
     this.at = n;
   }
 }
