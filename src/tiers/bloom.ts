@@ -248,19 +248,6 @@ export class BlockedBloom {
     return blockedFpRate(this.blocks, keys, this.k);
   }
 
-  /**
-   * Expected FP rate averaged over a fill from n0 to n0 + added keys: what a
-   * run that tested keys while adding `added` of them should observe (the
-   * end-of-run rate overstates it).
-   */
-  meanFpRateOverFill(n0: number, added: number): number {
-    if (added <= 0) return blockedFpRate(this.blocks, n0, this.k);
-    const steps = 64;
-    let sum = 0;
-    for (let i = 0; i < steps; i++) sum += blockedFpRate(this.blocks, n0 + ((i + 0.5) * added) / steps, this.k);
-    return sum / steps;
-  }
-
   /** The classic formula at the same size, for comparison only (it underestimates). */
   classicFpRate(keys: number = this.keys): number {
     return classicFpRate(this.blocks * BLOCK_BITS, keys, this.k);
