@@ -13,6 +13,7 @@ import { connectNats, ensureStreams, MAX_SHARDS, natsServers, SetUpStopped } fro
 import type { NatsConnection } from '@nats-io/transport-node';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { MANIFEST_NAME } from '../../store/manifest.js';
 import { Writable } from 'node:stream';
 import type { CliIo, OutStream } from '../command-io.js';
 import { canonicalFrom, drumOptionsFrom, inputsFrom, parseCount, readOptionsFrom, stateDirFrom, type RawOptions } from '../options.js';
@@ -146,7 +147,7 @@ export async function serveCommand(raw: ClusterRaw, io: CliIo): Promise<number> 
  * checked by the shard itself, after it is opened.
  */
 async function streamsBeforeNewState(nc: NatsConnection, stateDir: string, shards: number, replicas: number, raw: ClusterRaw, onRetry: (m: string) => void, stop: AbortSignal): Promise<void> {
-  if (existsSync(join(stateDir, 'MANIFEST'))) return;
+  if (existsSync(join(stateDir, MANIFEST_NAME))) return;
   await ensureStreams(nc, shards, replicas, { policy: resolvePolicy(canonicalFrom(raw) ?? {}).id, onRetry, stop });
 }
 
